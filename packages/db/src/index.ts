@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '@mdp/telemetry';
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+
+/** A schema name a service may own: lower-case identifier, so it is safe to quote into DDL. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function assertSchemaName(schema: string): string {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
+  return schema;
+}
+
+/**
+ * A pool whose connections resolve unqualified names in the service's own schema only. Queries are
+ * always parameterised; the schema name is validated above because identifiers cannot be parameters.
+ */
+export function createPool(opts: { url: string; schema: string; max: number; applicationName: string }): Pool {
+  const schema = assertSchemaName(opts.schema);
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max,
+    application_name: opts.applicationName,
+    connectionTimeoutMillis: 3_000,
+    idleTimeoutMillis: 30_000,
+    options: `-c search_path=${schema}`,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** Advisory-lock id per schema, so services (and parallel tests) migrating different schemas never wait on each other. */
+function lockValueFor(schema: string): number {
+  return createHash('sha256').update(`migrate:${schema}`).digest().readInt32BE(0);
+}
+
+/**
+ * Applies the service's SQL migrations (`NNNN_name.sql` with `-- Up Migration` / `-- Down Migration`
+ * sections) to its schema, creating the schema when missing. Safe to run from several replicas at once.
+ */
+export async function migrate(opts: {
+  url: string;
+  schema: string;
+  dir: string | null;
+  logger: Logger;
+}): Promise<number> {
+  const schema = assertSchemaName(opts.schema);
+  if (opts.dir === null) {
+    await withClient(opts.url, (c) => c.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`));
+    return 0;
+  }
+  const applied = await runner({
+    databaseUrl: opts.url,
+    dir: opts.dir,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    schema,
+    migrationsSchema: schema,
+    createSchema: true,
+    createMigrationsSchema: true,
+    checkOrder: true,
+    singleTransaction: true,
+    lockValue: lockValueFor(schema),
+    advisoryLockMode: 'wait',
+    log: (msg: string) => opts.logger.debug({ schema }, msg),
+  });
+  if (applied.length > 0) opts.logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
+  return applied.length;
+}
+
+/** Drops a schema and everything in it; for test teardown. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (c) => c.query(`DROP SCHEMA IF EXISTS "${assertSchemaName(schema)}" CASCADE`));
+}
+
+async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}

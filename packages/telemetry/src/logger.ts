@@ -1,0 +1,34 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger };
+
+/**
+ * Anything that could carry a bearer token. Tokens must never reach a log line, whatever object a
+ * caller passes in; pino replaces these paths before serialising.
+ */
+export const REDACTED_PATHS = [
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'req.headers.authorization',
+  'request.headers.authorization',
+];
+
+/** Structured JSON lines on stdout, one logger per process, tagged with the service name. */
+export function createLogger(
+  service: string,
+  level: string,
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: LoggerOptions = {
+    level,
+    base: { service },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

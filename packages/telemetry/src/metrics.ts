@@ -1,0 +1,74 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** Latency buckets in seconds, from sub-millisecond cache hits to multi-second upstream timeouts. */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** One registry per process, with Node's default process metrics and the service as a label. */
+export function createRegistry(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+/** Public HTTP traffic, labelled by operation id (bounded), never by raw URL. */
+export function httpServerMetrics(registry: Registry) {
+  return {
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by operation, method, status and error code',
+      labelNames: ['route', 'method', 'status', 'code'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request received to response sent',
+      labelNames: ['route', 'method', 'status'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+export type HttpServerMetrics = ReturnType<typeof httpServerMetrics>;
+
+/** Calls this process makes to another service over gRPC. */
+export function grpcClientMetrics(registry: Registry) {
+  return {
+    calls: new Counter({
+      name: 'grpc_client_calls_total',
+      help: 'Outgoing gRPC calls, by target service, method and status code',
+      labelNames: ['target', 'method', 'code'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'grpc_client_call_duration_seconds',
+      help: 'Outgoing gRPC call latency',
+      labelNames: ['target', 'method'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+export type GrpcClientMetrics = ReturnType<typeof grpcClientMetrics>;
+
+/** Calls this process answers over gRPC. */
+export function grpcServerMetrics(registry: Registry) {
+  return {
+    handled: new Counter({
+      name: 'grpc_server_handled_total',
+      help: 'gRPC calls answered, by method and status code',
+      labelNames: ['method', 'code'] as const,
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'grpc_server_handling_seconds',
+      help: 'gRPC handler latency',
+      labelNames: ['method'] as const,
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
+export type GrpcServerMetrics = ReturnType<typeof grpcServerMetrics>;
+
+export { Counter, Histogram, Registry };

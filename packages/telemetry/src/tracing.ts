@@ -1,0 +1,90 @@
+import {
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+export interface TracingOptions {
+  serviceName: string;
+  /** OTLP/HTTP collector base URL; spans are exported only when set. */
+  otlpEndpoint?: string | undefined;
+  /** An exporter of the caller's, e.g. an in-memory one in tests; exported synchronously. */
+  exporter?: SpanExporter;
+}
+
+export interface Tracing {
+  tracer: Tracer;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Registers the process-wide tracer provider with W3C trace-context propagation and AsyncLocalStorage
+ * context. Without an exporter spans are still created, so trace ids propagate across services and
+ * appear in logs even when nothing collects them.
+ */
+export function initTracing(opts: TracingOptions): Tracing {
+  const spanProcessors: SpanProcessor[] = [];
+  if (opts.exporter) spanProcessors.push(new SimpleSpanProcessor(opts.exporter));
+  if (opts.otlpEndpoint) {
+    const url = `${opts.otlpEndpoint.replace(/\/$/, '')}/v1/traces`;
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url })));
+  }
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: opts.serviceName }),
+    spanProcessors,
+  });
+  provider.register();
+  return { tracer: trace.getTracer(opts.serviceName), shutdown: () => provider.shutdown() };
+}
+
+/** Writes the active trace context into a string map (gRPC metadata, NATS headers). */
+export function injectTraceContext(carrier: Record<string, string>, ctx: Context = context.active()): void {
+  propagation.inject(ctx, carrier);
+}
+
+/** Reads a trace context from headers or metadata as a parent for the next span. */
+export function extractTraceContext(carrier: Record<string, string | string[] | undefined>): Context {
+  return propagation.extract(context.active(), carrier);
+}
+
+/** Runs `fn` inside a new span that ends when it settles, recording a thrown error. */
+export async function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  opts: { kind: SpanKind; parent?: Context; attributes?: Record<string, string | number> },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const parent = opts.parent ?? context.active();
+  const span = tracer.startSpan(name, { kind: opts.kind, attributes: opts.attributes ?? {} }, parent);
+  try {
+    return await context.with(trace.setSpan(parent, span), () => fn(span));
+  } catch (err) {
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+/** The current trace id, for log lines; empty outside a span. */
+export function currentTraceId(): string {
+  return trace.getSpan(context.active())?.spanContext().traceId ?? '';
+}
+
+export { SpanKind, SpanStatusCode, trace, context };
+export type { Context, Span, Tracer };
