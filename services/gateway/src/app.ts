@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import cors from '@fastify/cors';
+import { ApiError, errorBody } from '@mdp/errors';
+import type { Clock } from '@mdp/ist-time';
+import {
+  context,
+  extractTraceContext,
+  httpServerMetrics,
+  type Logger,
+  type Registry,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@mdp/telemetry';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
+import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
+import { envelope } from './envelope.ts';
+import { fastifyPath, knownPathMatcher } from './known-paths.ts';
+import { buildOpenApi } from './openapi.ts';
+import { parseQueryString } from './query-string.ts';
+import { toApiError } from './upstreams.ts';
+import { compileValidator } from './validation.ts';
+
+export interface GatewayDeps {
+  logger: Logger;
+  tracer: Tracer;
+  registry: Registry;
+  upstreams: Upstreams;
+  clock: Clock;
+}
+
+const ALLOWED_METHODS = 'GET, OPTIONS';
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    span?: Span;
+    errorCode?: string;
+  }
+  interface FastifyContextConfig {
+    operationId?: string;
+  }
+}
+
+function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  reply.request.errorCode = err.code;
+  return reply
+    .code(err.status)
+    .headers(err.headers)
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send(errorBody(err));
+}
+
+/** Any error reaching the edge, as one of the SPEC's codes. Framework 4xx errors are the client's. */
+function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const status = (err as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('invalid_request', 'the request could not be read');
+  }
+  return ApiError.internal(err);
+}
+
+/** A malformed request caught by Node's HTTP parser (oversized headers, timeouts) still gets an envelope. */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(new ApiError('invalid_request', 'the request could not be read')));
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The public API process. Builds routes from the catalogue; every response, success or failure, is one
+ * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
+ */
+export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { logger, tracer, upstreams, clock } = deps;
+  const metrics = httpServerMetrics(deps.registry);
+  const isKnownPath = knownPathMatcher(catalogue);
+  let closing = false;
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    bodyLimit: 16 * 1024,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 75_000,
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: 2048 },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    frameworkErrors: (err, _req, reply) => {
+      sendError(reply, new ApiError('invalid_request', `the request URL could not be read (${err.code})`));
+    },
+    clientErrorHandler,
+  });
+
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('x-request-id', req.id);
+    req.span = tracer.startSpan(
+      `${req.method} ${req.routeOptions.url ?? 'unmatched'}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+      extractTraceContext(req.headers),
+    );
+    if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
+    if (req.method === 'GET') return done();
+    if (!isKnownPath(req.url)) {
+      return void sendError(reply, new ApiError('route_not_found', `no route ${req.url.split('?')[0]}`));
+    }
+    reply.header('allow', ALLOWED_METHODS);
+    if (req.method === 'OPTIONS') return done();
+    sendError(reply, new ApiError('method_not_allowed', `${req.method} is not allowed; use GET`));
+  });
+
+  // Preflight is answered by the plugin for known paths (the hook above has refused the rest).
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    exposedHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id'],
+    maxAge: 600,
+    strictPreflight: false,
+  });
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.config.operationId ?? 'unmatched';
+    const status = String(reply.statusCode);
+    metrics.requests.inc({ route, method: req.method, status, code: req.errorCode ?? '' });
+    metrics.duration.observe({ route, method: req.method, status }, reply.elapsedTime / 1000);
+    if (req.span) {
+      req.span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) req.span.setStatus({ code: SpanStatusCode.ERROR });
+      req.span.end();
+    }
+    done();
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const apiError = asApiError(err);
+    if (apiError.status >= 500) req.log.error({ err: apiError.cause ?? err, reqId: req.id }, 'request failed');
+    sendError(reply, apiError);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    sendError(reply, new ApiError('route_not_found', `no route ${req.url.split('?')[0]}`));
+  });
+
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
+  const openApiJson = JSON.stringify(buildOpenApi());
+
+  for (const route of catalogue) {
+    const validate = compileValidator(route);
+    app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
+      const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller: null };
+      if (route.operationId === OPENAPI_OPERATION_ID) {
+        return reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(openApiJson);
+      }
+      const doc = await callOwner(route, upstreams, input, req);
+      return reply
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(envelope(doc, route.operationId, clock()));
+    });
+  }
+
+  return app;
+}
+
+async function callOwner(route: RouteDef, upstreams: Upstreams, input: Parameters<NonNullable<RouteDef['dispatch']>>[1], req: FastifyRequest) {
+  const dispatch = route.dispatch;
+  if (!dispatch) throw ApiError.internal(new Error(`route ${route.operationId} has no owner`));
+  const ctx = req.span ? trace.setSpan(context.active(), req.span) : context.active();
+  try {
+    return await context.with(ctx, () => dispatch(upstreams, input));
+  } catch (err) {
+    throw toApiError(err);
+  }
+}

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, noParams } from './route.ts';
+
+/** SPEC 2.5: one usage window. */
+const UsageWindow = (periodDescription: string, pattern: string) =>
+  Type.Object({
+    period: Type.String({ description: periodDescription, pattern }),
+    used: Type.Integer({ minimum: 0 }),
+    limit: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null when unlimited' }),
+    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null when unlimited' }),
+    resets_at: Type.String({ format: 'date-time', description: 'When the window resets (UTC)' }),
+  });
+
+export const UsageDocument = Type.Object(
+  {
+    plan: Type.String(),
+    day: UsageWindow('IST day, YYYY-MM-DD', '^\\d{4}-\\d{2}-\\d{2}$'),
+    month: UsageWindow('IST month, YYYY-MM', '^\\d{4}-\\d{2}$'),
+  },
+  { $id: 'UsageDocument' },
+);
+
+export const OPENAPI_OPERATION_ID = 'getOpenApi';
+
+export const accountRoutes = [
+  defineRoute({
+    operationId: 'getMyUsage',
+    path: '/v1/me/usage',
+    summary: "The token's plan and its usage in the current IST day and month (free)",
+    tag: 'Account',
+    metered: false,
+    authenticated: true,
+    params: noParams,
+    query: noParams,
+    data: Type.Ref('UsageDocument'),
+    upstream: 'ledger',
+    dispatch: (up, { caller }) => up.ledger.getUsage({ account_id: caller?.accountId ?? '' }),
+  }),
+  defineRoute({
+    operationId: OPENAPI_OPERATION_ID,
+    path: '/v1/openapi.json',
+    summary: 'This interface as an OpenAPI 3.1 document (free, no token)',
+    description: 'Served as the bare OpenAPI document, not wrapped in the data envelope, so tools can read it directly.',
+    tag: 'Meta',
+    metered: false,
+    authenticated: false,
+    params: noParams,
+    query: noParams,
+  }),
+];

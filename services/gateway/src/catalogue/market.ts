@@ -1,0 +1,120 @@
+import { Type } from '@sinclair/typebox';
+import { csv, integer, oneOf, text } from './params.ts';
+import { defineRoute, noParams } from './route.ts';
+
+export const INDEX_FAMILIES = ['broad', 'sectoral', 'thematic', 'strategy'] as const;
+export const VALUATION_INDICES = [
+  'nifty-50',
+  'nifty-500',
+  'nifty-bank',
+  'nifty-midcap-50',
+  'nifty-it',
+  'nifty-next-50',
+] as const;
+
+const indexName = (description: string) => text(64, { description });
+
+export const marketRoutes = [
+  defineRoute({
+    operationId: 'listIndices',
+    path: '/v1/indices',
+    summary: 'About 140 indices ranked by return over completed weeks or months',
+    tag: 'Indices',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      periods: integer(1, 12, { default: 3, description: 'Completed periods to measure the return over' }),
+      granularity: oneOf(['week', 'month'], { default: 'week' }),
+      category: Type.Optional(oneOf(INDEX_FAMILIES, { description: 'Index family' })),
+      names: Type.Optional(
+        csv(indexName('Index display name'), 50, { description: 'Comma-separated index names; overrides category' }),
+      ),
+      limit: integer(1, 50, { default: 10 }),
+      order: oneOf(['gainers', 'losers'], { default: 'gainers' }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.listIndices({ ...query, names: query.names ?? [] }),
+  }),
+  defineRoute({
+    operationId: 'getIndexHistory',
+    path: '/v1/indices/{name}/history',
+    summary: 'Index OHLC with PE, PB and dividend-yield series',
+    description: '1m to 1y are daily bars; 2y and max are weekly bars.',
+    tag: 'Indices',
+    metered: true,
+    authenticated: true,
+    params: Type.Object({ name: indexName('Index display name, matched case-insensitively') }),
+    query: Type.Object({
+      interval: oneOf(['1m', '3m', '6m', '1y', '2y', 'max'], { default: '3m' }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { params, query }) => up.equities.getIndexHistory({ ...params, ...query }),
+  }),
+  defineRoute({
+    operationId: 'getFiiDii',
+    path: '/v1/market/fii-dii',
+    summary: 'FII/DII cash flows, F&O participant positioning, aggregates, streaks',
+    tag: 'Market',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      chart_interval: Type.Optional(
+        oneOf(['1m', '3m', '6m', '1y', '5y'], { description: 'Adds the cumulative-flow series over this span' }),
+      ),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.getFiiDii(query),
+  }),
+  defineRoute({
+    operationId: 'getValuations',
+    path: '/v1/market/valuations',
+    summary: 'Index PE, PB and dividend yield over time',
+    tag: 'Market',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      index: oneOf(VALUATION_INDICES, { default: 'nifty-50' }),
+      years: integer(1, 20, { default: 5 }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.getValuations(query),
+  }),
+  defineRoute({
+    operationId: 'getMarketNews',
+    path: '/v1/market/news',
+    summary: 'Latest sentiment-tagged market news with category and related symbols',
+    tag: 'Market',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      limit: integer(1, 50, { default: 20 }),
+      category: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 40,
+          pattern: '^[A-Za-z][A-Za-z0-9_-]*$',
+          description: 'News category, e.g. global, markets, ipo, companies',
+        }),
+      ),
+      sentiment: Type.Optional(oneOf(['positive', 'negative', 'neutral'])),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.getMarketNews(query),
+  }),
+  defineRoute({
+    operationId: 'getFpiSectors',
+    path: '/v1/market/fpi-sectors',
+    summary: 'Foreign portfolio investor sector-wise AUM share, fortnight change, 1-year flow',
+    tag: 'Market',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up) => up.equities.getFpiSectors({}),
+  }),
+];

@@ -1,0 +1,58 @@
+import type { AsyncClient } from '@mdp/grpc';
+import type { common, equities, filings, ledger, options } from '@mdp/proto';
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox';
+
+/** The typed gRPC clients of the services that own data, one channel each. */
+export interface Upstreams {
+  equities: AsyncClient<typeof equities.EquitiesDataServiceService>;
+  filings: AsyncClient<typeof filings.FilingsReaderServiceService>;
+  options: AsyncClient<typeof options.OptionsAnalyticsServiceService>;
+  ledger: AsyncClient<typeof ledger.QuotaLedgerServiceService>;
+}
+
+export type UpstreamName = keyof Upstreams;
+
+/** Who is calling, once the bearer token is verified. */
+export interface Caller {
+  accountId: string;
+}
+
+export interface RouteInput<P extends TObject, Q extends TObject> {
+  params: Static<P>;
+  query: Static<Q>;
+  caller: Caller | null;
+}
+
+/**
+ * One public route: the single source for routing, validation, handler types, `meta.route` and the
+ * OpenAPI document.
+ */
+export interface RouteDef<P extends TObject = TObject, Q extends TObject = TObject> {
+  /** `meta.route` and the OpenAPI operationId. */
+  operationId: string;
+  /** OpenAPI path template, e.g. `/v1/stocks/{symbol}/quote`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: 'Stocks' | 'Filings' | 'Options' | 'Indices' | 'Market' | 'Account' | 'Meta';
+  /** Costs one unit on a 200 (false for the two free routes). */
+  metered: boolean;
+  /** Needs a bearer token (true for all but the interface description). */
+  authenticated: boolean;
+  params: P;
+  query: Q;
+  /** Schema of `data` in a 200, where SPEC gives its fields. */
+  data?: TSchema;
+  /** Rules that span parameters; throws `ApiError` naming the parameter at fault. */
+  check?: (input: RouteInput<P, Q>) => void;
+  /** Which service answers, and how the validated input becomes its request. */
+  upstream?: UpstreamName;
+  dispatch?: (upstreams: Upstreams, input: RouteInput<P, Q>) => Promise<common.Document>;
+}
+
+/** Keeps each route's parameter types flowing into its `check` and `dispatch`. */
+export function defineRoute<P extends TObject, Q extends TObject>(def: RouteDef<P, Q>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export const noParams = Type.Object({});

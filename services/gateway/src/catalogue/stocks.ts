@@ -1,0 +1,232 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '@mdp/errors';
+import { csv, date, integer, oneOf, symbol, text } from './params.ts';
+import { defineRoute, noParams } from './route.ts';
+
+const symbolPath = Type.Object({ symbol: symbol() });
+
+/** SPEC 2.2: one stock search result. */
+export const SearchItem = Type.Object(
+  {
+    symbol: Type.String({ description: 'Use it in per-stock paths' }),
+    name: Type.String(),
+    bse_code: Type.String(),
+    nse_symbol: Type.String(),
+    sector: Type.String(),
+    industry: Type.String(),
+    macro_sector: Type.String(),
+    is_active: Type.Boolean({ description: 'false for delisted companies' }),
+    stock_type: Type.String({ description: 'An equity kind value' }),
+  },
+  { $id: 'SearchItem' },
+);
+
+export const FINANCIAL_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'] as const;
+export type FinancialSection = (typeof FINANCIAL_SECTIONS)[number];
+
+/** Every accepted spelling of `section` and the canonical section it names. */
+export const SECTION_SPELLINGS: Record<string, FinancialSection> = {
+  quarterly: 'quarterly',
+  quarters: 'quarterly',
+  quarterly_results: 'quarterly',
+  profit_loss: 'profit_loss',
+  income_statement: 'profit_loss',
+  pnl: 'profit_loss',
+  balance_sheet: 'balance_sheet',
+  bs: 'balance_sheet',
+  cash_flow: 'cash_flow',
+  cf: 'cash_flow',
+  ratios: 'ratios',
+};
+
+export const stockRoutes = [
+  defineRoute({
+    operationId: 'searchStocks',
+    path: '/v1/stocks',
+    summary: 'Search about 8,200 Indian stocks by name, symbol, BSE code or ISIN',
+    description:
+      'Listed companies first, then by match quality (exact symbol or code, prefix, word, contains), larger companies first within a tier, delisted after listed. Brand names and former names match; queries of 4 or more characters tolerate typos.',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      q: text(100, { description: 'Name, symbol, BSE code or ISIN' }),
+      sector: Type.Optional(text(100, { description: 'Only stocks of this sector' })),
+      industry: Type.Optional(text(100, { description: 'Only stocks of this industry' })),
+      limit: integer(1, 50, { default: 10, description: 'Results to return' }),
+    }),
+    data: Type.Array(Type.Ref('SearchItem')),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.searchStocks(query),
+  }),
+  defineRoute({
+    operationId: 'getStockProfile',
+    path: '/v1/stocks/{symbol}',
+    summary: 'Company profile: identity, fundamentals, price metrics, growth and current quote',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: Type.Object({
+      include: Type.Optional(
+        csv(oneOf(['technicals', 'ratings', 'peers']), 3, { description: 'Extra sections to add' }),
+      ),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { params, query }) =>
+      up.equities.getStockProfile({ symbol: params.symbol, include: query.include ?? [] }),
+  }),
+  defineRoute({
+    operationId: 'getStockQuote',
+    path: '/v1/stocks/{symbol}/quote',
+    summary: 'Latest quote: LTP, change, volume, market cap, PE, PB, 52-week range',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => up.equities.getStockQuote(params),
+  }),
+  defineRoute({
+    operationId: 'getQuotes',
+    path: '/v1/quotes',
+    summary: 'Latest quotes for up to 20 symbols, one unit in total',
+    description: 'More than 20 symbols is a 400; unknown symbols are reported per symbol, never dropped.',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: noParams,
+    query: Type.Object({
+      symbols: csv(symbol('A symbol'), 20, { description: 'Comma-separated symbols, at most 20' }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { query }) => up.equities.getQuotes(query),
+  }),
+  defineRoute({
+    operationId: 'getPriceHistory',
+    path: '/v1/stocks/{symbol}/price',
+    summary: 'Daily or weekly OHLCV with delivery %, paged backwards by end_date',
+    description:
+      'Page by setting `end_date` to the previous page\'s `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400.',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: Type.Object({
+      days: integer(1, 2000, { default: 365, description: 'Calendar days in the window' }),
+      interval: oneOf(['daily', 'weekly'], { default: 'daily' }),
+      end_date: Type.Optional(date({ description: 'Inclusive upper bound (YYYY-MM-DD); the paging cursor' })),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { params, query }) => up.equities.getPriceHistory({ ...params, ...query }),
+  }),
+  defineRoute({
+    operationId: 'getFinancials',
+    path: '/v1/stocks/{symbol}/financials',
+    summary: 'Financial statements: quarterly, profit & loss, balance sheet, cash flow, ratios',
+    description: 'ETFs, index funds and bonds have no financials (404).',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: Type.Object({
+      section: Type.Optional(
+        oneOf(Object.keys(SECTION_SPELLINGS), { description: 'One section (accepted spellings listed); omit for all' }),
+      ),
+      periods: Type.Optional(integer(1, 40, { description: 'Latest N periods per section; default all held' })),
+      quarters: Type.Optional(integer(1, 40, { description: 'Alias of `periods`' })),
+    }),
+    check: ({ query }) => {
+      if (query.periods !== undefined && query.quarters !== undefined) {
+        throw ApiError.invalidParam('quarters', '`quarters` is an alias of `periods`; send only one of them');
+      }
+    },
+    upstream: 'equities',
+    dispatch: (up, { params, query }) =>
+      up.equities.getFinancials({
+        symbol: params.symbol,
+        section: query.section === undefined ? undefined : SECTION_SPELLINGS[query.section],
+        periods: query.periods ?? query.quarters,
+      }),
+  }),
+  defineRoute({
+    operationId: 'getStockEvents',
+    path: '/v1/stocks/{symbol}/events',
+    summary: 'News with sentiment, corporate actions, or filings',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: Type.Object({
+      type: oneOf(['news', 'corporate_actions', 'filings'], { default: 'news' }),
+      limit: integer(1, 50, { default: 20 }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { params, query }) => up.equities.getStockEvents({ ...params, ...query }),
+  }),
+  defineRoute({
+    operationId: 'getDeals',
+    path: '/v1/stocks/{symbol}/deals',
+    summary: 'Bulk, block, insider and SAST deals, newest first',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: Type.Object({
+      type: Type.Optional(oneOf(['bulk', 'block', 'insider', 'sast'], { description: 'Omit for all kinds' })),
+      limit: integer(1, 100, { default: 25 }),
+    }),
+    upstream: 'equities',
+    dispatch: (up, { params, query }) => up.equities.getDeals({ ...params, ...query }),
+  }),
+  defineRoute({
+    operationId: 'getShareholding',
+    path: '/v1/stocks/{symbol}/shareholding',
+    summary: 'Promoter, FII, DII, government and public holdings for every period held',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => up.equities.getShareholding(params),
+  }),
+  defineRoute({
+    operationId: 'getForecasts',
+    path: '/v1/stocks/{symbol}/forecasts',
+    summary: 'Analyst estimates against actuals, quarterly and annual',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => up.equities.getForecasts(params),
+  }),
+  defineRoute({
+    operationId: 'getPledge',
+    path: '/v1/stocks/{symbol}/pledge',
+    summary: 'Promoter pledge % by quarter and recent pledge creation/release events',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => up.equities.getPledge(params),
+  }),
+  defineRoute({
+    operationId: 'getRatings',
+    path: '/v1/stocks/{symbol}/ratings',
+    summary: 'Credit-rating actions',
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => up.equities.getRatings(params),
+  }),
+];

@@ -1,0 +1,75 @@
+import { ApiError } from '@mdp/errors';
+import { createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import { equities, filings, ledger, options } from '@mdp/proto';
+import { grpcClientMetrics, type Registry } from '@mdp/telemetry';
+import type { Upstreams } from './catalogue/index.ts';
+
+export interface UpstreamAddresses {
+  equities: string;
+  filings: string;
+  options: string;
+  ledger: string;
+}
+
+/** One long-lived channel per owning service; call `close` on shutdown. */
+export function connectUpstreams(
+  addresses: UpstreamAddresses,
+  registry: Registry,
+  deadlineMs: number,
+): { upstreams: Upstreams; close: () => void } {
+  const metrics = grpcClientMetrics(registry);
+  const opts = (target: string) => ({ target, metrics, defaultDeadlineMs: deadlineMs });
+  const clients = {
+    equities: createClient(equities.EquitiesDataServiceService, addresses.equities, opts('equities-data')),
+    filings: createClient(filings.FilingsReaderServiceService, addresses.filings, opts('filings-reader')),
+    options: createClient(options.OptionsAnalyticsServiceService, addresses.options, opts('options-analytics')),
+    ledger: createClient(ledger.QuotaLedgerServiceService, addresses.ledger, opts('quota-ledger')),
+  };
+  const all: TypedClient<never>[] = Object.values(clients) as never;
+  return {
+    upstreams: {
+      equities: clients.equities.call,
+      filings: clients.filings.call,
+      options: clients.options.call,
+      ledger: clients.ledger.call,
+    },
+    close: () => {
+      for (const client of all) client.close();
+    },
+  };
+}
+
+interface GrpcFailure {
+  code: number;
+  details?: string;
+  metadata?: { get(key: string): unknown[] };
+}
+
+function isGrpcFailure(err: unknown): err is GrpcFailure {
+  return typeof err === 'object' && err !== null && typeof (err as GrpcFailure).code === 'number';
+}
+
+/**
+ * What a client is told when the owning service fails. The service's own words pass through only for
+ * NOT_FOUND and INVALID_ARGUMENT, which are written for clients; every other detail stays in the logs.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (!isGrpcFailure(err)) return ApiError.internal(err);
+  switch (err.code) {
+    case status.NOT_FOUND:
+      return new ApiError('not_found', err.details || 'not found');
+    case status.INVALID_ARGUMENT: {
+      const param = err.metadata?.get(PARAM_METADATA_KEY)[0];
+      return new ApiError('invalid_request', err.details || 'invalid request', {
+        details: typeof param === 'string' ? { param } : {},
+      });
+    }
+    case status.UNAVAILABLE:
+    case status.DEADLINE_EXCEEDED:
+    case status.CANCELLED:
+    case status.RESOURCE_EXHAUSTED:
+      return ApiError.upstreamUnavailable(err);
+    default:
+      return ApiError.toolError(err);
+  }
+}
