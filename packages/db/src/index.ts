@@ -17,7 +17,12 @@ export function assertSchemaName(schema: string): string {
  * A pool whose connections resolve unqualified names in the service's own schema only. Queries are
  * always parameterised; the schema name is validated above because identifiers cannot be parameters.
  */
-export function createPool(opts: { url: string; schema: string; max: number; applicationName: string }): Pool {
+export function createPool(opts: {
+  url: string;
+  schema: string;
+  max: number;
+  applicationName: string;
+}): Pool {
   const schema = assertSchemaName(opts.schema);
   const pool = new pg.Pool({
     connectionString: opts.url,
@@ -67,7 +72,8 @@ export async function migrate(opts: {
     advisoryLockMode: 'wait',
     log: (msg: string) => opts.logger.debug({ schema }, msg),
   });
-  if (applied.length > 0) opts.logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
+  if (applied.length > 0)
+    opts.logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
   return applied.length;
 }
 

@@ -22,10 +22,12 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** What a client is told about a 5xx: never the internal cause. */
-export const SAFE_5XX_MESSAGES: Record<'tool_error' | 'internal_error' | 'upstream_unavailable' | 'service_unavailable', string> =
-  {
-    tool_error: 'The dataset could not answer this request; retry once.',
-    internal_error: 'Unexpected failure; retry with backoff.',
-    upstream_unavailable: 'A data dependency is briefly unavailable; retry with backoff.',
-    service_unavailable: 'The service is briefly unavailable; retry after the Retry-After interval.',
-  };
+export const SAFE_5XX_MESSAGES: Record<
+  'tool_error' | 'internal_error' | 'upstream_unavailable' | 'service_unavailable',
+  string
+> = {
+  tool_error: 'The dataset could not answer this request; retry once.',
+  internal_error: 'Unexpected failure; retry with backoff.',
+  upstream_unavailable: 'A data dependency is briefly unavailable; retry with backoff.',
+  service_unavailable: 'The service is briefly unavailable; retry after the Retry-After interval.',
+};

@@ -36,7 +36,10 @@ export function createClient<D extends ServiceDefinitionOf>(
 ): TypedClient<D> {
   const client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
   const call = {} as Record<string, unknown>;
-  for (const [name, def] of Object.entries(definition) as [string, UnaryMethodDefinition<unknown, unknown>][]) {
+  for (const [name, def] of Object.entries(definition) as [
+    string,
+    UnaryMethodDefinition<unknown, unknown>,
+  ][]) {
     call[name] = (request: unknown, callOpts?: { deadlineMs?: number }) => {
       const metadata = new Metadata();
       const carrier: Record<string, string> = {};
@@ -56,7 +59,11 @@ export function createClient<D extends ServiceDefinitionOf>(
           options,
           (err: ServiceError | null, value?: unknown) => {
             endTimer();
-            opts.metrics.calls.inc({ target: opts.target, method: name, code: status[err ? err.code : status.OK] ?? String(err?.code) });
+            opts.metrics.calls.inc({
+              target: opts.target,
+              method: name,
+              code: status[err ? err.code : status.OK] ?? String(err?.code),
+            });
             if (err) reject(err);
             else resolve(value);
           },

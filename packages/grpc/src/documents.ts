@@ -11,8 +11,12 @@ export function jsonDocument(data: unknown, meta?: Record<string, unknown>): com
 }
 
 /** A service with no dataset loaded yet: every lookup is NOT_FOUND, for the given reason. */
-export function notFoundForEveryMethod<D extends ServiceDefinitionOf>(definition: D, reason: string): AsyncServiceImpl<D> {
+export function notFoundForEveryMethod<D extends ServiceDefinitionOf>(
+  definition: D,
+  reason: string,
+): AsyncServiceImpl<D> {
   const impl = {} as Record<string, () => Promise<never>>;
-  for (const method of Object.keys(definition)) impl[method] = () => Promise.reject(RpcError.notFound(reason));
+  for (const method of Object.keys(definition))
+    impl[method] = () => Promise.reject(RpcError.notFound(reason));
   return impl as AsyncServiceImpl<D>;
 }

@@ -1,6 +1,6 @@
 export { status } from '@grpc/grpc-js';
 export { type ClientOptions, createClient, type TypedClient } from './client.ts';
+export { jsonDocument, notFoundForEveryMethod } from './documents.ts';
 export { PARAM_METADATA_KEY, RpcError } from './rpc-error.ts';
 export { GrpcServer, type GrpcServerOptions } from './server.ts';
 export type * from './types.ts';
-export { jsonDocument, notFoundForEveryMethod } from './documents.ts';

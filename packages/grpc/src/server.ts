@@ -1,9 +1,9 @@
 import {
-  type sendUnaryData,
   Server,
-  type ServerUnaryCall,
   ServerCredentials,
+  type ServerUnaryCall,
   type ServiceDefinition,
+  type sendUnaryData,
   status,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';

@@ -11,21 +11,33 @@ describe('IST windows', () => {
   });
 
   it('next reset of the day window is the coming 18:30Z', () => {
-    expect(new Date(istNextDayStart(at('2026-03-14T18:29:59Z'))).toISOString()).toBe('2026-03-14T18:30:00.000Z');
-    expect(new Date(istNextDayStart(at('2026-03-14T18:30:00Z'))).toISOString()).toBe('2026-03-15T18:30:00.000Z');
+    expect(new Date(istNextDayStart(at('2026-03-14T18:29:59Z'))).toISOString()).toBe(
+      '2026-03-14T18:30:00.000Z',
+    );
+    expect(new Date(istNextDayStart(at('2026-03-14T18:30:00Z'))).toISOString()).toBe(
+      '2026-03-15T18:30:00.000Z',
+    );
     expect(new Date(istDayStart(at('2026-03-14T10:00:00Z'))).toISOString()).toBe('2026-03-13T18:30:00.000Z');
   });
 
   it('the month turns over at 18:30Z on the last UTC day of the previous month', () => {
     expect(istMonth(at('2026-01-31T18:29:59Z'))).toBe('2026-01');
     expect(istMonth(at('2026-01-31T18:30:00Z'))).toBe('2026-02');
-    expect(new Date(istNextMonthStart(at('2026-01-31T18:29:59Z'))).toISOString()).toBe('2026-01-31T18:30:00.000Z');
-    expect(new Date(istNextMonthStart(at('2026-01-31T18:30:00Z'))).toISOString()).toBe('2026-02-28T18:30:00.000Z');
-    expect(new Date(istMonthStart(at('2026-02-10T00:00:00Z'))).toISOString()).toBe('2026-01-31T18:30:00.000Z');
+    expect(new Date(istNextMonthStart(at('2026-01-31T18:29:59Z'))).toISOString()).toBe(
+      '2026-01-31T18:30:00.000Z',
+    );
+    expect(new Date(istNextMonthStart(at('2026-01-31T18:30:00Z'))).toISOString()).toBe(
+      '2026-02-28T18:30:00.000Z',
+    );
+    expect(new Date(istMonthStart(at('2026-02-10T00:00:00Z'))).toISOString()).toBe(
+      '2026-01-31T18:30:00.000Z',
+    );
   });
 
   it('handles leap February and the year end', () => {
-    expect(new Date(istNextMonthStart(at('2028-02-15T00:00:00Z'))).toISOString()).toBe('2028-02-29T18:30:00.000Z');
+    expect(new Date(istNextMonthStart(at('2028-02-15T00:00:00Z'))).toISOString()).toBe(
+      '2028-02-29T18:30:00.000Z',
+    );
     expect(istDay(at('2026-12-31T18:30:00Z'))).toBe('2027-01-01');
     expect(istMonth(at('2026-12-31T18:30:00Z'))).toBe('2027-01');
   });

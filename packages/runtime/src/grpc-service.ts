@@ -43,7 +43,12 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
   const { config, logger } = rt;
   try {
     const dir = spec.migrationsDir.pathname;
-    await migrate({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, dir: existsSync(dir) ? dir : null, logger });
+    await migrate({
+      url: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      dir: existsSync(dir) ? dir : null,
+      logger,
+    });
     const pool = createPool({
       url: config.DATABASE_URL,
       schema: config.DB_SCHEMA,

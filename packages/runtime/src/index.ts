@@ -25,7 +25,8 @@ export interface Runtime<C> {
 export function bootstrap<T extends TObject>(name: ServiceName, schema: T): Runtime<Static<T>> {
   let config: Static<T> & CommonConfig;
   try {
-    config = loadConfig(Type.Composite([Type.Object(commonConfig), schema])) as unknown as Static<T> & CommonConfig;
+    config = loadConfig(Type.Composite([Type.Object(commonConfig), schema])) as unknown as Static<T> &
+      CommonConfig;
   } catch (err) {
     // The only place a service prints without its logger: the logger's level is itself config.
     process.stderr.write(`${name}: invalid configuration: ${(err as Error).message}\n`);
@@ -50,7 +51,11 @@ export interface Lifecycle {
  * balancers stop sending), drain in-flight work within the grace period, release resources, flush
  * traces, exit. A second signal exits at once.
  */
-export async function serveUntilSignal(rt: Runtime<unknown>, opsPort: number, lifecycle: Lifecycle): Promise<OpsServer> {
+export async function serveUntilSignal(
+  rt: Runtime<unknown>,
+  opsPort: number,
+  lifecycle: Lifecycle,
+): Promise<OpsServer> {
   let draining = false;
   const ops = await startOpsServer(rt.config.OPS_HOST, opsPort, {
     registry: rt.registry,

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 
@@ -18,11 +18,7 @@ export const REDACTED_PATHS = [
 ];
 
 /** Structured JSON lines on stdout, one logger per process, tagged with the service name. */
-export function createLogger(
-  service: string,
-  level: string,
-  destination?: pino.DestinationStream,
-): Logger {
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   const options: LoggerOptions = {
     level,
     base: { service },

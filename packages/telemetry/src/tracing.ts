@@ -5,8 +5,8 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Tracer,
+  trace,
 } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -86,5 +86,5 @@ export function currentTraceId(): string {
   return trace.getSpan(context.active())?.spanContext().traceId ?? '';
 }
 
-export { SpanKind, SpanStatusCode, trace, context };
 export type { Context, Span, Tracer };
+export { context, SpanKind, SpanStatusCode, trace };

@@ -12,19 +12,19 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Tracer,
+  trace,
 } from '@mdp/telemetry';
 import Fastify, {
-  LogController,
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
-import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
+import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
 import { envelope } from './envelope.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -157,7 +157,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.setErrorHandler((err, req, reply) => {
     const apiError = asApiError(err);
-    if (apiError.status >= 500) req.log.error({ err: apiError.cause ?? err, reqId: req.id }, 'request failed');
+    if (apiError.status >= 500)
+      req.log.error({ err: apiError.cause ?? err, reqId: req.id }, 'request failed');
     sendError(reply, apiError);
   });
 
@@ -177,7 +178,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
       const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller: null };
       if (route.operationId === OPENAPI_OPERATION_ID) {
-        return reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(openApiJson);
+        return reply
+          .header('cache-control', 'public, max-age=300')
+          .type('application/json; charset=utf-8')
+          .send(openApiJson);
       }
       const doc = await callOwner(route, upstreams, input, req);
       return reply
@@ -190,7 +194,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   return app;
 }
 
-async function callOwner(route: RouteDef, upstreams: Upstreams, input: Parameters<NonNullable<RouteDef['dispatch']>>[1], req: FastifyRequest) {
+async function callOwner(
+  route: RouteDef,
+  upstreams: Upstreams,
+  input: Parameters<NonNullable<RouteDef['dispatch']>>[1],
+  req: FastifyRequest,
+) {
   const dispatch = route.dispatch;
   if (!dispatch) throw ApiError.internal(new Error(`route ${route.operationId} has no owner`));
   const ctx = req.span ? trace.setSpan(context.active(), req.span) : context.active();

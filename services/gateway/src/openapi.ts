@@ -1,7 +1,7 @@
 import { ERROR_CODES } from '@mdp/errors';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { catalogue, type RouteDef } from './catalogue/index.ts';
 import { OPENAPI_OPERATION_ID, UsageDocument } from './catalogue/account.ts';
+import { catalogue, type RouteDef } from './catalogue/index.ts';
 import { CSV } from './catalogue/params.ts';
 import { SearchItem } from './catalogue/stocks.ts';
 
@@ -9,11 +9,15 @@ export const API_VERSION = '1.0.0';
 
 /** JSON Schema as OpenAPI shows it: TypeBox's symbols and our private keywords removed. */
 function clean(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === CSV || key === '$id' ? undefined : value)));
+  return JSON.parse(
+    JSON.stringify(schema, (key, value) => (key === CSV || key === '$id' ? undefined : value)),
+  );
 }
 
 function refs(schema: unknown): unknown {
-  return JSON.parse(JSON.stringify(clean(schema)).replace(/"\$ref":"(\w+)"/g, '"$ref":"#/components/schemas/$1"'));
+  return JSON.parse(
+    JSON.stringify(clean(schema)).replace(/"\$ref":"(\w+)"/g, '"$ref":"#/components/schemas/$1"'),
+  );
 }
 
 function parameters(route: RouteDef) {
@@ -23,7 +27,9 @@ function parameters(route: RouteDef) {
     ['query', route.query],
   ] as const) {
     const required = new Set(object.required ?? []);
-    for (const [name, raw] of Object.entries(object.properties as Record<string, TSchema & Record<string, unknown>>)) {
+    for (const [name, raw] of Object.entries(
+      object.properties as Record<string, TSchema & Record<string, unknown>>,
+    )) {
       const { description, ...schema } = clean(raw) as Record<string, unknown>;
       out.push({
         name,
@@ -51,7 +57,10 @@ function responses(route: RouteDef) {
       : {
           type: 'object',
           required: ['data', 'meta'],
-          properties: { data: route.data ? refs(route.data) : {}, meta: { $ref: '#/components/schemas/Meta' } },
+          properties: {
+            data: route.data ? refs(route.data) : {},
+            meta: { $ref: '#/components/schemas/Meta' },
+          },
         };
   const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
   return {
@@ -133,18 +142,24 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       headers: {
         'X-RateLimit-Limit': {
-          description: 'Cap of the binding window (daily, or monthly when that leaves less headroom); omitted on unlimited plans',
+          description:
+            'Cap of the binding window (daily, or monthly when that leaves less headroom); omitted on unlimited plans',
           schema: { type: 'integer' },
         },
         'X-RateLimit-Remaining': {
           description: 'Requests left in the binding window after this one; omitted on unlimited plans',
           schema: { type: 'integer' },
         },
-        'X-RateLimit-Reset': { description: 'Unix seconds when the binding window resets', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': {
+          description: 'Unix seconds when the binding window resets',
+          schema: { type: 'integer' },
+        },
         'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
       },
       responses: {
-        BadRequest: errorResponse('`invalid_request`: a parameter is unknown, malformed or out of range (`details.param` names it)'),
+        BadRequest: errorResponse(
+          '`invalid_request`: a parameter is unknown, malformed or out of range (`details.param` names it)',
+        ),
         Unauthorized: errorResponse('`authentication_required` (no token) or `invalid_token`'),
         NotFound: errorResponse('`not_found`: the symbol, index or document does not exist'),
         TooManyRequests: errorResponse('`rate_limited` (burst cap) or `quota_exhausted` (plan quota); free', {
@@ -152,7 +167,9 @@ export function buildOpenApi(): Record<string, unknown> {
           'Retry-After': { $ref: '#/components/headers/Retry-After' },
         }),
         InternalError: errorResponse('`tool_error` (retry once) or `internal_error` (retry with backoff)'),
-        UpstreamUnavailable: errorResponse('`upstream_unavailable`: a data dependency is briefly unavailable'),
+        UpstreamUnavailable: errorResponse(
+          '`upstream_unavailable`: a data dependency is briefly unavailable',
+        ),
         ServiceUnavailable: errorResponse('`service_unavailable`: wait Retry-After seconds; not charged', {
           'Retry-After': { $ref: '#/components/headers/Retry-After' },
         }),

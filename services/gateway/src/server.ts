@@ -25,18 +25,32 @@ const { config, logger } = rt;
 
 try {
   const { upstreams, close } = connectUpstreams(
-    { equities: config.EQUITIES_ADDR, filings: config.FILINGS_ADDR, options: config.OPTIONS_ADDR, ledger: config.LEDGER_ADDR },
+    {
+      equities: config.EQUITIES_ADDR,
+      filings: config.FILINGS_ADDR,
+      options: config.OPTIONS_ADDR,
+      ledger: config.LEDGER_ADDR,
+    },
     rt.registry,
     config.UPSTREAM_DEADLINE_MS,
   );
-  const app = await buildGateway({ logger, tracer: rt.tracing.tracer, registry: rt.registry, upstreams, clock: systemClock });
+  const app = await buildGateway({
+    logger,
+    tracer: rt.tracing.tracer,
+    registry: rt.registry,
+    upstreams,
+    clock: systemClock,
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   const ops = await serveUntilSignal(rt, config.OPS_PORT, {
     ready: () => true,
     drain: () => app.close(),
     close: async () => close(),
   });
-  logger.info({ port: config.PORT, opsPort: ops.port }, `gateway listening on http://localhost:${config.PORT}`);
+  logger.info(
+    { port: config.PORT, opsPort: ops.port },
+    `gateway listening on http://localhost:${config.PORT}`,
+  );
 } catch (err) {
   exitOnStartupError(rt, err);
 }

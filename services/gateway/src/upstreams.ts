@@ -22,7 +22,11 @@ export function connectUpstreams(
   const clients = {
     equities: createClient(equities.EquitiesDataServiceService, addresses.equities, opts('equities-data')),
     filings: createClient(filings.FilingsReaderServiceService, addresses.filings, opts('filings-reader')),
-    options: createClient(options.OptionsAnalyticsServiceService, addresses.options, opts('options-analytics')),
+    options: createClient(
+      options.OptionsAnalyticsServiceService,
+      addresses.options,
+      opts('options-analytics'),
+    ),
     ledger: createClient(ledger.QuotaLedgerServiceService, addresses.ledger, opts('quota-ledger')),
   };
   const all: TypedClient<never>[] = Object.values(clients) as never;

@@ -28,8 +28,10 @@ function describeBounds(schema: Schema): string {
   if (schema.type === 'integer') return `an integer from ${schema.minimum} to ${schema.maximum}`;
   if (schema.enum) return `one of: ${(schema.enum as string[]).join(', ')}`;
   if (schema.format === 'date') return 'a real calendar date as YYYY-MM-DD';
-  if (schema.format === 'page-range') return 'a page range such as 1-8, 12 or 40- (first page not after the last)';
-  if (schema.type === 'string') return `${schema.minLength ?? 0} to ${schema.maxLength} characters${schema.pattern ? ` matching ${schema.pattern}` : ''}`;
+  if (schema.format === 'page-range')
+    return 'a page range such as 1-8, 12 or 40- (first page not after the last)';
+  if (schema.type === 'string')
+    return `${schema.minLength ?? 0} to ${schema.maxLength} characters${schema.pattern ? ` matching ${schema.pattern}` : ''}`;
   return 'valid';
 }
 
@@ -65,11 +67,18 @@ function compilePart(schema: TObject): CompiledPart {
   return { properties: schema.properties as Record<string, Schema>, validate: ajv.compile(strict) };
 }
 
-function check(part: CompiledPart, raw: Record<string, unknown>, kind: 'path' | 'query'): Record<string, unknown> {
+function check(
+  part: CompiledPart,
+  raw: Record<string, unknown>,
+  kind: 'path' | 'query',
+): Record<string, unknown> {
   const typed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (Array.isArray(value)) {
-      throw ApiError.invalidParam(name, `\`${name}\` given more than once; send it once (lists are comma-separated)`);
+      throw ApiError.invalidParam(
+        name,
+        `\`${name}\` given more than once; send it once (lists are comma-separated)`,
+      );
     }
     const schema = part.properties[name];
     typed[name] = schema && typeof value === 'string' ? convert(value, schema) : value;
@@ -77,14 +86,16 @@ function check(part: CompiledPart, raw: Record<string, unknown>, kind: 'path' | 
   if (part.validate(typed)) return typed;
   const err = part.validate.errors?.[0];
   if (!err) throw ApiError.invalidParam(kind, 'invalid request');
-  const missing = (err.params as { missingProperty?: string; additionalProperty?: string });
-  const param = missing.missingProperty ?? missing.additionalProperty ?? err.instancePath.split('/')[1] ?? kind;
+  const missing = err.params as { missingProperty?: string; additionalProperty?: string };
+  const param =
+    missing.missingProperty ?? missing.additionalProperty ?? err.instancePath.split('/')[1] ?? kind;
   throw ApiError.invalidParam(param, messageFor(err, param, part.properties[param]));
 }
 
-export interface RouteValidator {
-  (rawParams: Record<string, unknown>, rawQuery: ParsedQuery): Omit<RouteInput<TObject, TObject>, 'caller'>;
-}
+export type RouteValidator = (
+  rawParams: Record<string, unknown>,
+  rawQuery: ParsedQuery,
+) => Omit<RouteInput<TObject, TObject>, 'caller'>;
 
 /**
  * Compiles a route's validator once at start-up. Unknown, repeated, malformed, missing or out-of-range

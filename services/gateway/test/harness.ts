@@ -1,6 +1,6 @@
-import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { equities, filings, ledger, options } from '@mdp/proto';
+import { createLogger, createRegistry, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { buildGateway } from '../src/app.ts';
 import type { Upstreams } from '../src/catalogue/index.ts';
@@ -36,7 +36,10 @@ export async function startServices(
 ): Promise<RunningServices> {
   const servers: GrpcServer[] = [];
   const addresses = {} as Record<keyof typeof DEFINITIONS, string>;
-  for (const [name, definition] of Object.entries(DEFINITIONS) as [keyof typeof DEFINITIONS, ServiceDefinitionOf][]) {
+  for (const [name, definition] of Object.entries(DEFINITIONS) as [
+    keyof typeof DEFINITIONS,
+    ServiceDefinitionOf,
+  ][]) {
     const server = new GrpcServer({ logger: silentLogger, tracer, registry: createRegistry(name) }).add(
       definition,
       (impls[name] as AsyncServiceImpl<ServiceDefinitionOf>) ?? echoImpl(definition),
@@ -50,6 +53,7 @@ export async function startServices(
 
 export interface TestGateway {
   app: FastifyInstance;
+  registry: Registry;
   upstreams: Upstreams;
   close(): Promise<void>;
 }
@@ -70,6 +74,7 @@ export async function startGateway(
   await app.ready();
   return {
     app,
+    registry,
     upstreams,
     close: async () => {
       await app.close();

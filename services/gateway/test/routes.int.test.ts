@@ -46,12 +46,27 @@ describe('parameters arrive typed and normalised', () => {
   });
 
   it('comma-separated lists arrive as lists', async () => {
-    expect((await get('/v1/quotes?symbols=TCS,INFY,M%26M')).json().data.request.symbols).toEqual(['TCS', 'INFY', 'M&M']);
-    expect((await get('/v1/stocks/TCS?include=peers,ratings')).json().data.request.include).toEqual(['peers', 'ratings']);
+    expect((await get('/v1/quotes?symbols=TCS,INFY,M%26M')).json().data.request.symbols).toEqual([
+      'TCS',
+      'INFY',
+      'M&M',
+    ]);
+    expect((await get('/v1/stocks/TCS?include=peers,ratings')).json().data.request.include).toEqual([
+      'peers',
+      'ratings',
+    ]);
   });
 
   it('section spellings reach the service as the canonical section', async () => {
-    const cases = { pnl: 'profit_loss', income_statement: 'profit_loss', bs: 'balance_sheet', cf: 'cash_flow', quarters: 'quarterly', quarterly_results: 'quarterly', ratios: 'ratios' };
+    const cases = {
+      pnl: 'profit_loss',
+      income_statement: 'profit_loss',
+      bs: 'balance_sheet',
+      cf: 'cash_flow',
+      quarters: 'quarterly',
+      quarterly_results: 'quarterly',
+      ratios: 'ratios',
+    };
     for (const [spelling, canonical] of Object.entries(cases)) {
       const res = await get(`/v1/stocks/TCS/financials?section=${spelling}`);
       expect(res.json().data.request.section, spelling).toBe(canonical);
@@ -65,7 +80,8 @@ describe('parameters arrive typed and normalised', () => {
 
   it('page ranges arrive parsed', async () => {
     const read = async (pages?: string) =>
-      (await get(`/v1/stocks/TCS/documents/read?doc_id=3${pages ? `&pages=${pages}` : ''}`)).json().data.request;
+      (await get(`/v1/stocks/TCS/documents/read?doc_id=3${pages ? `&pages=${pages}` : ''}`)).json().data
+        .request;
     expect((await read()).pages).toEqual({ first: 1, last: 12 });
     expect((await read('1-8')).pages).toEqual({ first: 1, last: 8 });
     expect((await read('12')).pages).toEqual({ first: 12, last: 12 });

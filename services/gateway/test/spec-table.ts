@@ -4,7 +4,14 @@
  */
 export type ParamSpec =
   | { name: string; in: 'query'; kind: 'int'; min: number; max: number; default?: number; required?: boolean }
-  | { name: string; in: 'query' | 'path'; kind: 'enum'; values: string[]; default?: string; required?: boolean }
+  | {
+      name: string;
+      in: 'query' | 'path';
+      kind: 'enum';
+      values: string[];
+      default?: string;
+      required?: boolean;
+    }
   | { name: string; in: 'query'; kind: 'text'; maxLength: number; required?: boolean }
   | { name: string; in: 'query'; kind: 'date' }
   | { name: string; in: 'query'; kind: 'csv'; values?: string[]; maxItems: number; required?: boolean }
@@ -58,7 +65,10 @@ export const SPEC_ROUTES: RouteSpec[] = [
     example: '/v1/stocks/TCS',
     upstream: 'equities',
     method: 'getStockProfile',
-    params: [symbol, { name: 'include', in: 'query', kind: 'csv', values: ['technicals', 'ratings', 'peers'], maxItems: 3 }],
+    params: [
+      symbol,
+      { name: 'include', in: 'query', kind: 'csv', values: ['technicals', 'ratings', 'peers'], maxItems: 3 },
+    ],
   },
   {
     path: '/v1/stocks/{symbol}/quote',
@@ -156,7 +166,13 @@ export const SPEC_ROUTES: RouteSpec[] = [
     method: 'getStockEvents',
     params: [
       symbol,
-      { name: 'type', in: 'query', kind: 'enum', values: ['news', 'corporate_actions', 'filings'], default: 'news' },
+      {
+        name: 'type',
+        in: 'query',
+        kind: 'enum',
+        values: ['news', 'corporate_actions', 'filings'],
+        default: 'news',
+      },
       { name: 'limit', in: 'query', kind: 'int', min: 1, max: 50, default: 20 },
     ],
   },
@@ -210,7 +226,13 @@ export const SPEC_ROUTES: RouteSpec[] = [
     method: 'getIvHistory',
     params: [
       symbol,
-      { name: 'range', in: 'query', kind: 'enum', values: ['1m', '3m', '6m', '1y', '2y', '5y', 'max'], default: '1y' },
+      {
+        name: 'range',
+        in: 'query',
+        kind: 'enum',
+        values: ['1m', '3m', '6m', '1y', '2y', '5y', 'max'],
+        default: '1y',
+      },
     ],
   },
   {
@@ -236,7 +258,13 @@ export const SPEC_ROUTES: RouteSpec[] = [
     method: 'getIndexHistory',
     params: [
       { name: 'name', in: 'path', kind: 'name', maxLength: 64 },
-      { name: 'interval', in: 'query', kind: 'enum', values: ['1m', '3m', '6m', '1y', '2y', 'max'], default: '3m' },
+      {
+        name: 'interval',
+        in: 'query',
+        kind: 'enum',
+        values: ['1m', '3m', '6m', '1y', '2y', 'max'],
+        default: '3m',
+      },
     ],
   },
   {

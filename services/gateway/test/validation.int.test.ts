@@ -47,7 +47,8 @@ function casesFor(spec: RouteSpec, p: ParamSpec) {
         await expect400(set(String(p.max + 1)), p.name);
       });
       it(`${p.name}: malformed integers`, async () => {
-        for (const bad of ['abc', '1.5', '', '0x10', ' 5', '1e2', '99999999999999999999']) await expect400(set(bad), p.name);
+        for (const bad of ['abc', '1.5', '', '0x10', ' 5', '1e2', '99999999999999999999'])
+          await expect400(set(bad), p.name);
       });
       break;
     case 'enum':
@@ -61,7 +62,10 @@ function casesFor(spec: RouteSpec, p: ParamSpec) {
       it(`${p.name}: every value of ${p.values.join('|')}, and unknown ones`, async () => {
         for (const v of p.values) await expectOk(set(v));
         await expect400(set('bogus'), p.name);
-        await expect400(set(p.values[0]!.toUpperCase() === p.values[0] ? 'x' : p.values[0]!.toUpperCase()), p.name);
+        await expect400(
+          set(p.values[0]!.toUpperCase() === p.values[0] ? 'x' : p.values[0]!.toUpperCase()),
+          p.name,
+        );
         await expect400(set(''), p.name);
       });
       break;
@@ -76,7 +80,15 @@ function casesFor(spec: RouteSpec, p: ParamSpec) {
     case 'date':
       it(`${p.name}: real calendar dates as YYYY-MM-DD only`, async () => {
         await expectOk(set('2024-02-29'));
-        for (const bad of ['2023-02-29', '2024-13-01', '2024-04-31', '20240101', '2024-1-5', 'yesterday', '']) {
+        for (const bad of [
+          '2023-02-29',
+          '2024-13-01',
+          '2024-04-31',
+          '20240101',
+          '2024-1-5',
+          'yesterday',
+          '',
+        ]) {
           await expect400(set(bad), p.name);
         }
       });
@@ -95,7 +107,8 @@ function casesFor(spec: RouteSpec, p: ParamSpec) {
     case 'pages':
       it(`${p.name}: range syntax 1-8, 12, 40-`, async () => {
         for (const ok of ['1-8', '12', '40-', '3-3']) await expectOk(set(ok));
-        for (const bad of ['0', '0-3', '8-1', 'a', '1--2', '-5', '1-2-3', '1,2', '']) await expect400(set(bad), p.name);
+        for (const bad of ['0', '0-3', '8-1', 'a', '1--2', '-5', '1-2-3', '1,2', ''])
+          await expect400(set(bad), p.name);
       });
       break;
     case 'symbol':

@@ -4,7 +4,10 @@ import { ledger } from '@mdp/proto';
 export type QuotaLedgerImpl = AsyncServiceImpl<typeof ledger.QuotaLedgerServiceService>;
 
 /** Answers while the ledger holds no account. */
-export const emptyLedger: QuotaLedgerImpl = notFoundForEveryMethod(ledger.QuotaLedgerServiceService, 'no such account');
+export const emptyLedger: QuotaLedgerImpl = notFoundForEveryMethod(
+  ledger.QuotaLedgerServiceService,
+  'no such account',
+);
 
 /** The event-sourced usage ledger over gRPC. */
 export function buildApp(opts: GrpcServerOptions & { impl?: QuotaLedgerImpl }): GrpcServer {

@@ -7,7 +7,9 @@ const UsageWindow = (periodDescription: string, pattern: string) =>
     period: Type.String({ description: periodDescription, pattern }),
     used: Type.Integer({ minimum: 0 }),
     limit: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null when unlimited' }),
-    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null when unlimited' }),
+    remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'null when unlimited',
+    }),
     resets_at: Type.String({ format: 'date-time', description: 'When the window resets (UTC)' }),
   });
 
@@ -40,7 +42,8 @@ export const accountRoutes = [
     operationId: OPENAPI_OPERATION_ID,
     path: '/v1/openapi.json',
     summary: 'This interface as an OpenAPI 3.1 document (free, no token)',
-    description: 'Served as the bare OpenAPI document, not wrapped in the data envelope, so tools can read it directly.',
+    description:
+      'Served as the bare OpenAPI document, not wrapped in the data envelope, so tools can read it directly.',
     tag: 'Meta',
     metered: false,
     authenticated: false,

@@ -65,7 +65,8 @@ export const filingRoutes = [
     operationId: 'getDocumentSummary',
     path: '/v1/stocks/{symbol}/documents/summary',
     summary: 'Investor digest of a filing: summary, highlights, risks, guidance, key metrics',
-    description: 'By `doc_id`, or the newest filing of `doc_type` when `doc_id` is omitted; one of them is required.',
+    description:
+      'By `doc_id`, or the newest filing of `doc_type` when `doc_id` is omitted; one of them is required.',
     tag: 'Filings',
     metered: true,
     authenticated: true,
@@ -76,7 +77,10 @@ export const filingRoutes = [
     }),
     check: ({ query }) => {
       if (query.doc_id === undefined && query.doc_type === undefined) {
-        throw ApiError.invalidParam('doc_id', 'give `doc_id`, or `doc_type` for the newest filing of that type');
+        throw ApiError.invalidParam(
+          'doc_id',
+          'give `doc_id`, or `doc_type` for the newest filing of that type',
+        );
       }
     },
     upstream: 'filings',

@@ -28,7 +28,9 @@ export const marketRoutes = [
       granularity: oneOf(['week', 'month'], { default: 'week' }),
       category: Type.Optional(oneOf(INDEX_FAMILIES, { description: 'Index family' })),
       names: Type.Optional(
-        csv(indexName('Index display name'), 50, { description: 'Comma-separated index names; overrides category' }),
+        csv(indexName('Index display name'), 50, {
+          description: 'Comma-separated index names; overrides category',
+        }),
       ),
       limit: integer(1, 50, { default: 10 }),
       order: oneOf(['gainers', 'losers'], { default: 'gainers' }),
@@ -61,7 +63,9 @@ export const marketRoutes = [
     params: noParams,
     query: Type.Object({
       chart_interval: Type.Optional(
-        oneOf(['1m', '3m', '6m', '1y', '5y'], { description: 'Adds the cumulative-flow series over this span' }),
+        oneOf(['1m', '3m', '6m', '1y', '5y'], {
+          description: 'Adds the cumulative-flow series over this span',
+        }),
       ),
     }),
     upstream: 'equities',

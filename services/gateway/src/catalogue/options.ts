@@ -27,7 +27,9 @@ export const optionRoutes = [
     params: Type.Object({ symbol: oneOf(CHAIN_UNDERLYINGS, { description: 'Index underlying' }) }),
     query: Type.Object({
       expiry: Type.Optional(date({ description: 'Default the nearest expiry in the snapshot' })),
-      strikes: Type.Optional(integer(1, 25, { description: 'Strikes each side of ATM; default every strike' })),
+      strikes: Type.Optional(
+        integer(1, 25, { description: 'Strikes each side of ATM; default every strike' }),
+      ),
     }),
     upstream: 'options',
     dispatch: (up, { params, query }) => up.options.getOptionChain({ ...params, ...query }),

@@ -9,7 +9,10 @@ import { type SchemaOptions, type TSchema, type TUnsafe, Type } from '@sinclair/
 export const CSV = 'x-csv';
 
 /** A string parameter restricted to a closed set of values. */
-export function oneOf<const T extends readonly string[]>(values: T, options: SchemaOptions = {}): TUnsafe<T[number]> {
+export function oneOf<const T extends readonly string[]>(
+  values: T,
+  options: SchemaOptions = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -46,7 +49,11 @@ export function id(options: SchemaOptions = {}) {
 
 /** A 1-based inclusive page range: `1-8`, `12` or `40-` (to the end). */
 export function pageRange(options: SchemaOptions = {}) {
-  return Type.String({ pattern: '^[1-9][0-9]{0,5}(-([1-9][0-9]{0,5})?)?$', format: 'page-range', ...options });
+  return Type.String({
+    pattern: '^[1-9][0-9]{0,5}(-([1-9][0-9]{0,5})?)?$',
+    format: 'page-range',
+    ...options,
+  });
 }
 
 export interface PageRange {

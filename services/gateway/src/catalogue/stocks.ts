@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { ApiError } from '@mdp/errors';
+import { Type } from '@sinclair/typebox';
 import { csv, date, integer, oneOf, symbol, text } from './params.ts';
 import { defineRoute, noParams } from './route.ts';
 
@@ -21,7 +21,13 @@ export const SearchItem = Type.Object(
   { $id: 'SearchItem' },
 );
 
-export const FINANCIAL_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'] as const;
+export const FINANCIAL_SECTIONS = [
+  'quarterly',
+  'profit_loss',
+  'balance_sheet',
+  'cash_flow',
+  'ratios',
+] as const;
 export type FinancialSection = (typeof FINANCIAL_SECTIONS)[number];
 
 /** Every accepted spelling of `section` and the canonical section it names. */
@@ -109,7 +115,7 @@ export const stockRoutes = [
     path: '/v1/stocks/{symbol}/price',
     summary: 'Daily or weekly OHLCV with delivery %, paged backwards by end_date',
     description:
-      'Page by setting `end_date` to the previous page\'s `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400.',
+      "Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400.",
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -133,9 +139,13 @@ export const stockRoutes = [
     params: symbolPath,
     query: Type.Object({
       section: Type.Optional(
-        oneOf(Object.keys(SECTION_SPELLINGS), { description: 'One section (accepted spellings listed); omit for all' }),
+        oneOf(Object.keys(SECTION_SPELLINGS), {
+          description: 'One section (accepted spellings listed); omit for all',
+        }),
       ),
-      periods: Type.Optional(integer(1, 40, { description: 'Latest N periods per section; default all held' })),
+      periods: Type.Optional(
+        integer(1, 40, { description: 'Latest N periods per section; default all held' }),
+      ),
       quarters: Type.Optional(integer(1, 40, { description: 'Alias of `periods`' })),
     }),
     check: ({ query }) => {

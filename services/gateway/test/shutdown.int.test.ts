@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFINITIONS, echoImpl, type RunningServices, startGateway, startServices } from './harness.ts';
+
+let services: RunningServices;
+let released: () => void;
+const gate = new Promise<void>((resolve) => {
+  released = resolve;
+});
+
+beforeAll(async () => {
+  services = await startServices({
+    equities: {
+      ...echoImpl(DEFINITIONS.equities),
+      getStockQuote: async (req: { symbol: string }) => {
+        await gate;
+        return echoImpl(DEFINITIONS.equities).getStockQuote(req, {} as never);
+      },
+    } as never,
+  });
+});
+afterAll(async () => {
+  await services.stop();
+});
+
+describe('graceful shutdown', () => {
+  it('the gateway finishes in-flight requests before closing', async () => {
+    const gw = await startGateway(services.addresses, { deadlineMs: 5_000 });
+    const inFlight = gw.app.inject({ method: 'GET', url: '/v1/stocks/TCS/quote' });
+    await new Promise((r) => setTimeout(r, 100));
+    const closed = gw.close();
+    released();
+    const res = await inFlight;
+    await closed;
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.request.symbol).toBe('TCS');
+  });
+
+  it('a data service finishes in-flight calls while shutting down', async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = await startServices({
+      equities: {
+        ...echoImpl(DEFINITIONS.equities),
+        getStockQuote: async (req: { symbol: string }) => {
+          await hold;
+          return echoImpl(DEFINITIONS.equities).getStockQuote(req, {} as never);
+        },
+      } as never,
+    });
+    const gw = await startGateway(slow.addresses, { deadlineMs: 5_000 });
+    try {
+      const inFlight = gw.app.inject({ method: 'GET', url: '/v1/stocks/INFY/quote' });
+      await new Promise((r) => setTimeout(r, 100));
+      const stopping = slow.stop();
+      release();
+      expect((await inFlight).statusCode).toBe(200);
+      await stopping;
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_SERVICES, type Stack, startStack } from './stack.ts';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+}, 90_000);
+afterAll(async () => {
+  await stack?.shutdown();
+}, 30_000);
+
+describe('the platform as six processes', () => {
+  it('every service answers liveness, readiness and metrics on its ops port', async () => {
+    for (const name of ALL_SERVICES) {
+      const { opsPort } = stack.procs.get(name)!;
+      expect((await fetch(`http://127.0.0.1:${opsPort}/healthz`)).status, name).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status, name).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+      expect(metrics, name).toContain(`service="${name}"`);
+    }
+  });
+
+  it('serves the OpenAPI document', async () => {
+    const res = await fetch(`${stack.baseUrl}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect((await res.json()).info.version).toBe('1.0.0');
+  });
+
+  it('a data route travels gateway → gRPC → the real service and back', async () => {
+    // No dataset is loaded yet, so each owning service answers "not found" for its own reason.
+    const cases = [
+      ['/v1/stocks/TCS/quote', 'not in the equities dataset'],
+      ['/v1/stocks/TCS/documents?limit=5', 'no such filing'],
+      ['/v1/options/NIFTY/chain', 'no derivatives data for this underlying'],
+    ] as const;
+    for (const [url, message] of cases) {
+      const res = await fetch(`${stack.baseUrl}${url}`);
+      expect(res.status, url).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: 'not_found', message } });
+    }
+  });
+
+  it('each service logs structured JSON lines with its name', () => {
+    for (const name of ALL_SERVICES) {
+      const line = stack.procs
+        .get(name)!
+        .output.join('')
+        .split('\n')
+        .find((l) => l.startsWith('{'));
+      expect(JSON.parse(line!).service, name).toBe(name);
+    }
+  });
+
+  it('a stopped data service gives 502 for its routes only, and recovers when it returns', async () => {
+    expect(await stack.stop('options-analytics')).toBe(0);
+    const down = await fetch(`${stack.baseUrl}/v1/options/NIFTY/chain`);
+    expect(down.status).toBe(502);
+    expect((await down.json()).error.code).toBe('upstream_unavailable');
+    expect((await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`)).status).toBe(404);
+    await stack.start('options-analytics');
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 404; i++) {
+      status = (await fetch(`${stack.baseUrl}/v1/options/NIFTY/chain`)).status;
+      if (status !== 404) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(404);
+  }, 60_000);
+
+  it('SIGTERM shuts a service down cleanly with exit code 0', async () => {
+    const { opsPort } = stack.procs.get('filings-reader')!;
+    const exit = stack.stop('filings-reader');
+    expect(await exit).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${opsPort}/healthz`)).rejects.toThrow();
+    expect(stack.procs.get('filings-reader')!.output.join('')).toContain('shutting down');
+  });
+});
