@@ -24,7 +24,7 @@ describe('the platform as six processes', () => {
   it('serves the OpenAPI document', async () => {
     const res = await fetch(`${stack.baseUrl}/v1/openapi.json`);
     expect(res.status).toBe(200);
-    expect((await res.json()).info.version).toBe('1.0.0');
+    expect(((await res.json()) as { info: { version: string } }).info.version).toBe('1.0.0');
   });
 
   it('a data route travels gateway → gRPC → the real service and back', async () => {
@@ -56,7 +56,7 @@ describe('the platform as six processes', () => {
     expect(await stack.stop('options-analytics')).toBe(0);
     const down = await fetch(`${stack.baseUrl}/v1/options/NIFTY/chain`);
     expect(down.status).toBe(502);
-    expect((await down.json()).error.code).toBe('upstream_unavailable');
+    expect(((await down.json()) as { error: { code: string } }).error.code).toBe('upstream_unavailable');
     expect((await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`)).status).toBe(404);
     await stack.start('options-analytics');
     let status = 0;
