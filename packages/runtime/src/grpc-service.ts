@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_PORTS, databaseConfig, type GrpcServiceName } from '@mdp/config';
 import { createPool, migrate, type Pool } from '@mdp/db';
-import type { GrpcServer } from '@mdp/grpc';
-import { Type } from '@sinclair/typebox';
+import { GrpcServer } from '@mdp/grpc';
+import { type TProperties, Type } from '@sinclair/typebox';
 import { bootstrap, exitOnStartupError, type Runtime, serveUntilSignal } from './index.ts';
 
-function grpcServiceConfig(name: GrpcServiceName, defaultSchema: string) {
+function grpcServiceConfig(name: GrpcServiceName, defaultSchema: string, extra: TProperties) {
   return Type.Object({
+    ...extra,
     ...databaseConfig,
     GRPC_HOST: Type.String({ default: '0.0.0.0' }),
     GRPC_PORT: Type.Integer({ default: DEFAULT_PORTS[name].grpc, minimum: 0, maximum: 65535 }),
@@ -15,7 +16,15 @@ function grpcServiceConfig(name: GrpcServiceName, defaultSchema: string) {
   });
 }
 
-export type GrpcServiceRuntime = Runtime<{ DATABASE_URL: string; DB_SCHEMA: string }>;
+export type GrpcServiceRuntime = Runtime<
+  { DATABASE_URL: string; DB_SCHEMA: string } & Record<string, unknown>
+>;
+
+/** What `build` hands back: the server, and anything besides the pool to release after draining. */
+export interface BuiltService {
+  server: GrpcServer;
+  close?: () => Promise<void>;
+}
 
 export interface GrpcServiceSpec {
   name: GrpcServiceName;
@@ -23,7 +32,12 @@ export interface GrpcServiceSpec {
   defaultSchema: string;
   /** SQL migrations folder; the schema is created even when there is none yet. */
   migrationsDir: URL;
-  build: (rt: GrpcServiceRuntime, pool: Pool) => GrpcServer | Promise<GrpcServer>;
+  /** Configuration beyond the common and database variables (validated with them at start-up). */
+  config?: TProperties;
+  build: (
+    rt: GrpcServiceRuntime,
+    pool: Pool,
+  ) => GrpcServer | BuiltService | Promise<GrpcServer | BuiltService>;
 }
 
 /** Caches a readiness probe's answer briefly so a scraping load balancer costs one query a second. */
@@ -39,7 +53,7 @@ function cachedProbe(probe: () => Promise<boolean>, ttlMs = 1_000): () => Promis
 
 /** The whole life of a gRPC service process: config, migrations, serve, drain on signal. */
 export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
-  const rt = bootstrap(spec.name, grpcServiceConfig(spec.name, spec.defaultSchema));
+  const rt = bootstrap(spec.name, grpcServiceConfig(spec.name, spec.defaultSchema, spec.config ?? {}));
   const { config, logger } = rt;
   try {
     const dir = spec.migrationsDir.pathname;
@@ -55,12 +69,16 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
       max: config.DB_POOL_MAX,
       applicationName: spec.name,
     });
-    const server = await spec.build(rt, pool);
+    const built = await spec.build(rt as GrpcServiceRuntime, pool);
+    const { server, close }: BuiltService = built instanceof GrpcServer ? { server: built } : built;
     const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
     const ops = await serveUntilSignal(rt, config.OPS_PORT, {
       ready: cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1),
       drain: (graceMs) => server.shutdown(graceMs),
-      close: () => pool.end(),
+      close: async () => {
+        await close?.();
+        await pool.end();
+      },
     });
     logger.info({ grpcPort: port, opsPort: ops.port, schema: config.DB_SCHEMA }, `${spec.name} listening`);
   } catch (err) {

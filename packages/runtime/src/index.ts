@@ -96,4 +96,9 @@ export function exitOnStartupError(rt: Pick<Runtime<unknown>, 'logger'>, err: un
   process.exit(1);
 }
 
-export { type GrpcServiceRuntime, type GrpcServiceSpec, runGrpcService } from './grpc-service.ts';
+export {
+  type BuiltService,
+  type GrpcServiceRuntime,
+  type GrpcServiceSpec,
+  runGrpcService,
+} from './grpc-service.ts';

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Latency buckets in seconds, from sub-millisecond cache hits to multi-second upstream timeouts. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -71,4 +71,4 @@ export function grpcServerMetrics(registry: Registry) {
 }
 export type GrpcServerMetrics = ReturnType<typeof grpcServerMetrics>;
 
-export { Counter, Histogram, Registry };
+export { Counter, Gauge, Histogram, Registry };

@@ -1,9 +1,41 @@
+import { systemClock } from '@mdp/ist-time';
+import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
+import { authConfig } from './config.ts';
+import { startOutboxRelay } from './outbox-relay.ts';
+import { AuthStore, outboxChannel } from './store.ts';
 
 await runGrpcService({
   name: 'auth',
   defaultSchema: 'auth',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  build: (rt) => buildApp({ logger: rt.logger, tracer: rt.tracing.tracer, registry: rt.registry }),
+  config: authConfig,
+  build: async (rt, pool) => {
+    const config = rt.config as typeof rt.config & { TOKEN_HASH_SECRET: string; NATS_URL: string };
+    const channel = outboxChannel(config.DB_SCHEMA);
+    const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel);
+    const nc = await connectNats({ url: config.NATS_URL, name: 'auth', logger: rt.logger });
+    const relay = startOutboxRelay({
+      pool,
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      channel,
+      nc,
+      logger: rt.logger,
+    });
+    return {
+      server: buildApp({
+        logger: rt.logger,
+        tracer: rt.tracing.tracer,
+        registry: rt.registry,
+        store,
+        clock: systemClock,
+      }),
+      close: async () => {
+        await relay.stop();
+        await nc.drain();
+      },
+    };
+  },
 });

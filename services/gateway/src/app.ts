@@ -23,6 +23,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
 import { envelope } from './envelope.ts';
@@ -37,6 +38,7 @@ export interface GatewayDeps {
   tracer: Tracer;
   registry: Registry;
   upstreams: Upstreams;
+  authenticator: Authenticator;
   clock: Clock;
 }
 
@@ -91,7 +93,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
  * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
  */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
-  const { logger, tracer, upstreams, clock } = deps;
+  const { logger, tracer, upstreams, authenticator, clock } = deps;
   const metrics = httpServerMetrics(deps.registry);
   const isKnownPath = knownPathMatcher(catalogue);
   let closing = false;
@@ -176,7 +178,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   for (const route of catalogue) {
     const validate = compileValidator(route);
     app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
-      const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller: null };
+      // Who is asking comes before what they ask: a request without a valid token learns nothing else.
+      const caller = route.authenticated ? await authenticator.authenticate(req.headers.authorization) : null;
+      const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller };
       if (route.operationId === OPENAPI_OPERATION_ID) {
         return reply
           .header('cache-control', 'public, max-age=300')

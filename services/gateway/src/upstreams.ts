@@ -1,10 +1,11 @@
 import { ApiError } from '@mdp/errors';
-import { createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
-import { equities, filings, ledger, options } from '@mdp/proto';
+import { type AsyncClient, createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import { auth, equities, filings, ledger, options } from '@mdp/proto';
 import { grpcClientMetrics, type Registry } from '@mdp/telemetry';
 import type { Upstreams } from './catalogue/index.ts';
 
 export interface UpstreamAddresses {
+  auth: string;
   equities: string;
   filings: string;
   options: string;
@@ -16,10 +17,11 @@ export function connectUpstreams(
   addresses: UpstreamAddresses,
   registry: Registry,
   deadlineMs: number,
-): { upstreams: Upstreams; close: () => void } {
+): { upstreams: Upstreams; authClient: AsyncClient<typeof auth.AuthServiceService>; close: () => void } {
   const metrics = grpcClientMetrics(registry);
   const opts = (target: string) => ({ target, metrics, defaultDeadlineMs: deadlineMs });
   const clients = {
+    auth: createClient(auth.AuthServiceService, addresses.auth, opts('auth')),
     equities: createClient(equities.EquitiesDataServiceService, addresses.equities, opts('equities-data')),
     filings: createClient(filings.FilingsReaderServiceService, addresses.filings, opts('filings-reader')),
     options: createClient(
@@ -31,6 +33,7 @@ export function connectUpstreams(
   };
   const all: TypedClient<never>[] = Object.values(clients) as never;
   return {
+    authClient: clients.auth.call,
     upstreams: {
       equities: clients.equities.call,
       filings: clients.filings.call,

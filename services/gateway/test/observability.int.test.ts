@@ -10,7 +10,7 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   services = await startServices();
-  gw = await startGateway(services.addresses);
+  gw = await startGateway(services);
 });
 afterAll(async () => {
   await gw.close();
@@ -22,7 +22,7 @@ describe('traces', () => {
   it('one trace id runs from the HTTP request through the gRPC call into the data service', async () => {
     exporter.reset();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const res = await gw.app.inject({
+    const res = await gw.inject({
       method: 'GET',
       url: '/v1/stocks/TCS/quote',
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
@@ -40,8 +40,8 @@ describe('traces', () => {
 
 describe('metrics', () => {
   it('counts requests by operation, status and error code, and times upstream calls', async () => {
-    await gw.app.inject({ method: 'GET', url: '/v1/stocks/TCS/quote' });
-    await gw.app.inject({ method: 'GET', url: '/v1/stocks/TCS/quote?bogus=1' });
+    await gw.get('/v1/stocks/TCS/quote');
+    await gw.get('/v1/stocks/TCS/quote?bogus=1');
     const text = await gw.registry.metrics();
     expect(text).toMatch(
       /http_requests_total\{route="getStockQuote",method="GET",status="200",code="",service="gateway"\} [1-9]/,

@@ -9,8 +9,8 @@ let doc: any;
 
 beforeAll(async () => {
   services = await startServices();
-  gw = await startGateway(services.addresses);
-  const res = await gw.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  gw = await startGateway(services);
+  const res = await gw.inject({ method: 'GET', url: '/v1/openapi.json', anonymous: true });
   expect(res.statusCode).toBe(200);
   doc = res.json();
 });

@@ -8,14 +8,14 @@ const NOW = Date.parse('2026-03-14T10:11:12.000Z');
 
 beforeAll(async () => {
   services = await startServices();
-  gw = await startGateway(services.addresses, { clock: () => NOW });
+  gw = await startGateway(services, { clock: () => NOW });
 });
 afterAll(async () => {
   await gw.close();
   await services.stop();
 });
 
-const get = (url: string) => gw.app.inject({ method: 'GET', url });
+const get = (url: string) => gw.get(url);
 
 describe('every SPEC route reaches its owning service over gRPC', () => {
   for (const spec of SPEC_ROUTES.filter((r) => r.upstream)) {

@@ -24,8 +24,8 @@ afterAll(async () => {
 
 describe('graceful shutdown', () => {
   it('the gateway finishes in-flight requests before closing', async () => {
-    const gw = await startGateway(services.addresses, { deadlineMs: 5_000 });
-    const inFlight = gw.app.inject({ method: 'GET', url: '/v1/stocks/TCS/quote' });
+    const gw = await startGateway(services, { deadlineMs: 5_000 });
+    const inFlight = gw.get('/v1/stocks/TCS/quote');
     await new Promise((r) => setTimeout(r, 100));
     const closed = gw.close();
     released();
@@ -49,9 +49,9 @@ describe('graceful shutdown', () => {
         },
       } as never,
     });
-    const gw = await startGateway(slow.addresses, { deadlineMs: 5_000 });
+    const gw = await startGateway(slow, { deadlineMs: 5_000 });
     try {
-      const inFlight = gw.app.inject({ method: 'GET', url: '/v1/stocks/INFY/quote' });
+      const inFlight = gw.get('/v1/stocks/INFY/quote');
       await new Promise((r) => setTimeout(r, 100));
       const stopping = slow.stop();
       release();

@@ -7,7 +7,7 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   services = await startServices();
-  gw = await startGateway(services.addresses);
+  gw = await startGateway(services);
 });
 afterAll(async () => {
   await gw.close();
@@ -15,13 +15,13 @@ afterAll(async () => {
 });
 
 async function expectOk(url: string) {
-  const res = await gw.app.inject({ method: 'GET', url });
+  const res = await gw.get(url);
   expect(res.statusCode, `${url} → ${res.body}`).toBe(200);
   return res.json();
 }
 
 async function expect400(url: string, param: string) {
-  const res = await gw.app.inject({ method: 'GET', url });
+  const res = await gw.get(url);
   expect(res.statusCode, `${url} → ${res.body}`).toBe(400);
   const body = res.json();
   expect(body.error.code).toBe('invalid_request');

@@ -12,10 +12,10 @@ export interface Upstreams {
 
 export type UpstreamName = keyof Upstreams;
 
+import type { Principal } from '../authenticator.ts';
+
 /** Who is calling, once the bearer token is verified. */
-export interface Caller {
-  accountId: string;
-}
+export type Caller = Principal;
 
 export interface RouteInput<P extends TObject, Q extends TObject> {
   params: Static<P>;

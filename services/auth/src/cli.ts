@@ -1,0 +1,181 @@
+// Admin tool of the auth service: accounts, plans and tokens. Writes go straight to the auth schema;
+// the events they imply reach the gateways through the outbox, relayed by the running auth service.
+// stdout carries only the value asked for (an id, a token, a table); messages go to stderr.
+import { parseArgs } from 'node:util';
+import { databaseConfig, loadConfig } from '@mdp/config';
+import { createPool, migrate } from '@mdp/db';
+import { createLogger } from '@mdp/telemetry';
+import { Type } from '@sinclair/typebox';
+import { authConfig } from './config.ts';
+import { AdminError, AuthStore, outboxChannel } from './store.ts';
+
+const USAGE = `usage: auth-admin <command> [options]
+
+  account create --plan <plan> [--name <name>]     create an account; prints its id
+  account set-plan <account-id> <plan>            move an account to another plan
+  account suspend <account-id>                    refuse all of its tokens until reactivated
+  account reactivate <account-id>
+  token issue <account-id> [--name <name>] [--expires-in <N>d|h|m] [--expires-at <ISO time>]
+                                                  issue a token; prints only the token
+  token list <account-id>                         the account's tokens, never revealing them
+  token revoke <token-id>                         revoke a token (at once, on every gateway)
+  plan list                                       plans and their daily and monthly caps
+  plan set-caps <plan> --daily <n|none> --monthly <n|none>
+                                                  change a plan's caps (none = unlimited)
+  demo-token [--plan <plan>]                      a new account with one token; prints the token last
+
+Environment: DATABASE_URL, DB_SCHEMA (default auth), TOKEN_HASH_SECRET (must match the auth service).`;
+
+class UsageError extends Error {}
+
+function parseCap(value: string | undefined, flag: string): number | null {
+  if (value === undefined) throw new UsageError(`${flag} is required (a whole number, or none)`);
+  if (value === 'none') return null;
+  if (!/^\d{1,9}$/.test(value))
+    throw new UsageError(`${flag} must be a whole number or none, not "${value}"`);
+  return Number(value);
+}
+
+function parseExpiry(expiresIn: string | undefined, expiresAt: string | undefined): Date | undefined {
+  if (expiresIn && expiresAt) throw new UsageError('give --expires-in or --expires-at, not both');
+  if (expiresAt) {
+    const at = new Date(expiresAt);
+    if (Number.isNaN(at.getTime())) throw new UsageError(`--expires-at is not a date-time: "${expiresAt}"`);
+    return at;
+  }
+  if (!expiresIn) return undefined;
+  const m = /^(\d{1,5})([dhm])$/.exec(expiresIn);
+  if (!m) throw new UsageError(`--expires-in must look like 30d, 12h or 90m, not "${expiresIn}"`);
+  const unitMs = { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+  return new Date(Date.now() + Number(m[1]) * unitMs);
+}
+
+function table(rows: Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(none)';
+  const keys = Object.keys(rows[0]!);
+  const cell = (v: unknown) =>
+    v instanceof Date ? v.toISOString() : v === null || v === undefined ? '-' : String(v);
+  const widths = keys.map((k) => Math.max(k.length, ...rows.map((r) => cell(r[k]).length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(keys), ...rows.map((r) => line(keys.map((k) => cell(r[k]))))].join('\n');
+}
+
+/** Runs one command against the store; returns what goes to stdout. */
+export async function run(store: AuthStore, argv: string[]): Promise<string> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+    },
+  });
+  const [group, action, ...args] = positionals;
+  const arg = (i: number, what: string) => {
+    const v = args[i];
+    if (!v) throw new UsageError(`missing ${what}`);
+    return v;
+  };
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'account create':
+      if (!values.plan) throw new UsageError('--plan is required');
+      return store.createAccount(values.plan, values.name);
+    case 'account set-plan':
+      await store.setPlan(arg(0, '<account-id>'), arg(1, '<plan>'));
+      return '';
+    case 'account suspend':
+      await store.setSuspended(arg(0, '<account-id>'), true);
+      return '';
+    case 'account reactivate':
+      await store.setSuspended(arg(0, '<account-id>'), false);
+      return '';
+    case 'token issue': {
+      const expiresAt = parseExpiry(values['expires-in'], values['expires-at']);
+      const issued = await store.issueToken(arg(0, '<account-id>'), { name: values.name, expiresAt });
+      return issued.token;
+    }
+    case 'token list':
+      return table((await store.listTokens(arg(0, '<account-id>'))) as unknown as Record<string, unknown>[]);
+    case 'token revoke':
+      await store.revokeToken(arg(0, '<token-id>'));
+      return '';
+    case 'plan list':
+      return table((await store.listPlans()) as unknown as Record<string, unknown>[]);
+    case 'plan set-caps':
+      await store.setPlanCaps(arg(0, '<plan>'), {
+        daily: parseCap(values.daily, '--daily'),
+        monthly: parseCap(values.monthly, '--monthly'),
+      });
+      return '';
+    case 'demo-token': {
+      const account = await store.createAccount(values.plan ?? 'free', 'demo');
+      process.stderr.write(`account ${account} on plan ${values.plan ?? 'free'}\n`);
+      return (await store.issueToken(account, { name: 'demo' })).token;
+    }
+    default:
+      throw new UsageError(
+        group ? `unknown command "${[group, action].filter(Boolean).join(' ')}"` : 'no command given',
+      );
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfig(
+    Type.Object({
+      ...databaseConfig,
+      ...authConfig,
+      DB_SCHEMA: Type.String({ default: 'auth', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
+    }),
+  );
+  const logger = createLogger('auth-admin', 'warn');
+  await migrate({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger,
+  });
+  const pool = createPool({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    max: 2,
+    applicationName: 'auth-admin',
+  });
+  try {
+    const out = await run(
+      new AuthStore(pool, config.TOKEN_HASH_SECRET, outboxChannel(config.DB_SCHEMA)),
+      process.argv.slice(2),
+    );
+    if (out) process.stdout.write(`${out}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`auth-admin: ${(err as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof AdminError) {
+      process.stderr.write(`auth-admin: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await pool.end();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`auth-admin: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

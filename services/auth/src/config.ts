@@ -1,0 +1,11 @@
+import { Type } from '@sinclair/typebox';
+
+/** Variables of the auth service and its admin tool, besides the common and database ones. */
+export const authConfig = {
+  TOKEN_HASH_SECRET: Type.String({
+    minLength: 16,
+    default: 'dev-only-token-hash-secret',
+    description: 'Key of the HMAC under which tokens are stored; changing it invalidates every token',
+  }),
+  NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+};

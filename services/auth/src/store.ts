@@ -1,0 +1,202 @@
+import { createHmac } from 'node:crypto';
+import type { Pool } from '@mdp/db';
+import { type AccountChanged, AUTH_EVENTS, type PlanChanged, type TokenRevoked } from '@mdp/nats';
+import { generateToken, tokenDisplayPrefix } from '@mdp/tokens';
+import type pg from 'pg';
+import type { TokenRecord } from './verify.ts';
+
+/** A refusal an administrator can act on; its message is shown as is. */
+export class AdminError extends Error {
+  override name = 'AdminError';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface TokenListing {
+  id: string;
+  display_prefix: string;
+  name: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface Plan {
+  id: string;
+  daily_cap: number | null;
+  monthly_cap: number | null;
+}
+
+/**
+ * Accounts, plans and tokens in the service's own schema. Tokens are looked up by an HMAC of the token
+ * under a server-side secret, so a copy of the table is useless without the secret. Every change that
+ * gateways must hear about writes its event to the outbox in the same transaction.
+ */
+export class AuthStore {
+  constructor(
+    private readonly pool: Pool,
+    private readonly hashSecret: string,
+    private readonly outboxChannel: string,
+  ) {}
+
+  hash(token: string): Buffer {
+    return createHmac('sha256', this.hashSecret).update(token).digest();
+  }
+
+  async findByToken(token: string): Promise<TokenRecord | undefined> {
+    const { rows } = await this.pool.query<TokenRecord>(
+      `SELECT t.id AS token_id, t.account_id, a.plan_id AS plan, p.daily_cap, p.monthly_cap,
+              t.expires_at, t.revoked_at, a.status AS account_status
+         FROM tokens t JOIN accounts a ON a.id = t.account_id JOIN plans p ON p.id = a.plan_id
+        WHERE t.token_hash = $1`,
+      [this.hash(token)],
+    );
+    return rows[0];
+  }
+
+  async createAccount(plan: string, name = ''): Promise<string> {
+    await this.requirePlan(plan);
+    const { rows } = await this.pool.query<{ id: string }>(
+      'INSERT INTO accounts (plan_id, name) VALUES ($1, $2) RETURNING id',
+      [plan, name],
+    );
+    return rows[0]!.id;
+  }
+
+  /** Issues a token and returns it: the only time it exists outside its owner's hands. */
+  async issueToken(
+    accountId: string,
+    opts: { name?: string; expiresAt?: Date } = {},
+  ): Promise<{ id: string; token: string }> {
+    await this.requireAccount(accountId);
+    if (opts.expiresAt && opts.expiresAt.getTime() <= Date.now())
+      throw new AdminError('the expiry is in the past');
+    const token = generateToken();
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO tokens (account_id, token_hash, display_prefix, name, expires_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [accountId, this.hash(token), tokenDisplayPrefix(token), opts.name ?? '', opts.expiresAt ?? null],
+    );
+    return { id: rows[0]!.id, token };
+  }
+
+  async listTokens(accountId: string): Promise<TokenListing[]> {
+    await this.requireAccount(accountId);
+    const { rows } = await this.pool.query<TokenListing>(
+      `SELECT id, display_prefix, name, created_at, expires_at, revoked_at
+         FROM tokens WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    );
+    return rows;
+  }
+
+  async revokeToken(tokenId: string): Promise<void> {
+    if (!UUID.test(tokenId)) throw new AdminError(`no token with id ${tokenId}`);
+    await this.transaction(async (c) => {
+      const { rows } = await c.query<{ account_id: string; revoked_at: Date | null }>(
+        'SELECT account_id, revoked_at FROM tokens WHERE id = $1 FOR UPDATE',
+        [tokenId],
+      );
+      const row = rows[0];
+      if (!row) throw new AdminError(`no token with id ${tokenId}`);
+      if (row.revoked_at)
+        throw new AdminError(`token ${tokenId} was already revoked at ${row.revoked_at.toISOString()}`);
+      await c.query('UPDATE tokens SET revoked_at = now() WHERE id = $1', [tokenId]);
+      await this.emit<TokenRevoked>(c, AUTH_EVENTS.tokenRevoked, {
+        token_id: tokenId,
+        account_id: row.account_id,
+      });
+    });
+  }
+
+  async setPlan(accountId: string, plan: string): Promise<void> {
+    await this.requirePlan(plan);
+    await this.transaction(async (c) => {
+      const { rowCount } = await c.query(
+        'UPDATE accounts SET plan_id = $2, updated_at = now() WHERE id = $1',
+        [accountId, plan],
+      );
+      if (rowCount === 0) throw new AdminError(`no account with id ${accountId}`);
+      await this.emit<AccountChanged>(c, AUTH_EVENTS.accountChanged, {
+        account_id: accountId,
+        change: 'plan_changed',
+      });
+    });
+  }
+
+  async setSuspended(accountId: string, suspended: boolean): Promise<void> {
+    await this.requireAccount(accountId);
+    await this.transaction(async (c) => {
+      const status = suspended ? 'suspended' : 'active';
+      const { rowCount } = await c.query(
+        'UPDATE accounts SET status = $2, updated_at = now() WHERE id = $1 AND status <> $2',
+        [accountId, status],
+      );
+      if (rowCount === 0) throw new AdminError(`account ${accountId} is already ${status}`);
+      await this.emit<AccountChanged>(c, AUTH_EVENTS.accountChanged, {
+        account_id: accountId,
+        change: suspended ? 'suspended' : 'reactivated',
+      });
+    });
+  }
+
+  async listPlans(): Promise<Plan[]> {
+    return (await this.pool.query<Plan>('SELECT id, daily_cap, monthly_cap FROM plans ORDER BY id')).rows;
+  }
+
+  async setPlanCaps(plan: string, caps: { daily: number | null; monthly: number | null }): Promise<void> {
+    await this.requirePlan(plan);
+    await this.transaction(async (c) => {
+      await c.query('UPDATE plans SET daily_cap = $2, monthly_cap = $3, updated_at = now() WHERE id = $1', [
+        plan,
+        caps.daily,
+        caps.monthly,
+      ]);
+      await this.emit<PlanChanged>(c, AUTH_EVENTS.planChanged, { plan });
+    });
+  }
+
+  private async requirePlan(plan: string): Promise<void> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM plans WHERE id = $1', [plan]);
+    if (rowCount === 0) {
+      const known = (await this.listPlans()).map((p) => p.id).join(', ');
+      throw new AdminError(`unknown plan "${plan}"; plans are: ${known}`);
+    }
+  }
+
+  private async requireAccount(accountId: string): Promise<void> {
+    const exists =
+      UUID.test(accountId) &&
+      (await this.pool.query('SELECT 1 FROM accounts WHERE id = $1', [accountId])).rowCount === 1;
+    if (!exists) throw new AdminError(`no account with id ${accountId}`);
+  }
+
+  private async emit<T>(c: pg.PoolClient, subject: string, payload: T): Promise<void> {
+    await c.query('INSERT INTO outbox (subject, payload) VALUES ($1, $2)', [
+      subject,
+      JSON.stringify(payload),
+    ]);
+    // Delivered at commit, so the relay wakes only for events that exist.
+    await c.query('SELECT pg_notify($1, $2)', [this.outboxChannel, subject]);
+  }
+
+  private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const result = await fn(c);
+      await c.query('COMMIT');
+      return result;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+}
+
+/** The LISTEN/NOTIFY channel of a schema's outbox (channels are per database, schemas share it). */
+export function outboxChannel(schema: string): string {
+  return `outbox_${schema}`;
+}
