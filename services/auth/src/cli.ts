@@ -18,7 +18,7 @@ const USAGE = `usage: auth-admin <command> [options]
   token issue <account-id> [--name <name>] [--expires-in <N>d|h|m] [--expires-at <ISO time>]
                                                   issue a token; prints only the token
   token list <account-id>                         the account's tokens, never revealing them
-  token revoke <token-id>                         revoke a token (at once, on every gateway)
+  token revoke <token-id | token>                 revoke a token (at once, on every gateway)
   plan list                                       plans and their daily and monthly caps
   plan set-caps <plan> --daily <n|none> --monthly <n|none>
                                                   change a plan's caps (none = unlimited)
@@ -105,7 +105,7 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
     case 'token list':
       return table((await store.listTokens(arg(0, '<account-id>'))) as unknown as Record<string, unknown>[]);
     case 'token revoke':
-      await store.revokeToken(arg(0, '<token-id>'));
+      await store.revokeToken(arg(0, '<token-id | token>'));
       return '';
     case 'plan list':
       return table((await store.listPlans()) as unknown as Record<string, unknown>[]);

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Pool } from '@mdp/db';
 import { type AccountChanged, AUTH_EVENTS, type PlanChanged, type TokenRevoked } from '@mdp/nats';
-import { generateToken, tokenDisplayPrefix } from '@mdp/tokens';
+import { generateToken, TOKEN_PREFIX, tokenDisplayPrefix } from '@mdp/tokens';
 import type pg from 'pg';
 import type { TokenRecord } from './verify.ts';
 
@@ -90,15 +90,17 @@ export class AuthStore {
     return rows;
   }
 
-  async revokeToken(tokenId: string): Promise<void> {
-    if (!UUID.test(tokenId)) throw new AdminError(`no token with id ${tokenId}`);
+  /** Revokes by token id, or by the token itself (for whoever holds a leaked one but not its id). */
+  async revokeToken(idOrToken: string): Promise<void> {
+    const tokenId = idOrToken.startsWith(TOKEN_PREFIX) ? (await this.findByToken(idOrToken))?.token_id : idOrToken;
+    if (!tokenId || !UUID.test(tokenId)) throw new AdminError('no such token');
     await this.transaction(async (c) => {
       const { rows } = await c.query<{ account_id: string; revoked_at: Date | null }>(
         'SELECT account_id, revoked_at FROM tokens WHERE id = $1 FOR UPDATE',
         [tokenId],
       );
       const row = rows[0];
-      if (!row) throw new AdminError(`no token with id ${tokenId}`);
+      if (!row) throw new AdminError('no such token');
       if (row.revoked_at)
         throw new AdminError(`token ${tokenId} was already revoked at ${row.revoked_at.toISOString()}`);
       await c.query('UPDATE tokens SET revoked_at = now() WHERE id = $1', [tokenId]);

@@ -3,7 +3,7 @@ import { createPool, dropSchema, migrate } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
-import { createLogger, createRegistry, type Registry, trace } from '@mdp/telemetry';
+import { createLogger, type Logger, createRegistry, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
@@ -58,7 +58,7 @@ async function listen(server: GrpcServer, port = 0): Promise<string> {
  * The services a gateway talks to, on loopback: the real auth service (fresh schema in real Postgres,
  * outbox relayed to real NATS) and one gRPC server per data owner answering with `impls` or an echo.
  */
-export async function startServices(impls: DataImpls = {}): Promise<RunningServices> {
+export async function startServices(impls: DataImpls = {}, logger: Logger = silentLogger): Promise<RunningServices> {
   const schema = `gw_${randomBytes(5).toString('hex')}`;
   await migrate({
     url: DATABASE_URL,
@@ -81,7 +81,7 @@ export async function startServices(impls: DataImpls = {}): Promise<RunningServi
   });
 
   const newAuthServer = () =>
-    buildAuthApp({ logger: silentLogger, tracer, registry: createRegistry('auth'), store, clock: Date.now });
+    buildAuthApp({ logger, tracer, registry: createRegistry('auth'), store, clock: Date.now });
   let authServer = newAuthServer();
   const authAddress = await listen(authServer);
   const authPort = Number(authAddress.split(':')[1]);
@@ -136,7 +136,7 @@ export interface TestGateway {
 
 export async function startGateway(
   services: RunningServices,
-  opts: { deadlineMs?: number; clock?: () => number; authDeadlineMs?: number } = {},
+  opts: { deadlineMs?: number; clock?: () => number; authDeadlineMs?: number; logger?: Logger } = {},
 ): Promise<TestGateway> {
   const registry = createRegistry('gateway');
   const { upstreams, authClient, close } = connectUpstreams(
@@ -161,7 +161,7 @@ export async function startGateway(
   });
   subscribeAuthEvents(nc, authenticator, silentLogger);
   const app = await buildGateway({
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     tracer,
     registry,
     upstreams,

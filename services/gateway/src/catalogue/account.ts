@@ -1,5 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, noParams } from './route.ts';
+import { type Caller, defineRoute, noParams } from './route.ts';
+
+/** The verified caller as the ledger needs it: it never reads the auth service's tables. */
+export function ledgerAccount(caller: Caller) {
+  return {
+    account_id: caller.accountId,
+    plan: caller.plan,
+    daily_cap: caller.dailyCap ?? undefined,
+    monthly_cap: caller.monthlyCap ?? undefined,
+  };
+}
 
 /** SPEC 2.5: one usage window. */
 const UsageWindow = (periodDescription: string, pattern: string) =>
@@ -36,7 +46,7 @@ export const accountRoutes = [
     query: noParams,
     data: Type.Ref('UsageDocument'),
     upstream: 'ledger',
-    dispatch: (up, { caller }) => up.ledger.getUsage({ account_id: caller?.accountId ?? '' }),
+    dispatch: (up, { caller }) => up.ledger.getUsage({ account: ledgerAccount(caller!) }),
   }),
   defineRoute({
     operationId: OPENAPI_OPERATION_ID,

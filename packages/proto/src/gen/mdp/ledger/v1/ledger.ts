@@ -24,18 +24,162 @@ export const protobufPackage = "mdp.ledger.v1";
 
 export const protobufFileName = "mdp/ledger/v1/ledger.proto";
 
-export interface GetUsageRequest {
+/**
+ * An account as the gateway verified it: the ledger never reads the auth service's tables, so the plan
+ * and its caps travel with every request.
+ */
+export interface Account {
   account_id: string;
+  plan: string;
+  /** Absent when the plan has no daily cap. */
+  daily_cap?:
+    | number
+    | undefined;
+  /** Absent when the plan has no monthly cap. */
+  monthly_cap?: number | undefined;
 }
 
+export interface GetUsageRequest {
+  account: Account | undefined;
+}
+
+function createBaseAccount(): Account {
+  return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined };
+}
+
+export const Account: MessageFns<Account> = {
+  encode(message: Account, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account_id !== "") {
+      writer.uint32(10).string(message.account_id);
+    }
+    if (message.plan !== "") {
+      writer.uint32(18).string(message.plan);
+    }
+    if (message.daily_cap !== undefined) {
+      writer.uint32(24).int32(message.daily_cap);
+    }
+    if (message.monthly_cap !== undefined) {
+      writer.uint32(32).int32(message.monthly_cap);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Account {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.daily_cap = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.monthly_cap = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Account {
+    return {
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      daily_cap: isSet(object.dailyCap)
+        ? globalThis.Number(object.dailyCap)
+        : isSet(object.daily_cap)
+        ? globalThis.Number(object.daily_cap)
+        : undefined,
+      monthly_cap: isSet(object.monthlyCap)
+        ? globalThis.Number(object.monthlyCap)
+        : isSet(object.monthly_cap)
+        ? globalThis.Number(object.monthly_cap)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Account): unknown {
+    const obj: any = {};
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.daily_cap !== undefined) {
+      obj.dailyCap = Math.round(message.daily_cap);
+    }
+    if (message.monthly_cap !== undefined) {
+      obj.monthlyCap = Math.round(message.monthly_cap);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Account>, I>>(base?: I): Account {
+    return Account.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Account>, I>>(object: I): Account {
+    const message = createBaseAccount();
+    message.account_id = object.account_id ?? "";
+    message.plan = object.plan ?? "";
+    message.daily_cap = object.daily_cap ?? undefined;
+    message.monthly_cap = object.monthly_cap ?? undefined;
+    return message;
+  },
+};
+
 function createBaseGetUsageRequest(): GetUsageRequest {
-  return { account_id: "" };
+  return { account: undefined };
 }
 
 export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   encode(message: GetUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.account_id !== "") {
-      writer.uint32(10).string(message.account_id);
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -58,7 +202,7 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
               break;
             }
 
-            message.account_id = reader.string();
+            message.account = Account.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -74,19 +218,13 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   },
 
   fromJSON(object: any): GetUsageRequest {
-    return {
-      account_id: isSet(object.accountId)
-        ? globalThis.String(object.accountId)
-        : isSet(object.account_id)
-        ? globalThis.String(object.account_id)
-        : "",
-    };
+    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
   },
 
   toJSON(message: GetUsageRequest): unknown {
     const obj: any = {};
-    if (message.account_id !== "") {
-      obj.accountId = message.account_id;
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
     }
     return obj;
   },
@@ -96,7 +234,9 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   },
   fromPartial<I extends Exact<DeepPartial<GetUsageRequest>, I>>(object: I): GetUsageRequest {
     const message = createBaseGetUsageRequest();
-    message.account_id = object.account_id ?? "";
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
     return message;
   },
 };
