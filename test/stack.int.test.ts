@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SERVICES, type Stack, startStack } from './stack.ts';
 
 let stack: Stack;
+let token: string;
+const authorized = (url: string) => fetch(`${stack.baseUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
 
 beforeAll(async () => {
   stack = await startStack();
+  token = (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
 }, 90_000);
 afterAll(async () => {
   await stack?.shutdown();
@@ -35,7 +38,7 @@ describe('the platform as six processes', () => {
       ['/v1/options/NIFTY/chain', 'no derivatives data for this underlying'],
     ] as const;
     for (const [url, message] of cases) {
-      const res = await fetch(`${stack.baseUrl}${url}`);
+      const res = await authorized(url);
       expect(res.status, url).toBe(404);
       expect(await res.json()).toEqual({ error: { code: 'not_found', message } });
     }
@@ -54,14 +57,14 @@ describe('the platform as six processes', () => {
 
   it('a stopped data service gives 502 for its routes only, and recovers when it returns', async () => {
     expect(await stack.stop('options-analytics')).toBe(0);
-    const down = await fetch(`${stack.baseUrl}/v1/options/NIFTY/chain`);
+    const down = await authorized('/v1/options/NIFTY/chain');
     expect(down.status).toBe(502);
     expect(((await down.json()) as { error: { code: string } }).error.code).toBe('upstream_unavailable');
-    expect((await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`)).status).toBe(404);
+    expect((await authorized('/v1/stocks/TCS/quote')).status).toBe(404);
     await stack.start('options-analytics');
     let status = 0;
     for (let i = 0; i < 50 && status !== 404; i++) {
-      status = (await fetch(`${stack.baseUrl}/v1/options/NIFTY/chain`)).status;
+      status = (await authorized('/v1/options/NIFTY/chain')).status;
       if (status !== 404) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(404);

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { dropSchema } from '@mdp/db';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
+export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const ALL_SERVICES = Object.keys(DEFAULT_PORTS) as ServiceName[];
 
 /** A port free right now (the OS picks it). */
@@ -31,6 +32,10 @@ export interface Stack {
   procs: Map<ServiceName, Proc>;
   baseUrl: string;
   schemas: string[];
+  /** Runs the auth admin tool against this stack's auth schema; resolves to its stdout. */
+  admin(...args: string[]): Promise<string>;
+  /** A second gateway process sharing the same services; resolves to its base URL and ops port. */
+  startSecondGateway(): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
   start(name: ServiceName): Promise<Proc>;
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
   shutdown(): Promise<void>;
@@ -63,6 +68,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       return {
         PORT: String(p.port),
         OPS_PORT: String(p.ops),
+        NATS_URL,
+        AUTH_ADDR: addr('auth'),
         EQUITIES_ADDR: addr('equities-data'),
         FILINGS_ADDR: addr('filings-reader'),
         OPTIONS_ADDR: addr('options-analytics'),
@@ -71,14 +78,20 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     }
     const schema = `${tag}_${name.replace(/-/g, '_')}`;
     if (!schemas.includes(schema)) schemas.push(schema);
-    return { GRPC_PORT: String(p.port), OPS_PORT: String(p.ops), DB_SCHEMA: schema, DATABASE_URL };
+    return { GRPC_PORT: String(p.port), OPS_PORT: String(p.ops), DB_SCHEMA: schema, DATABASE_URL, NATS_URL };
+  };
+  const authSchema = `${tag}_auth`;
+
+  const spawnService = (name: ServiceName, serviceEnv: Record<string, string>) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
+      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...serviceEnv, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return child;
   };
 
   const start = async (name: ServiceName): Promise<Proc> => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
-      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...envFor(name), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnService(name, envFor(name));
     const output: string[] = [];
     child.stdout?.on('data', (c) => output.push(String(c)));
     child.stderr?.on('data', (c) => output.push(String(c)));
@@ -100,10 +113,43 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     return exited;
   };
 
-  await Promise.all(ALL_SERVICES.map(start));
+  // The gateway needs NATS and the auth service at start-up; the rest are independent.
+  await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
+  await start('gateway');
   return {
     procs,
     schemas,
+    admin: (...args) =>
+      new Promise((resolve, reject) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', 'services/auth/src/cli.ts', ...args],
+          { env: { ...process.env, DATABASE_URL, DB_SCHEMA: authSchema } },
+          (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim())),
+        );
+      }),
+    startSecondGateway: async () => {
+      const port = await freePort();
+      const opsPort = await freePort();
+      const child = spawnService('gateway', { ...envFor('gateway'), PORT: String(port), OPS_PORT: String(opsPort) });
+      const output: string[] = [];
+      child.stdout?.on('data', (c) => output.push(String(c)));
+      child.stderr?.on('data', (c) => output.push(String(c)));
+      await waitFor(
+        async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status === 200,
+        30_000,
+        `the second gateway (output: ${output.join('').slice(-500)})`,
+      );
+      return {
+        baseUrl: `http://127.0.0.1:${port}`,
+        opsPort,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      };
+    },
     baseUrl: `http://127.0.0.1:${ports.get('gateway')!.port}`,
     start,
     stop,
