@@ -22,13 +22,22 @@ async function load(name: string, url: string, headers: Record<string, string> =
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k}=${n}`)
     .join(' ');
-  return { name, url, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, statuses };
+  return {
+    name,
+    url,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    statuses,
+  };
 }
 
 function print(figures: Figure[]) {
   const bare = figures[0]!.rps;
   console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, autocannon on loopback\n`);
-  console.log(`${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  vs bare  statuses`);
+  console.log(
+    `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  vs bare  statuses`,
+  );
   for (const f of figures) {
     const share = `${((f.rps / bare) * 100).toFixed(0)}%`.padStart(7);
     console.log(
@@ -47,11 +56,21 @@ const stack = await startStack({ LOG_LEVEL: 'warn' });
 try {
   const figures: Figure[] = [];
   figures.push(await load('bare fastify JSON route', `http://127.0.0.1:${barePort}/bare`));
-  figures.push(await load('gateway: validation only (400, no upstream call)', `${stack.baseUrl}/v1/stocks?q=tata&limit=99`));
   figures.push(
-    await load('gateway: validated + gRPC to equities-data (404, empty dataset)', `${stack.baseUrl}/v1/stocks?q=tata&limit=5`),
+    await load(
+      'gateway: validation only (400, no upstream call)',
+      `${stack.baseUrl}/v1/stocks?q=tata&limit=99`,
+    ),
   );
-  figures.push(await load('gateway: /v1/openapi.json (free, pre-serialised)', `${stack.baseUrl}/v1/openapi.json`));
+  figures.push(
+    await load(
+      'gateway: validated + gRPC to equities-data (404, empty dataset)',
+      `${stack.baseUrl}/v1/stocks?q=tata&limit=5`,
+    ),
+  );
+  figures.push(
+    await load('gateway: /v1/openapi.json (free, pre-serialised)', `${stack.baseUrl}/v1/openapi.json`),
+  );
   print(figures);
 } finally {
   bare.kill('SIGTERM');

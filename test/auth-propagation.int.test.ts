@@ -31,13 +31,16 @@ async function timeUntilAll(expected: number, token: string, limitMs = 3_000): P
     for (const base of [...pending]) if ((await status(base, token)) === expected) pending.delete(base);
     if (pending.size > 0) await new Promise((r) => setTimeout(r, 10));
   }
-  if (pending.size > 0) throw new Error(`still not ${expected} after ${limitMs} ms on ${[...pending].join(', ')}`);
+  if (pending.size > 0)
+    throw new Error(`still not ${expected} after ${limitMs} ms on ${[...pending].join(', ')}`);
   return Date.now() - started;
 }
 
 async function invalidations(opsPort: number, reason: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`auth_cache_invalidations_total{reason="${reason}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`auth_cache_invalidations_total{reason="${reason}"`));
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
@@ -84,7 +87,9 @@ describe('auth service outage', () => {
     expect(await stack.stop('auth')).toBe(0);
     try {
       expect(await status(stack.baseUrl, cached.token)).toBe(404);
-      const res = await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`, { headers: { authorization: `Bearer ${fresh.token}` } });
+      const res = await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`, {
+        headers: { authorization: `Bearer ${fresh.token}` },
+      });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
@@ -98,6 +103,7 @@ describe('auth service outage', () => {
     const { token } = await newAccountToken();
     await status(stack.baseUrl, token);
     await status(second.baseUrl, `${token.slice(0, -1)}x`);
-    for (const [name, proc] of stack.procs) expect(proc.output.join(''), name).not.toContain(token.slice(4, 30));
+    for (const [name, proc] of stack.procs)
+      expect(proc.output.join(''), name).not.toContain(token.slice(4, 30));
   });
 });

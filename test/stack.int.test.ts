@@ -3,7 +3,8 @@ import { ALL_SERVICES, type Stack, startStack } from './stack.ts';
 
 let stack: Stack;
 let token: string;
-const authorized = (url: string) => fetch(`${stack.baseUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
+const authorized = (url: string) =>
+  fetch(`${stack.baseUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
 
 beforeAll(async () => {
   stack = await startStack();

@@ -125,13 +125,18 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
           process.execPath,
           ['--import', 'tsx', 'services/auth/src/cli.ts', ...args],
           { env: { ...process.env, DATABASE_URL, DB_SCHEMA: authSchema } },
-          (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim())),
+          (err, stdout, stderr) =>
+            err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
         );
       }),
     startSecondGateway: async () => {
       const port = await freePort();
       const opsPort = await freePort();
-      const child = spawnService('gateway', { ...envFor('gateway'), PORT: String(port), OPS_PORT: String(opsPort) });
+      const child = spawnService('gateway', {
+        ...envFor('gateway'),
+        PORT: String(port),
+        OPS_PORT: String(opsPort),
+      });
       const output: string[] = [];
       child.stdout?.on('data', (c) => output.push(String(c)));
       child.stderr?.on('data', (c) => output.push(String(c)));

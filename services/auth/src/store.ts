@@ -92,7 +92,9 @@ export class AuthStore {
 
   /** Revokes by token id, or by the token itself (for whoever holds a leaked one but not its id). */
   async revokeToken(idOrToken: string): Promise<void> {
-    const tokenId = idOrToken.startsWith(TOKEN_PREFIX) ? (await this.findByToken(idOrToken))?.token_id : idOrToken;
+    const tokenId = idOrToken.startsWith(TOKEN_PREFIX)
+      ? (await this.findByToken(idOrToken))?.token_id
+      : idOrToken;
     if (!tokenId || !UUID.test(tokenId)) throw new AdminError('no such token');
     await this.transaction(async (c) => {
       const { rows } = await c.query<{ account_id: string; revoked_at: Date | null }>(

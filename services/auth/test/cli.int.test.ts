@@ -15,7 +15,12 @@ let pool: Pool;
 let store: AuthStore;
 
 beforeAll(async () => {
-  await migrate({ url: DATABASE_URL, schema, dir: new URL('../migrations/', import.meta.url).pathname, logger: createLogger('t', 'silent') });
+  await migrate({
+    url: DATABASE_URL,
+    schema,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger: createLogger('t', 'silent'),
+  });
   pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'cli-test' });
   store = new AuthStore(pool, SECRET, outboxChannel(schema));
 });
@@ -56,27 +61,39 @@ describe('auth-admin commands', () => {
     const other = await store.issueToken(account);
     await cli('token', 'revoke', other.id);
     await expect(cli('token', 'revoke', other.id)).rejects.toThrow(AdminError);
-    await expect(cli('token', 'revoke', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(/no such token/);
+    await expect(cli('token', 'revoke', '00000000-0000-0000-0000-000000000000')).rejects.toThrow(
+      /no such token/,
+    );
   });
 
   it('refuses unknown plans and accounts with a clear message', async () => {
-    await expect(cli('account', 'create', '--plan', 'gold')).rejects.toThrow(/unknown plan "gold"; plans are: business, free, pro, unlimited/);
+    await expect(cli('account', 'create', '--plan', 'gold')).rejects.toThrow(
+      /unknown plan "gold"; plans are: business, free, pro, unlimited/,
+    );
     await expect(cli('token', 'issue', 'not-an-id')).rejects.toThrow(/no account with id not-an-id/);
     await expect(cli('token', 'issue', '11111111-1111-1111-1111-111111111111')).rejects.toThrow(/no account/);
     const account = await cli('account', 'create', '--plan', 'free');
     await expect(cli('account', 'set-plan', account, 'platinum')).rejects.toThrow(/unknown plan "platinum"/);
-    await expect(cli('account', 'set-plan', '11111111-1111-1111-1111-111111111111', 'pro')).rejects.toThrow(/no account/);
+    await expect(cli('account', 'set-plan', '11111111-1111-1111-1111-111111111111', 'pro')).rejects.toThrow(
+      /no account/,
+    );
     await expect(cli('account', 'reactivate', account)).rejects.toThrow(/already active/);
   });
 
   it('refuses bad options', async () => {
     await expect(cli('account', 'create')).rejects.toThrow(/--plan is required/);
     await expect(cli('token', 'issue')).rejects.toThrow(/missing <account-id>/);
-    await expect(cli('plan', 'set-caps', 'free', '--daily=-5', '--monthly', 'none')).rejects.toThrow(/whole number/);
+    await expect(cli('plan', 'set-caps', 'free', '--daily=-5', '--monthly', 'none')).rejects.toThrow(
+      /whole number/,
+    );
     await expect(cli('plan', 'set-caps', 'free', '--daily', '10')).rejects.toThrow(/--monthly is required/);
     const account = await cli('account', 'create', '--plan', 'free');
-    await expect(cli('token', 'issue', account, '--expires-in', '3 weeks')).rejects.toThrow(/30d, 12h or 90m/);
-    await expect(cli('token', 'issue', account, '--expires-at', '2001-01-01T00:00:00Z')).rejects.toThrow(/in the past/);
+    await expect(cli('token', 'issue', account, '--expires-in', '3 weeks')).rejects.toThrow(
+      /30d, 12h or 90m/,
+    );
+    await expect(cli('token', 'issue', account, '--expires-at', '2001-01-01T00:00:00Z')).rejects.toThrow(
+      /in the past/,
+    );
     await expect(cli('frobnicate')).rejects.toThrow(/unknown command/);
   });
 
@@ -92,7 +109,10 @@ describe('the real command-line process', () => {
   const exec = promisify(execFile);
   const env = { ...process.env, DATABASE_URL, DB_SCHEMA: schema, TOKEN_HASH_SECRET: SECRET };
   const tool = (...args: string[]) =>
-    exec(process.execPath, ['--import', 'tsx', 'services/auth/src/cli.ts', ...args], { env, cwd: process.cwd() });
+    exec(process.execPath, ['--import', 'tsx', 'services/auth/src/cli.ts', ...args], {
+      env,
+      cwd: process.cwd(),
+    });
 
   it('demo-token prints only the token, on the last line of stdout', async () => {
     const { stdout, stderr } = await tool('demo-token', '--plan', 'free');
@@ -103,7 +123,14 @@ describe('the real command-line process', () => {
   });
 
   it('exits 1 with the reason on stderr for a refusal, 2 with usage for a bad command', async () => {
-    await expect(tool('account', 'create', '--plan', 'gold')).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/unknown plan "gold"/) });
-    await expect(tool('nonsense')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/usage: auth-admin/) });
+    await expect(tool('account', 'create', '--plan', 'gold')).rejects.toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/unknown plan "gold"/),
+    });
+    await expect(tool('nonsense')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/usage: auth-admin/),
+    });
   });
 });

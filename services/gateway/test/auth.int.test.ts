@@ -27,9 +27,17 @@ afterAll(async () => {
 
 const QUOTE = '/v1/stocks/TCS/quote';
 const call = (authorization?: string, url = QUOTE) =>
-  gw.inject({ method: 'GET', url, anonymous: true, headers: authorization === undefined ? {} : { authorization } });
+  gw.inject({
+    method: 'GET',
+    url,
+    anonymous: true,
+    headers: authorization === undefined ? {} : { authorization },
+  });
 
-async function expect401(res: Awaited<ReturnType<typeof call>>, code: 'authentication_required' | 'invalid_token') {
+async function expect401(
+  res: Awaited<ReturnType<typeof call>>,
+  code: 'authentication_required' | 'invalid_token',
+) {
   expect(res.statusCode).toBe(401);
   expect(res.json().error.code).toBe(code);
   expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="api"/);

@@ -3,7 +3,7 @@ import { createPool, dropSchema, migrate } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
-import { createLogger, type Logger, createRegistry, type Registry, trace } from '@mdp/telemetry';
+import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
@@ -58,7 +58,10 @@ async function listen(server: GrpcServer, port = 0): Promise<string> {
  * The services a gateway talks to, on loopback: the real auth service (fresh schema in real Postgres,
  * outbox relayed to real NATS) and one gRPC server per data owner answering with `impls` or an echo.
  */
-export async function startServices(impls: DataImpls = {}, logger: Logger = silentLogger): Promise<RunningServices> {
+export async function startServices(
+  impls: DataImpls = {},
+  logger: Logger = silentLogger,
+): Promise<RunningServices> {
   const schema = `gw_${randomBytes(5).toString('hex')}`;
   await migrate({
     url: DATABASE_URL,

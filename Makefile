@@ -1,0 +1,108 @@
+# Every target's `## ` comment is its line in `make help`.
+.DEFAULT_GOAL := help
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+# Targets run their prerequisites in the order written, even under `make -j`.
+.NOTPARALLEL:
+
+BIN := node_modules/.bin
+# npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
+INSTALL_STAMP := node_modules/.package-lock.json
+
+.PHONY: help install build run proto proto-check openapi openapi-check lint format typecheck \
+	test-unit test-int test bench infra infra-stop clean token admin
+
+help: ## List the targets
+	@echo "Usage: make <target>"
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
+
+install: $(INSTALL_STAMP) ## Install dependencies (npm ci) when package-lock.json changed
+
+# The tree a lockfile pins, one `path version` per line, to compare two lockfiles by what they install.
+LOCKED_TREE := node -e 'const l = JSON.parse(require("fs").readFileSync("package-lock.json", "utf8")); \
+  for (const [k, v] of Object.entries(l.packages).sort()) console.log(k, v.version ?? v.resolved ?? "")'
+
+# `npm ci`, with one narrow workaround: npm 11 rejects a lockfile that leaves out optional platform
+# packages the registry cannot serve ("Missing: <name>@ from lock file", no version; npm/cli#9846).
+# Only then it runs `npm install`, checks that it installed exactly the locked tree, and puts the
+# committed package-lock.json back.
+$(INSTALL_STAMP): package-lock.json
+	@log="$$(mktemp)"; trap 'rm -f "$$log"*' EXIT; \
+	echo "npm ci"; \
+	if npm ci </dev/null 2>"$$log"; then cat "$$log" >&2; exit 0; fi; \
+	cat "$$log" >&2; \
+	grep -Eq 'Missing: .+@ from lock file' "$$log" && ! grep -Eq 'Missing: .+@[^ @/]+ from lock file' "$$log" || exit 1; \
+	echo "install: npm ci refused the lockfile only for optional packages this registry does not serve;" \
+	  "running npm install and checking it installs exactly the locked tree" >&2; \
+	$(LOCKED_TREE) > "$$log.before"; cp package-lock.json "$$log.lock"; \
+	npm install </dev/null; \
+	$(LOCKED_TREE) > "$$log.after"; cp "$$log.lock" package-lock.json; \
+	diff "$$log.before" "$$log.after" >&2 || { \
+	  echo "install: package.json asks for a different tree than package-lock.json; run npm install and commit the lockfile" >&2; \
+	  exit 1; }
+	@touch $@
+
+build: install ## Bundle every service into services/<svc>/dist/server.js
+	npx tsx scripts/build.ts
+
+run: install build ## Build, then run Postgres, NATS and all six services in the foreground (Ctrl-C stops)
+	npx tsx scripts/run.ts
+
+PLAN ?= free
+token: install infra ## Print a token for a new account on PLAN (default free) on the last line
+	@npx tsx services/auth/src/cli.ts demo-token --plan $(PLAN)
+
+admin: install infra ## Run the auth admin tool: make admin ARGS="token list <account-id>"
+	@npx tsx services/auth/src/cli.ts $(ARGS)
+
+infra: ## Make sure Postgres (with the database) and NATS JetStream are up
+	bash scripts/infra.sh ensure
+
+infra-stop: ## Stop the private Postgres/NATS instances under .local/
+	bash scripts/infra.sh stop
+
+proto: install ## Lint the protos and regenerate packages/proto/src/gen
+	cd proto && ../$(BIN)/buf lint && ../$(BIN)/buf generate
+
+proto-check: install ## Lint the protos and fail if packages/proto/src/gen is not what they generate
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	cd proto && ../$(BIN)/buf lint; \
+	sed -E "s#^([[:space:]]*out:).*#\1 $$tmp/gen#" buf.gen.yaml > "$$tmp/buf.gen.yaml"; \
+	../$(BIN)/buf generate --template "$$tmp/buf.gen.yaml"; \
+	if ! diff -ru "$$tmp/gen" ../packages/proto/src/gen > "$$tmp/diff"; then \
+	  cat "$$tmp/diff"; \
+	  echo "proto-check: packages/proto/src/gen is out of date with proto/; run 'make proto' and commit the result" >&2; \
+	  exit 1; \
+	fi; \
+	echo "proto-check: generated code matches the protos"
+
+openapi: install ## Regenerate the gateway's OpenAPI document
+	npx tsx services/gateway/scripts/openapi.ts
+
+openapi-check: install ## Fail if the committed OpenAPI document is out of date
+	npx tsx services/gateway/scripts/openapi.ts --check
+
+lint: install ## Lint and check formatting (biome)
+	npx biome check .
+
+format: install ## Fix formatting and safe lint issues (biome)
+	npx biome check --write .
+
+typecheck: install ## Type-check the whole repository (tsc)
+	npx tsc -p tsconfig.json
+
+test-unit: install ## Run the unit tests (no infrastructure needed)
+	npx vitest run --project unit
+
+test-int: install infra ## Run the integration tests against real Postgres and NATS
+	npx vitest run --project int
+
+test: install lint typecheck proto-check openapi-check infra ## Everything CI runs: checks, then unit and integration tests
+	npx vitest run
+
+bench: install infra ## Throughput and latency figures against the platform run as real processes
+	npx tsx bench/run.ts
+
+clean: ## Stop the private instances, remove dist/ bundles and .local/
+	bash scripts/infra.sh stop
+	rm -rf services/*/dist .local

@@ -1,0 +1,390 @@
+/**
+ * `make run`: the whole platform on this machine, in the foreground, from the built bundles.
+ *
+ *   1. infrastructure   scripts/infra.sh ensure (Postgres, NATS JetStream, the database)
+ *   2. data             hook for later steps (migrations run by hand, the default dataset)
+ *   3. start            every service from services/<svc>/dist/server.js, logs prefixed and coloured
+ *   4. ready            wait for each ops /readyz to answer 200, then print where the API is
+ *   5. stop             Ctrl-C / SIGTERM: SIGTERM to every service, wait for them to drain, exit 0
+ *
+ * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
+ * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { colours, createFormatter, type Formatter, useColour } from './lib/log-format.ts';
+import { bundleFile, DEFAULT_PORTS, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
+
+const STOP_GRACE_MS = 15_000;
+const READY_TIMEOUT_MS = Number(process.env.READY_TIMEOUT_SECONDS || 60) * 1_000;
+if (!Number.isFinite(READY_TIMEOUT_MS) || READY_TIMEOUT_MS < 0) {
+  console.error(`run: READY_TIMEOUT_SECONDS=${process.env.READY_TIMEOUT_SECONDS} is not a number of seconds`);
+  process.exit(2);
+}
+const COLOUR = useColour();
+const c = COLOUR
+  ? colours
+  : (Object.fromEntries(Object.keys(colours).map((k) => [k, (s: string) => s])) as typeof colours);
+
+/** How the gateway finds each gRPC service (its config names, see services/gateway/src/server.ts). */
+const GATEWAY_ADDRESS_VARS: Partial<Record<ServiceName, string>> = {
+  auth: 'AUTH_ADDR',
+  'quota-ledger': 'LEDGER_ADDR',
+  'equities-data': 'EQUITIES_ADDR',
+  'filings-reader': 'FILINGS_ADDR',
+  'options-analytics': 'OPTIONS_ADDR',
+};
+
+/** Variables that mean one thing per process; inherited as-is they would give every child the same value. */
+const PER_PROCESS_VARS = ['PORT', 'OPS_PORT', 'GRPC_PORT', 'DB_SCHEMA'];
+
+interface Plan {
+  name: ServiceName;
+  /** The gateway's public HTTP port, or the service's gRPC port. */
+  port: number;
+  portLabel: 'http' | 'grpc';
+  opsPort: number;
+  bundle: string;
+}
+
+const say = (text: string) => console.log(`${c.bold('run')}: ${text}`);
+const fail = (text: string): never => {
+  console.error(`${c.bold('run')}: ${c.red(`ERROR: ${text}`)}`);
+  process.exit(1);
+};
+
+function envKey(name: ServiceName, suffix: string): string {
+  return `${name.toUpperCase().replaceAll('-', '_')}_${suffix}`;
+}
+
+function portFromEnv(key: string, fallback: number): number {
+  const raw = process.env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    fail(`${key}=${raw} is not a port number (1-65535)`);
+  return port;
+}
+
+function planServices(): Plan[] {
+  const plans: Plan[] = [];
+  for (const name of SERVICES) {
+    const bundle = bundleFile(name);
+    if (!existsSync(bundle))
+      fail(`${rel(bundle)} is missing; run \`make build\` (or \`make run\`, which builds)`);
+    const defaults = DEFAULT_PORTS[name];
+    plans.push(
+      'http' in defaults
+        ? {
+            name,
+            port: portFromEnv('PORT', defaults.http),
+            portLabel: 'http',
+            opsPort: portFromEnv(envKey(name, 'OPS_PORT'), defaults.ops),
+            bundle,
+          }
+        : {
+            name,
+            port: portFromEnv(envKey(name, 'GRPC_PORT'), defaults.grpc),
+            portLabel: 'grpc',
+            opsPort: portFromEnv(envKey(name, 'OPS_PORT'), defaults.ops),
+            bundle,
+          },
+    );
+  }
+  const seen = new Map<number, string>();
+  for (const p of plans) {
+    for (const [port, what] of [
+      [p.port, `${p.name} ${p.portLabel}`],
+      [p.opsPort, `${p.name} ops`],
+    ] as const) {
+      const other = seen.get(port);
+      if (other) fail(`port ${port} is assigned twice: ${other} and ${what}`);
+      seen.set(port, what);
+    }
+  }
+  return plans;
+}
+
+function childEnv(plan: Plan, all: Plan[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of PER_PROCESS_VARS) delete env[key];
+  env.OPS_PORT = String(plan.opsPort);
+  if (plan.portLabel === 'http') {
+    env.PORT = String(plan.port);
+    for (const other of all) {
+      const key = GATEWAY_ADDRESS_VARS[other.name];
+      if (key) env[key] = `localhost:${other.port}`;
+    }
+  } else {
+    env.GRPC_PORT = String(plan.port);
+    const schema = process.env[envKey(plan.name, 'DB_SCHEMA')];
+    if (schema) env.DB_SCHEMA = schema;
+  }
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Steps before anything starts
+
+function ensureInfrastructure(): void {
+  say('checking Postgres and NATS (scripts/infra.sh ensure)');
+  const result = spawnSync('bash', [join(ROOT, 'scripts', 'infra.sh'), 'ensure'], { stdio: 'inherit' });
+  if (result.status !== 0) fail('infrastructure is not ready (see above)');
+}
+
+/**
+ * Hook for data steps that need the infrastructure but must finish before any service starts:
+ * migrations run from here rather than by each service, loading the default dataset, and so on.
+ * Services still apply their own schema migrations when they start.
+ */
+async function prepareData(): Promise<void> {}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '0.0.0.0', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+async function checkPortsFree(plans: Plan[]): Promise<void> {
+  const busy: string[] = [];
+  for (const p of plans) {
+    if (!(await portIsFree(p.port))) busy.push(`${p.port} (${p.name} ${p.portLabel})`);
+    if (!(await portIsFree(p.opsPort))) busy.push(`${p.opsPort} (${p.name} ops)`);
+  }
+  if (busy.length > 0) {
+    fail(
+      `port(s) already in use: ${busy.join(', ')}. Is another \`make run\` still running? Override with env, see scripts/run.ts`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Supervision
+
+interface Running {
+  plan: Plan;
+  child: ChildProcess;
+  formatter: Formatter;
+  exited: Promise<void>;
+  alive: boolean;
+}
+
+class Supervisor {
+  readonly running: Running[] = [];
+  stopping = false;
+  private firstSignalAt = 0;
+
+  start(plans: Plan[]): void {
+    const width = Math.max(...plans.map((p) => p.name.length));
+    plans.forEach((plan, index) => {
+      const formatter = createFormatter(plan.name, width, index, COLOUR);
+      // Own process group: a terminal Ctrl-C reaches this script only, and the children get exactly
+      // one SIGTERM from it, so each drains once instead of racing the terminal's SIGINT.
+      const child = spawn(process.execPath, ['--enable-source-maps', plan.bundle], {
+        cwd: ROOT,
+        env: childEnv(plan, plans),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      const entry: Running = { plan, child, formatter, alive: true, exited: Promise.resolve() };
+      entry.exited = new Promise((resolve) => {
+        child.once('error', (err) => {
+          entry.alive = false;
+          this.onExit(entry, `could not be started: ${err.message}`);
+          resolve();
+        });
+        child.once('exit', (code, signal) => {
+          entry.alive = false;
+          this.onExit(entry, signal ? `was killed by ${signal}` : `exited with code ${code}`);
+          resolve();
+        });
+      });
+      this.pipe(entry, child.stdout, false);
+      this.pipe(entry, child.stderr, true);
+      this.running.push(entry);
+    });
+  }
+
+  private pipe(entry: Running, stream: NodeJS.ReadableStream | null, isStderr: boolean): void {
+    if (!stream) return;
+    const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
+    lines.on('line', (line) => {
+      const out = entry.formatter.format(line).join('\n');
+      if (isStderr) process.stderr.write(`${out}\n`);
+      else process.stdout.write(`${out}\n`);
+    });
+  }
+
+  private onExit(entry: Running, how: string): void {
+    if (this.stopping) {
+      say(
+        `${entry.plan.name} ${how === 'exited with code 0' || how === 'was killed by SIGTERM' ? 'stopped' : how}`,
+      );
+      return;
+    }
+    console.error(
+      `${c.bold('run')}: ${c.red(`${entry.plan.name} ${how} unexpectedly; stopping the others`)}`,
+    );
+    void this.stop(1);
+  }
+
+  /**
+   * Stops the front door first, so requests it is draining can still reach the services behind it,
+   * then the rest; SIGKILL for anything still running after the grace period; then exits.
+   */
+  async stop(code: number): Promise<never> {
+    if (!this.stopping) {
+      this.stopping = true;
+      const force = setTimeout(
+        () => this.killAll(`still running after ${STOP_GRACE_MS / 1000}s`),
+        STOP_GRACE_MS,
+      );
+      force.unref();
+      const waves = [
+        this.running.filter((r) => r.plan.name === 'gateway'),
+        this.running.filter((r) => r.plan.name !== 'gateway'),
+      ];
+      for (const wave of waves) {
+        const live = wave.filter((r) => r.alive);
+        if (live.length === 0) continue;
+        say(
+          `stopping ${live.map((r) => r.plan.name).join(', ')} (SIGTERM: finish in-flight work, then exit)`,
+        );
+        for (const r of live) r.child.kill('SIGTERM');
+        await Promise.all(live.map((r) => r.exited));
+      }
+      clearTimeout(force);
+      say(code === 0 ? 'all services stopped' : c.red('all services stopped after a failure'));
+      process.exit(code);
+    }
+    return new Promise<never>(() => {});
+  }
+
+  killAll(why: string): void {
+    for (const r of this.running.filter((x) => x.alive)) {
+      say(c.yellow(`${r.plan.name} ${why}: SIGKILL`));
+      r.child.kill('SIGKILL');
+    }
+  }
+
+  onSignal(signal: NodeJS.Signals): void {
+    const now = Date.now();
+    if (!this.stopping) {
+      this.firstSignalAt = now;
+      console.log('');
+      say(`${signal} received, stopping (Ctrl-C again kills at once)`);
+      void this.stop(0);
+    } else if (now - this.firstSignalAt > 1_000) {
+      // The same Ctrl-C can arrive twice (terminal and npx/tsx relaying it); only a later one forces.
+      this.killAll('asked to stop again');
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Readiness
+
+async function probe(port: number): Promise<string> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) });
+    await res.arrayBuffer();
+    return res.status === 200 ? 'ready' : `HTTP ${res.status}`;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    return cause === 'ECONNREFUSED' ? 'not listening yet' : (cause ?? (err as Error).name);
+  }
+}
+
+async function waitUntilReady(sup: Supervisor, plans: Plan[]): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const state = new Map(plans.map((p) => [p.name, 'starting']));
+  while (!sup.stopping) {
+    await Promise.all(
+      plans
+        .filter((p) => state.get(p.name) !== 'ready')
+        .map(async (p) => {
+          const now = await probe(p.opsPort);
+          if (now === 'ready' && state.get(p.name) !== 'ready') say(`${p.name} is ready`);
+          state.set(p.name, now);
+        }),
+    );
+    if ([...state.values()].every((s) => s === 'ready')) return;
+    if (Date.now() > deadline) {
+      const waiting = [...state].filter(([, s]) => s !== 'ready');
+      console.error(
+        `${c.bold('run')}: ${c.red(
+          `not ready after ${READY_TIMEOUT_MS / 1000}s: ${waiting
+            .map(([name, s]) => `${name} (/readyz on :${plans.find((p) => p.name === name)!.opsPort}: ${s})`)
+            .join(', ')}`,
+        )}`,
+      );
+      await sup.stop(1);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise(() => {}); // stopping: the supervisor exits the process
+}
+
+/** A fresh free-plan account and its token, made with the auth admin tool against the auth schema. */
+function demoToken(): string {
+  const env = { ...process.env };
+  const schema = process.env[envKey('auth', 'DB_SCHEMA')];
+  if (schema) env.DB_SCHEMA = schema;
+  else delete env.DB_SCHEMA;
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'services', 'auth', 'src', 'cli.ts'), 'demo-token', '--plan', 'free'],
+    { env, encoding: 'utf8' },
+  );
+  if (result.status !== 0) fail(`could not make a demo token: ${result.stderr.trim()}`);
+  return result.stdout.trim().split('\n').at(-1)!;
+}
+
+function banner(plans: Plan[], token: string): void {
+  const gateway = plans.find((p) => p.name === 'gateway')!;
+  const base = `http://localhost:${gateway.port}`;
+  const rule = c.dim('─'.repeat(72));
+  const lines = [rule];
+  lines.push(`  ${c.bold('API ready at')} ${c.green(base)}`);
+  lines.push(`  token      ${token}   (demo account, free plan)`);
+  lines.push(`  try        curl ${base}/v1/openapi.json`);
+  lines.push(`             curl -H 'Authorization: Bearer ${token}' '${base}/v1/stocks?q=tata'`);
+  lines.push(`  ops ports  ${plans.map((p) => `${p.name} :${p.opsPort}`).join(', ')}`);
+  lines.push('             (/healthz, /readyz, /metrics on each)');
+  lines.push(`  stop       Ctrl-C`);
+  lines.push(rule);
+  console.log(lines.join('\n'));
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const plans = planServices();
+
+  ensureInfrastructure();
+  await prepareData();
+  await checkPortsFree(plans);
+
+  const sup = new Supervisor();
+  process.on('SIGINT', () => sup.onSignal('SIGINT'));
+  process.on('SIGTERM', () => sup.onSignal('SIGTERM'));
+  process.on('SIGHUP', () => sup.onSignal('SIGHUP'));
+  // If this script dies some other way, the detached children must not outlive it.
+  process.on('exit', () => {
+    for (const r of sup.running) if (r.alive) r.child.kill('SIGTERM');
+  });
+  // A closed pipe (`make run | head`) must not crash the supervisor before it stops the children.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+
+  say(`starting ${plans.map((p) => `${p.name} (${p.portLabel} :${p.port}, ops :${p.opsPort})`).join(', ')}`);
+  sup.start(plans);
+  await waitUntilReady(sup, plans);
+  banner(plans, demoToken());
+}
+
+await main();
