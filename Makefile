@@ -97,8 +97,12 @@ test-unit: install ## Run the unit tests (no infrastructure needed)
 test-int: install infra ## Run the integration tests against real Postgres and NATS
 	npx vitest run --project int
 
+VITEST_REPORT := .local/vitest-report.json
+
 test: install lint typecheck proto-check openapi-check infra ## Everything CI runs: checks, then unit and integration tests
-	npx vitest run
+	@mkdir -p .local
+	npx vitest run --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
+	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'
 
 bench: install infra ## Throughput and latency figures against the platform run as real processes
 	npx tsx bench/run.ts

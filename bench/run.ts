@@ -54,18 +54,22 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts']
 console.log('starting the platform (six processes)…');
 const stack = await startStack({ LOG_LEVEL: 'warn' });
 try {
+  const token = (await stack.admin('demo-token', '--plan', 'unlimited')).split('\n').at(-1)!;
+  const auth = { authorization: `Bearer ${token}` };
   const figures: Figure[] = [];
   figures.push(await load('bare fastify JSON route', `http://127.0.0.1:${barePort}/bare`));
   figures.push(
     await load(
-      'gateway: validation only (400, no upstream call)',
+      'gateway: cached token + validation (400, no upstream call)',
       `${stack.baseUrl}/v1/stocks?q=tata&limit=99`,
+      auth,
     ),
   );
   figures.push(
     await load(
-      'gateway: validated + gRPC to equities-data (404, empty dataset)',
+      'gateway: cached token + validated + gRPC to equities (404, empty)',
       `${stack.baseUrl}/v1/stocks?q=tata&limit=5`,
+      auth,
     ),
   );
   figures.push(

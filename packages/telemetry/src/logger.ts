@@ -1,3 +1,4 @@
+import { context, trace } from '@opentelemetry/api';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
@@ -25,6 +26,13 @@ export function createLogger(service: string, level: string, destination?: pino.
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    // Every line written inside a span carries its trace id, so one request can be followed across services.
+    mixin() {
+      const span = trace.getSpan(context.active());
+      if (!span) return {};
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

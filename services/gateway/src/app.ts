@@ -121,7 +121,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     reply.header('x-request-id', req.id);
     req.span = tracer.startSpan(
       `${req.method} ${req.routeOptions.url ?? 'unmatched'}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'mdp.request_id': req.id } },
       extractTraceContext(req.headers),
     );
     if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
@@ -147,6 +147,16 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.config.operationId ?? 'unmatched';
     const status = String(reply.statusCode);
+    req.log.debug(
+      {
+        route,
+        status: reply.statusCode,
+        code: req.errorCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        trace_id: req.span?.spanContext().traceId,
+      },
+      'request',
+    );
     metrics.requests.inc({ route, method: req.method, status, code: req.errorCode ?? '' });
     metrics.duration.observe({ route, method: req.method, status }, reply.elapsedTime / 1000);
     if (req.span) {
