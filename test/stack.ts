@@ -3,10 +3,22 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { dropSchema } from '@mdp/db';
+import { connect } from 'nats';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const ALL_SERVICES = Object.keys(DEFAULT_PORTS) as ServiceName[];
+
+async function deleteStream(name: string): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    await (await nc.jetstreamManager()).streams.delete(name);
+  } catch {
+    // never created
+  } finally {
+    await nc.close();
+  }
+}
 
 /** A port free right now (the OS picks it). */
 export async function freePort(): Promise<number> {
@@ -30,6 +42,8 @@ export interface Proc {
 
 export interface Stack {
   procs: Map<ServiceName, Proc>;
+  /** This stack's settlement stream and subject prefix. */
+  usage: { USAGE_STREAM: string; USAGE_SUBJECT: string };
   baseUrl: string;
   schemas: string[];
   /** Runs the auth admin tool against this stack's auth schema; resolves to its stdout. */
@@ -82,9 +96,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   };
   const authSchema = `${tag}_auth`;
 
+  // Settlement events of this stack only: its own JetStream stream and subjects.
+  const usage = { USAGE_STREAM: `USAGE_${tag.toUpperCase()}`, USAGE_SUBJECT: `usage_${tag}` };
   const spawnService = (name: ServiceName, serviceEnv: Record<string, string>) => {
     const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
-      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...serviceEnv, ...env },
+      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...usage, ...serviceEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return child;
@@ -158,9 +174,11 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     baseUrl: `http://127.0.0.1:${ports.get('gateway')!.port}`,
     start,
     stop,
+    usage,
     shutdown: async () => {
       await Promise.all(ALL_SERVICES.map((n) => stop(n)));
       for (const schema of schemas) await dropSchema(DATABASE_URL, schema);
+      await deleteStream(usage.USAGE_STREAM);
     },
   };
 }

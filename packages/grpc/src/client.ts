@@ -11,7 +11,7 @@ export interface ClientOptions {
 }
 
 /** Channel settings for long-lived connections between pods: detect dead peers, reconnect fast. */
-const CHANNEL_OPTIONS = {
+export const CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 20_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.keepalive_permit_without_calls': 1,
@@ -22,6 +22,8 @@ const CHANNEL_OPTIONS = {
 
 export interface TypedClient<D extends ServiceDefinitionOf> {
   call: AsyncClient<D>;
+  /** The channel itself, for streaming methods. */
+  raw: Client;
   close(): void;
 }
 
@@ -40,6 +42,7 @@ export function createClient<D extends ServiceDefinitionOf>(
     string,
     UnaryMethodDefinition<unknown, unknown>,
   ][]) {
+    if (def.requestStream || def.responseStream) continue;
     call[name] = (request: unknown, callOpts?: { deadlineMs?: number }) => {
       const metadata = new Metadata();
       const carrier: Record<string, string> = {};
@@ -71,5 +74,5 @@ export function createClient<D extends ServiceDefinitionOf>(
       });
     };
   }
-  return { call: call as AsyncClient<D>, close: () => client.close() };
+  return { call: call as AsyncClient<D>, raw: client, close: () => client.close() };
 }

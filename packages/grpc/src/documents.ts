@@ -16,7 +16,9 @@ export function notFoundForEveryMethod<D extends ServiceDefinitionOf>(
   reason: string,
 ): AsyncServiceImpl<D> {
   const impl = {} as Record<string, () => Promise<never>>;
-  for (const method of Object.keys(definition))
-    impl[method] = () => Promise.reject(RpcError.notFound(reason));
+  for (const [method, def] of Object.entries(definition)) {
+    if (!def.requestStream && !def.responseStream)
+      impl[method] = () => Promise.reject(RpcError.notFound(reason));
+  }
   return impl as AsyncServiceImpl<D>;
 }

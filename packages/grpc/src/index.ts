@@ -1,5 +1,5 @@
 export { status } from '@grpc/grpc-js';
-export { type ClientOptions, createClient, type TypedClient } from './client.ts';
+export { CHANNEL_OPTIONS, type ClientOptions, createClient, type TypedClient } from './client.ts';
 export { jsonDocument, notFoundForEveryMethod } from './documents.ts';
 export { PARAM_METADATA_KEY, RpcError } from './rpc-error.ts';
 export { GrpcServer, type GrpcServerOptions } from './server.ts';

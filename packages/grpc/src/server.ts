@@ -59,6 +59,10 @@ export class GrpcServer {
     const handlers: UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
       const fn = impl[method as keyof D];
+      if (def.requestStream || def.responseStream) {
+        handlers[method] = fn as UntypedServiceImplementation[string];
+        continue;
+      }
       handlers[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
         this.handle(def.path, call, callback, fn as (req: unknown, ctx: never) => Promise<unknown>);
       };

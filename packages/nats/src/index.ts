@@ -101,3 +101,5 @@ export interface AccountChanged {
 export interface PlanChanged {
   plan: string;
 }
+
+export { ensureStream, type StreamSpec } from './jetstream.ts';

@@ -23,6 +23,8 @@ export type GrpcServiceRuntime = Runtime<
 /** What `build` hands back: the server, and anything besides the pool to release after draining. */
 export interface BuiltService {
   server: GrpcServer;
+  /** Readiness beyond the database (e.g. a message broker connection). */
+  ready?: () => boolean;
   close?: () => Promise<void>;
 }
 
@@ -70,10 +72,11 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
       applicationName: spec.name,
     });
     const built = await spec.build(rt as GrpcServiceRuntime, pool);
-    const { server, close }: BuiltService = built instanceof GrpcServer ? { server: built } : built;
+    const { server, close, ready }: BuiltService = built instanceof GrpcServer ? { server: built } : built;
+    const dbReady = cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1);
     const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
     const ops = await serveUntilSignal(rt, config.OPS_PORT, {
-      ready: cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1),
+      ready: async () => (ready?.() ?? true) && (await dbReady()),
       drain: (graceMs) => server.shutdown(graceMs),
       close: async () => {
         await close?.();

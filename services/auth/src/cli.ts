@@ -20,7 +20,9 @@ const USAGE = `usage: auth-admin <command> [options]
   token list <account-id>                         the account's tokens, never revealing them
   token revoke <token-id | token>                 revoke a token (at once, on every gateway)
   plan list                                       plans and their daily and monthly caps
-  plan set-caps <plan> --daily <n|none> --monthly <n|none>
+  plan create <plan> --daily <n|none> --monthly <n|none> [--burst <n>]
+                                                  add a plan (burst: requests a minute, default 60)
+  plan set-caps <plan> --daily <n|none> --monthly <n|none> [--burst <n>]
                                                   change a plan's caps (none = unlimited)
   demo-token [--plan <plan>]                      a new account with one token; prints the token last
 
@@ -33,6 +35,13 @@ function parseCap(value: string | undefined, flag: string): number | null {
   if (value === 'none') return null;
   if (!/^\d{1,9}$/.test(value))
     throw new UsageError(`${flag} must be a whole number or none, not "${value}"`);
+  return Number(value);
+}
+
+function parseBurst(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(value))
+    throw new UsageError(`--burst must be a whole number of at least 1, not "${value}"`);
   return Number(value);
 }
 
@@ -76,6 +85,7 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       'expires-at': { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
+      burst: { type: 'string' },
     },
   });
   const [group, action, ...args] = positionals;
@@ -109,10 +119,18 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       return '';
     case 'plan list':
       return table((await store.listPlans()) as unknown as Record<string, unknown>[]);
+    case 'plan create':
+      await store.createPlan(arg(0, '<plan>'), {
+        daily: parseCap(values.daily, '--daily'),
+        monthly: parseCap(values.monthly, '--monthly'),
+        burst: parseBurst(values.burst) ?? 60,
+      });
+      return '';
     case 'plan set-caps':
       await store.setPlanCaps(arg(0, '<plan>'), {
         daily: parseCap(values.daily, '--daily'),
         monthly: parseCap(values.monthly, '--monthly'),
+        burst: parseBurst(values.burst),
       });
       return '';
     case 'demo-token': {

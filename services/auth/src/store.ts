@@ -25,7 +25,10 @@ export interface Plan {
   id: string;
   daily_cap: number | null;
   monthly_cap: number | null;
+  burst_per_minute: number;
 }
+
+const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /**
  * Accounts, plans and tokens in the service's own schema. Tokens are looked up by an HMAC of the token
@@ -45,7 +48,7 @@ export class AuthStore {
 
   async findByToken(token: string): Promise<TokenRecord | undefined> {
     const { rows } = await this.pool.query<TokenRecord>(
-      `SELECT t.id AS token_id, t.account_id, a.plan_id AS plan, p.daily_cap, p.monthly_cap,
+      `SELECT t.id AS token_id, t.account_id, a.plan_id AS plan, p.daily_cap, p.monthly_cap, p.burst_per_minute,
               t.expires_at, t.revoked_at, a.status AS account_status
          FROM tokens t JOIN accounts a ON a.id = t.account_id JOIN plans p ON p.id = a.plan_id
         WHERE t.token_hash = $1`,
@@ -145,17 +148,38 @@ export class AuthStore {
   }
 
   async listPlans(): Promise<Plan[]> {
-    return (await this.pool.query<Plan>('SELECT id, daily_cap, monthly_cap FROM plans ORDER BY id')).rows;
+    return (
+      await this.pool.query<Plan>(
+        'SELECT id, daily_cap, monthly_cap, burst_per_minute FROM plans ORDER BY id',
+      )
+    ).rows;
   }
 
-  async setPlanCaps(plan: string, caps: { daily: number | null; monthly: number | null }): Promise<void> {
+  async createPlan(
+    plan: string,
+    caps: { daily: number | null; monthly: number | null; burst: number },
+  ): Promise<void> {
+    if (!PLAN_ID.test(plan))
+      throw new AdminError(`a plan id is 1-32 of a-z, 0-9, _ and -, starting with a letter: "${plan}"`);
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO plans (id, daily_cap, monthly_cap, burst_per_minute) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO NOTHING`,
+      [plan, caps.daily, caps.monthly, caps.burst],
+    );
+    if (rowCount === 0) throw new AdminError(`plan "${plan}" already exists; use plan set-caps`);
+  }
+
+  async setPlanCaps(
+    plan: string,
+    caps: { daily: number | null; monthly: number | null; burst?: number },
+  ): Promise<void> {
     await this.requirePlan(plan);
     await this.transaction(async (c) => {
-      await c.query('UPDATE plans SET daily_cap = $2, monthly_cap = $3, updated_at = now() WHERE id = $1', [
-        plan,
-        caps.daily,
-        caps.monthly,
-      ]);
+      await c.query(
+        `UPDATE plans SET daily_cap = $2, monthly_cap = $3, burst_per_minute = coalesce($4, burst_per_minute),
+                updated_at = now() WHERE id = $1`,
+        [plan, caps.daily, caps.monthly, caps.burst ?? null],
+      );
       await this.emit<PlanChanged>(c, AUTH_EVENTS.planChanged, { plan });
     });
   }

@@ -9,6 +9,7 @@ const record = (over: Partial<TokenRecord> = {}): TokenRecord => ({
   plan: 'pro',
   daily_cap: 5000,
   monthly_cap: 100000,
+  burst_per_minute: 60,
   expires_at: null,
   revoked_at: null,
   account_status: 'active',
@@ -27,6 +28,7 @@ describe('decide', () => {
       daily_cap: 5000,
       monthly_cap: 100000,
       expires_at_ms: NOW + 1,
+      burst_per_minute: 60,
     });
   });
 

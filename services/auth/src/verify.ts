@@ -7,6 +7,7 @@ export interface TokenRecord {
   plan: string;
   daily_cap: number | null;
   monthly_cap: number | null;
+  burst_per_minute: number;
   expires_at: Date | null;
   revoked_at: Date | null;
   account_status: 'active' | 'suspended';
@@ -35,6 +36,7 @@ export function decide(record: TokenRecord | undefined, nowMs: number): auth.Ver
       daily_cap: record.daily_cap ?? undefined,
       monthly_cap: record.monthly_cap ?? undefined,
       expires_at_ms: record.expires_at?.getTime(),
+      burst_per_minute: record.burst_per_minute,
     },
   };
 }

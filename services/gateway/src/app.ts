@@ -23,11 +23,13 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import { rateLimitHeaders } from './admission.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
 import { envelope } from './envelope.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
+import { ChargeNotConfirmed, type Metering } from './metering.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseQueryString } from './query-string.ts';
 import { toApiError } from './upstreams.ts';
@@ -39,6 +41,7 @@ export interface GatewayDeps {
   registry: Registry;
   upstreams: Upstreams;
   authenticator: Authenticator;
+  metering: Metering;
   clock: Clock;
 }
 
@@ -69,6 +72,7 @@ function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 /** Any error reaching the edge, as one of the SPEC's codes. Framework 4xx errors are the client's. */
 function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(5, err);
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiError('invalid_request', 'the request could not be read');
@@ -93,7 +97,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
  * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
  */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
-  const { logger, tracer, upstreams, authenticator, clock } = deps;
+  const { logger, tracer, upstreams, authenticator, metering, clock } = deps;
   const metrics = httpServerMetrics(deps.registry);
   const isKnownPath = knownPathMatcher(catalogue);
   let closing = false;
@@ -183,6 +187,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     done();
   });
 
+  // While draining, every response ends its keep-alive connection, so the server can finish closing.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   const openApiJson = JSON.stringify(buildOpenApi());
 
   for (const route of catalogue) {
@@ -197,11 +207,26 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           .type('application/json; charset=utf-8')
           .send(openApiJson);
       }
-      const doc = await callOwner(route, upstreams, input, req);
+      if (!route.metered) {
+        const doc = await callOwner(route, upstreams, input, req);
+        return reply
+          .header('cache-control', 'no-store')
+          .type('application/json; charset=utf-8')
+          .send(envelope(doc, route.operationId, clock()));
+      }
+      // Metered: admitted before any work, settled exactly once after it.
+      const admission = await metering.admit(req.id, caller!);
+      const body = await metering.settle(
+        admission,
+        route.operationId,
+        async () => envelope(await callOwner(route, upstreams, input, req), route.operationId, clock()),
+        (err) => asApiError(err).status,
+      );
       return reply
+        .headers(rateLimitHeaders(admission.rateLimit))
         .header('cache-control', 'no-store')
         .type('application/json; charset=utf-8')
-        .send(envelope(doc, route.operationId, clock()));
+        .send(body);
     });
   }
 

@@ -25,6 +25,8 @@ export interface Principal {
   monthlyCap: number | null;
   /** Unix ms, or null for a token that does not expire. */
   expiresAtMs: number | null;
+  /** Requests admitted in any rolling minute. */
+  burstPerMinute: number;
 }
 
 export interface AuthenticatorOptions {
@@ -145,6 +147,7 @@ export class Authenticator {
       dailyCap: p.daily_cap ?? null,
       monthlyCap: p.monthly_cap ?? null,
       expiresAtMs: p.expires_at_ms ?? null,
+      burstPerMinute: p.burst_per_minute,
     };
     this.verified.set(key, principal);
     return principal;

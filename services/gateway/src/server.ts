@@ -1,11 +1,9 @@
 import { DEFAULT_PORTS } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
-import { connectNats } from '@mdp/nats';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
 import { Type } from '@sinclair/typebox';
 import { buildGateway } from './app.ts';
-import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
-import { connectUpstreams } from './upstreams.ts';
+import { connectDependencies } from './dependencies.ts';
 
 const address = (service: keyof typeof DEFAULT_PORTS, port: number) =>
   Type.String({ default: `localhost:${port}`, description: `host:port of ${service} (gRPC)` });
@@ -20,60 +18,58 @@ const rt = bootstrap(
     EQUITIES_ADDR: address('equities-data', DEFAULT_PORTS['equities-data'].grpc),
     FILINGS_ADDR: address('filings-reader', DEFAULT_PORTS['filings-reader'].grpc),
     OPTIONS_ADDR: address('options-analytics', DEFAULT_PORTS['options-analytics'].grpc),
-    LEDGER_ADDR: address('quota-ledger', DEFAULT_PORTS['quota-ledger'].grpc),
+    LEDGER_ADDR: Type.String({
+      default: `localhost:${DEFAULT_PORTS['quota-ledger'].grpc}`,
+      pattern: '^[^,\\s]+(,[^,\\s]+)*$',
+      description: 'host:port of each quota-ledger shard, comma-separated, in shard order',
+    }),
     NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+    USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
     UPSTREAM_DEADLINE_MS: Type.Integer({ default: 2_500, minimum: 50, maximum: 60_000 }),
     AUTH_DEADLINE_MS: Type.Integer({ default: 300, minimum: 20, maximum: 5_000 }),
     AUTH_CACHE_MAX: Type.Integer({ default: 100_000, minimum: 100, maximum: 10_000_000 }),
     AUTH_CACHE_TTL_MS: Type.Integer({ default: 300_000, minimum: 1_000, maximum: 86_400_000 }),
+    ADMISSION_DEADLINE_MS: Type.Integer({ default: 300, minimum: 20, maximum: 5_000 }),
+    SETTLE_ACK_TIMEOUT_MS: Type.Integer({ default: 1_500, minimum: 100, maximum: 30_000 }),
   }),
 );
 const { config, logger } = rt;
 
 try {
-  const { upstreams, authClient, close } = connectUpstreams(
-    {
+  const deps = await connectDependencies({
+    addresses: {
       auth: config.AUTH_ADDR,
       equities: config.EQUITIES_ADDR,
       filings: config.FILINGS_ADDR,
       options: config.OPTIONS_ADDR,
-      ledger: config.LEDGER_ADDR,
+      ledger: config.LEDGER_ADDR.split(','),
     },
-    rt.registry,
-    config.UPSTREAM_DEADLINE_MS,
-  );
-  const authenticator = new Authenticator({
-    client: authClient,
+    natsUrl: config.NATS_URL,
+    usageStream: config.USAGE_STREAM,
+    usageSubject: config.USAGE_SUBJECT,
+    upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
+    authDeadlineMs: config.AUTH_DEADLINE_MS,
+    authCacheMax: config.AUTH_CACHE_MAX,
+    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    admissionDeadlineMs: config.ADMISSION_DEADLINE_MS,
+    settleAckTimeoutMs: config.SETTLE_ACK_TIMEOUT_MS,
     clock: systemClock,
-    registry: rt.registry,
-    deadlineMs: config.AUTH_DEADLINE_MS,
-    cacheMax: config.AUTH_CACHE_MAX,
-    cacheTtlMs: config.AUTH_CACHE_TTL_MS,
-  });
-  const nc = await connectNats({
-    url: config.NATS_URL,
-    name: 'gateway',
     logger,
-    // Events sent while we were away are lost to us: start again from the auth service's word.
-    onReconnect: () => authenticator.clear('nats_reconnected'),
+    registry: rt.registry,
   });
-  subscribeAuthEvents(nc, authenticator, logger);
   const app = await buildGateway({
     logger,
     tracer: rt.tracing.tracer,
     registry: rt.registry,
-    upstreams,
-    authenticator,
     clock: systemClock,
+    ...deps,
   });
   await app.listen({ host: config.HOST, port: config.PORT });
   const ops = await serveUntilSignal(rt, config.OPS_PORT, {
-    ready: () => !nc.isClosed(),
+    ready: deps.isConnected,
     drain: () => app.close(),
-    close: async () => {
-      close();
-      await nc.drain();
-    },
+    close: deps.close,
   });
   logger.info(
     { port: config.PORT, opsPort: ops.port },

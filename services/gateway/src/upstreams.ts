@@ -2,6 +2,7 @@ import { ApiError } from '@mdp/errors';
 import { type AsyncClient, createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
 import { auth, equities, filings, ledger, options } from '@mdp/proto';
 import { grpcClientMetrics, type Registry } from '@mdp/telemetry';
+import { shardOf } from '@mdp/usage';
 import type { Upstreams } from './catalogue/index.ts';
 
 export interface UpstreamAddresses {
@@ -9,7 +10,8 @@ export interface UpstreamAddresses {
   equities: string;
   filings: string;
   options: string;
-  ledger: string;
+  /** One address per ledger shard, in shard order. */
+  ledger: string[];
 }
 
 /** One long-lived channel per owning service; call `close` on shutdown. */
@@ -29,8 +31,10 @@ export function connectUpstreams(
       addresses.options,
       opts('options-analytics'),
     ),
-    ledger: createClient(ledger.QuotaLedgerServiceService, addresses.ledger, opts('quota-ledger')),
   };
+  const ledgers = addresses.ledger.map((a) =>
+    createClient(ledger.QuotaLedgerServiceService, a, opts('quota-ledger')),
+  );
   const all: TypedClient<never>[] = Object.values(clients) as never;
   return {
     authClient: clients.auth.call,
@@ -38,10 +42,10 @@ export function connectUpstreams(
       equities: clients.equities.call,
       filings: clients.filings.call,
       options: clients.options.call,
-      ledger: clients.ledger.call,
+      ledger: (accountId: string) => ledgers[shardOf(accountId, ledgers.length)]!.call,
     },
     close: () => {
-      for (const client of all) client.close();
+      for (const client of [...all, ...ledgers]) client.close();
     },
   };
 }

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { createPool, dropSchema, migrate } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
-import { connectNats, type NatsConnection } from '@mdp/nats';
+import { connectNats } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
 import { AuthStore, outboxChannel } from '../../auth/src/store.ts';
+import { assembleLedger } from '../../quota-ledger/src/ledger.ts';
+import type { ProjectionStore } from '../../quota-ledger/src/projections.ts';
 import { buildGateway } from '../src/app.ts';
-import { Authenticator, subscribeAuthEvents } from '../src/authenticator.ts';
+import type { Authenticator } from '../src/authenticator.ts';
 import type { Upstreams } from '../src/catalogue/index.ts';
-import { connectUpstreams, type UpstreamAddresses } from '../src/upstreams.ts';
+import { connectDependencies } from '../src/dependencies.ts';
+import type { UpstreamAddresses } from '../src/upstreams.ts';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -40,12 +43,18 @@ export interface RunningServices {
   addresses: UpstreamAddresses;
   /** The real auth store on this run's own schema. */
   store: AuthStore;
-  /** A token of a fresh account on the free plan. */
+  /** The real ledger's projections on this run's own schema. */
+  projections: ProjectionStore;
+  /** Resolves when the ledger has recorded every settlement received so far. */
+  ledgerIdle(): Promise<void>;
+  usageStream: string;
+  usageSubject: string;
+  /** A token of a fresh account on a test plan with no caps and no practical burst cap. */
   token: string;
   accountId: string;
   stopAuth(): Promise<void>;
   startAuth(): Promise<void>;
-  /** Stops the data services only (auth keeps answering). */
+  /** Stops the data services only (auth and the ledger keep answering). */
   stopData(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -54,29 +63,57 @@ async function listen(server: GrpcServer, port = 0): Promise<string> {
   return `127.0.0.1:${await server.listen('127.0.0.1', port)}`;
 }
 
+export interface ServiceOptions {
+  impls?: Partial<{ equities: unknown; filings: unknown; options: unknown }>;
+  logger?: Logger;
+  /** The ledger's clock (IST windows are decided by it). */
+  ledgerClock?: () => number;
+  holdTtlMs?: number;
+}
+
 /**
- * The services a gateway talks to, on loopback: the real auth service (fresh schema in real Postgres,
- * outbox relayed to real NATS) and one gRPC server per data owner answering with `impls` or an echo.
+ * The services a gateway talks to, on loopback: the real auth service and the real quota ledger (each on
+ * a fresh schema in real Postgres, with real NATS and a fresh JetStream stream), and one gRPC server per
+ * data owner answering with `impls` or an echo.
  */
-export async function startServices(
-  impls: DataImpls = {},
-  logger: Logger = silentLogger,
-): Promise<RunningServices> {
-  const schema = `gw_${randomBytes(5).toString('hex')}`;
+export async function startServices(opts: ServiceOptions = {}): Promise<RunningServices> {
+  const logger = opts.logger ?? silentLogger;
+  const tag = randomBytes(5).toString('hex');
+  const authSchema = `gw_${tag}_auth`;
+  const ledgerSchema = `gw_${tag}_ledger`;
+  const usageStream = `USAGE_T${tag}`;
+  const usageSubject = `usage_t${tag}`;
   await migrate({
     url: DATABASE_URL,
-    schema,
+    schema: authSchema,
     dir: new URL('../../auth/migrations/', import.meta.url).pathname,
     logger: silentLogger,
   });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'gateway-test' });
-  const channel = outboxChannel(schema);
-  const store = new AuthStore(pool, 'test-token-hash-secret', channel);
-  const nc = await connectNats({ url: NATS_URL, name: 'gateway-test-auth', logger: silentLogger });
+  await migrate({
+    url: DATABASE_URL,
+    schema: ledgerSchema,
+    dir: new URL('../../quota-ledger/migrations/', import.meta.url).pathname,
+    logger: silentLogger,
+  });
+  const authPool = createPool({
+    url: DATABASE_URL,
+    schema: authSchema,
+    max: 4,
+    applicationName: 'gateway-test-auth',
+  });
+  const ledgerPool = createPool({
+    url: DATABASE_URL,
+    schema: ledgerSchema,
+    max: 4,
+    applicationName: 'gateway-test-ledger',
+  });
+  const channel = outboxChannel(authSchema);
+  const store = new AuthStore(authPool, 'test-token-hash-secret', channel);
+  const nc = await connectNats({ url: NATS_URL, name: 'gateway-test-services', logger: silentLogger });
   const relay = startOutboxRelay({
-    pool,
+    pool: authPool,
     databaseUrl: DATABASE_URL,
-    schema,
+    schema: authSchema,
     channel,
     nc,
     logger: silentLogger,
@@ -89,24 +126,49 @@ export async function startServices(
   const authAddress = await listen(authServer);
   const authPort = Number(authAddress.split(':')[1]);
 
-  const servers: GrpcServer[] = [];
-  const addresses = { auth: authAddress } as Record<keyof UpstreamAddresses, string>;
-  for (const [name, definition] of Object.entries(DEFINITIONS) as [
-    keyof typeof DEFINITIONS,
-    ServiceDefinitionOf,
-  ][]) {
+  const ledger = await assembleLedger({
+    pool: ledgerPool,
+    nc,
+    stream: usageStream,
+    subjectPrefix: usageSubject,
+    shard: 0,
+    holdTtlMs: opts.holdTtlMs ?? 30_000,
+    retentionDays: 1,
+    clock: opts.ledgerClock ?? Date.now,
+    logger,
+    tracer,
+    registry: createRegistry('quota-ledger'),
+  });
+  const ledgerAddress = await listen(ledger.server);
+
+  const dataServers: GrpcServer[] = [];
+  const addresses: UpstreamAddresses = {
+    auth: authAddress,
+    ledger: [ledgerAddress],
+    equities: '',
+    filings: '',
+    options: '',
+  };
+  for (const name of ['equities', 'filings', 'options'] as const) {
+    const definition = DEFINITIONS[name] as ServiceDefinitionOf;
     const server = new GrpcServer({ logger: silentLogger, tracer, registry: createRegistry(name) }).add(
       definition,
-      (impls[name] as AsyncServiceImpl<ServiceDefinitionOf>) ?? echoImpl(definition),
+      (opts.impls?.[name] as AsyncServiceImpl<ServiceDefinitionOf>) ?? echoImpl(definition),
     );
     addresses[name] = await listen(server);
-    servers.push(server);
+    dataServers.push(server);
   }
-  const accountId = await store.createAccount('free', 'gateway test');
+  // Contract tests make hundreds of requests a minute: their account is on a plan without caps.
+  await store.createPlan('test_unmetered', { daily: null, monthly: null, burst: 1_000_000 });
+  const accountId = await store.createAccount('test_unmetered', 'gateway test');
   const { token } = await store.issueToken(accountId);
   return {
     addresses,
     store,
+    projections: ledger.store,
+    ledgerIdle: () => ledger.consumer.idle(),
+    usageStream,
+    usageSubject,
     token,
     accountId,
     stopAuth: () => authServer.shutdown(500),
@@ -114,13 +176,18 @@ export async function startServices(
       authServer = newAuthServer();
       await listen(authServer, authPort);
     },
-    stopData: async () => void (await Promise.all(servers.map((s) => s.shutdown(500)))),
+    stopData: async () => void (await Promise.all(dataServers.map((s) => s.shutdown(500)))),
     stop: async () => {
-      await Promise.all([...servers, authServer].map((s) => s.shutdown(1_000)));
+      await Promise.all([...dataServers, authServer, ledger.server].map((s) => s.shutdown(1_000)));
+      await ledger.close();
       await relay.stop();
+      const jsm = await nc.jetstreamManager();
+      await jsm.streams.delete(usageStream).catch(() => {});
       await nc.drain();
-      await pool.end();
-      await dropSchema(DATABASE_URL, schema);
+      await authPool.end();
+      await ledgerPool.end();
+      await dropSchema(DATABASE_URL, authSchema);
+      await dropSchema(DATABASE_URL, ledgerSchema);
     },
   };
 }
@@ -139,38 +206,33 @@ export interface TestGateway {
 
 export async function startGateway(
   services: RunningServices,
-  opts: { deadlineMs?: number; clock?: () => number; authDeadlineMs?: number; logger?: Logger } = {},
+  opts: {
+    deadlineMs?: number;
+    clock?: () => number;
+    authDeadlineMs?: number;
+    settleAckTimeoutMs?: number;
+    logger?: Logger;
+  } = {},
 ): Promise<TestGateway> {
   const registry = createRegistry('gateway');
-  const { upstreams, authClient, close } = connectUpstreams(
-    services.addresses,
-    registry,
-    opts.deadlineMs ?? 2_000,
-  );
-  const authenticator = new Authenticator({
-    client: authClient,
+  const logger = opts.logger ?? silentLogger;
+  const deps = await connectDependencies({
+    addresses: services.addresses,
+    natsUrl: NATS_URL,
+    usageStream: services.usageStream,
+    usageSubject: services.usageSubject,
+    upstreamDeadlineMs: opts.deadlineMs ?? 2_000,
+    authDeadlineMs: opts.authDeadlineMs ?? 300,
+    authCacheMax: 10_000,
+    authCacheTtlMs: 300_000,
+    authBreakerOpenMs: 1_000,
+    admissionDeadlineMs: 1_000,
+    settleAckTimeoutMs: opts.settleAckTimeoutMs ?? 1_500,
     clock: opts.clock ?? Date.now,
+    logger,
     registry,
-    deadlineMs: opts.authDeadlineMs ?? 300,
-    cacheMax: 10_000,
-    cacheTtlMs: 300_000,
-    breakerOpenMs: 1_000,
   });
-  const nc: NatsConnection = await connectNats({
-    url: NATS_URL,
-    name: 'gateway-test',
-    logger: silentLogger,
-    onReconnect: () => authenticator.clear('nats_reconnected'),
-  });
-  subscribeAuthEvents(nc, authenticator, silentLogger);
-  const app = await buildGateway({
-    logger: opts.logger ?? silentLogger,
-    tracer,
-    registry,
-    upstreams,
-    authenticator,
-    clock: opts.clock ?? Date.now,
-  });
+  const app = await buildGateway({ logger, tracer, registry, clock: opts.clock ?? Date.now, ...deps });
   await app.ready();
   const inject = (o: InjectOptions & { anonymous?: boolean }) => {
     const { anonymous, ...rest } = o;
@@ -183,14 +245,13 @@ export async function startGateway(
   return {
     app,
     registry,
-    upstreams,
-    authenticator,
+    upstreams: deps.upstreams,
+    authenticator: deps.authenticator,
     inject,
     get: (url) => inject({ method: 'GET', url }),
     close: async () => {
       await app.close();
-      close();
-      await nc.drain();
+      await deps.close();
     },
   };
 }

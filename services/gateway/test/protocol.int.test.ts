@@ -30,7 +30,7 @@ const equitiesImpl = {
 };
 
 beforeAll(async () => {
-  services = await startServices({ equities: equitiesImpl as never });
+  services = await startServices({ impls: { equities: equitiesImpl } });
   gw = await startGateway(services, { deadlineMs: 300 });
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@ let gw: TestGateway;
 const NOW = Date.parse('2026-03-14T10:11:12.000Z');
 
 beforeAll(async () => {
-  services = await startServices();
+  services = await startServices({ ledgerClock: () => NOW });
   gw = await startGateway(services, { clock: () => NOW });
 });
 afterAll(async () => {
@@ -18,7 +18,7 @@ afterAll(async () => {
 const get = (url: string) => gw.get(url);
 
 describe('every SPEC route reaches its owning service over gRPC', () => {
-  for (const spec of SPEC_ROUTES.filter((r) => r.upstream)) {
+  for (const spec of SPEC_ROUTES.filter((r) => r.upstream && r.upstream !== 'ledger')) {
     it(`${spec.operationId}: ${spec.example}`, async () => {
       const res = await get(spec.example);
       expect(res.statusCode).toBe(200);
@@ -37,6 +37,32 @@ describe('every SPEC route reaches its owning service over gRPC', () => {
       }
     });
   }
+});
+
+describe('the usage route reaches the ledger shard of the caller', () => {
+  it("answers the SPEC 2.5 document for the token's own account and plan", async () => {
+    const res = await get('/v1/me/usage');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.meta.route).toBe('getMyUsage');
+    expect(body.data).toEqual({
+      plan: 'test_unmetered',
+      day: {
+        period: '2026-03-14',
+        used: expect.any(Number),
+        limit: null,
+        remaining: null,
+        resets_at: '2026-03-14T18:30:00Z',
+      },
+      month: {
+        period: '2026-03',
+        used: expect.any(Number),
+        limit: null,
+        remaining: null,
+        resets_at: '2026-03-31T18:30:00Z',
+      },
+    });
+  });
 });
 
 describe('parameters arrive typed and normalised', () => {

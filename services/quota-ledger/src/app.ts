@@ -1,15 +1,159 @@
-import { type AsyncServiceImpl, GrpcServer, type GrpcServerOptions, notFoundForEveryMethod } from '@mdp/grpc';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError } from '@mdp/grpc';
+import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
 import { ledger } from '@mdp/proto';
+import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/telemetry';
+import type { AccountBook } from './domain/account-book.ts';
+import { BURST_LIMIT, type Caps, type Decision } from './domain/admission.ts';
+import type { Mutex } from './mutex.ts';
+import type { ProjectionStore } from './projections.ts';
 
-export type QuotaLedgerImpl = AsyncServiceImpl<typeof ledger.QuotaLedgerServiceService>;
+export interface LedgerDeps extends GrpcServerOptions {
+  book: AccountBook;
+  store: ProjectionStore;
+  mutex: Mutex;
+  clock: Clock;
+}
 
-/** Answers while the ledger holds no account. */
-export const emptyLedger: QuotaLedgerImpl = notFoundForEveryMethod(
-  ledger.QuotaLedgerServiceService,
-  'no such account',
-);
+const D = ledger.AdmitDecision;
 
-/** The event-sourced usage ledger over gRPC. */
-export function buildApp(opts: GrpcServerOptions & { impl?: QuotaLedgerImpl }): GrpcServer {
-  return new GrpcServer(opts).add(ledger.QuotaLedgerServiceService, opts.impl ?? emptyLedger);
+function capsOf(account: ledger.Account): Caps {
+  return {
+    daily: account.daily_cap ?? null,
+    monthly: account.monthly_cap ?? null,
+    burst: account.burst_per_minute > 0 ? account.burst_per_minute : BURST_LIMIT,
+  };
+}
+
+const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** The event-sourced usage ledger of one shard: admission over a stream, and the usage document. */
+export function buildApp(deps: LedgerDeps): GrpcServer {
+  const { book, store, mutex, clock, logger } = deps;
+  const admissions = new Counter({
+    name: 'ledger_admissions_total',
+    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable',
+    labelNames: ['decision'] as const,
+    registers: [deps.registry],
+  });
+  new Gauge({
+    name: 'ledger_holds_in_flight',
+    help: 'Admitted requests not yet settled',
+    registers: [deps.registry],
+    collect() {
+      this.set(book.inFlight);
+    },
+  });
+
+  /** Makes sure the account's counts for the current IST day and month are in memory. */
+  const ensureLoaded = async (accountId: string): Promise<number> => {
+    for (;;) {
+      const now = clock();
+      const missing = book.missingPeriods(accountId, now);
+      if (!missing) return now;
+      await mutex.run(async () => {
+        if (!book.missingPeriods(accountId, now)) return;
+        const charged = await store.charged(accountId, missing.day, missing.month);
+        book.loaded(
+          accountId,
+          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
+          now,
+        );
+      });
+    }
+  };
+
+  const respond = (
+    requestId: string,
+    decision: Decision | 'duplicate',
+    admittedAt: number,
+  ): ledger.AdmitResponse => {
+    if (decision === 'duplicate') {
+      return {
+        request_id: requestId,
+        decision: D.ADMIT_DECISION_DUPLICATE,
+        rate_limit: undefined,
+        retry_after_seconds: 0,
+        admitted_at_ms: admittedAt,
+      };
+    }
+    const { limit, remaining, resetUnix } = decision.rateLimit;
+    return {
+      request_id: requestId,
+      decision:
+        decision.kind === 'admitted'
+          ? D.ADMIT_DECISION_ADMITTED
+          : decision.kind === 'rate_limited'
+            ? D.ADMIT_DECISION_RATE_LIMITED
+            : D.ADMIT_DECISION_QUOTA_EXHAUSTED,
+      rate_limit: { limit: limit ?? undefined, remaining: remaining ?? undefined, reset_unix: resetUnix },
+      retry_after_seconds: decision.kind === 'admitted' ? 0 : decision.retryAfterSeconds,
+      admitted_at_ms: admittedAt,
+    };
+  };
+
+  const admitOne = (req: ledger.AdmitRequest): Promise<ledger.AdmitResponse> =>
+    inSpan(
+      deps.tracer,
+      'ledger.admit',
+      { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
+      () => decideOne(req),
+    );
+
+  const decideOne = async (req: ledger.AdmitRequest): Promise<ledger.AdmitResponse> => {
+    const account = req.account;
+    if (!account || !req.request_id)
+      throw RpcError.invalidArgument('account', 'admission needs a request id and an account');
+    await ensureLoaded(account.account_id);
+    // Decided synchronously on the current time: nothing can interleave between reading and updating.
+    const now = clock();
+    if (book.missingPeriods(account.account_id, now)) return decideOne(req);
+    const decision = book.admit(req.request_id, account.account_id, capsOf(account), now);
+    admissions.inc({ decision: decision === 'duplicate' ? 'duplicate' : decision.kind });
+    return respond(req.request_id, decision, now);
+  };
+
+  const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
+    call.on('data', (req: ledger.AdmitRequest) => {
+      admitOne(req).then(
+        (res) => call.write(res),
+        (err) => {
+          // The gateway treats an unspecified decision as "ledger unavailable" (503, nothing charged).
+          admissions.inc({ decision: 'unavailable' });
+          logger.warn({ err: (err as Error).message }, 'admission failed');
+          call.write({
+            request_id: req.request_id,
+            decision: D.ADMIT_DECISION_UNSPECIFIED,
+            rate_limit: undefined,
+            retry_after_seconds: 0,
+            admitted_at_ms: 0,
+          });
+        },
+      );
+    });
+    call.on('end', () => call.end());
+    call.on('error', () => {});
+  };
+
+  return new GrpcServer(deps).add(ledger.QuotaLedgerServiceService, {
+    admit,
+    getUsage: async ({ account }) => {
+      if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
+      const now = await ensureLoaded(account.account_id);
+      const caps = capsOf(account);
+      const { charged } = book.usage(account.account_id, now);
+      const window = (period: string, used: number, limit: number | null, resetsAt: number) => ({
+        period,
+        used,
+        limit,
+        remaining: limit === null ? null : Math.max(0, limit - used),
+        resets_at: isoSeconds(resetsAt),
+      });
+      return jsonDocument({
+        plan: account.plan,
+        day: window(istDay(now), charged.day, caps.daily, istNextDayStart(now)),
+        month: window(istMonth(now), charged.month, caps.monthly, istNextMonthStart(now)),
+      });
+    },
+  });
 }

@@ -1,9 +1,56 @@
+import { systemClock } from '@mdp/ist-time';
+import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
-import { buildApp } from './app.ts';
+import { ledgerConfig } from './config.ts';
+import { assembleLedger } from './ledger.ts';
+
+type LedgerConfig = {
+  NATS_URL: string;
+  USAGE_STREAM: string;
+  USAGE_SUBJECT: string;
+  SHARD_INDEX: number;
+  SHARD_COUNT: number;
+  HOLD_TTL_MS: number;
+  USAGE_RETENTION_DAYS: number;
+};
 
 await runGrpcService({
   name: 'quota-ledger',
   defaultSchema: 'ledger',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  build: (rt) => buildApp({ logger: rt.logger, tracer: rt.tracing.tracer, registry: rt.registry }),
+  config: ledgerConfig,
+  build: async (rt, pool) => {
+    const config = rt.config as typeof rt.config & LedgerConfig;
+    if (config.SHARD_INDEX >= config.SHARD_COUNT) throw new Error('SHARD_INDEX must be below SHARD_COUNT');
+    const nc = await connectNats({
+      url: config.NATS_URL,
+      name: `quota-ledger-${config.SHARD_INDEX}`,
+      logger: rt.logger,
+    });
+    const ledger = await assembleLedger({
+      pool,
+      nc,
+      stream: config.USAGE_STREAM,
+      subjectPrefix: config.USAGE_SUBJECT,
+      shard: config.SHARD_INDEX,
+      holdTtlMs: config.HOLD_TTL_MS,
+      retentionDays: config.USAGE_RETENTION_DAYS,
+      clock: systemClock,
+      logger: rt.logger,
+      tracer: rt.tracing.tracer,
+      registry: rt.registry,
+    });
+    rt.logger.info(
+      { shard: config.SHARD_INDEX, of: config.SHARD_COUNT, stream: config.USAGE_STREAM },
+      'ledger shard consuming',
+    );
+    return {
+      server: ledger.server,
+      ready: () => !nc.isClosed(),
+      close: async () => {
+        await ledger.close();
+        await nc.drain();
+      },
+    };
+  },
 });

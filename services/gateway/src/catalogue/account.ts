@@ -8,6 +8,7 @@ export function ledgerAccount(caller: Caller) {
     plan: caller.plan,
     daily_cap: caller.dailyCap ?? undefined,
     monthly_cap: caller.monthlyCap ?? undefined,
+    burst_per_minute: caller.burstPerMinute,
   };
 }
 
@@ -46,7 +47,7 @@ export const accountRoutes = [
     query: noParams,
     data: Type.Ref('UsageDocument'),
     upstream: 'ledger',
-    dispatch: (up, { caller }) => up.ledger.getUsage({ account: ledgerAccount(caller!) }),
+    dispatch: (up, { caller }) => up.ledger(caller!.accountId).getUsage({ account: ledgerAccount(caller!) }),
   }),
   defineRoute({
     operationId: OPENAPI_OPERATION_ID,

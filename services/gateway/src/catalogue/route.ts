@@ -7,7 +7,8 @@ export interface Upstreams {
   equities: AsyncClient<typeof equities.EquitiesDataServiceService>;
   filings: AsyncClient<typeof filings.FilingsReaderServiceService>;
   options: AsyncClient<typeof options.OptionsAnalyticsServiceService>;
-  ledger: AsyncClient<typeof ledger.QuotaLedgerServiceService>;
+  /** The ledger shard that owns the account. */
+  ledger: (accountId: string) => AsyncClient<typeof ledger.QuotaLedgerServiceService>;
 }
 
 export type UpstreamName = keyof Upstreams;

@@ -99,7 +99,11 @@ export interface Principal {
     | number
     | undefined;
   /** Unix milliseconds; absent for a token that does not expire. */
-  expires_at_ms?: number | undefined;
+  expires_at_ms?:
+    | number
+    | undefined;
+  /** Requests admitted in any rolling minute. */
+  burst_per_minute: number;
 }
 
 export interface VerifyTokenResponse {
@@ -183,6 +187,7 @@ function createBasePrincipal(): Principal {
     daily_cap: undefined,
     monthly_cap: undefined,
     expires_at_ms: undefined,
+    burst_per_minute: 0,
   };
 }
 
@@ -205,6 +210,9 @@ export const Principal: MessageFns<Principal> = {
     }
     if (message.expires_at_ms !== undefined) {
       writer.uint32(48).int64(message.expires_at_ms);
+    }
+    if (message.burst_per_minute !== 0) {
+      writer.uint32(56).int32(message.burst_per_minute);
     }
     return writer;
   },
@@ -270,6 +278,14 @@ export const Principal: MessageFns<Principal> = {
             message.expires_at_ms = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.burst_per_minute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -310,6 +326,11 @@ export const Principal: MessageFns<Principal> = {
         : isSet(object.expires_at_ms)
         ? globalThis.Number(object.expires_at_ms)
         : undefined,
+      burst_per_minute: isSet(object.burstPerMinute)
+        ? globalThis.Number(object.burstPerMinute)
+        : isSet(object.burst_per_minute)
+        ? globalThis.Number(object.burst_per_minute)
+        : 0,
     };
   },
 
@@ -333,6 +354,9 @@ export const Principal: MessageFns<Principal> = {
     if (message.expires_at_ms !== undefined) {
       obj.expiresAtMs = Math.round(message.expires_at_ms);
     }
+    if (message.burst_per_minute !== 0) {
+      obj.burstPerMinute = Math.round(message.burst_per_minute);
+    }
     return obj;
   },
 
@@ -347,6 +371,7 @@ export const Principal: MessageFns<Principal> = {
     message.daily_cap = object.daily_cap ?? undefined;
     message.monthly_cap = object.monthly_cap ?? undefined;
     message.expires_at_ms = object.expires_at_ms ?? undefined;
+    message.burst_per_minute = object.burst_per_minute ?? 0;
     return message;
   },
 };

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -23,6 +25,60 @@ import { Document } from "../../common/v1/document";
 export const protobufPackage = "mdp.ledger.v1";
 
 export const protobufFileName = "mdp/ledger/v1/ledger.proto";
+
+export enum AdmitDecision {
+  ADMIT_DECISION_UNSPECIFIED = 0,
+  ADMIT_DECISION_ADMITTED = 1,
+  /** ADMIT_DECISION_RATE_LIMITED - The burst cap (60 in any rolling 60 seconds) is reached. */
+  ADMIT_DECISION_RATE_LIMITED = 2,
+  /** ADMIT_DECISION_QUOTA_EXHAUSTED - The daily or monthly cap is used up, counting requests still in flight. */
+  ADMIT_DECISION_QUOTA_EXHAUSTED = 3,
+  /** ADMIT_DECISION_DUPLICATE - The request id was already admitted: a retried message, not a new request. */
+  ADMIT_DECISION_DUPLICATE = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function admitDecisionFromJSON(object: any): AdmitDecision {
+  switch (object) {
+    case 0:
+    case "ADMIT_DECISION_UNSPECIFIED":
+      return AdmitDecision.ADMIT_DECISION_UNSPECIFIED;
+    case 1:
+    case "ADMIT_DECISION_ADMITTED":
+      return AdmitDecision.ADMIT_DECISION_ADMITTED;
+    case 2:
+    case "ADMIT_DECISION_RATE_LIMITED":
+      return AdmitDecision.ADMIT_DECISION_RATE_LIMITED;
+    case 3:
+    case "ADMIT_DECISION_QUOTA_EXHAUSTED":
+      return AdmitDecision.ADMIT_DECISION_QUOTA_EXHAUSTED;
+    case 4:
+    case "ADMIT_DECISION_DUPLICATE":
+      return AdmitDecision.ADMIT_DECISION_DUPLICATE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return AdmitDecision.UNRECOGNIZED;
+  }
+}
+
+export function admitDecisionToJSON(object: AdmitDecision): string {
+  switch (object) {
+    case AdmitDecision.ADMIT_DECISION_UNSPECIFIED:
+      return "ADMIT_DECISION_UNSPECIFIED";
+    case AdmitDecision.ADMIT_DECISION_ADMITTED:
+      return "ADMIT_DECISION_ADMITTED";
+    case AdmitDecision.ADMIT_DECISION_RATE_LIMITED:
+      return "ADMIT_DECISION_RATE_LIMITED";
+    case AdmitDecision.ADMIT_DECISION_QUOTA_EXHAUSTED:
+      return "ADMIT_DECISION_QUOTA_EXHAUSTED";
+    case AdmitDecision.ADMIT_DECISION_DUPLICATE:
+      return "ADMIT_DECISION_DUPLICATE";
+    case AdmitDecision.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
 
 /**
  * An account as the gateway verified it: the ledger never reads the auth service's tables, so the plan
@@ -36,7 +92,46 @@ export interface Account {
     | number
     | undefined;
   /** Absent when the plan has no monthly cap. */
-  monthly_cap?: number | undefined;
+  monthly_cap?:
+    | number
+    | undefined;
+  /** Requests admitted in any rolling minute (SPEC 8: 60); 0 means the default. */
+  burst_per_minute: number;
+}
+
+export interface AdmitRequest {
+  request_id: string;
+  account:
+    | Account
+    | undefined;
+  /** W3C trace context of the request, so the ledger's work joins the request's trace. */
+  traceparent: string;
+}
+
+/** The binding window's figures for the X-RateLimit-* headers. */
+export interface RateLimit {
+  /** Absent on unlimited plans. */
+  limit?:
+    | number
+    | undefined;
+  /** Requests left after this one; absent on unlimited plans. */
+  remaining?:
+    | number
+    | undefined;
+  /** Unix seconds when the binding window resets. */
+  reset_unix: number;
+}
+
+export interface AdmitResponse {
+  request_id: string;
+  decision: AdmitDecision;
+  rate_limit:
+    | RateLimit
+    | undefined;
+  /** For refusals: seconds until admission can succeed again. */
+  retry_after_seconds: number;
+  /** When the ledger admitted the request; its IST day and month are the windows it is charged to. */
+  admitted_at_ms: number;
 }
 
 export interface GetUsageRequest {
@@ -44,7 +139,7 @@ export interface GetUsageRequest {
 }
 
 function createBaseAccount(): Account {
-  return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined };
+  return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined, burst_per_minute: 0 };
 }
 
 export const Account: MessageFns<Account> = {
@@ -60,6 +155,9 @@ export const Account: MessageFns<Account> = {
     }
     if (message.monthly_cap !== undefined) {
       writer.uint32(32).int32(message.monthly_cap);
+    }
+    if (message.burst_per_minute !== 0) {
+      writer.uint32(40).int32(message.burst_per_minute);
     }
     return writer;
   },
@@ -109,6 +207,14 @@ export const Account: MessageFns<Account> = {
             message.monthly_cap = reader.int32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.burst_per_minute = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -139,6 +245,11 @@ export const Account: MessageFns<Account> = {
         : isSet(object.monthly_cap)
         ? globalThis.Number(object.monthly_cap)
         : undefined,
+      burst_per_minute: isSet(object.burstPerMinute)
+        ? globalThis.Number(object.burstPerMinute)
+        : isSet(object.burst_per_minute)
+        ? globalThis.Number(object.burst_per_minute)
+        : 0,
     };
   },
 
@@ -156,6 +267,9 @@ export const Account: MessageFns<Account> = {
     if (message.monthly_cap !== undefined) {
       obj.monthlyCap = Math.round(message.monthly_cap);
     }
+    if (message.burst_per_minute !== 0) {
+      obj.burstPerMinute = Math.round(message.burst_per_minute);
+    }
     return obj;
   },
 
@@ -168,6 +282,370 @@ export const Account: MessageFns<Account> = {
     message.plan = object.plan ?? "";
     message.daily_cap = object.daily_cap ?? undefined;
     message.monthly_cap = object.monthly_cap ?? undefined;
+    message.burst_per_minute = object.burst_per_minute ?? 0;
+    return message;
+  },
+};
+
+function createBaseAdmitRequest(): AdmitRequest {
+  return { request_id: "", account: undefined, traceparent: "" };
+}
+
+export const AdmitRequest: MessageFns<AdmitRequest> = {
+  encode(message: AdmitRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(18).fork()).join();
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(26).string(message.traceparent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.traceparent = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitRequest {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
+    };
+  },
+
+  toJSON(message: AdmitRequest): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.traceparent !== "") {
+      obj.traceparent = message.traceparent;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitRequest>, I>>(base?: I): AdmitRequest {
+    return AdmitRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitRequest>, I>>(object: I): AdmitRequest {
+    const message = createBaseAdmitRequest();
+    message.request_id = object.request_id ?? "";
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.traceparent = object.traceparent ?? "";
+    return message;
+  },
+};
+
+function createBaseRateLimit(): RateLimit {
+  return { limit: undefined, remaining: undefined, reset_unix: 0 };
+}
+
+export const RateLimit: MessageFns<RateLimit> = {
+  encode(message: RateLimit, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== undefined) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.remaining !== undefined) {
+      writer.uint32(16).int32(message.remaining);
+    }
+    if (message.reset_unix !== 0) {
+      writer.uint32(24).int64(message.reset_unix);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RateLimit {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRateLimit();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.remaining = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reset_unix = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RateLimit {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : undefined,
+      remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : undefined,
+      reset_unix: isSet(object.resetUnix)
+        ? globalThis.Number(object.resetUnix)
+        : isSet(object.reset_unix)
+        ? globalThis.Number(object.reset_unix)
+        : 0,
+    };
+  },
+
+  toJSON(message: RateLimit): unknown {
+    const obj: any = {};
+    if (message.limit !== undefined) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.remaining !== undefined) {
+      obj.remaining = Math.round(message.remaining);
+    }
+    if (message.reset_unix !== 0) {
+      obj.resetUnix = Math.round(message.reset_unix);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RateLimit>, I>>(base?: I): RateLimit {
+    return RateLimit.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RateLimit>, I>>(object: I): RateLimit {
+    const message = createBaseRateLimit();
+    message.limit = object.limit ?? undefined;
+    message.remaining = object.remaining ?? undefined;
+    message.reset_unix = object.reset_unix ?? 0;
+    return message;
+  },
+};
+
+function createBaseAdmitResponse(): AdmitResponse {
+  return { request_id: "", decision: 0, rate_limit: undefined, retry_after_seconds: 0, admitted_at_ms: 0 };
+}
+
+export const AdmitResponse: MessageFns<AdmitResponse> = {
+  encode(message: AdmitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.decision !== 0) {
+      writer.uint32(16).int32(message.decision);
+    }
+    if (message.rate_limit !== undefined) {
+      RateLimit.encode(message.rate_limit, writer.uint32(26).fork()).join();
+    }
+    if (message.retry_after_seconds !== 0) {
+      writer.uint32(32).int32(message.retry_after_seconds);
+    }
+    if (message.admitted_at_ms !== 0) {
+      writer.uint32(40).int64(message.admitted_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.decision = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.rate_limit = RateLimit.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.retry_after_seconds = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.admitted_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitResponse {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      decision: isSet(object.decision) ? admitDecisionFromJSON(object.decision) : 0,
+      rate_limit: isSet(object.rateLimit)
+        ? RateLimit.fromJSON(object.rateLimit)
+        : isSet(object.rate_limit)
+        ? RateLimit.fromJSON(object.rate_limit)
+        : undefined,
+      retry_after_seconds: isSet(object.retryAfterSeconds)
+        ? globalThis.Number(object.retryAfterSeconds)
+        : isSet(object.retry_after_seconds)
+        ? globalThis.Number(object.retry_after_seconds)
+        : 0,
+      admitted_at_ms: isSet(object.admittedAtMs)
+        ? globalThis.Number(object.admittedAtMs)
+        : isSet(object.admitted_at_ms)
+        ? globalThis.Number(object.admitted_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: AdmitResponse): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.decision !== 0) {
+      obj.decision = admitDecisionToJSON(message.decision);
+    }
+    if (message.rate_limit !== undefined) {
+      obj.rateLimit = RateLimit.toJSON(message.rate_limit);
+    }
+    if (message.retry_after_seconds !== 0) {
+      obj.retryAfterSeconds = Math.round(message.retry_after_seconds);
+    }
+    if (message.admitted_at_ms !== 0) {
+      obj.admittedAtMs = Math.round(message.admitted_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitResponse>, I>>(base?: I): AdmitResponse {
+    return AdmitResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitResponse>, I>>(object: I): AdmitResponse {
+    const message = createBaseAdmitResponse();
+    message.request_id = object.request_id ?? "";
+    message.decision = object.decision ?? 0;
+    message.rate_limit = (object.rate_limit !== undefined && object.rate_limit !== null)
+      ? RateLimit.fromPartial(object.rate_limit)
+      : undefined;
+    message.retry_after_seconds = object.retry_after_seconds ?? 0;
+    message.admitted_at_ms = object.admitted_at_ms ?? 0;
     return message;
   },
 };
@@ -241,9 +719,25 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   },
 };
 
-/** The event-sourced usage ledger: admission, settlement projections and the usage document. */
+/**
+ * The event-sourced usage ledger: admission, settlement projections and the usage document. One shard
+ * (replica) owns each account; the gateway routes by account.
+ */
 export type QuotaLedgerServiceService = typeof QuotaLedgerServiceService;
 export const QuotaLedgerServiceService = {
+  /**
+   * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
+   * request_id, so admission never costs a unary call per request.
+   */
+  admit: {
+    path: "/mdp.ledger.v1.QuotaLedgerService/Admit" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: AdmitRequest): Buffer => Buffer.from(AdmitRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdmitRequest => AdmitRequest.decode(value),
+    responseSerialize: (value: AdmitResponse): Buffer => Buffer.from(AdmitResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdmitResponse => AdmitResponse.decode(value),
+  },
   getUsage: {
     path: "/mdp.ledger.v1.QuotaLedgerService/GetUsage" as const,
     requestStream: false as const,
@@ -256,10 +750,22 @@ export const QuotaLedgerServiceService = {
 } as const;
 
 export interface QuotaLedgerServiceServer extends UntypedServiceImplementation {
+  /**
+   * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
+   * request_id, so admission never costs a unary call per request.
+   */
+  admit: handleBidiStreamingCall<AdmitRequest, AdmitResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, Document>;
 }
 
 export interface QuotaLedgerServiceClient extends Client {
+  /**
+   * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
+   * request_id, so admission never costs a unary call per request.
+   */
+  admit(): ClientDuplexStream<AdmitRequest, AdmitResponse>;
+  admit(options: Partial<CallOptions>): ClientDuplexStream<AdmitRequest, AdmitResponse>;
+  admit(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<AdmitRequest, AdmitResponse>;
   getUsage(
     request: GetUsageRequest,
     callback: (error: ServiceError | null, response: Document) => void,
@@ -297,6 +803,17 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

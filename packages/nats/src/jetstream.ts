@@ -1,0 +1,38 @@
+import { type NatsConnection, nanos, RetentionPolicy, StorageType } from 'nats';
+
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  /** How long events are kept in the stream (they are also persisted by their consumer). */
+  maxAgeMs: number;
+  /** Window in which a repeated message id is dropped by the server. */
+  duplicateWindowMs: number;
+  replicas?: number;
+}
+
+/**
+ * Creates the stream, or brings an existing one's subjects and limits up to date. Idempotent, so every
+ * process that publishes or consumes can call it at start-up without an ordering between them.
+ */
+export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
+  const jsm = await nc.jetstreamManager();
+  const config = {
+    name: spec.name,
+    subjects: spec.subjects,
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(spec.maxAgeMs),
+    duplicate_window: nanos(spec.duplicateWindowMs),
+    num_replicas: spec.replicas ?? 1,
+  };
+  try {
+    const info = await jsm.streams.info(spec.name);
+    const missing = spec.subjects.some((s) => !info.config.subjects?.includes(s));
+    if (missing || info.config.duplicate_window !== config.duplicate_window) {
+      await jsm.streams.update(spec.name, { ...info.config, ...config });
+    }
+  } catch (err) {
+    if (!/stream not found/i.test((err as Error).message)) throw err;
+    await jsm.streams.add(config);
+  }
+}

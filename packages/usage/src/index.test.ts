@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettlementEvent, settlementMsgId, settlementSubject, shardOf } from './index.ts';
+
+const event = {
+  v: 1,
+  request_id: '0b7c5d1e-1111-4222-8333-944455556666',
+  account_id: 'a6f0c1d2-0000-4000-8000-000000000001',
+  kind: 'charged',
+  admitted_at_ms: 1,
+  settled_at_ms: 2,
+  route: 'getStockQuote',
+  status: 200,
+};
+
+describe('usage contract', () => {
+  it('spreads accounts over shards stably', () => {
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 4000; i++) counts[shardOf(`account-${i}`, 4)]!++;
+    for (const c of counts) expect(c).toBeGreaterThan(800);
+    expect(shardOf('x', 4)).toBe(shardOf('x', 4));
+    expect(shardOf('anything', 1)).toBe(0);
+  });
+
+  it('names subjects and message ids', () => {
+    expect(settlementSubject('usage', 2, 'refunded')).toBe('usage.2.refunded');
+    expect(settlementMsgId({ request_id: 'r1', kind: 'charged' })).toBe('r1');
+    expect(settlementMsgId({ request_id: 'r1', kind: 'voided' })).toBe('r1:voided');
+  });
+
+  it('accepts a well-formed event and names what is wrong with a bad one', () => {
+    expect(parseSettlementEvent(event)).toEqual(event);
+    expect(parseSettlementEvent(null)).toBe('not an object');
+    expect(parseSettlementEvent({ ...event, v: 2 })).toBe('unknown version 2');
+    expect(parseSettlementEvent({ ...event, kind: 'gifted' })).toBe('bad kind gifted');
+    expect(parseSettlementEvent({ ...event, admitted_at_ms: 'soon' })).toBe('bad admitted_at_ms');
+    expect(parseSettlementEvent({ ...event, request_id: "x'; drop table" })).toBe('bad request_id');
+  });
+});

@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The contract between the gateway (which settles) and the quota ledger (which consumes): the
+ * settlement event, where it is published, and which ledger shard owns an account.
+ */
+
+/** How an admitted request ended. `voided` reverses a charge the gateway could not confirm to its client. */
+export type SettlementKind = 'charged' | 'refunded' | 'voided';
+export const SETTLEMENT_KINDS: readonly SettlementKind[] = ['charged', 'refunded', 'voided'];
+
+export interface SettlementEvent {
+  v: 1;
+  request_id: string;
+  account_id: string;
+  kind: SettlementKind;
+  /** When the ledger admitted the request: its IST day and month are the windows charged. */
+  admitted_at_ms: number;
+  settled_at_ms: number;
+  /** The operation id and HTTP status, for the audit trail. */
+  route: string;
+  status: number;
+}
+
+/** JetStream subject of an event: `<prefix>.<shard>.<kind>`; each shard's consumer filters on its shard. */
+export function settlementSubject(prefix: string, shard: number, kind: SettlementKind): string {
+  return `${prefix}.${shard}.${kind}`;
+}
+
+export function shardSubjects(prefix: string, shard: number): string {
+  return `${prefix}.${shard}.*`;
+}
+
+/** JetStream message id: the request id, plus the kind for a void (which follows a charge of the same id). */
+export function settlementMsgId(event: Pick<SettlementEvent, 'request_id' | 'kind'>): string {
+  return event.kind === 'voided' ? `${event.request_id}:voided` : event.request_id;
+}
+
+/** Which ledger shard owns an account: stable across processes and restarts. */
+export function shardOf(accountId: string, shardCount: number): number {
+  if (shardCount <= 1) return 0;
+  return createHash('sha1').update(accountId).digest().readUInt32BE(0) % shardCount;
+}
+
+const UUIDISH = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Validates an event from the wire; returns a reason when it is not one. */
+export function parseSettlementEvent(value: unknown): SettlementEvent | string {
+  if (typeof value !== 'object' || value === null) return 'not an object';
+  const e = value as Record<string, unknown>;
+  if (e.v !== 1) return `unknown version ${String(e.v)}`;
+  if (typeof e.request_id !== 'string' || !UUIDISH.test(e.request_id)) return 'bad request_id';
+  if (typeof e.account_id !== 'string' || !UUIDISH.test(e.account_id)) return 'bad account_id';
+  if (!SETTLEMENT_KINDS.includes(e.kind as SettlementKind)) return `bad kind ${String(e.kind)}`;
+  for (const key of ['admitted_at_ms', 'settled_at_ms', 'status'] as const) {
+    if (typeof e[key] !== 'number' || !Number.isFinite(e[key])) return `bad ${key}`;
+  }
+  if (typeof e.route !== 'string' || e.route.length > 64) return 'bad route';
+  return e as unknown as SettlementEvent;
+}
+
+/** The stream that holds settlement events, as every publisher and consumer declares it. */
+export function usageStreamSpec(name: string, subjectPrefix: string, retentionDays = 7) {
+  return {
+    name,
+    subjects: [`${subjectPrefix}.>`],
+    maxAgeMs: retentionDays * 86_400_000,
+    duplicateWindowMs: 120_000,
+  };
+}

@@ -1,0 +1,179 @@
+import { Client, type ClientDuplexStream, credentials, Metadata } from '@grpc/grpc-js';
+import { ApiError } from '@mdp/errors';
+import { CHANNEL_OPTIONS } from '@mdp/grpc';
+import { ledger } from '@mdp/proto';
+import { Counter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { shardOf } from '@mdp/usage';
+import type { Principal } from './authenticator.ts';
+import { ledgerAccount } from './catalogue/account.ts';
+
+const D = ledger.AdmitDecision;
+/** After a stream fails, refuse at once for this long instead of re-dialling on every request. */
+const REDIAL_PAUSE_MS = 250;
+
+interface Pending {
+  resolve(res: ledger.AdmitResponse): void;
+  reject(err: ApiError): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One long-lived admission stream to one ledger shard, multiplexing every request of this gateway. */
+class ShardStream {
+  private stream: ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse> | null = null;
+  private readonly pending = new Map<string, Pending>();
+  private pausedUntil = 0;
+  private readonly client: Client;
+
+  constructor(
+    address: string,
+    private readonly logger: Logger,
+  ) {
+    this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  }
+
+  private open(): ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse> {
+    const def = ledger.QuotaLedgerServiceService.admit;
+    const stream = this.client.makeBidiStreamRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      new Metadata(),
+    );
+    stream.on('data', (res: ledger.AdmitResponse) => {
+      const p = this.pending.get(res.request_id);
+      if (!p) return;
+      this.pending.delete(res.request_id);
+      clearTimeout(p.timer);
+      p.resolve(res);
+    });
+    const broken = (why: string) => {
+      if (this.stream !== stream) return;
+      this.stream = null;
+      this.pausedUntil = Date.now() + REDIAL_PAUSE_MS;
+      this.logger.warn({ why }, 'admission stream to the ledger closed');
+      for (const [id, p] of this.pending) {
+        clearTimeout(p.timer);
+        p.reject(ApiError.serviceUnavailable(5));
+        this.pending.delete(id);
+      }
+    };
+    stream.on('error', (err) => broken(err.message));
+    stream.on('end', () => broken('ended by the ledger'));
+    this.stream = stream;
+    return stream;
+  }
+
+  admit(req: ledger.AdmitRequest, deadlineMs: number): Promise<ledger.AdmitResponse> {
+    if (!this.stream && Date.now() < this.pausedUntil) return Promise.reject(ApiError.serviceUnavailable(5));
+    const stream = this.stream ?? this.open();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(req.request_id);
+        reject(ApiError.serviceUnavailable(5));
+      }, deadlineMs);
+      this.pending.set(req.request_id, { resolve, reject, timer });
+      stream.write(req);
+    });
+  }
+
+  close(): void {
+    this.stream?.end();
+    this.client.close();
+  }
+}
+
+/** An admitted request: what settling it needs, and the figures for its rate-limit headers. */
+export interface Admission {
+  requestId: string;
+  accountId: string;
+  shard: number;
+  admittedAtMs: number;
+  rateLimit: ledger.RateLimit;
+}
+
+export function rateLimitHeaders(rl: ledger.RateLimit | undefined): Record<string, string> {
+  if (!rl) return {};
+  return {
+    ...(rl.limit !== undefined ? { 'X-RateLimit-Limit': String(rl.limit) } : {}),
+    ...(rl.remaining !== undefined ? { 'X-RateLimit-Remaining': String(rl.remaining) } : {}),
+    'X-RateLimit-Reset': String(rl.reset_unix),
+  };
+}
+
+/**
+ * Admission at the gateway: asks the shard that owns the account, over its stream, within a deadline.
+ * Refusals become the SPEC's 429s; a ledger that does not answer becomes a quick 503 with nothing held.
+ */
+export class AdmissionClient {
+  private readonly shards: ShardStream[];
+  private readonly decisions: Counter<'decision'>;
+
+  constructor(
+    addresses: string[],
+    private readonly deadlineMs: number,
+    logger: Logger,
+    registry: Registry,
+  ) {
+    this.shards = addresses.map((a) => new ShardStream(a, logger));
+    this.decisions = new Counter({
+      name: 'gateway_admissions_total',
+      help: 'Admission outcomes seen by the gateway: admitted, rate_limited, quota_exhausted, unavailable',
+      labelNames: ['decision'] as const,
+      registers: [registry],
+    });
+  }
+
+  async admit(requestId: string, caller: Principal): Promise<Admission> {
+    const shard = shardOf(caller.accountId, this.shards.length);
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier);
+    let res: ledger.AdmitResponse;
+    try {
+      res = await this.shards[shard]!.admit(
+        {
+          request_id: requestId,
+          account: ledgerAccount(caller),
+          traceparent: carrier.traceparent ?? '',
+        },
+        this.deadlineMs,
+      );
+    } catch (err) {
+      this.decisions.inc({ decision: 'unavailable' });
+      throw err;
+    }
+    const headers = rateLimitHeaders(res.rate_limit);
+    switch (res.decision) {
+      case D.ADMIT_DECISION_ADMITTED:
+        this.decisions.inc({ decision: 'admitted' });
+        return {
+          requestId,
+          accountId: caller.accountId,
+          shard,
+          admittedAtMs: res.admitted_at_ms,
+          rateLimit: res.rate_limit!,
+        };
+      case D.ADMIT_DECISION_RATE_LIMITED:
+        this.decisions.inc({ decision: 'rate_limited' });
+        throw new ApiError(
+          'rate_limited',
+          `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
+          {
+            headers: { ...headers, 'Retry-After': res.retry_after_seconds },
+          },
+        );
+      case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
+        this.decisions.inc({ decision: 'quota_exhausted' });
+        throw new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
+          headers: { ...headers, 'Retry-After': res.retry_after_seconds },
+        });
+      default:
+        // A duplicate id or a ledger that could not decide: never guess, never charge.
+        this.decisions.inc({ decision: 'unavailable' });
+        throw ApiError.serviceUnavailable(5);
+    }
+  }
+
+  close(): void {
+    for (const s of this.shards) s.close();
+  }
+}

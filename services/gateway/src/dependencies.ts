@@ -1,0 +1,82 @@
+import type { Clock } from '@mdp/ist-time';
+import { connectNats } from '@mdp/nats';
+import type { Logger, Registry } from '@mdp/telemetry';
+import { AdmissionClient } from './admission.ts';
+import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
+import type { Upstreams } from './catalogue/index.ts';
+import { Metering } from './metering.ts';
+import { Settler } from './settlement.ts';
+import { connectUpstreams, type UpstreamAddresses } from './upstreams.ts';
+
+export interface DependencyOptions {
+  addresses: UpstreamAddresses;
+  natsUrl: string;
+  usageStream: string;
+  usageSubject: string;
+  upstreamDeadlineMs: number;
+  authDeadlineMs: number;
+  authCacheMax: number;
+  authCacheTtlMs: number;
+  admissionDeadlineMs: number;
+  settleAckTimeoutMs: number;
+  /** Shorter in tests, so a dead auth service is retried sooner. */
+  authBreakerOpenMs?: number;
+  clock: Clock;
+  logger: Logger;
+  registry: Registry;
+}
+
+export interface Dependencies {
+  upstreams: Upstreams;
+  authenticator: Authenticator;
+  metering: Metering;
+  isConnected(): boolean;
+  /** After the HTTP server has drained: flush settlements, close channels. */
+  close(): Promise<void>;
+}
+
+/** Everything the gateway talks to: gRPC channels, NATS for auth events and settlements. */
+export async function connectDependencies(o: DependencyOptions): Promise<Dependencies> {
+  const { upstreams, authClient, close } = connectUpstreams(o.addresses, o.registry, o.upstreamDeadlineMs);
+  const authenticator = new Authenticator({
+    client: authClient,
+    clock: o.clock,
+    registry: o.registry,
+    deadlineMs: o.authDeadlineMs,
+    cacheMax: o.authCacheMax,
+    cacheTtlMs: o.authCacheTtlMs,
+    ...(o.authBreakerOpenMs ? { breakerOpenMs: o.authBreakerOpenMs } : {}),
+  });
+  const nc = await connectNats({
+    url: o.natsUrl,
+    name: 'gateway',
+    logger: o.logger,
+    // Events sent while we were away are lost to us: start again from the auth service's word.
+    onReconnect: () => authenticator.clear('nats_reconnected'),
+  });
+  subscribeAuthEvents(nc, authenticator, o.logger);
+  const settler = await Settler.create({
+    nc,
+    stream: o.usageStream,
+    subjectPrefix: o.usageSubject,
+    ackTimeoutMs: o.settleAckTimeoutMs,
+    logger: o.logger,
+    registry: o.registry,
+  });
+  const metering = new Metering(
+    new AdmissionClient(o.addresses.ledger, o.admissionDeadlineMs, o.logger, o.registry),
+    settler,
+  );
+  return {
+    upstreams,
+    authenticator,
+    metering,
+    isConnected: () => !nc.isClosed(),
+    close: async () => {
+      await metering.drain(5_000);
+      metering.close();
+      close();
+      await nc.drain();
+    },
+  };
+}

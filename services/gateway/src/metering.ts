@@ -1,0 +1,50 @@
+import type { Admission, AdmissionClient } from './admission.ts';
+import type { Principal } from './authenticator.ts';
+import type { Settler } from './settlement.ts';
+
+/**
+ * Metering as the request pipeline sees it: admit before the work, then settle exactly once. Kept apart
+ * from HTTP so another front door (the companion tool server) can meter the same way.
+ */
+export class Metering {
+  constructor(
+    private readonly admission: AdmissionClient,
+    private readonly settler: Settler,
+  ) {}
+
+  /** Admits or throws the 429/503 to answer with; nothing is held on a throw. */
+  admit(requestId: string, caller: Principal): Promise<Admission> {
+    return this.admission.admit(requestId, caller);
+  }
+
+  /** Runs the admitted work and settles it: charged only if it produced a 200 whose charge JetStream acknowledged. */
+  async settle<T>(
+    admission: Admission,
+    route: string,
+    work: () => Promise<T>,
+    statusOf: (err: unknown) => number,
+  ): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (err) {
+      this.settler.refund(admission, route, statusOf(err));
+      throw err;
+    }
+    if (!(await this.settler.charge(admission, route))) throw new ChargeNotConfirmed();
+    return result;
+  }
+
+  close(): void {
+    this.admission.close();
+  }
+
+  drain(ms: number): Promise<void> {
+    return this.settler.drain(ms);
+  }
+}
+
+/** The 200 could not be charged durably, so it must not be sent (the charge is being voided). */
+export class ChargeNotConfirmed extends Error {
+  override name = 'ChargeNotConfirmed';
+}

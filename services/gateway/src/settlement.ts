@@ -1,0 +1,140 @@
+import { ensureStream, type NatsConnection } from '@mdp/nats';
+import { Counter, Gauge, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import {
+  type SettlementEvent,
+  type SettlementKind,
+  settlementMsgId,
+  settlementSubject,
+  usageStreamSpec,
+} from '@mdp/usage';
+import { headers, type JetStreamClient } from 'nats';
+import type { Admission } from './admission.ts';
+
+export interface SettlerOptions {
+  nc: NatsConnection;
+  stream: string;
+  subjectPrefix: string;
+  /** How long a 200 may wait for JetStream to acknowledge its charge. */
+  ackTimeoutMs: number;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** How long refunds and voids keep being retried in the background (holds expire long before). */
+const BACKGROUND_RETRY_MS = 10 * 60_000;
+
+/**
+ * Settlement at the gateway: exactly one event per admitted request, with the request id as the
+ * JetStream message id so that a retried publish is stored once. A charge is awaited (the 200 waits for
+ * the ack); refunds go in the background. A charge that cannot be confirmed is followed by a `voided`
+ * event, so a charge that did land after all is reversed: the client got a 503, not a 200.
+ */
+export class Settler {
+  private readonly js: JetStreamClient;
+  private readonly background = new Set<Promise<void>>();
+  private readonly published: Counter<'kind' | 'outcome'>;
+
+  private constructor(private readonly opts: SettlerOptions) {
+    this.js = opts.nc.jetstream();
+    this.published = new Counter({
+      name: 'gateway_settlements_total',
+      help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [opts.registry],
+    });
+    const background = this.background;
+    new Gauge({
+      name: 'gateway_settlements_pending',
+      help: 'Refunds and voids still being retried in the background',
+      registers: [opts.registry],
+      collect() {
+        this.set(background.size);
+      },
+    });
+  }
+
+  static async create(opts: SettlerOptions): Promise<Settler> {
+    await ensureStream(opts.nc, usageStreamSpec(opts.stream, opts.subjectPrefix));
+    return new Settler(opts);
+  }
+
+  private event(a: Admission, kind: SettlementKind, route: string, status: number): SettlementEvent {
+    return {
+      v: 1,
+      request_id: a.requestId,
+      account_id: a.accountId,
+      kind,
+      admitted_at_ms: a.admittedAtMs,
+      settled_at_ms: Date.now(),
+      route,
+      status,
+    };
+  }
+
+  private async publish(event: SettlementEvent, shard: number, timeoutMs: number): Promise<void> {
+    const h = headers();
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier);
+    for (const [k, v] of Object.entries(carrier)) h.set(k, v);
+    const ack = await this.js.publish(
+      settlementSubject(this.opts.subjectPrefix, shard, event.kind),
+      JSON.stringify(event),
+      { msgID: settlementMsgId(event), timeout: timeoutMs, headers: h },
+    );
+    this.published.inc({ kind: event.kind, outcome: ack.duplicate ? 'duplicate' : 'acked' });
+  }
+
+  /** Charges a 200; resolves true once JetStream has it. False: answer 503 (a void has been queued). */
+  async charge(a: Admission, route: string): Promise<boolean> {
+    const event = this.event(a, 'charged', route, 200);
+    const deadline = Date.now() + this.opts.ackTimeoutMs;
+    for (;;) {
+      try {
+        await this.publish(event, a.shard, Math.max(100, deadline - Date.now()));
+        return true;
+      } catch (err) {
+        if (Date.now() + 50 >= deadline) {
+          this.published.inc({ kind: 'charged', outcome: 'failed' });
+          this.opts.logger.warn(
+            { err: (err as Error).message, reqId: a.requestId },
+            'charge not acknowledged; voiding',
+          );
+          this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a.shard);
+          return false;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  /** Refunds a request that did not end in a 200. Never delays the response. */
+  refund(a: Admission, route: string, status: number): void {
+    this.inBackground(this.event(a, 'refunded', route, status), a.shard);
+  }
+
+  private inBackground(event: SettlementEvent, shard: number): void {
+    const task = (async () => {
+      const until = Date.now() + BACKGROUND_RETRY_MS;
+      for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 5_000)) {
+        try {
+          await this.publish(event, shard, 2_000);
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, wait));
+        }
+      }
+      this.published.inc({ kind: event.kind, outcome: 'failed' });
+      this.opts.logger.error(
+        { reqId: event.request_id, kind: event.kind },
+        'gave up publishing a settlement',
+      );
+    })();
+    this.background.add(task);
+    void task.finally(() => this.background.delete(task));
+  }
+
+  /** Waits (up to `ms`) for background settlements, e.g. before shutting down. */
+  async drain(ms: number): Promise<void> {
+    await Promise.race([Promise.all(this.background), new Promise((r) => setTimeout(r, ms))]);
+  }
+}

@@ -1,0 +1,32 @@
+import { Type } from '@sinclair/typebox';
+
+/** Variables shared by the ledger and the gateway: where settlement events live. */
+export const usageStreamConfig = {
+  NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+  USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+  USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+};
+
+/** Variables of the ledger service besides the common and database ones. */
+export const ledgerConfig = {
+  ...usageStreamConfig,
+  SHARD_INDEX: Type.Integer({
+    default: 0,
+    minimum: 0,
+    maximum: 1023,
+    description: 'Which shard this replica is',
+  }),
+  SHARD_COUNT: Type.Integer({
+    default: 1,
+    minimum: 1,
+    maximum: 1024,
+    description: 'How many shards own accounts',
+  }),
+  HOLD_TTL_MS: Type.Integer({
+    default: 30_000,
+    minimum: 1_000,
+    maximum: 600_000,
+    description: 'How long an admitted request counts as in flight without settling',
+  }),
+  USAGE_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 365 }),
+};

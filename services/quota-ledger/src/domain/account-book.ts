@@ -1,0 +1,152 @@
+import { istDay, istMonth } from '@mdp/ist-time';
+import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './admission.ts';
+
+interface Hold {
+  accountId: string;
+  day: string;
+  month: string;
+  expiresAt: number;
+}
+
+interface AccountState {
+  /** Admission times of the last burst window, oldest first. */
+  burst: number[];
+  /** Charged requests per period ('YYYY-MM-DD' and 'YYYY-MM'), as loaded from the projections and updated since. */
+  charged: Map<string, number>;
+  /** Requests admitted but not yet settled, per period. */
+  held: Map<string, number>;
+  lastSeen: number;
+}
+
+/** A change of an account's charged count, as the projections just recorded it. */
+export interface ChargeDelta {
+  accountId: string;
+  day: string;
+  month: string;
+  delta: number;
+}
+
+/**
+ * The admission state of the accounts one shard owns, in memory. This process is the only writer for
+ * these accounts, so a decision is a synchronous read-and-update: exact, with no locks. Charged counts
+ * come from the projections (loaded once per account and period, then kept current by the settlement
+ * consumer); holds are admitted requests still in flight, which count against the caps until their
+ * settlement event arrives or they expire.
+ */
+export class AccountBook {
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly holds = new Map<string, Hold>();
+
+  constructor(private readonly holdTtlMs: number) {}
+
+  private state(accountId: string, now: number): AccountState {
+    let s = this.accounts.get(accountId);
+    if (!s) {
+      s = { burst: [], charged: new Map(), held: new Map(), lastSeen: now };
+      this.accounts.set(accountId, s);
+    }
+    s.lastSeen = now;
+    return s;
+  }
+
+  /** Periods of `now` whose charged count is not in memory yet (load them before deciding). */
+  missingPeriods(accountId: string, now: number): { day: string; month: string } | null {
+    const s = this.accounts.get(accountId);
+    const day = istDay(now);
+    const month = istMonth(now);
+    return s?.charged.has(day) && s.charged.has(month) ? null : { day, month };
+  }
+
+  /** Records a charged count read from the projections; a count already held (and kept current) wins. */
+  loaded(
+    accountId: string,
+    counts: { day: string; dayCharged: number; month: string; monthCharged: number },
+    now: number,
+  ) {
+    const s = this.state(accountId, now);
+    if (!s.charged.has(counts.day)) s.charged.set(counts.day, counts.dayCharged);
+    if (!s.charged.has(counts.month)) s.charged.set(counts.month, counts.monthCharged);
+  }
+
+  /** Decides one request. Assumes the periods of `now` are loaded. A request id already held is a duplicate. */
+  admit(requestId: string, accountId: string, caps: Caps, now: number): Decision | 'duplicate' {
+    if (this.holds.has(requestId)) return 'duplicate';
+    const s = this.state(accountId, now);
+    const day = istDay(now);
+    const month = istMonth(now);
+    const cutoff = now - BURST_WINDOW_MS;
+    while (s.burst.length > 0 && s.burst[0]! <= cutoff) s.burst.shift();
+    const count = (period: string) => (s.charged.get(period) ?? 0) + (s.held.get(period) ?? 0);
+    const decision = decide(caps, { burst: s.burst, day: count(day), month: count(month) }, now);
+    if (decision.kind === 'admitted') {
+      s.burst.push(now);
+      this.holds.set(requestId, { accountId, day, month, expiresAt: now + this.holdTtlMs });
+      s.held.set(day, (s.held.get(day) ?? 0) + 1);
+      s.held.set(month, (s.held.get(month) ?? 0) + 1);
+    }
+    return decision;
+  }
+
+  /** The request has settled (whatever the outcome): it no longer counts as in flight. */
+  release(requestId: string): boolean {
+    const hold = this.holds.get(requestId);
+    if (!hold) return false;
+    this.holds.delete(requestId);
+    const s = this.accounts.get(hold.accountId);
+    if (s) {
+      for (const period of [hold.day, hold.month]) s.held.set(period, (s.held.get(period) ?? 1) - 1);
+    }
+    return true;
+  }
+
+  /** Applies what the projections recorded, to accounts whose period is in memory. */
+  charge(delta: ChargeDelta): void {
+    const s = this.accounts.get(delta.accountId);
+    if (!s) return;
+    for (const period of [delta.day, delta.month]) {
+      const current = s.charged.get(period);
+      if (current !== undefined) s.charged.set(period, current + delta.delta);
+    }
+  }
+
+  /** Charged and in-flight counts of the windows containing `now`. */
+  usage(accountId: string, now: number): { charged: { day: number; month: number }; inFlight: number } {
+    const s = this.accounts.get(accountId);
+    const day = istDay(now);
+    const month = istMonth(now);
+    return {
+      charged: { day: s?.charged.get(day) ?? 0, month: s?.charged.get(month) ?? 0 },
+      inFlight: s?.held.get(day) ?? 0,
+    };
+  }
+
+  /**
+   * Releases holds whose request never settled (a gateway died with it) and forgets idle accounts, which
+   * are loaded again from the projections when next seen.
+   */
+  sweep(now: number, idleMs = 10 * 60_000): { expired: number; evicted: number } {
+    let expired = 0;
+    for (const [requestId, hold] of this.holds) {
+      if (hold.expiresAt <= now && this.release(requestId)) expired++;
+    }
+    let evicted = 0;
+    const day = istDay(now);
+    const month = istMonth(now);
+    for (const [accountId, s] of this.accounts) {
+      const holding = [...s.held.values()].some((n) => n > 0);
+      if (!holding && now - s.lastSeen > idleMs) {
+        this.accounts.delete(accountId);
+        evicted++;
+        continue;
+      }
+      // Periods that have ended are of no use to admission.
+      for (const period of s.charged.keys())
+        if (period !== day && period !== month && !s.held.get(period)) s.charged.delete(period);
+    }
+    return { expired, evicted };
+  }
+
+  get inFlight(): number {
+    return this.holds.size;
+  }
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { BURST_LIMIT, decide } from './admission.ts';
+
+const at = (iso: string) => Date.parse(iso);
+const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+const FREE = { daily: 50, monthly: null };
+const PRO = { daily: 5000, monthly: 100000 };
+const UNLIMITED = { daily: null, monthly: null };
+const none = { burst: [], day: 0, month: 0 };
+
+describe('quota', () => {
+  const now = at('2026-03-14T10:00:00Z');
+
+  it('admits the 50th request of a free day and counts it in Remaining', () => {
+    expect(decide(FREE, { ...none, day: 49 }, now)).toEqual({
+      kind: 'admitted',
+      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z') },
+    });
+  });
+
+  it('refuses the 51st until the IST day resets, consuming nothing', () => {
+    const d = decide(FREE, { ...none, day: 50 }, now);
+    expect(d).toEqual({
+      kind: 'quota_exhausted',
+      retryAfterSeconds: 8.5 * 3600,
+      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z') },
+    });
+  });
+
+  it('the daily window resets at 18:30:00Z exactly', () => {
+    expect(decide(FREE, { ...none, day: 50 }, at('2026-03-14T18:29:59Z'))).toMatchObject({
+      kind: 'quota_exhausted',
+      retryAfterSeconds: 1,
+    });
+    // At 18:30:00Z the caller's day count is that of the new day (zero).
+    expect(decide(FREE, { ...none, day: 0 }, at('2026-03-14T18:30:00Z'))).toEqual({
+      kind: 'admitted',
+      rateLimit: { limit: 50, remaining: 49, resetUnix: unix('2026-03-15T18:30:00Z') },
+    });
+  });
+
+  it('a monthly cap that is used up wins even when the day has room, until the IST month turns', () => {
+    const d = decide(PRO, { ...none, day: 10, month: 100000 }, at('2026-01-31T18:29:59Z'));
+    expect(d).toEqual({
+      kind: 'quota_exhausted',
+      retryAfterSeconds: 1,
+      rateLimit: { limit: 100000, remaining: 0, resetUnix: unix('2026-01-31T18:30:00Z') },
+    });
+  });
+
+  it('when both are used up, Retry-After waits for the later reset', () => {
+    const d = decide(PRO, { ...none, day: 5000, month: 100000 }, at('2026-01-10T00:00:00Z'));
+    expect(d).toMatchObject({
+      kind: 'quota_exhausted',
+      rateLimit: { resetUnix: unix('2026-01-31T18:30:00Z') },
+    });
+  });
+});
+
+describe('binding window for the headers', () => {
+  const now = at('2026-03-20T06:00:00Z');
+
+  it('is the daily window while it leaves less or equal headroom', () => {
+    expect(decide(PRO, { ...none, day: 100, month: 1000 }, now)).toMatchObject({
+      rateLimit: { limit: 5000, remaining: 4899, resetUnix: unix('2026-03-20T18:30:00Z') },
+    });
+  });
+
+  it('switches to the monthly window when that leaves less headroom', () => {
+    // Day headroom 4900; month headroom 100000 - 96000 = 4000 < 4900.
+    expect(decide(PRO, { ...none, day: 100, month: 96000 }, now)).toMatchObject({
+      rateLimit: { limit: 100000, remaining: 3999, resetUnix: unix('2026-03-31T18:30:00Z') },
+    });
+  });
+
+  it('unlimited plans omit limit and remaining but still say when the day resets', () => {
+    expect(decide(UNLIMITED, { ...none, day: 1e6, month: 1e7 }, now)).toEqual({
+      kind: 'admitted',
+      rateLimit: { limit: null, remaining: null, resetUnix: unix('2026-03-20T18:30:00Z') },
+    });
+  });
+
+  it('a monthly-only plan binds on the month', () => {
+    expect(decide({ daily: null, monthly: 300 }, { ...none, month: 10 }, now)).toMatchObject({
+      rateLimit: { limit: 300, remaining: 289 },
+    });
+  });
+});
+
+describe('burst cap', () => {
+  const t0 = at('2026-03-20T06:00:00Z');
+  const full = Array.from({ length: BURST_LIMIT }, (_, i) => t0 + i * 100);
+
+  it('refuses the 61st request within 60 s, saying when the oldest leaves the window', () => {
+    const now = t0 + 10_000;
+    expect(decide(PRO, { burst: full, day: 60, month: 60 }, now)).toMatchObject({
+      kind: 'rate_limited',
+      retryAfterSeconds: 50,
+      rateLimit: { limit: 5000, remaining: 4940 },
+    });
+  });
+
+  it('admits it once the first admission is 60 s old', () => {
+    expect(decide(PRO, { burst: full, day: 60, month: 60 }, t0 + 60_000).kind).toBe('admitted');
+    expect(decide(PRO, { burst: full, day: 60, month: 60 }, t0 + 59_999).kind).toBe('rate_limited');
+  });
+
+  it('applies to unlimited plans too', () => {
+    expect(decide(UNLIMITED, { burst: full, day: 0, month: 0 }, t0 + 1000).kind).toBe('rate_limited');
+  });
+
+  it('reports quota before burst when both refuse', () => {
+    expect(decide(FREE, { burst: full, day: 50, month: 50 }, t0 + 1000).kind).toBe('quota_exhausted');
+  });
+});

@@ -1,0 +1,97 @@
+import { istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
+
+/** SPEC 8: at most 60 admitted requests in any rolling 60 seconds, per account (a plan may say otherwise). */
+export const BURST_LIMIT = 60;
+export const BURST_WINDOW_MS = 60_000;
+
+/** A plan's caps; null is unlimited. */
+export interface Caps {
+  daily: number | null;
+  monthly: number | null;
+  /** Admissions allowed in any rolling minute; BURST_LIMIT when not given. */
+  burst?: number;
+}
+
+/** What an account has used, counting requests still in flight, in the windows containing `now`. */
+export interface Usage {
+  /** Admission times (ms) of the last 60 seconds, oldest first. */
+  burst: readonly number[];
+  day: number;
+  month: number;
+}
+
+/** The binding window's figures for the X-RateLimit-* headers. */
+export interface RateLimitFigures {
+  limit: number | null;
+  remaining: number | null;
+  resetUnix: number;
+}
+
+export type Decision =
+  | { kind: 'admitted'; rateLimit: RateLimitFigures }
+  | { kind: 'rate_limited'; retryAfterSeconds: number; rateLimit: RateLimitFigures }
+  | { kind: 'quota_exhausted'; retryAfterSeconds: number; rateLimit: RateLimitFigures };
+
+interface Window {
+  limit: number;
+  used: number;
+  resetMs: number;
+}
+
+function windows(caps: Caps, usage: Usage, now: number): { day?: Window; month?: Window } {
+  return {
+    ...(caps.daily !== null
+      ? { day: { limit: caps.daily, used: usage.day, resetMs: istNextDayStart(now) } }
+      : {}),
+    ...(caps.monthly !== null
+      ? { month: { limit: caps.monthly, used: usage.month, resetMs: istNextMonthStart(now) } }
+      : {}),
+  };
+}
+
+/** The daily window, or the monthly one when it leaves less headroom (SPEC 8 rule 4). */
+function bindingWindow(w: { day?: Window; month?: Window }): Window | undefined {
+  if (w.day && w.month) return w.month.limit - w.month.used < w.day.limit - w.day.used ? w.month : w.day;
+  return w.day ?? w.month;
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+function figures(window: Window | undefined, now: number, extra: number): RateLimitFigures {
+  if (!window) return { limit: null, remaining: null, resetUnix: Math.floor(istNextDayStart(now) / 1000) };
+  return {
+    limit: window.limit,
+    remaining: Math.max(0, window.limit - window.used - extra),
+    resetUnix: Math.floor(window.resetMs / 1000),
+  };
+}
+
+/**
+ * Whether one more request may start now. All or nothing: a refusal consumes nothing anywhere. Quota
+ * is judged before the burst cap because it is the longer wait, and the one a client must know about.
+ */
+export function decide(caps: Caps, usage: Usage, now: number): Decision {
+  const w = windows(caps, usage, now);
+  const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
+  if (exhausted.length > 0) {
+    // Admission resumes only when every exhausted window has reset.
+    const last = exhausted.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
+    return {
+      kind: 'quota_exhausted',
+      retryAfterSeconds: seconds(last.resetMs - now),
+      rateLimit: { limit: last.limit, remaining: 0, resetUnix: Math.floor(last.resetMs / 1000) },
+    };
+  }
+  const recent = usage.burst.filter((t) => t > now - BURST_WINDOW_MS);
+  const burst = caps.burst ?? BURST_LIMIT;
+  if (recent.length >= burst) {
+    // The oldest admission in the window leaves it first; then one more fits.
+    const oldest = recent[recent.length - burst]!;
+    return {
+      kind: 'rate_limited',
+      retryAfterSeconds: seconds(oldest + BURST_WINDOW_MS - now),
+      rateLimit: figures(bindingWindow(w), now, 0),
+    };
+  }
+  return { kind: 'admitted', rateLimit: figures(bindingWindow(w), now, 1) };
+}

@@ -1,0 +1,85 @@
+import type { Pool } from '@mdp/db';
+import type { GrpcServer } from '@mdp/grpc';
+import type { Clock } from '@mdp/ist-time';
+import type { NatsConnection } from '@mdp/nats';
+import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
+import { buildApp } from './app.ts';
+import { AccountBook } from './domain/account-book.ts';
+import { Mutex } from './mutex.ts';
+import { ProjectionStore } from './projections.ts';
+import { type SettlementConsumer, startSettlementConsumer } from './settlement-consumer.ts';
+
+export interface LedgerOptions {
+  pool: Pool;
+  nc: NatsConnection;
+  stream: string;
+  subjectPrefix: string;
+  shard: number;
+  holdTtlMs: number;
+  retentionDays: number;
+  clock: Clock;
+  logger: Logger;
+  tracer: Tracer;
+  registry: Registry;
+}
+
+export interface Ledger {
+  server: GrpcServer;
+  store: ProjectionStore;
+  consumer: SettlementConsumer;
+  close(): Promise<void>;
+}
+
+/** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
+export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
+  const store = new ProjectionStore(o.pool);
+  const book = new AccountBook(o.holdTtlMs);
+  const mutex = new Mutex();
+  const consumer = await startSettlementConsumer({
+    nc: o.nc,
+    spec: {
+      stream: o.stream,
+      subjectPrefix: o.subjectPrefix,
+      shard: o.shard,
+      retentionDays: o.retentionDays,
+    },
+    mutex,
+    logger: o.logger,
+    registry: o.registry,
+    apply: async (events) => {
+      const result = await store.record(events);
+      for (const delta of result.deltas) book.charge(delta);
+      for (const e of events) book.release(e.request_id);
+    },
+  });
+  const expired = new Counter({
+    name: 'ledger_holds_expired_total',
+    help: 'Admitted requests that never settled and were released after HOLD_TTL_MS',
+    registers: [o.registry],
+  });
+  const sweeper = setInterval(() => {
+    const swept = book.sweep(o.clock());
+    if (swept.expired > 0) {
+      expired.inc(swept.expired);
+      o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');
+    }
+  }, 1_000);
+  const server = buildApp({
+    logger: o.logger,
+    tracer: o.tracer,
+    registry: o.registry,
+    book,
+    store,
+    mutex,
+    clock: o.clock,
+  });
+  return {
+    server,
+    store,
+    consumer,
+    close: async () => {
+      clearInterval(sweeper);
+      await consumer.stop();
+    },
+  };
+}

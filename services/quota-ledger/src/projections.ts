@@ -1,0 +1,175 @@
+import type { Pool } from '@mdp/db';
+import { istDay, istMonth } from '@mdp/ist-time';
+import type { SettlementEvent, SettlementKind } from '@mdp/usage';
+import type { ChargeDelta } from './domain/account-book.ts';
+
+/** Does a request count as charged, given the kinds of event recorded for it? */
+const counts = (kinds: Set<string>) => kinds.has('charged') && !kinds.has('voided');
+
+export interface BatchResult {
+  /** Events not seen before (the rest were duplicates or re-deliveries). */
+  recorded: number;
+  deltas: ChargeDelta[];
+}
+
+/**
+ * The ledger's Postgres side: the append-only event log and the projections derived from it, written in
+ * one transaction per batch so that a projection never disagrees with the log.
+ */
+export class ProjectionStore {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Records a batch of events. Duplicates (same request and kind) are ignored by the log's unique key,
+   * so re-delivered and repeated events change nothing. Projection deltas are computed from the kinds
+   * a request had before and after the batch, which makes the result independent of arrival order.
+   */
+  async record(events: SettlementEvent[]): Promise<BatchResult> {
+    if (events.length === 0) return { recorded: 0, deltas: [] };
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const inserted = await client.query<{ request_id: string; kind: SettlementKind }>(
+        `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                              $6::date[], $7::text[], $8::text[], $9::smallint[])
+         ON CONFLICT (request_id, kind) DO NOTHING
+         RETURNING request_id, kind`,
+        [
+          events.map((e) => e.request_id),
+          events.map((e) => e.kind),
+          events.map((e) => e.account_id),
+          events.map((e) => new Date(e.admitted_at_ms)),
+          events.map((e) => new Date(e.settled_at_ms)),
+          events.map((e) => istDay(e.admitted_at_ms)),
+          events.map((e) => istMonth(e.admitted_at_ms)),
+          events.map((e) => e.route),
+          events.map((e) => e.status),
+        ],
+      );
+      const fresh = new Map<string, Set<string>>();
+      for (const row of inserted.rows) {
+        if (!fresh.has(row.request_id)) fresh.set(row.request_id, new Set());
+        fresh.get(row.request_id)!.add(row.kind);
+      }
+      const deltas: ChargeDelta[] = [];
+      if (fresh.size > 0) {
+        const now = await client.query<{
+          request_id: string;
+          account_id: string;
+          day: string;
+          month: string;
+          kinds: string[];
+        }>(
+          `SELECT request_id, min(account_id) AS account_id, to_char(min(day), 'YYYY-MM-DD') AS day, min(month) AS month,
+                  array_agg(kind) AS kinds
+             FROM usage_events WHERE request_id = ANY($1::text[]) GROUP BY request_id`,
+          [[...fresh.keys()]],
+        );
+        for (const row of now.rows) {
+          const after = new Set(row.kinds);
+          const before = new Set([...after].filter((k) => !fresh.get(row.request_id)!.has(k)));
+          const delta = Number(counts(after)) - Number(counts(before));
+          if (delta !== 0) deltas.push({ accountId: row.account_id, day: row.day, month: row.month, delta });
+        }
+        await this.applyDeltas(client, deltas);
+      }
+      await client.query('COMMIT');
+      return { recorded: inserted.rowCount ?? 0, deltas };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async applyDeltas(client: import('pg').PoolClient, deltas: ChargeDelta[]): Promise<void> {
+    const sum = (key: (d: ChargeDelta) => string) => {
+      const m = new Map<string, { accountId: string; period: string; delta: number }>();
+      for (const d of deltas) {
+        const period = key(d);
+        const k = `${d.accountId} ${period}`;
+        const cur = m.get(k) ?? { accountId: d.accountId, period, delta: 0 };
+        cur.delta += d.delta;
+        m.set(k, cur);
+      }
+      return [...m.values()].filter((x) => x.delta !== 0);
+    };
+    const daily = sum((d) => d.day);
+    const monthly = sum((d) => d.month);
+    if (daily.length > 0) {
+      await client.query(
+        `INSERT INTO usage_daily (account_id, day, charged)
+         SELECT * FROM unnest($1::text[], $2::date[], $3::int[])
+         ON CONFLICT (account_id, day) DO UPDATE SET charged = usage_daily.charged + EXCLUDED.charged`,
+        [daily.map((x) => x.accountId), daily.map((x) => x.period), daily.map((x) => x.delta)],
+      );
+    }
+    if (monthly.length > 0) {
+      await client.query(
+        `INSERT INTO usage_monthly (account_id, month, charged)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
+         ON CONFLICT (account_id, month) DO UPDATE SET charged = usage_monthly.charged + EXCLUDED.charged`,
+        [monthly.map((x) => x.accountId), monthly.map((x) => x.period), monthly.map((x) => x.delta)],
+      );
+    }
+  }
+
+  /** Charged counts of one account's day and month, as the projections hold them. */
+  async charged(accountId: string, day: string, month: string): Promise<{ day: number; month: number }> {
+    const { rows } = await this.pool.query<{ day: number; month: number }>(
+      `SELECT coalesce((SELECT charged FROM usage_daily WHERE account_id = $1 AND day = $2::date), 0) AS day,
+              coalesce((SELECT charged FROM usage_monthly WHERE account_id = $1 AND month = $3), 0) AS month`,
+      [accountId, day, month],
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * Replays the whole event log into fresh projections (inside a transaction that is rolled back) and
+   * lists every (account, period) where they differ from the live ones. Empty means the live
+   * projections are exactly what the log implies.
+   */
+  async rebuildDifferences(): Promise<
+    { account_id: string; period: string; live: number; rebuilt: number }[]
+  > {
+    const { rows } = await this.pool.query<{
+      account_id: string;
+      period: string;
+      live: number;
+      rebuilt: number;
+    }>(
+      `WITH per_request AS (
+         SELECT request_id, min(account_id) AS account_id, min(day) AS day, min(month) AS month,
+                bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
+           FROM usage_events GROUP BY request_id),
+       rebuilt_daily AS (
+         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, count(*)::int AS n
+           FROM per_request WHERE charged GROUP BY account_id, day),
+       rebuilt_monthly AS (
+         SELECT account_id, month AS period, count(*)::int AS n
+           FROM per_request WHERE charged GROUP BY account_id, month),
+       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, charged AS n FROM usage_daily WHERE charged <> 0),
+       live_monthly AS (SELECT account_id, month AS period, charged AS n FROM usage_monthly WHERE charged <> 0)
+       SELECT coalesce(l.account_id, r.account_id) AS account_id, coalesce(l.period, r.period) AS period,
+              coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
+         FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period)
+        WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
+       UNION ALL
+       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.n, 0), coalesce(r.n, 0)
+         FROM live_monthly l FULL JOIN rebuilt_monthly r USING (account_id, period)
+        WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
+       ORDER BY 1, 2`,
+    );
+    return rows;
+  }
+
+  /** Totals for the rebuild report. */
+  async totals(): Promise<{ events: number; accounts: number }> {
+    const { rows } = await this.pool.query<{ events: number; accounts: number }>(
+      'SELECT count(*)::int AS events, count(DISTINCT account_id)::int AS accounts FROM usage_events',
+    );
+    return rows[0]!;
+  }
+}

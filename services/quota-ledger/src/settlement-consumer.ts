@@ -1,0 +1,132 @@
+import { ensureStream, type NatsConnection } from '@mdp/nats';
+import { Counter, Histogram, type Logger, type Registry } from '@mdp/telemetry';
+import { parseSettlementEvent, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
+import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
+import type { Mutex } from './mutex.ts';
+
+export interface ConsumerSpec {
+  stream: string;
+  subjectPrefix: string;
+  shard: number;
+  retentionDays: number;
+}
+
+export interface SettlementConsumer {
+  stop(): Promise<void>;
+  /** Resolves when every message received so far is recorded and acknowledged. */
+  idle(): Promise<void>;
+}
+
+const BATCH = 500;
+
+/**
+ * The shard's durable JetStream consumer. Messages are recorded in batches (one Postgres transaction
+ * each) and acknowledged only after the commit, so a crash anywhere means re-delivery, never loss; the
+ * log's unique key makes re-delivery harmless. A message that is not a settlement event is terminated
+ * (never re-delivered) and counted, so one poison message cannot stall the shard.
+ */
+export async function startSettlementConsumer(opts: {
+  nc: NatsConnection;
+  spec: ConsumerSpec;
+  mutex: Mutex;
+  apply: (events: SettlementEvent[]) => Promise<void>;
+  logger: Logger;
+  registry: Registry;
+}): Promise<SettlementConsumer> {
+  const { nc, spec, logger } = opts;
+  const subject = shardSubjects(spec.subjectPrefix, spec.shard);
+  await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays));
+  const durable = `ledger-${spec.subjectPrefix}-${spec.shard}`;
+  const jsm = await nc.jetstreamManager();
+  await jsm.consumers.add(spec.stream, {
+    durable_name: durable,
+    filter_subject: subject,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(30_000),
+    max_ack_pending: 20_000,
+  });
+  const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
+  const messages = await consumer.consume({ max_messages: 2_000 });
+
+  const recorded = new Counter({
+    name: 'ledger_settlement_events_total',
+    help: 'Settlement events consumed, by kind and outcome (recorded, duplicate, poison)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [opts.registry],
+  });
+  const batchSeconds = new Histogram({
+    name: 'ledger_event_append_seconds',
+    help: 'Time to append a batch of events and update the projections',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [opts.registry],
+  });
+
+  let pending: JsMsg[] = [];
+  let flushing: Promise<void> | null = null;
+  const waiters: (() => void)[] = [];
+
+  const flush = async () => {
+    while (pending.length > 0) {
+      const batch = pending.splice(0, BATCH);
+      const events: SettlementEvent[] = [];
+      const good: JsMsg[] = [];
+      for (const m of batch) {
+        let parsed: SettlementEvent | string;
+        try {
+          parsed = parseSettlementEvent(m.json());
+        } catch {
+          parsed = 'not JSON';
+        }
+        if (typeof parsed === 'string') {
+          logger.error(
+            { subject: m.subject, seq: m.seq, reason: parsed },
+            'poison settlement message terminated',
+          );
+          recorded.inc({ kind: 'unknown', outcome: 'poison' });
+          m.term();
+        } else {
+          events.push(parsed);
+          good.push(m);
+        }
+      }
+      const end = batchSeconds.startTimer();
+      for (;;) {
+        try {
+          await opts.mutex.run(() => opts.apply(events));
+          break;
+        } catch (err) {
+          // The database is away: keep the batch (unacknowledged) and try again; JetStream holds the rest.
+          logger.warn(
+            { err: (err as Error).message, events: events.length },
+            'could not record settlements; retrying',
+          );
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+      end();
+      for (const m of good) m.ack();
+      for (const e of events) recorded.inc({ kind: e.kind, outcome: 'consumed' });
+    }
+    flushing = null;
+    for (const w of waiters.splice(0)) w();
+  };
+
+  const loop = (async () => {
+    for await (const m of messages) {
+      pending.push(m);
+      flushing ??= flush();
+    }
+  })();
+  loop.catch((err) => logger.error({ err }, 'settlement consumer stopped'));
+
+  return {
+    stop: async () => {
+      messages.stop();
+      await loop.catch(() => {});
+      await flushing;
+      pending = [];
+    },
+    idle: () => (flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
+  };
+}
