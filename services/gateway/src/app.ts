@@ -173,8 +173,12 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.setErrorHandler((err, req, reply) => {
     const apiError = asApiError(err);
-    if (apiError.status >= 500)
-      req.log.error({ err: apiError.cause ?? err, reqId: req.id }, 'request failed');
+    if (apiError.status === 500) req.log.error({ err: apiError.cause ?? err }, 'request failed');
+    else if (apiError.status > 500) {
+      // A dependency is down or slow: one line per request, the cause's message without its stack.
+      const cause = apiError.cause instanceof Error ? apiError.cause.message : undefined;
+      req.log.warn({ code: apiError.code, cause }, 'request failed: dependency unavailable');
+    }
     sendError(reply, apiError);
   });
 

@@ -66,6 +66,7 @@ const invalid = () =>
 export class Authenticator {
   private readonly verified: LRUCache<string, Principal>;
   private readonly refused: LRUCache<string, true>;
+  private readonly verifying = new Map<string, Promise<Principal>>();
   private readonly breaker;
   private readonly lookups: Counter<'result'>;
   private readonly invalidations: Counter<'reason'>;
@@ -126,7 +127,16 @@ export class Authenticator {
       throw invalid();
     }
     this.lookups.inc({ result: 'miss' });
+    // Concurrent first requests with one token share one verification (no stampede on the auth service).
+    let inFlight = this.verifying.get(key);
+    if (!inFlight) {
+      inFlight = this.verify(token, key).finally(() => this.verifying.delete(key));
+      this.verifying.set(key, inFlight);
+    }
+    return inFlight;
+  }
 
+  private async verify(token: string, key: string): Promise<Principal> {
     let response: auth.VerifyTokenResponse;
     try {
       response = await this.breaker.execute(() =>

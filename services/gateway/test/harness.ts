@@ -37,8 +37,6 @@ export const DEFINITIONS = {
   ledger: ledger.QuotaLedgerServiceService,
 } as const;
 
-type DataImpls = Partial<{ [K in keyof typeof DEFINITIONS]: AsyncServiceImpl<(typeof DEFINITIONS)[K]> }>;
-
 export interface RunningServices {
   addresses: UpstreamAddresses;
   /** The real auth store on this run's own schema. */

@@ -1,0 +1,293 @@
+import { RpcError } from '@mdp/grpc';
+import { connectNats } from '@mdp/nats';
+import { createLogger } from '@mdp/telemetry';
+import { settlementMsgId, settlementSubject } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DEFINITIONS,
+  echoImpl,
+  NATS_URL,
+  type RunningServices,
+  startGateway,
+  startServices,
+  type TestGateway,
+} from './harness.ts';
+
+/** The ledger's clock: tests move it to cross IST boundaries and burst windows. */
+let now = Date.parse('2026-03-14T10:00:00Z');
+const clock = () => now;
+
+let services: RunningServices;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  services = await startServices({
+    ledgerClock: clock,
+    holdTtlMs: 2_000,
+    impls: {
+      equities: {
+        ...echoImpl(DEFINITIONS.equities),
+        getStockQuote: async ({ symbol }: { symbol: string }) => {
+          if (symbol === 'MISSING') throw RpcError.notFound('unknown symbol');
+          if (symbol === 'BROKEN') throw new Error('disk on fire');
+          return echoImpl(DEFINITIONS.equities).getStockQuote({ symbol }, {} as never);
+        },
+      },
+    },
+  });
+  gw = await startGateway(services);
+});
+afterAll(async () => {
+  await gw.close();
+  await services.stop();
+});
+
+async function tokenOn(
+  plan: string,
+  caps?: { daily: number | null; monthly: number | null; burst?: number },
+) {
+  if (caps) await services.store.createPlan(plan, { burst: 60, ...caps });
+  const account = await services.store.createAccount(plan);
+  const { token } = await services.store.issueToken(account);
+  return { account, token };
+}
+
+const get = (token: string, url = '/v1/stocks/TCS/quote') =>
+  gw.inject({ method: 'GET', url, anonymous: true, headers: { authorization: `Bearer ${token}` } });
+
+async function usage(token: string) {
+  await services.ledgerIdle();
+  const res = await get(token, '/v1/me/usage');
+  expect(res.statusCode).toBe(200);
+  return res.json().data;
+}
+
+/** Waits until every settlement published so far is recorded by the ledger. */
+async function settled(token: string, expectedDay: number) {
+  for (let i = 0; i < 100; i++) {
+    if ((await usage(token)).day.used === expectedDay) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  expect((await usage(token)).day.used).toBe(expectedDay);
+}
+
+describe('quota: exactly the cap, concurrency included', () => {
+  it('500 concurrent requests on a fresh free token: exactly 50 200s and 450 quota_exhausted, usage 50', async () => {
+    now = Date.parse('2026-03-14T10:00:00Z');
+    const { token } = await tokenOn('free');
+    const results = await Promise.all(Array.from({ length: 500 }, () => get(token)));
+    const ok = results.filter((r) => r.statusCode === 200);
+    const refused = results.filter((r) => r.statusCode === 429);
+    expect(ok).toHaveLength(50);
+    expect(refused).toHaveLength(450);
+    for (const r of refused) {
+      expect(r.json().error.code).toBe('quota_exhausted');
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+      expect(r.headers['x-ratelimit-limit']).toBe('50');
+      expect(r.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-03-14T18:30:00Z') / 1000));
+      expect(Number(r.headers['retry-after'])).toBe(8.5 * 3600);
+    }
+    // Remaining counts each request itself: every value from 49 down to 0 exactly once.
+    const remaining = ok.map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    for (const r of ok) expect(r.headers['x-ratelimit-limit']).toBe('50');
+    await settled(token, 50);
+    const doc = await usage(token);
+    expect(doc).toEqual({
+      plan: 'free',
+      day: { period: '2026-03-14', used: 50, limit: 50, remaining: 0, resets_at: '2026-03-14T18:30:00Z' },
+      month: { period: '2026-03', used: 50, limit: null, remaining: null, resets_at: '2026-03-31T18:30:00Z' },
+    });
+  });
+
+  it('errors and free routes leave usage unchanged', async () => {
+    const { token } = await tokenOn('pro');
+    expect((await get(token)).statusCode).toBe(200);
+    for (const url of [
+      '/v1/stocks/MISSING/quote',
+      '/v1/stocks/BROKEN/quote',
+      '/v1/stocks/TCS/quote?bogus=1',
+      '/v1/me/usage',
+      '/v1/openapi.json',
+    ]) {
+      const res = await get(token, url);
+      expect(res.statusCode, url).not.toBe(200 === res.statusCode && url.includes('quote') ? 200 : -1);
+    }
+    await settled(token, 1);
+    expect((await usage(token)).day.used).toBe(1);
+    // A 404 after admission carries no rate-limit headers (SPEC: 200 and 429 only).
+    expect((await get(token, '/v1/stocks/MISSING/quote')).headers['x-ratelimit-limit']).toBeUndefined();
+  });
+});
+
+describe('burst cap', () => {
+  it('100 requests in 10 s on a paid token: 60 200s and 40 rate_limited; the 61st gets in when the first leaves', async () => {
+    const t0 = Date.parse('2026-03-16T05:00:00Z');
+    const { token } = await tokenOn('pro');
+    const codes: number[] = [];
+    let lastRefusal: Awaited<ReturnType<typeof get>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      now = t0 + i * 100;
+      const res = await get(token);
+      codes.push(res.statusCode);
+      if (res.statusCode === 429) {
+        expect(res.json().error.code).toBe('rate_limited');
+        lastRefusal = res;
+      }
+    }
+    expect(codes.filter((c) => c === 200)).toHaveLength(60);
+    expect(codes.filter((c) => c === 429)).toHaveLength(40);
+    expect(codes.slice(0, 60).every((c) => c === 200)).toBe(true);
+    // Refused at t0 + 9.9 s; the first admission (t0) leaves the window at t0 + 60 s.
+    expect(lastRefusal!.headers['retry-after']).toBe('51');
+    expect(lastRefusal!.headers['x-ratelimit-remaining']).toBe('4940');
+    now = t0 + 59_999;
+    expect((await get(token)).statusCode).toBe(429);
+    now = t0 + 60_000;
+    expect((await get(token)).statusCode).toBe(200);
+    await settled(token, 61);
+  });
+
+  it('a refusal by one limit consumes nothing in the others', async () => {
+    now = Date.parse('2026-03-17T05:00:00Z');
+    const { token } = await tokenOn('pro');
+    for (let i = 0; i < 60; i++) expect((await get(token)).statusCode).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await get(token)).statusCode).toBe(429);
+    await settled(token, 60);
+    expect((await usage(token)).day.remaining).toBe(5000 - 60);
+  });
+});
+
+describe('IST windows with the ledger clock', () => {
+  it('the day resets at 18:30:00Z: refused at 18:29:59Z, admitted at 18:30:00Z', async () => {
+    const { token } = await tokenOn('tiny_day', { daily: 3, monthly: null });
+    now = Date.parse('2026-04-02T18:29:50Z');
+    for (let i = 0; i < 3; i++) expect((await get(token)).statusCode).toBe(200);
+    now = Date.parse('2026-04-02T18:29:59Z');
+    const refused = await get(token);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('quota_exhausted');
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-04-02T18:30:00Z') / 1000));
+    now = Date.parse('2026-04-02T18:30:00Z');
+    const admitted = await get(token);
+    expect(admitted.statusCode).toBe(200);
+    expect(admitted.headers['x-ratelimit-remaining']).toBe('2');
+    await services.ledgerIdle();
+    const doc = await usage(token);
+    expect(doc.day).toMatchObject({ period: '2026-04-03', limit: 3 });
+  });
+
+  it('the month rolls over at 18:30Z on the last UTC day of the month', async () => {
+    const { token } = await tokenOn('tiny_month', { daily: null, monthly: 2 });
+    now = Date.parse('2026-01-31T18:00:00Z');
+    expect((await get(token)).statusCode).toBe(200);
+    expect((await get(token)).statusCode).toBe(200);
+    now = Date.parse('2026-01-31T18:29:59Z');
+    const refused = await get(token);
+    expect(refused.json().error.code).toBe('quota_exhausted');
+    expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-01-31T18:30:00Z') / 1000));
+    now = Date.parse('2026-01-31T18:30:00Z');
+    expect((await get(token)).statusCode).toBe(200);
+    await settled(token, 1);
+    expect((await usage(token)).month).toMatchObject({ period: '2026-02', used: 1, limit: 2, remaining: 1 });
+  });
+
+  it('the headers switch to the monthly window when it leaves less headroom', async () => {
+    const { token } = await tokenOn('tight_month', { daily: 10, monthly: 12 });
+    now = Date.parse('2026-05-10T06:00:00Z');
+    const first = await get(token);
+    expect(first.headers['x-ratelimit-limit']).toBe('10');
+    expect(first.headers['x-ratelimit-remaining']).toBe('9');
+    expect(first.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-05-10T18:30:00Z') / 1000));
+    for (let i = 0; i < 4; i++) await get(token);
+    now = Date.parse('2026-05-11T06:00:00Z');
+    // Next day: daily headroom 10, monthly 12 - 5 = 7 → the month binds.
+    const next = await get(token);
+    expect(next.headers['x-ratelimit-limit']).toBe('12');
+    expect(next.headers['x-ratelimit-remaining']).toBe('6');
+    expect(next.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-05-31T18:30:00Z') / 1000));
+  });
+
+  it('unlimited plans get X-RateLimit-Reset only', async () => {
+    now = Date.parse('2026-05-12T06:00:00Z');
+    const { token } = await tokenOn('unlimited');
+    const res = await get(token);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    expect(res.headers['x-ratelimit-remaining']).toBeUndefined();
+    expect(res.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-05-12T18:30:00Z') / 1000));
+  });
+});
+
+describe('settlement events', () => {
+  it('duplicated, re-delivered and re-ordered events change nothing; poison is skipped', async () => {
+    now = Date.parse('2026-06-01T06:00:00Z');
+    const { token, account } = await tokenOn('pro');
+    expect((await get(token)).statusCode).toBe(200);
+    await settled(token, 1);
+    const nc = await connectNats({ url: NATS_URL, name: 'dup-test', logger: createLogger('t', 'silent') });
+    const js = nc.jetstream();
+    const base = {
+      v: 1,
+      account_id: account,
+      admitted_at_ms: now,
+      settled_at_ms: now,
+      route: 'getStockQuote',
+      status: 200,
+    };
+    const pub = (e: Record<string, unknown>, msgID: string) =>
+      js.publish(settlementSubject(services.usageSubject, 0, e.kind as 'charged'), JSON.stringify(e), {
+        msgID,
+      });
+    // A charge published three times under different message ids (as a re-delivery after the dedupe window).
+    const charged = { ...base, request_id: 'req-dup-1', kind: 'charged' };
+    for (const id of ['a', 'b', 'c']) await pub(charged, `req-dup-1-${id}`);
+    // Re-ordered: the void of req-dup-2 arrives before its charge; the net is nothing.
+    await pub(
+      { ...base, request_id: 'req-dup-2', kind: 'voided' },
+      settlementMsgId({ request_id: 'req-dup-2', kind: 'voided' }),
+    );
+    await pub({ ...base, request_id: 'req-dup-2', kind: 'charged' }, 'req-dup-2');
+    // Poison: not JSON, and JSON that is not an event.
+    await js.publish(settlementSubject(services.usageSubject, 0, 'charged'), 'not json {', {
+      msgID: 'poison-1',
+    });
+    await js.publish(settlementSubject(services.usageSubject, 0, 'charged'), JSON.stringify({ v: 9 }), {
+      msgID: 'poison-2',
+    });
+    // A refund for a request already charged does not undo it.
+    await pub({ ...base, request_id: 'req-dup-1', kind: 'refunded', status: 500 }, 'req-dup-1-refund');
+    await nc.drain();
+    await settled(token, 2);
+    expect((await usage(token)).day.used).toBe(2);
+    // And the consumer is still alive after the poison.
+    expect((await get(token)).statusCode).toBe(200);
+    await settled(token, 3);
+  });
+
+  it('re-recording a batch already recorded changes nothing (the log is keyed by request and kind)', async () => {
+    const event = {
+      v: 1 as const,
+      request_id: 'replayed-1',
+      account_id: 'acct-replay',
+      kind: 'charged' as const,
+      admitted_at_ms: Date.parse('2026-06-02T00:00:00Z'),
+      settled_at_ms: Date.parse('2026-06-02T00:00:01Z'),
+      route: 'getStockQuote',
+      status: 200,
+    };
+    const first = await services.projections.record([event, event]);
+    const again = await services.projections.record([event]);
+    expect(first.recorded).toBe(1);
+    expect(first.deltas).toEqual([
+      { accountId: 'acct-replay', day: '2026-06-02', month: '2026-06', delta: 1 },
+    ]);
+    expect(again).toEqual({ recorded: 0, deltas: [] });
+  });
+
+  it('a rebuild of the projections from the event log equals the live ones', async () => {
+    await services.ledgerIdle();
+    expect(await services.projections.rebuildDifferences()).toEqual([]);
+  });
+});
