@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { createPool, dropSchema, migrate } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { connectNats } from '@mdp/nats';
@@ -9,7 +11,7 @@ import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
 import { AuthStore, outboxChannel } from '../../auth/src/store.ts';
 import { assembleLedger } from '../../quota-ledger/src/ledger.ts';
-import type { ProjectionStore } from '../../quota-ledger/src/projections.ts';
+import { ProjectionStore } from '../../quota-ledger/src/projections.ts';
 import { buildGateway } from '../src/app.ts';
 import type { Authenticator } from '../src/authenticator.ts';
 import type { Upstreams } from '../src/catalogue/index.ts';
@@ -43,8 +45,11 @@ export interface RunningServices {
   store: AuthStore;
   /** The real ledger's projections on this run's own schema. */
   projections: ProjectionStore;
-  /** Resolves when the ledger has recorded every settlement received so far. */
+  /** Resolves when the ledger has recorded every settlement received so far (in-process ledger only). */
   ledgerIdle(): Promise<void>;
+  /** With `ledgerProcess`: SIGKILL the ledger, and start it again on the same port and schema. */
+  killLedger(): Promise<void>;
+  restartLedger(): Promise<void>;
   usageStream: string;
   usageSubject: string;
   /** A token of a fresh account on a test plan with no caps and no practical burst cap. */
@@ -63,6 +68,9 @@ async function listen(server: GrpcServer, port = 0): Promise<string> {
 
 export interface ServiceOptions {
   impls?: Partial<{ equities: unknown; filings: unknown; options: unknown }>;
+  natsUrl?: string;
+  /** Run the ledger as its own process (so a test can kill it) instead of in this one. */
+  ledgerProcess?: boolean;
   logger?: Logger;
   /** The ledger's clock (IST windows are decided by it). */
   ledgerClock?: () => number;
@@ -107,7 +115,8 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
   });
   const channel = outboxChannel(authSchema);
   const store = new AuthStore(authPool, 'test-token-hash-secret', channel);
-  const nc = await connectNats({ url: NATS_URL, name: 'gateway-test-services', logger: silentLogger });
+  const natsUrl = opts.natsUrl ?? NATS_URL;
+  const nc = await connectNats({ url: natsUrl, name: 'gateway-test-services', logger: silentLogger });
   const relay = startOutboxRelay({
     pool: authPool,
     databaseUrl: DATABASE_URL,
@@ -124,20 +133,42 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
   const authAddress = await listen(authServer);
   const authPort = Number(authAddress.split(':')[1]);
 
-  const ledger = await assembleLedger({
-    pool: ledgerPool,
-    nc,
-    stream: usageStream,
-    subjectPrefix: usageSubject,
-    shard: 0,
-    holdTtlMs: opts.holdTtlMs ?? 30_000,
-    retentionDays: 1,
-    clock: opts.ledgerClock ?? Date.now,
-    logger,
-    tracer,
-    registry: createRegistry('quota-ledger'),
-  });
-  const ledgerAddress = await listen(ledger.server);
+  const ledger = opts.ledgerProcess
+    ? await startLedgerProcess({
+        schema: ledgerSchema,
+        natsUrl,
+        usageStream,
+        usageSubject,
+        holdTtlMs: opts.holdTtlMs,
+      })
+    : await startLedgerInProcess();
+  async function startLedgerInProcess() {
+    const assembled = await assembleLedger({
+      pool: ledgerPool,
+      nc,
+      stream: usageStream,
+      subjectPrefix: usageSubject,
+      shard: 0,
+      holdTtlMs: opts.holdTtlMs ?? 30_000,
+      retentionDays: 1,
+      clock: opts.ledgerClock ?? Date.now,
+      logger,
+      tracer,
+      registry: createRegistry('quota-ledger'),
+    });
+    return {
+      address: await listen(assembled.server),
+      store: assembled.store,
+      idle: () => assembled.consumer.idle(),
+      kill: async () => {},
+      restart: async () => {},
+      stop: async () => {
+        await assembled.server.shutdown(1_000);
+        await assembled.close();
+      },
+    };
+  }
+  const ledgerAddress = ledger.address;
 
   const dataServers: GrpcServer[] = [];
   const addresses: UpstreamAddresses = {
@@ -164,7 +195,9 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
     addresses,
     store,
     projections: ledger.store,
-    ledgerIdle: () => ledger.consumer.idle(),
+    ledgerIdle: () => ledger.idle(),
+    killLedger: () => ledger.kill(),
+    restartLedger: () => ledger.restart(),
     usageStream,
     usageSubject,
     token,
@@ -176,8 +209,8 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
     },
     stopData: async () => void (await Promise.all(dataServers.map((s) => s.shutdown(500)))),
     stop: async () => {
-      await Promise.all([...dataServers, authServer, ledger.server].map((s) => s.shutdown(1_000)));
-      await ledger.close();
+      await Promise.all([...dataServers, authServer].map((s) => s.shutdown(1_000)));
+      await ledger.stop();
       await relay.stop();
       const jsm = await nc.jetstreamManager();
       await jsm.streams.delete(usageStream).catch(() => {});
@@ -188,6 +221,83 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       await dropSchema(DATABASE_URL, ledgerSchema);
     },
   };
+}
+
+/** The quota-ledger service as a child process, run from source with its own ports. */
+async function startLedgerProcess(o: {
+  schema: string;
+  natsUrl: string;
+  usageStream: string;
+  usageSubject: string;
+  holdTtlMs?: number;
+}) {
+  const port = await freePort();
+  const opsPort = await freePort();
+  const env = {
+    ...process.env,
+    DATABASE_URL,
+    DB_SCHEMA: o.schema,
+    NATS_URL: o.natsUrl,
+    USAGE_STREAM: o.usageStream,
+    USAGE_SUBJECT: o.usageSubject,
+    GRPC_PORT: String(port),
+    OPS_PORT: String(opsPort),
+    HOLD_TTL_MS: String(o.holdTtlMs ?? 30_000),
+    LOG_LEVEL: 'warn',
+  };
+  let child: ChildProcess;
+  const spawnLedger = async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+      env,
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 300; i++) {
+      const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ready) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the ledger process did not become ready');
+  };
+  await spawnLedger();
+  const pool = createPool({
+    url: DATABASE_URL,
+    schema: o.schema,
+    max: 2,
+    applicationName: 'ledger-test-reader',
+  });
+  const exited = () =>
+    new Promise<void>((resolve) =>
+      child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+    );
+  return {
+    address: `127.0.0.1:${port}`,
+    store: new ProjectionStore(pool),
+    idle: async () => {},
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited();
+    },
+    restart: spawnLedger,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited();
+      await pool.end();
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 export interface TestGateway {
@@ -209,14 +319,16 @@ export async function startGateway(
     clock?: () => number;
     authDeadlineMs?: number;
     settleAckTimeoutMs?: number;
+    admissionDeadlineMs?: number;
     logger?: Logger;
+    natsUrl?: string;
   } = {},
 ): Promise<TestGateway> {
   const registry = createRegistry('gateway');
   const logger = opts.logger ?? silentLogger;
   const deps = await connectDependencies({
     addresses: services.addresses,
-    natsUrl: NATS_URL,
+    natsUrl: opts.natsUrl ?? NATS_URL,
     usageStream: services.usageStream,
     usageSubject: services.usageSubject,
     upstreamDeadlineMs: opts.deadlineMs ?? 2_000,
@@ -224,7 +336,7 @@ export async function startGateway(
     authCacheMax: 10_000,
     authCacheTtlMs: 300_000,
     authBreakerOpenMs: 1_000,
-    admissionDeadlineMs: 1_000,
+    admissionDeadlineMs: opts.admissionDeadlineMs ?? 1_000,
     settleAckTimeoutMs: opts.settleAckTimeoutMs ?? 1_500,
     clock: opts.clock ?? Date.now,
     logger,

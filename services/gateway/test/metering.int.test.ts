@@ -35,7 +35,8 @@ beforeAll(async () => {
       },
     },
   });
-  gw = await startGateway(services);
+  // Long deadlines: this file is about exact counts when 1,500 requests arrive at once, not latency.
+  gw = await startGateway(services, { admissionDeadlineMs: 10_000, authDeadlineMs: 5_000 });
 });
 afterAll(async () => {
   await gw.close();
@@ -146,6 +147,25 @@ describe('burst cap', () => {
     now = t0 + 60_000;
     expect((await get(token)).statusCode).toBe(200);
     await settled(token, 61);
+  });
+
+  it('holds under concurrent load: 10 tokens × 150 requests (149 at once), exactly 60 admitted per token', async () => {
+    now = Date.parse('2026-03-18T05:00:00Z');
+    const tokens = await Promise.all(Array.from({ length: 10 }, () => tokenOn('pro')));
+    // One request each first, so the burst below tests admission rather than token verification.
+    for (const { token } of tokens) expect((await get(token)).statusCode).toBe(200);
+    const results = await Promise.all(
+      tokens.flatMap(({ token }) =>
+        Array.from({ length: 149 }, async () => ({ token, res: await get(token) })),
+      ),
+    );
+    for (const { token } of tokens) {
+      const mine = results.filter((r) => r.token === token);
+      expect(mine.filter((r) => r.res.statusCode === 200)).toHaveLength(59);
+      expect(
+        mine.filter((r) => r.res.statusCode === 429 && r.res.json().error.code === 'rate_limited'),
+      ).toHaveLength(90);
+    }
   });
 
   it('a refusal by one limit consumes nothing in the others', async () => {

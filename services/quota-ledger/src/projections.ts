@@ -96,23 +96,31 @@ export class ProjectionStore {
       }
       return [...m.values()].filter((x) => x.delta !== 0);
     };
-    const daily = sum((d) => d.day);
-    const monthly = sum((d) => d.month);
-    if (daily.length > 0) {
-      await client.query(
-        `INSERT INTO usage_daily (account_id, day, charged)
-         SELECT * FROM unnest($1::text[], $2::date[], $3::int[])
-         ON CONFLICT (account_id, day) DO UPDATE SET charged = usage_daily.charged + EXCLUDED.charged`,
-        [daily.map((x) => x.accountId), daily.map((x) => x.period), daily.map((x) => x.delta)],
-      );
-    }
-    if (monthly.length > 0) {
-      await client.query(
-        `INSERT INTO usage_monthly (account_id, month, charged)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
-         ON CONFLICT (account_id, month) DO UPDATE SET charged = usage_monthly.charged + EXCLUDED.charged`,
-        [monthly.map((x) => x.accountId), monthly.map((x) => x.period), monthly.map((x) => x.delta)],
-      );
+    // Increments upsert; decrements (voids) update rows that must exist, because the CHECK on a row
+    // proposed for insertion is evaluated before ON CONFLICT could turn it into an update.
+    for (const [table, period, rows] of [
+      ['usage_daily', 'day', sum((d) => d.day)],
+      ['usage_monthly', 'month', sum((d) => d.month)],
+    ] as const) {
+      const up = rows.filter((r) => r.delta > 0);
+      const down = rows.filter((r) => r.delta < 0);
+      const cast = period === 'day' ? 'date' : 'text';
+      if (up.length > 0) {
+        await client.query(
+          `INSERT INTO ${table} (account_id, ${period}, charged)
+           SELECT * FROM unnest($1::text[], $2::${cast}[], $3::int[])
+           ON CONFLICT (account_id, ${period}) DO UPDATE SET charged = ${table}.charged + EXCLUDED.charged`,
+          [up.map((x) => x.accountId), up.map((x) => x.period), up.map((x) => x.delta)],
+        );
+      }
+      if (down.length > 0) {
+        await client.query(
+          `UPDATE ${table} t SET charged = t.charged + d.delta
+             FROM unnest($1::text[], $2::${cast}[], $3::int[]) AS d(account_id, period, delta)
+            WHERE t.account_id = d.account_id AND t.${period} = d.period`,
+          [down.map((x) => x.accountId), down.map((x) => x.period), down.map((x) => x.delta)],
+        );
+      }
     }
   }
 

@@ -38,14 +38,26 @@ export async function startSettlementConsumer(opts: {
   await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays));
   const durable = `ledger-${spec.subjectPrefix}-${spec.shard}`;
   const jsm = await nc.jetstreamManager();
-  await jsm.consumers.add(spec.stream, {
+  // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
+  // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.
+  const config = {
     durable_name: durable,
     filter_subject: subject,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(30_000),
+    ack_wait: nanos(5_000),
     max_ack_pending: 20_000,
-  });
+  };
+  try {
+    await jsm.consumers.info(spec.stream, durable);
+    await jsm.consumers.update(spec.stream, durable, {
+      ack_wait: config.ack_wait,
+      max_ack_pending: config.max_ack_pending,
+    });
+  } catch (err) {
+    if (!/consumer not found/i.test((err as Error).message)) throw err;
+    await jsm.consumers.add(spec.stream, config);
+  }
   const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
   const messages = await consumer.consume({ max_messages: 2_000 });
 

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { createLogger } from '@mdp/telemetry';
+import type { SettlementEvent } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectionStore } from '../src/projections.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
+const schema = `ledger_rb_${randomBytes(5).toString('hex')}`;
+let pool: Pool;
+let store: ProjectionStore;
+const exec = promisify(execFile);
+const rebuild = () =>
+  exec(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/cli.ts', 'rebuild'], {
+    env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
+  });
+
+const event = (
+  request_id: string,
+  kind: SettlementEvent['kind'],
+  account = 'acct-1',
+  at = '2026-03-14T10:00:00Z',
+): SettlementEvent => ({
+  v: 1,
+  request_id,
+  account_id: account,
+  kind,
+  admitted_at_ms: Date.parse(at),
+  settled_at_ms: Date.parse(at) + 5,
+  route: 'getStockQuote',
+  status: kind === 'charged' ? 200 : 404,
+});
+
+beforeAll(async () => {
+  await migrate({
+    url: DATABASE_URL,
+    schema,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger: createLogger('t', 'silent'),
+  });
+  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'rebuild-test' });
+  store = new ProjectionStore(pool);
+  await store.record([
+    event('r1', 'charged'),
+    event('r2', 'charged'),
+    event('r3', 'refunded'),
+    event('r4', 'charged', 'acct-2', '2026-03-14T18:30:00Z'),
+    event('r5', 'voided'),
+    event('r5', 'charged'),
+  ]);
+  await store.record([event('r1', 'charged'), event('r2', 'voided')]);
+});
+afterAll(async () => {
+  await pool.end();
+  await dropSchema(DATABASE_URL, schema);
+});
+
+describe('ledger rebuild', () => {
+  it('the projections count what the log implies: charges minus voids, in the IST day of admission', async () => {
+    const { rows } = await pool.query(
+      "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, charged FROM usage_daily ORDER BY 1, 2",
+    );
+    expect(rows).toEqual([
+      { account_id: 'acct-1', day: '2026-03-14', charged: 1 },
+      { account_id: 'acct-2', day: '2026-03-15', charged: 1 },
+    ]);
+  });
+
+  it('replaying the log finds no difference, and the command says so with exit code 0', async () => {
+    const { stdout } = await rebuild();
+    expect(stdout).toMatch(
+      /replayed 7 events of 2 accounts: projections equal the live ones \(no differences\)/,
+    );
+  });
+
+  it('the log refuses updates and deletes', async () => {
+    await expect(pool.query("DELETE FROM usage_events WHERE request_id = 'r1'")).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(pool.query("UPDATE usage_events SET kind = 'refunded'")).rejects.toThrow(/append-only/);
+  });
+
+  it('a projection that drifted from the log is reported, with exit code 1', async () => {
+    await pool.query("UPDATE usage_daily SET charged = charged + 2 WHERE account_id = 'acct-1'");
+    await expect(rebuild()).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('account acct-1 period 2026-03-14: live 3, rebuilt 1'),
+    });
+  });
+});
