@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run proto proto-check openapi openapi-check lint format typecheck \
-	test-unit test-int test bench infra infra-stop clean token admin
+	test-unit test-int test bench infra infra-stop clean token admin ledger-rebuild
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -54,6 +54,9 @@ token: install infra ## Print a token for a new account on PLAN (default free) o
 
 admin: install infra ## Run the auth admin tool: make admin ARGS="token list <account-id>"
 	@npx tsx services/auth/src/cli.ts $(ARGS)
+
+ledger-rebuild: install infra ## Replay the usage event log into fresh projections and report any difference
+	@npx tsx services/quota-ledger/src/cli.ts rebuild
 
 infra: ## Make sure Postgres (with the database) and NATS JetStream are up
 	bash scripts/infra.sh ensure

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { freePort, startStack } from '../test/stack.ts';
+import { benchLedger } from './ledger.ts';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -67,7 +68,7 @@ try {
   );
   figures.push(
     await load(
-      'gateway: cached token + validated + gRPC to equities (404, empty)',
+      'metered: token + admission + gRPC data (404, refunded)',
       `${stack.baseUrl}/v1/stocks?q=tata&limit=5`,
       auth,
     ),
@@ -80,3 +81,6 @@ try {
   bare.kill('SIGTERM');
   await stack.shutdown();
 }
+
+console.log('\nquota ledger on its own (real process, real NATS and Postgres):');
+for (const line of await benchLedger()) console.log(`  ${line}`);

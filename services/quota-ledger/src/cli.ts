@@ -2,7 +2,8 @@
 // reports every difference from the live ones; there must be none. Exit code 0 when they agree, 1 when
 // they differ, 2 for a usage error.
 import { databaseConfig, loadConfig } from '@mdp/config';
-import { createPool } from '@mdp/db';
+import { createPool, migrate } from '@mdp/db';
+import { createLogger } from '@mdp/telemetry';
 import { Type } from '@sinclair/typebox';
 import { ProjectionStore } from './projections.ts';
 

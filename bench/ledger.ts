@@ -1,0 +1,136 @@
+// The quota ledger's own rates, against a real ledger process: admissions per second over one admission
+// stream (many accounts, no caps in the way), and settlement events recorded per second (JetStream →
+// the ledger's consumer → Postgres log and projections). Figures only.
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Client, credentials, Metadata } from '@grpc/grpc-js';
+import { createPool, dropSchema } from '@mdp/db';
+import { ledger } from '@mdp/proto';
+import { settlementMsgId, settlementSubject } from '@mdp/usage';
+import { connect } from 'nats';
+import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
+
+const ADMISSIONS = Number(process.env.BENCH_ADMISSIONS ?? 20_000);
+const SETTLEMENTS = Number(process.env.BENCH_SETTLEMENTS ?? 20_000);
+const IN_FLIGHT = 500;
+
+export async function benchLedger(): Promise<string[]> {
+  const tag = randomBytes(4).toString('hex');
+  const schema = `bench_${tag}_ledger`;
+  const stream = `USAGE_BENCH_${tag.toUpperCase()}`;
+  const subject = `usage_bench_${tag}`;
+  const port = await freePort();
+  const opsPort = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+    env: {
+      ...process.env,
+      DATABASE_URL,
+      NATS_URL,
+      DB_SCHEMA: schema,
+      USAGE_STREAM: stream,
+      USAGE_SUBJECT: subject,
+      GRPC_PORT: String(port),
+      OPS_PORT: String(opsPort),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: 'inherit',
+  });
+  const nc = await connect({ servers: NATS_URL });
+  const pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
+  try {
+    for (let i = 0; i < 300; i++) {
+      if (
+        await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+
+    // Admissions: one stream, up to IN_FLIGHT outstanding, spread over many accounts.
+    const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+    const def = ledger.QuotaLedgerServiceService.admit;
+    const call = client.makeBidiStreamRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      new Metadata(),
+    );
+    let sent = 0;
+    let answered = 0;
+    const admittedIds: { id: string; account: string; at: number }[] = [];
+    const started = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      const send = () => {
+        while (sent < ADMISSIONS && sent - answered < IN_FLIGHT) {
+          const id = randomUUID();
+          call.write({
+            request_id: id,
+            account: { account_id: `bench-${sent % 2000}`, plan: 'bench', burst_per_minute: 1_000_000 },
+            traceparent: '',
+          });
+          sent++;
+        }
+      };
+      call.on('data', (res: ledger.AdmitResponse) => {
+        answered++;
+        if (res.decision === ledger.AdmitDecision.ADMIT_DECISION_ADMITTED) {
+          admittedIds.push({ id: res.request_id, account: '', at: Number(res.admitted_at_ms) });
+        }
+        if (answered === ADMISSIONS) resolve();
+        else send();
+      });
+      send();
+    });
+    const admitSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    call.end();
+    client.close();
+
+    // Settlements: publish charged events (acknowledged by JetStream), then time until all are recorded.
+    const js = nc.jetstream();
+    const now = Date.now();
+    const publishStarted = process.hrtime.bigint();
+    const acks: Promise<unknown>[] = [];
+    for (let i = 0; i < SETTLEMENTS; i++) {
+      const event = {
+        v: 1,
+        request_id: `bench-${tag}-${i}`,
+        account_id: `bench-${i % 2000}`,
+        kind: 'charged',
+        admitted_at_ms: now,
+        settled_at_ms: now,
+        route: 'bench',
+        status: 200,
+      } as const;
+      acks.push(
+        js.publish(settlementSubject(subject, 0, 'charged'), JSON.stringify(event), {
+          msgID: settlementMsgId(event),
+        }),
+      );
+      if (acks.length >= 1_000) await Promise.all(acks.splice(0));
+    }
+    await Promise.all(acks);
+    const publishSeconds = Number(process.hrtime.bigint() - publishStarted) / 1e9;
+    let recorded = 0;
+    while (recorded < SETTLEMENTS) {
+      recorded = (
+        await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE route = 'bench'")
+      ).rows[0]!.n;
+      if (recorded < SETTLEMENTS) await new Promise((r) => setTimeout(r, 50));
+    }
+    const settleSeconds = Number(process.hrtime.bigint() - publishStarted) / 1e9;
+    return [
+      `ledger admission: ${ADMISSIONS} decisions over one stream in ${admitSeconds.toFixed(2)} s = ${(ADMISSIONS / admitSeconds).toFixed(0)} admissions/s (${IN_FLIGHT} in flight)`,
+      `ledger settlement: ${SETTLEMENTS} charged events published (acked) in ${publishSeconds.toFixed(2)} s, all recorded in the log and projections after ${settleSeconds.toFixed(2)} s = ${(SETTLEMENTS / settleSeconds).toFixed(0)} events/s`,
+    ];
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await pool.end();
+    await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+    await nc.close();
+    await dropSchema(DATABASE_URL, schema);
+  }
+}
