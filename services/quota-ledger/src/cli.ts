@@ -34,6 +34,13 @@ async function main(): Promise<number> {
       DB_SCHEMA: Type.String({ default: 'ledger', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
     }),
   );
+  // A ledger that never ran has an empty log: migrate so the answer is "0 events", not an error.
+  await migrate({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger: createLogger('ledger-admin', 'warn'),
+  });
   const pool = createPool({
     url: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
