@@ -1,7 +1,8 @@
 import { ApiError } from '@mdp/errors';
+import type { common } from '@mdp/proto';
 import { Type } from '@sinclair/typebox';
 import { csv, date, integer, oneOf, symbol, text } from './params.ts';
-import { defineRoute, noParams } from './route.ts';
+import { defineRoute, noParams, type Upstreams } from './route.ts';
 
 const symbolPath = Type.Object({ symbol: symbol() });
 
@@ -44,6 +45,27 @@ export const SECTION_SPELLINGS: Record<string, FinancialSection> = {
   cf: 'cash_flow',
   ratios: 'ratios',
 };
+
+/** A per-stock route of the equities service with no query parameters. */
+function bareStockRoute(
+  operationId: string,
+  leaf: string,
+  summary: string,
+  dispatch: (up: Upstreams, params: { symbol: string }) => Promise<common.Document>,
+) {
+  return defineRoute({
+    operationId,
+    path: `/v1/stocks/{symbol}/${leaf}`,
+    summary,
+    tag: 'Stocks',
+    metered: true,
+    authenticated: true,
+    params: symbolPath,
+    query: noParams,
+    upstream: 'equities',
+    dispatch: (up, { params }) => dispatch(up, params),
+  });
+}
 
 export const stockRoutes = [
   defineRoute({
@@ -191,52 +213,23 @@ export const stockRoutes = [
     upstream: 'equities',
     dispatch: (up, { params, query }) => up.equities.getDeals({ ...params, ...query }),
   }),
-  defineRoute({
-    operationId: 'getShareholding',
-    path: '/v1/stocks/{symbol}/shareholding',
-    summary: 'Promoter, FII, DII, government and public holdings for every period held',
-    tag: 'Stocks',
-    metered: true,
-    authenticated: true,
-    params: symbolPath,
-    query: noParams,
-    upstream: 'equities',
-    dispatch: (up, { params }) => up.equities.getShareholding(params),
-  }),
-  defineRoute({
-    operationId: 'getForecasts',
-    path: '/v1/stocks/{symbol}/forecasts',
-    summary: 'Analyst estimates against actuals, quarterly and annual',
-    tag: 'Stocks',
-    metered: true,
-    authenticated: true,
-    params: symbolPath,
-    query: noParams,
-    upstream: 'equities',
-    dispatch: (up, { params }) => up.equities.getForecasts(params),
-  }),
-  defineRoute({
-    operationId: 'getPledge',
-    path: '/v1/stocks/{symbol}/pledge',
-    summary: 'Promoter pledge % by quarter and recent pledge creation/release events',
-    tag: 'Stocks',
-    metered: true,
-    authenticated: true,
-    params: symbolPath,
-    query: noParams,
-    upstream: 'equities',
-    dispatch: (up, { params }) => up.equities.getPledge(params),
-  }),
-  defineRoute({
-    operationId: 'getRatings',
-    path: '/v1/stocks/{symbol}/ratings',
-    summary: 'Credit-rating actions',
-    tag: 'Stocks',
-    metered: true,
-    authenticated: true,
-    params: symbolPath,
-    query: noParams,
-    upstream: 'equities',
-    dispatch: (up, { params }) => up.equities.getRatings(params),
-  }),
+  bareStockRoute(
+    'getShareholding',
+    'shareholding',
+    'Promoter, FII, DII, government and public holdings for every period held',
+    (up, p) => up.equities.getShareholding(p),
+  ),
+  bareStockRoute(
+    'getForecasts',
+    'forecasts',
+    'Analyst estimates against actuals, quarterly and annual',
+    (up, p) => up.equities.getForecasts(p),
+  ),
+  bareStockRoute(
+    'getPledge',
+    'pledge',
+    'Promoter pledge % by quarter and recent pledge creation/release events',
+    (up, p) => up.equities.getPledge(p),
+  ),
+  bareStockRoute('getRatings', 'ratings', 'Credit-rating actions', (up, p) => up.equities.getRatings(p)),
 ];
