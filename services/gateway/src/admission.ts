@@ -12,7 +12,7 @@ const D = ledger.AdmitDecision;
 const REDIAL_PAUSE_MS = 250;
 
 interface Pending {
-  resolve(res: ledger.AdmitResponse): void;
+  resolve(res: ledger.AdmissionResult): void;
   reject(err: ApiError): void;
   timer: NodeJS.Timeout;
 }
@@ -21,6 +21,9 @@ interface Pending {
 class ShardStream {
   private stream: ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse> | null = null;
   private readonly pending = new Map<string, Pending>();
+  /** Requests of this turn of the event loop, sent together as one message. */
+  private queue: ledger.Admission[] = [];
+  private flushScheduled = false;
   private pausedUntil = 0;
   private readonly client: Client;
 
@@ -39,12 +42,14 @@ class ShardStream {
       def.responseDeserialize,
       new Metadata(),
     );
-    stream.on('data', (res: ledger.AdmitResponse) => {
-      const p = this.pending.get(res.request_id);
-      if (!p) return;
-      this.pending.delete(res.request_id);
-      clearTimeout(p.timer);
-      p.resolve(res);
+    stream.on('data', (response: ledger.AdmitResponse) => {
+      for (const res of response.results) {
+        const p = this.pending.get(res.request_id);
+        if (!p) continue;
+        this.pending.delete(res.request_id);
+        clearTimeout(p.timer);
+        p.resolve(res);
+      }
     });
     const broken = (why: string) => {
       if (this.stream !== stream) return;
@@ -63,17 +68,29 @@ class ShardStream {
     return stream;
   }
 
-  admit(req: ledger.AdmitRequest, deadlineMs: number): Promise<ledger.AdmitResponse> {
+  admit(req: ledger.Admission, deadlineMs: number): Promise<ledger.AdmissionResult> {
     if (!this.stream && Date.now() < this.pausedUntil) return Promise.reject(ApiError.serviceUnavailable(5));
-    const stream = this.stream ?? this.open();
+    if (!this.stream) this.open();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(req.request_id);
         reject(ApiError.serviceUnavailable(5));
       }, deadlineMs);
       this.pending.set(req.request_id, { resolve, reject, timer });
-      stream.write(req);
+      this.queue.push(req);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const admissions = this.queue;
+    this.queue = [];
+    // A stream that broke since these were queued has already failed their promises.
+    if (this.stream && admissions.length > 0) this.stream.write({ admissions });
   }
 
   close(): void {
@@ -127,7 +144,7 @@ export class AdmissionClient {
     const shard = shardOf(caller.accountId, this.shards.length);
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
-    let res: ledger.AdmitResponse;
+    let res: ledger.AdmissionResult;
     try {
       res = await this.shards[shard]!.admit(
         {

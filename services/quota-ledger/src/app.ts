@@ -67,7 +67,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     requestId: string,
     decision: Decision | 'duplicate',
     admittedAt: number,
-  ): ledger.AdmitResponse => {
+  ): ledger.AdmissionResult => {
     if (decision === 'duplicate') {
       return {
         request_id: requestId,
@@ -92,7 +92,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     };
   };
 
-  const admitOne = (req: ledger.AdmitRequest): Promise<ledger.AdmitResponse> =>
+  const admitOne = (req: ledger.Admission): Promise<ledger.AdmissionResult> =>
     inSpan(
       deps.tracer,
       'ledger.admit',
@@ -100,7 +100,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       () => decideOne(req),
     );
 
-  const decideOne = async (req: ledger.AdmitRequest): Promise<ledger.AdmitResponse> => {
+  const decideOne = async (req: ledger.Admission): Promise<ledger.AdmissionResult> => {
     const account = req.account;
     if (!account || !req.request_id)
       throw RpcError.invalidArgument('account', 'admission needs a request id and an account');
@@ -108,28 +108,49 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     // Decided synchronously on the current time: nothing can interleave between reading and updating.
     const now = clock();
     if (book.missingPeriods(account.account_id, now)) return decideOne(req);
+    return decideNow(req, account, now);
+  };
+
+  function decideNow(req: ledger.Admission, account: ledger.Account, now: number): ledger.AdmissionResult {
     const decision = book.admit(req.request_id, account.account_id, capsOf(account), now);
     admissions.inc({ decision: decision === 'duplicate' ? 'duplicate' : decision.kind });
     return respond(req.request_id, decision, now);
+  }
+
+  const unavailable = (req: ledger.Admission): ledger.AdmissionResult => {
+    admissions.inc({ decision: 'unavailable' });
+    return {
+      request_id: req.request_id,
+      decision: D.ADMIT_DECISION_UNSPECIFIED,
+      rate_limit: undefined,
+      retry_after_seconds: 0,
+      admitted_at_ms: 0,
+    };
   };
 
+  /**
+   * One batch in, answers out: every request whose account is in memory is decided at once and
+   * answered in one message; the rest answer when their account has loaded.
+   */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
-    call.on('data', (req: ledger.AdmitRequest) => {
-      admitOne(req).then(
-        (res) => call.write(res),
-        (err) => {
-          // The gateway treats an unspecified decision as "ledger unavailable" (503, nothing charged).
-          admissions.inc({ decision: 'unavailable' });
-          logger.warn({ err: (err as Error).message }, 'admission failed');
-          call.write({
-            request_id: req.request_id,
-            decision: D.ADMIT_DECISION_UNSPECIFIED,
-            rate_limit: undefined,
-            retry_after_seconds: 0,
-            admitted_at_ms: 0,
-          });
-        },
-      );
+    call.on('data', (batch: ledger.AdmitRequest) => {
+      const now = clock();
+      const ready: ledger.AdmissionResult[] = [];
+      const later: Promise<ledger.AdmissionResult>[] = [];
+      for (const req of batch.admissions) {
+        if (req.account && !book.missingPeriods(req.account.account_id, now)) {
+          ready.push(decideNow(req, req.account, now));
+        } else {
+          later.push(
+            admitOne(req).catch((err) => {
+              logger.warn({ err: (err as Error).message }, 'admission failed');
+              return unavailable(req);
+            }),
+          );
+        }
+      }
+      if (ready.length > 0) call.write({ results: ready });
+      if (later.length > 0) void Promise.all(later).then((results) => call.write({ results }));
     });
     call.on('end', () => call.end());
     call.on('error', () => {});

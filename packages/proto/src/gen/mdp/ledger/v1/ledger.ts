@@ -99,7 +99,17 @@ export interface Account {
   burst_per_minute: number;
 }
 
+/** One message of the stream: the admissions one gateway turn produced. */
 export interface AdmitRequest {
+  admissions: Admission[];
+}
+
+/** The decisions the ledger could make in one turn. */
+export interface AdmitResponse {
+  results: AdmissionResult[];
+}
+
+export interface Admission {
   request_id: string;
   account:
     | Account
@@ -122,7 +132,7 @@ export interface RateLimit {
   reset_unix: number;
 }
 
-export interface AdmitResponse {
+export interface AdmissionResult {
   request_id: string;
   decision: AdmitDecision;
   rate_limit:
@@ -288,19 +298,13 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { request_id: "", account: undefined, traceparent: "" };
+  return { admissions: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
   encode(message: AdmitRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.request_id !== "") {
-      writer.uint32(10).string(message.request_id);
-    }
-    if (message.account !== undefined) {
-      Account.encode(message.account, writer.uint32(18).fork()).join();
-    }
-    if (message.traceparent !== "") {
-      writer.uint32(26).string(message.traceparent);
+    for (const v of message.admissions) {
+      Admission.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
@@ -315,6 +319,154 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseAdmitRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.admissions.push(Admission.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitRequest {
+    return {
+      admissions: globalThis.Array.isArray(object?.admissions)
+        ? object.admissions.map((e: any) => Admission.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AdmitRequest): unknown {
+    const obj: any = {};
+    if (message.admissions?.length) {
+      obj.admissions = message.admissions.map((e) => Admission.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitRequest>, I>>(base?: I): AdmitRequest {
+    return AdmitRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitRequest>, I>>(object: I): AdmitRequest {
+    const message = createBaseAdmitRequest();
+    message.admissions = object.admissions?.map((e) => Admission.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAdmitResponse(): AdmitResponse {
+  return { results: [] };
+}
+
+export const AdmitResponse: MessageFns<AdmitResponse> = {
+  encode(message: AdmitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      AdmissionResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmitResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmitResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(AdmissionResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdmitResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => AdmissionResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AdmitResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => AdmissionResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdmitResponse>, I>>(base?: I): AdmitResponse {
+    return AdmitResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdmitResponse>, I>>(object: I): AdmitResponse {
+    const message = createBaseAdmitResponse();
+    message.results = object.results?.map((e) => AdmissionResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAdmission(): Admission {
+  return { request_id: "", account: undefined, traceparent: "" };
+}
+
+export const Admission: MessageFns<Admission> = {
+  encode(message: Admission, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(18).fork()).join();
+    }
+    if (message.traceparent !== "") {
+      writer.uint32(26).string(message.traceparent);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Admission {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdmission();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -354,7 +506,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
   },
 
-  fromJSON(object: any): AdmitRequest {
+  fromJSON(object: any): Admission {
     return {
       request_id: isSet(object.requestId)
         ? globalThis.String(object.requestId)
@@ -366,7 +518,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     };
   },
 
-  toJSON(message: AdmitRequest): unknown {
+  toJSON(message: Admission): unknown {
     const obj: any = {};
     if (message.request_id !== "") {
       obj.requestId = message.request_id;
@@ -380,11 +532,11 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<AdmitRequest>, I>>(base?: I): AdmitRequest {
-    return AdmitRequest.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<Admission>, I>>(base?: I): Admission {
+    return Admission.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<AdmitRequest>, I>>(object: I): AdmitRequest {
-    const message = createBaseAdmitRequest();
+  fromPartial<I extends Exact<DeepPartial<Admission>, I>>(object: I): Admission {
+    const message = createBaseAdmission();
     message.request_id = object.request_id ?? "";
     message.account = (object.account !== undefined && object.account !== null)
       ? Account.fromPartial(object.account)
@@ -499,12 +651,12 @@ export const RateLimit: MessageFns<RateLimit> = {
   },
 };
 
-function createBaseAdmitResponse(): AdmitResponse {
+function createBaseAdmissionResult(): AdmissionResult {
   return { request_id: "", decision: 0, rate_limit: undefined, retry_after_seconds: 0, admitted_at_ms: 0 };
 }
 
-export const AdmitResponse: MessageFns<AdmitResponse> = {
-  encode(message: AdmitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const AdmissionResult: MessageFns<AdmissionResult> = {
+  encode(message: AdmissionResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.request_id !== "") {
       writer.uint32(10).string(message.request_id);
     }
@@ -523,7 +675,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): AdmitResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): AdmissionResult {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -532,7 +684,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseAdmitResponse();
+      const message = createBaseAdmissionResult();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -588,7 +740,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
   },
 
-  fromJSON(object: any): AdmitResponse {
+  fromJSON(object: any): AdmissionResult {
     return {
       request_id: isSet(object.requestId)
         ? globalThis.String(object.requestId)
@@ -614,7 +766,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     };
   },
 
-  toJSON(message: AdmitResponse): unknown {
+  toJSON(message: AdmissionResult): unknown {
     const obj: any = {};
     if (message.request_id !== "") {
       obj.requestId = message.request_id;
@@ -634,11 +786,11 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<AdmitResponse>, I>>(base?: I): AdmitResponse {
-    return AdmitResponse.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<AdmissionResult>, I>>(base?: I): AdmissionResult {
+    return AdmissionResult.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<AdmitResponse>, I>>(object: I): AdmitResponse {
-    const message = createBaseAdmitResponse();
+  fromPartial<I extends Exact<DeepPartial<AdmissionResult>, I>>(object: I): AdmissionResult {
+    const message = createBaseAdmissionResult();
     message.request_id = object.request_id ?? "";
     message.decision = object.decision ?? 0;
     message.rate_limit = (object.rate_limit !== undefined && object.rate_limit !== null)
@@ -727,7 +879,8 @@ export type QuotaLedgerServiceService = typeof QuotaLedgerServiceService;
 export const QuotaLedgerServiceService = {
   /**
    * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
-   * request_id, so admission never costs a unary call per request.
+   * request_id, so admission never costs a unary call per request. Each side batches what one turn of
+   * its event loop produced into one message.
    */
   admit: {
     path: "/mdp.ledger.v1.QuotaLedgerService/Admit" as const,
@@ -752,7 +905,8 @@ export const QuotaLedgerServiceService = {
 export interface QuotaLedgerServiceServer extends UntypedServiceImplementation {
   /**
    * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
-   * request_id, so admission never costs a unary call per request.
+   * request_id, so admission never costs a unary call per request. Each side batches what one turn of
+   * its event loop produced into one message.
    */
   admit: handleBidiStreamingCall<AdmitRequest, AdmitResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, Document>;
@@ -761,7 +915,8 @@ export interface QuotaLedgerServiceServer extends UntypedServiceImplementation {
 export interface QuotaLedgerServiceClient extends Client {
   /**
    * One long-lived stream per gateway and shard: admission requests in, decisions out, matched by
-   * request_id, so admission never costs a unary call per request.
+   * request_id, so admission never costs a unary call per request. Each side batches what one turn of
+   * its event loop produced into one message.
    */
   admit(): ClientDuplexStream<AdmitRequest, AdmitResponse>;
   admit(options: Partial<CallOptions>): ClientDuplexStream<AdmitRequest, AdmitResponse>;
