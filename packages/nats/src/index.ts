@@ -102,4 +102,14 @@ export interface PlanChanged {
   plan: string;
 }
 
+/**
+ * A data service imported or regenerated data: caches of its documents (at the gateways) are stale.
+ * Subject `data.changed.<service>` with service one of equities, filings, options.
+ */
+export const DATA_CHANGED = 'data.changed';
+
+export function announceDataChanged(nc: NatsConnection, service: 'equities' | 'filings' | 'options'): void {
+  publishJson(nc, `${DATA_CHANGED}.${service}`, { service, at: new Date().toISOString() });
+}
+
 export { ensureStream, type StreamSpec } from './jetstream.ts';

@@ -27,6 +27,7 @@ import { rateLimitHeaders } from './admission.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
+import type { DocumentCache } from './document-cache.ts';
 import { envelope } from './envelope.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { ChargeNotConfirmed, type Metering } from './metering.ts';
@@ -42,6 +43,8 @@ export interface GatewayDeps {
   upstreams: Upstreams;
   authenticator: Authenticator;
   metering: Metering;
+  /** Absent: every data request asks its service. */
+  documents?: DocumentCache;
   clock: Clock;
 }
 
@@ -97,7 +100,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
  * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
  */
 export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> {
-  const { logger, tracer, upstreams, authenticator, metering, clock } = deps;
+  const { logger, tracer, upstreams, authenticator, metering, documents, clock } = deps;
   const metrics = httpServerMetrics(deps.registry);
   const isKnownPath = knownPathMatcher(catalogue);
   let closing = false;
@@ -212,7 +215,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           .send(openApiJson);
       }
       if (!route.metered) {
-        const doc = await callOwner(route, upstreams, input, req);
+        const doc = await documentFor(route, upstreams, input, req, documents);
         return reply
           .header('cache-control', 'no-store')
           .type('application/json; charset=utf-8')
@@ -223,7 +226,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       const body = await metering.settle(
         admission,
         route.operationId,
-        async () => envelope(await callOwner(route, upstreams, input, req), route.operationId, clock()),
+        async () =>
+          envelope(await documentFor(route, upstreams, input, req, documents), route.operationId, clock()),
         (err) => asApiError(err).status,
       );
       return reply
@@ -235,6 +239,21 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   }
 
   return app;
+}
+
+/** The route's document: from the cache when the route's data is cacheable, else from its service. */
+function documentFor(
+  route: RouteDef,
+  upstreams: Upstreams,
+  input: Parameters<NonNullable<RouteDef['dispatch']>>[1],
+  req: FastifyRequest,
+  documents: DocumentCache | undefined,
+) {
+  const upstream = route.upstream;
+  if (!documents || !upstream || upstream === 'ledger') return callOwner(route, upstreams, input, req);
+  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, () =>
+    callOwner(route, upstreams, input, req),
+  );
 }
 
 async function callOwner(

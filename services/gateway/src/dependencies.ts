@@ -1,9 +1,10 @@
 import type { Clock } from '@mdp/ist-time';
-import { connectNats } from '@mdp/nats';
+import { connectNats, DATA_CHANGED, subscribeJson } from '@mdp/nats';
 import type { Logger, Registry } from '@mdp/telemetry';
 import { AdmissionClient } from './admission.ts';
 import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
 import type { Upstreams } from './catalogue/index.ts';
+import { DocumentCache } from './document-cache.ts';
 import { Metering } from './metering.ts';
 import { Settler } from './settlement.ts';
 import { connectUpstreams, type UpstreamAddresses } from './upstreams.ts';
@@ -19,6 +20,9 @@ export interface DependencyOptions {
   authCacheTtlMs: number;
   admissionDeadlineMs: number;
   settleAckTimeoutMs: number;
+  /** How long a data document may be served from the gateway's cache; 0 turns the cache off. */
+  dataCacheTtlMs: number;
+  dataCacheMaxBytes: number;
   /** Shorter in tests, so a dead auth service is retried sooner. */
   authBreakerOpenMs?: number;
   clock: Clock;
@@ -28,6 +32,7 @@ export interface DependencyOptions {
 
 export interface Dependencies {
   upstreams: Upstreams;
+  documents: DocumentCache | undefined;
   authenticator: Authenticator;
   metering: Metering;
   isConnected(): boolean;
@@ -47,14 +52,33 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     cacheTtlMs: o.authCacheTtlMs,
     ...(o.authBreakerOpenMs ? { breakerOpenMs: o.authBreakerOpenMs } : {}),
   });
+  const documents =
+    o.dataCacheTtlMs > 0
+      ? new DocumentCache({ maxBytes: o.dataCacheMaxBytes, ttlMs: o.dataCacheTtlMs, registry: o.registry })
+      : undefined;
   const nc = await connectNats({
     url: o.natsUrl,
     name: 'gateway',
     logger: o.logger,
-    // Events sent while we were away are lost to us: start again from the auth service's word.
-    onReconnect: () => authenticator.clear('nats_reconnected'),
+    // Events sent while we were away are lost to us: start again from the services' word.
+    onReconnect: () => {
+      authenticator.clear('nats_reconnected');
+      documents?.clear();
+    },
   });
   subscribeAuthEvents(nc, authenticator, o.logger);
+  if (documents) {
+    subscribeJson<{ service: string }>(
+      nc,
+      `${DATA_CHANGED}.*`,
+      (event) => {
+        if (event.service === 'equities' || event.service === 'filings' || event.service === 'options') {
+          documents.dropUpstream(event.service);
+        }
+      },
+      o.logger,
+    );
+  }
   const settler = await Settler.create({
     nc,
     stream: o.usageStream,
@@ -69,6 +93,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
   );
   return {
     upstreams,
+    documents,
     authenticator,
     metering,
     isConnected: () => !nc.isClosed(),

@@ -320,6 +320,7 @@ export async function startGateway(
     authDeadlineMs?: number;
     settleAckTimeoutMs?: number;
     admissionDeadlineMs?: number;
+    dataCacheTtlMs?: number;
     logger?: Logger;
     natsUrl?: string;
   } = {},
@@ -338,6 +339,8 @@ export async function startGateway(
     authBreakerOpenMs: 1_000,
     admissionDeadlineMs: opts.admissionDeadlineMs ?? 1_000,
     settleAckTimeoutMs: opts.settleAckTimeoutMs ?? 1_500,
+    dataCacheTtlMs: opts.dataCacheTtlMs ?? 30_000,
+    dataCacheMaxBytes: 16 * 1024 * 1024,
     clock: opts.clock ?? Date.now,
     logger,
     registry,

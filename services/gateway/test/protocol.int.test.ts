@@ -1,11 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcError, status } from '@mdp/grpc';
+import { announceDataChanged, connectNats } from '@mdp/nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFINITIONS,
   echoImpl,
+  NATS_URL,
   type RunningServices,
+  silentLogger,
   startGateway,
   startServices,
   type TestGateway,
@@ -156,19 +159,61 @@ describe('failures of the owning service', () => {
     expectError(await inject('GET', '/v1/stocks/SLOW/quote'), 502, 'upstream_unavailable');
   });
 
-  it('a service that is down → 502 upstream_unavailable', async () => {
+  it('a service that is down → 502 for what is not cached; cached documents keep being served', async () => {
     const lone = await startServices();
     const gw2 = await startGateway(lone, { deadlineMs: 500 });
     try {
       expect((await gw2.get('/v1/stocks/TCS/quote')).statusCode).toBe(200);
       await lone.stopData();
-      const res = await gw2.get('/v1/stocks/TCS/quote');
+      expect((await gw2.get('/v1/stocks/TCS/quote')).statusCode).toBe(200);
+      const res = await gw2.get('/v1/stocks/INFY/quote');
       expectError(res, 502, 'upstream_unavailable');
-      // The route owned by the other, still-stopped, service fails the same way; others are unaffected.
+      // The route owned by the other, still-stopped, service fails the same way.
       expectError(await gw2.get('/v1/options/NIFTY/chain'), 502, 'upstream_unavailable');
     } finally {
       await gw2.close();
       await lone.stop();
+    }
+  });
+});
+
+describe('the gateway keeps data documents', () => {
+  it('asks the service once for the same question, again for another, and again after data.changed', async () => {
+    let calls = 0;
+    const counting = await startServices({
+      impls: {
+        equities: {
+          ...echoImpl(DEFINITIONS.equities),
+          getStockQuote: async (req: { symbol: string }) => {
+            calls++;
+            return echoImpl(DEFINITIONS.equities).getStockQuote(req, {} as never);
+          },
+        },
+      },
+    });
+    const gw3 = await startGateway(counting);
+    const nc = await connectNats({ url: NATS_URL, name: 'cache-test', logger: silentLogger });
+    try {
+      for (let i = 0; i < 5; i++) expect((await gw3.get('/v1/stocks/TCS/quote')).statusCode).toBe(200);
+      expect(calls).toBe(1);
+      await gw3.get('/v1/stocks/INFY/quote');
+      expect(calls).toBe(2);
+      // Concurrent misses share one call.
+      await Promise.all(Array.from({ length: 10 }, () => gw3.get('/v1/stocks/WIPRO/quote')));
+      expect(calls).toBe(3);
+      announceDataChanged(nc, 'equities');
+      await nc.flush();
+      let after = calls;
+      for (let i = 0; i < 50 && after === calls; i++) {
+        await gw3.get('/v1/stocks/TCS/quote');
+        if (calls === after) await new Promise((r) => setTimeout(r, 20));
+        else after = -1;
+      }
+      expect(calls).toBe(4);
+    } finally {
+      await nc.drain();
+      await gw3.close();
+      await counting.stop();
     }
   });
 });

@@ -1,0 +1,88 @@
+import type { common } from '@mdp/proto';
+import { Counter, type Registry } from '@mdp/telemetry';
+import { LRUCache } from 'lru-cache';
+import type { UpstreamName } from './catalogue/index.ts';
+
+/** JSON with sorted keys, so equal parameters make equal cache keys whatever their order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+interface Entry {
+  upstream: UpstreamName;
+  doc: common.Document;
+}
+
+/**
+ * Documents of the data services, kept at the gateway so a repeated question costs no gRPC call. The
+ * data is end-of-day: it changes when a service imports, and that service then announces
+ * `data.changed.<service>`, which drops its entries here; the TTL bounds staleness should an
+ * announcement be missed. Only successful answers are kept; concurrent misses share one call.
+ */
+export class DocumentCache {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly loading = new Map<string, Promise<common.Document>>();
+  private readonly lookups: Counter<'result'>;
+
+  constructor(opts: { maxBytes: number; ttlMs: number; registry: Registry }) {
+    this.entries = new LRUCache({
+      maxSize: opts.maxBytes,
+      sizeCalculation: (e) => e.doc.data_json.length + e.doc.meta_json.length + 64,
+      ttl: opts.ttlMs,
+    });
+    this.lookups = new Counter({
+      name: 'gateway_data_cache_lookups_total',
+      help: 'Data documents asked of the gateway cache: hit, miss (called the service), shared (joined a call in flight)',
+      labelNames: ['result'] as const,
+      registers: [opts.registry],
+    });
+  }
+
+  key(operationId: string, params: unknown, query: unknown): string {
+    return `${operationId}\u0000${canonical(params)}\u0000${canonical(query)}`;
+  }
+
+  async get(
+    key: string,
+    upstream: UpstreamName,
+    load: () => Promise<common.Document>,
+  ): Promise<common.Document> {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.lookups.inc({ result: 'hit' });
+      return hit.doc;
+    }
+    const inFlight = this.loading.get(key);
+    if (inFlight) {
+      this.lookups.inc({ result: 'shared' });
+      return inFlight;
+    }
+    this.lookups.inc({ result: 'miss' });
+    const promise = load()
+      .then((doc) => {
+        this.entries.set(key, { upstream, doc });
+        return doc;
+      })
+      .finally(() => this.loading.delete(key));
+    this.loading.set(key, promise);
+    return promise;
+  }
+
+  /** A service imported new data: forget what it said before. */
+  dropUpstream(upstream: UpstreamName): void {
+    for (const [key, entry] of this.entries.entries())
+      if (entry.upstream === upstream) this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
