@@ -1,0 +1,94 @@
+import { addDays } from '../analytics/time.ts';
+import { NSE_HOLIDAYS } from './nse-holidays.ts';
+import { tradingDayOnOrBefore, weekday } from './trading-calendar.ts';
+
+/**
+ * NSE's expiry rules. From 1 September 2025 every equity-derivative contract expires on a Tuesday:
+ * monthlies on the last Tuesday of the month, NIFTY weeklies on every Tuesday (weeklies of the other
+ * indices ended in November 2024). Before that monthlies expired on the last Thursday. An expiry day
+ * that is a trading holiday moves to the previous trading day (31 March 2026 → 30 March).
+ */
+export const TUESDAY_EXPIRIES_FROM = '2025-09-01';
+const TUESDAY = 2;
+const THURSDAY = 4;
+
+/** The weekday contracts expiring in the week of (or month containing) `date` expire on. */
+function expiryWeekday(date: string): number {
+  return date >= TUESDAY_EXPIRIES_FROM ? TUESDAY : THURSDAY;
+}
+
+function lastWeekdayOfMonth(year: number, month: number, day: number): string {
+  const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10); // month is 1-based here
+  const back = (weekday(last) - day + 7) % 7;
+  return addDays(last, -back);
+}
+
+/** The monthly expiry of a calendar month (1-12), holiday-adjusted. */
+export function monthlyExpiry(
+  year: number,
+  month: number,
+  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
+): string {
+  const first = `${year}-${String(month).padStart(2, '0')}-01`;
+  return tradingDayOnOrBefore(lastWeekdayOfMonth(year, month, expiryWeekday(first)), holidays);
+}
+
+/** The next `count` monthly expiries strictly after `date`. */
+export function nextMonthlyExpiries(
+  date: string,
+  count: number,
+  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
+): string[] {
+  const out: string[] = [];
+  let year = Number(date.slice(0, 4));
+  let month = Number(date.slice(5, 7));
+  while (out.length < count) {
+    const e = monthlyExpiry(year, month, holidays);
+    if (e > date) out.push(e);
+    month++;
+    if (month > 12) {
+      month = 1;
+      year++;
+    }
+  }
+  return out;
+}
+
+/** The next `count` weekly (NIFTY) expiries strictly after `date`, holiday-adjusted. */
+export function nextWeeklyExpiries(
+  date: string,
+  count: number,
+  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
+): string[] {
+  const out: string[] = [];
+  let d = addDays(date, 1);
+  while (out.length < count) {
+    if (weekday(d) === expiryWeekday(d)) {
+      const e = tradingDayOnOrBefore(d, holidays);
+      if (e > date && !out.includes(e)) out.push(e);
+    }
+    d = addDays(d, 1);
+  }
+  return out;
+}
+
+/** Monthly expiries of quarter-end months (March, June, September, December) after `date`. */
+export function nextQuarterlyExpiries(
+  date: string,
+  count: number,
+  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
+): string[] {
+  const out: string[] = [];
+  let year = Number(date.slice(0, 4));
+  let month = Math.ceil(Number(date.slice(5, 7)) / 3) * 3;
+  while (out.length < count) {
+    const e = monthlyExpiry(year, month, holidays);
+    if (e > date) out.push(e);
+    month += 3;
+    if (month > 12) {
+      month = 3;
+      year++;
+    }
+  }
+  return out;
+}
