@@ -107,8 +107,9 @@ test: install lint typecheck proto-check openapi-check infra ## Everything CI ru
 	npx vitest run --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'
 
-bench: install infra ## Throughput and latency figures against the platform run as real processes
+bench: install infra ## Throughput and latency figures: the platform as real processes, then each service's own
 	npx tsx bench/run.ts
+	npx tsx services/options-analytics/bench/run.ts
 
 clean: ## Stop the private instances, remove dist/ bundles and .local/
 	bash scripts/infra.sh stop

@@ -140,7 +140,29 @@ function ensureInfrastructure(): void {
  * migrations run from here rather than by each service, loading the default dataset, and so on.
  * Services still apply their own schema migrations when they start.
  */
-async function prepareData(): Promise<void> {}
+async function prepareData(): Promise<void> {
+  for (const [service, cli] of DATASETS) {
+    const env = { ...process.env };
+    const schema = process.env[envKey(service, 'DB_SCHEMA')];
+    if (schema) env.DB_SCHEMA = schema;
+    else delete env.DB_SCHEMA;
+    say(
+      `default dataset of ${service}: loading if its schema is empty (${rel(cli)} load-default --if-empty)`,
+    );
+    const started = Date.now();
+    const result = spawnSync(process.execPath, ['--import', 'tsx', cli, 'load-default', '--if-empty'], {
+      env,
+      stdio: 'inherit',
+    });
+    if (result.status !== 0) fail(`loading the default dataset of ${service} failed (see above)`);
+    say(`default dataset of ${service}: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+}
+
+/** Services that ship a generated default dataset, and the tool that loads it. */
+const DATASETS: [ServiceName, string][] = [
+  ['options-analytics', join(ROOT, 'services', 'options-analytics', 'src', 'cli.ts')],
+];
 
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
