@@ -1,6 +1,6 @@
 // `make bench`: figures, not assertions. Runs the platform as real processes on this machine and loads
 // it with autocannon from this process, beside a bare fastify route measured in the same run.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import { freePort, startStack } from '../test/stack.ts';
 import { benchLedger } from './ledger.ts';
@@ -55,8 +55,32 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts']
 console.log('starting the platform (six processes)…');
 const stack = await startStack({ LOG_LEVEL: 'warn' });
 try {
-  const token = (await stack.admin('demo-token', '--plan', 'unlimited')).split('\n').at(-1)!;
+  // A plan without caps and with a burst cap out of the load generator's reach: figures, not refusals.
+  await stack.admin(
+    'plan',
+    'create',
+    'bench',
+    '--daily',
+    'none',
+    '--monthly',
+    'none',
+    '--burst',
+    '100000000',
+  );
+  const account = await stack.admin('account', 'create', '--plan', 'bench');
+  const token = await stack.admin('token', 'issue', account);
   const auth = { authorization: `Bearer ${token}` };
+  console.log('loading the options default dataset into this stack (about 20 s)…');
+  const options = stack.schemas.find((name) => name.endsWith('_options_analytics'))!;
+  const loaded = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'services/options-analytics/src/cli.ts', 'load-default'],
+    {
+      env: { ...process.env, DB_SCHEMA: options },
+      stdio: 'inherit',
+    },
+  );
+  if (loaded.status !== 0) throw new Error('could not load the options dataset');
   const figures: Figure[] = [];
   figures.push(await load('bare fastify JSON route', `http://127.0.0.1:${barePort}/bare`));
   figures.push(
@@ -68,8 +92,15 @@ try {
   );
   figures.push(
     await load(
-      'metered: token + admission + gRPC data (404, refunded)',
+      'metered: token + admission + equities search over gRPC',
       `${stack.baseUrl}/v1/stocks?q=tata&limit=5`,
+      auth,
+    ),
+  );
+  figures.push(
+    await load(
+      'metered, charged 200: token + admission + chain + JetStream ack',
+      `${stack.baseUrl}/v1/options/NIFTY/chain?strikes=5`,
       auth,
     ),
   );
