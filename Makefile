@@ -110,6 +110,7 @@ test: install lint typecheck proto-check openapi-check infra ## Everything CI ru
 bench: install infra ## Throughput and latency figures: the platform as real processes, then each service's own
 	npx tsx bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
+	npx tsx services/filings-reader/bench/read.ts
 
 clean: ## Stop the private instances, remove dist/ bundles and .local/
 	bash scripts/infra.sh stop

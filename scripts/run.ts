@@ -162,6 +162,7 @@ async function prepareData(): Promise<void> {
 /** Services that ship a generated default dataset, and the tool that loads it. */
 const DATASETS: [ServiceName, string][] = [
   ['options-analytics', join(ROOT, 'services', 'options-analytics', 'src', 'cli.ts')],
+  ['filings-reader', join(ROOT, 'services', 'filings-reader', 'src', 'cli.ts')],
 ];
 
 async function portIsFree(port: number): Promise<boolean> {

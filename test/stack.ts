@@ -72,6 +72,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const tag = `t${randomBytes(4).toString('hex')}`;
   const ports = new Map<ServiceName, { port: number; ops: number }>();
   for (const name of ALL_SERVICES) ports.set(name, { port: await freePort(), ops: await freePort() });
+  const filesPort = await freePort();
   const addr = (name: ServiceName) => `127.0.0.1:${ports.get(name)!.port}`;
   const schemas: string[] = [];
   const procs = new Map<ServiceName, Proc>();
@@ -92,7 +93,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     }
     const schema = `${tag}_${name.replace(/-/g, '_')}`;
     if (!schemas.includes(schema)) schemas.push(schema);
-    return { GRPC_PORT: String(p.port), OPS_PORT: String(p.ops), DB_SCHEMA: schema, DATABASE_URL, NATS_URL };
+    const own = {
+      GRPC_PORT: String(p.port),
+      OPS_PORT: String(p.ops),
+      DB_SCHEMA: schema,
+      DATABASE_URL,
+      NATS_URL,
+    };
+    // filings-reader also serves signed public links on a port of its own.
+    return name === 'filings-reader' ? { ...own, FILES_PORT: String(filesPort) } : own;
   };
   const authSchema = `${tag}_auth`;
 

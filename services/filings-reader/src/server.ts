@@ -1,9 +1,32 @@
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
+import { type FilingsConfig, filingsConfig } from './config.ts';
+import { close, createFilesServer, listen } from './files-server.ts';
+import { LinkSigner } from './links.ts';
+import { filingsImpl } from './service.ts';
+import { FilingsStore } from './store.ts';
 
 await runGrpcService({
   name: 'filings-reader',
   defaultSchema: 'filings',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  build: (rt) => buildApp({ logger: rt.logger, tracer: rt.tracing.tracer, registry: rt.registry }),
+  config: filingsConfig,
+  build: async (rt, pool) => {
+    const config = rt.config as typeof rt.config & FilingsConfig;
+    const store = new FilingsStore(pool);
+    const baseUrl = config.PUBLIC_FILES_BASE_URL ?? `http://localhost:${config.FILES_PORT}`;
+    const signer = new LinkSigner(config.LINK_SIGNING_KEY, baseUrl, config.LINK_TTL_SECONDS);
+    const files = createFilesServer({ store, signer, logger: rt.logger });
+    const filesPort = await listen(files, config.FILES_HOST, config.FILES_PORT);
+    rt.logger.info({ filesPort, baseUrl }, 'public document links served');
+    return {
+      server: buildApp({
+        logger: rt.logger,
+        tracer: rt.tracing.tracer,
+        registry: rt.registry,
+        impl: filingsImpl({ store, signer }),
+      }),
+      close: () => close(files),
+    };
+  },
 });
