@@ -161,6 +161,7 @@ async function prepareData(): Promise<void> {
 
 /** Services that ship a generated default dataset, and the tool that loads it. */
 const DATASETS: [ServiceName, string][] = [
+  ['equities-data', join(ROOT, 'services', 'equities-data', 'src', 'cli.ts')],
   ['options-analytics', join(ROOT, 'services', 'options-analytics', 'src', 'cli.ts')],
   ['filings-reader', join(ROOT, 'services', 'filings-reader', 'src', 'cli.ts')],
 ];

@@ -1,9 +1,46 @@
+import { systemClock } from '@mdp/ist-time';
 import { runGrpcService } from '@mdp/runtime';
-import { buildApp } from './app.ts';
+import { buildApp, equitiesImpl } from './app.ts';
+import { formatDay } from './domain/dates.ts';
+import { EquitiesDataset } from './service/dataset.ts';
+import { pgBarSource } from './store/bar-source.ts';
+import { readDataset } from './store/read-dataset.ts';
+import { listenForReloads } from './store/reload.ts';
 
 await runGrpcService({
   name: 'equities-data',
   defaultSchema: 'equities',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  build: (rt) => buildApp({ logger: rt.logger, tracer: rt.tracing.tracer, registry: rt.registry }),
+  build: async (rt, pool) => {
+    // Search, lookups and quotes answer from memory; only price pages and profiles read bars.
+    const load = async () => {
+      const started = Date.now();
+      const loaded = new EquitiesDataset(await readDataset(pool));
+      rt.logger.info(
+        {
+          stocks: loaded.size,
+          lastBar: loaded.lastDay === undefined ? null : formatDay(loaded.lastDay),
+          ms: Date.now() - started,
+        },
+        'equities dataset loaded',
+      );
+      return loaded;
+    };
+    let dataset = await load();
+    const listener = listenForReloads({
+      databaseUrl: rt.config.DATABASE_URL,
+      schema: rt.config.DB_SCHEMA,
+      logger: rt.logger,
+      reload: async () => {
+        dataset = await load();
+      },
+    });
+    const server = buildApp({
+      logger: rt.logger,
+      tracer: rt.tracing.tracer,
+      registry: rt.registry,
+      impl: equitiesImpl({ dataset: () => dataset, bars: pgBarSource(pool), clock: systemClock }),
+    });
+    return { server, close: listener.close };
+  },
 });

@@ -1,0 +1,171 @@
+// Data tool of the equities-data service: loads the generated default dataset and imports real
+// exchange files into the service's schema (DATABASE_URL, DB_SCHEMA as for the service). It applies
+// the schema's migrations first, so it works before the service has ever run. Progress and reports go
+// to stderr; stdout carries only the summary line asked for.
+import { parseArgs } from 'node:util';
+import { databaseConfig, loadConfig } from '@mdp/config';
+import { createPool, migrate, type Pool } from '@mdp/db';
+import { istToday } from '@mdp/ist-time';
+import { createLogger } from '@mdp/telemetry';
+import { Type } from '@sinclair/typebox';
+import { tradingDayOnOrBefore } from './domain/calendar.ts';
+import { day, formatDay, parseDay } from './domain/dates.ts';
+import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from './generate/dataset.ts';
+import { IMPORT_KINDS, ImportFileError, runImport } from './importers/index.ts';
+import { formatReport } from './importers/report.ts';
+import { loadGenerated } from './store/load-generated.ts';
+
+const USAGE = `usage: equities-data <command> [options]
+
+  load-default [--if-empty] [--seed N] [--size N] [--end YYYY-MM-DD] [--history-days N]
+        generate the default dataset (seeded, deterministic) and load it, replacing the schema's data;
+        with --if-empty, do nothing when stocks are already loaded (what \`make run\` calls)
+  generate [--seed N] [--size N] [--end YYYY-MM-DD] [--history-days N]
+        the same, always replacing (for another seed, size or end day)
+  import <kind> <file>...
+        import real exchange files of one kind, all or nothing; prints rows read/loaded/rejected
+  kinds                      the import kinds and the files each reads
+  stats                      what the schema holds
+
+Environment: DATABASE_URL, DB_SCHEMA (default equities).`;
+
+export class UsageError extends Error {}
+
+function int(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${flag} must be a whole number, not "${value}"`);
+  return Number(value);
+}
+
+/** The last completed session by the IST clock: today's once the market has closed, else the one before. */
+export function lastCompletedSession(now: number): number {
+  const today = day(istToday(() => now));
+  const istMinutes = Math.floor((now / 60_000 + 330) % 1440);
+  return tradingDayOnOrBefore(istMinutes >= 16 * 60 ? today : today - 1);
+}
+
+export interface CliIo {
+  log: (line: string) => void;
+  now: () => number;
+}
+
+/** Runs one command; returns what goes to stdout. */
+export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'if-empty': { type: 'boolean' },
+      seed: { type: 'string' },
+      size: { type: 'string' },
+      end: { type: 'string' },
+      'history-days': { type: 'string' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  switch (command) {
+    case 'load-default':
+    case 'generate': {
+      const end = values.end === undefined ? lastCompletedSession(io.now()) : parseDay(values.end);
+      if (end === undefined) throw new UsageError(`--end must be a date YYYY-MM-DD, not "${values.end}"`);
+      const options = {
+        seed: int(values.seed, '--seed', DEFAULT_SEED),
+        size: int(values.size, '--size', DEFAULT_SIZE),
+        endDay: end,
+        historyDays: int(values['history-days'], '--history-days', DEFAULT_HISTORY_DAYS),
+      };
+      if (options.size < 20) throw new UsageError('--size must be at least 20');
+      const onlyIfEmpty = command === 'load-default' && values['if-empty'] === true;
+      const started = Date.now();
+      io.log(
+        `generating ${options.size} stocks, seed ${options.seed}, ${options.historyDays} days to ${formatDay(end)}`,
+      );
+      const ds = generateDataset(options);
+      const summary = await loadGenerated(pool, ds, { onlyIfEmpty, log: io.log });
+      if (!summary) return 'equities dataset already loaded; nothing to do';
+      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      return `loaded ${summary.stocks} stocks, ${summary.bars} daily bars, ${summary.aliases} aliases, ${summary.actions} splits/bonuses, ${summary.annualResults} annual results in ${secs} s (seed ${options.seed}, last session ${formatDay(ds.options.endDay)})`;
+    }
+    case 'import': {
+      const [kind, ...files] = rest;
+      if (!kind) throw new UsageError(`missing <kind>; kinds: ${Object.keys(IMPORT_KINDS).join(', ')}`);
+      if (!(kind in IMPORT_KINDS))
+        throw new UsageError(`unknown kind "${kind}"; kinds: ${Object.keys(IMPORT_KINDS).join(', ')}`);
+      if (files.length === 0 && IMPORT_KINDS[kind]!.needsFiles) throw new UsageError('missing <file>...');
+      const report = await runImport(pool, kind, files);
+      io.log(formatReport(report));
+      return `${kind}: read ${report.read}, loaded ${report.loaded}, changed ${report.changed}, rejected ${report.rejected}`;
+    }
+    case 'kinds':
+      return Object.entries(IMPORT_KINDS)
+        .map(([k, v]) => `${k.padEnd(18)} ${v.describe}`)
+        .join('\n');
+    case 'stats': {
+      const { rows } = await pool.query<Record<string, string>>(
+        `SELECT (SELECT count(*) FROM stocks) AS stocks,
+                (SELECT count(*) FROM stocks WHERE status = 'listed') AS listed,
+                (SELECT count(*) FROM aliases) AS aliases,
+                (SELECT count(*) FROM daily_bars) AS daily_bars,
+                (SELECT min(d)::text || '..' || max(d)::text FROM daily_bars) AS bar_days,
+                (SELECT count(*) FROM market_reports) AS market_reports,
+                (SELECT count(*) FROM annual_results) AS annual_results`,
+      );
+      return Object.entries(rows[0]!)
+        .map(([k, v]) => `${k.padEnd(15)} ${v ?? '-'}`)
+        .join('\n');
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfig(
+    Type.Object({
+      ...databaseConfig,
+      DB_SCHEMA: Type.String({ default: 'equities', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
+    }),
+  );
+  await migrate({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger: createLogger('equities-data-cli', 'warn'),
+  });
+  const pool = createPool({
+    url: config.DATABASE_URL,
+    schema: config.DB_SCHEMA,
+    max: 2,
+    applicationName: 'equities-data-cli',
+  });
+  try {
+    const out = await run(pool, process.argv.slice(2), {
+      log: (line) => process.stderr.write(`${line}\n`),
+      now: Date.now,
+    });
+    if (out) process.stdout.write(`${out}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`equities-data: ${(err as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof ImportFileError) {
+      process.stderr.write(`equities-data: ${err.message}\nnothing was loaded\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await pool.end();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`equities-data: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,117 @@
+import type { DayNumber } from '../domain/dates.ts';
+import type { AnnualResultRow, CreditRatingRow } from '../domain/model.ts';
+import type { Rng } from './rng.ts';
+import type { SectorDef } from './taxonomy.ts';
+
+/**
+ * Minimal annual results consistent with the market: the latest year's profit matches a plausible
+ * P/E at the generated market cap, book value a plausible P/B, and earlier years follow a company's
+ * own growth rate. Enough for the profile's ratios and CAGRs until issue 6 brings full financials.
+ */
+export function annualResults(
+  rng: Rng,
+  stockId: number,
+  marketCapCr: number,
+  shares: number,
+  sector: SectorDef,
+  latestFiscalYear: number,
+  years = 10,
+): AnnualResultRow[] {
+  const financial = sector.sector === 'Financial Services';
+  const lossMaking = rng.chance(0.1);
+  const pe = Math.exp(Math.log(24) + 0.55 * rng.normal());
+  const pb = Math.exp(Math.log(financial ? 1.8 : 3) + 0.6 * rng.normal());
+  const margin = Math.min(0.4, sector.margin * Math.exp(0.35 * rng.normal()));
+  const growth = 0.11 + 0.06 * rng.normal();
+  const debtToEquity = financial ? 3 + 4 * rng.next() : Math.exp(Math.log(0.35) + 0.9 * rng.normal());
+  const payout = rng.chance(0.35) ? 0 : 0.1 + 0.35 * rng.next();
+
+  let profit = lossMaking ? -(marketCapCr / pe) * (0.2 + rng.next()) : marketCapCr / pe;
+  let sales = Math.abs(profit) / margin;
+  let equity = marketCapCr / pb;
+  const rows: AnnualResultRow[] = [];
+  for (let y = latestFiscalYear; y > latestFiscalYear - years; y--) {
+    const borrowings = equity * debtToEquity * Math.exp(0.15 * rng.normal());
+    rows.push({
+      stockId,
+      fiscalYear: y,
+      sales: round2(sales),
+      netProfit: round2(profit),
+      equity: round2(equity),
+      borrowings: round2(borrowings),
+      ebit: round2(profit / 0.75 + borrowings * 0.09),
+      dividendPs: profit > 0 ? round2((payout * profit * 1e7) / shares) : 0,
+    });
+    const g = growth + 0.07 * rng.normal();
+    const prevSales = sales / (1 + g);
+    const prevMargin = Math.min(0.45, Math.max(-0.2, margin * Math.exp(0.25 * rng.normal())));
+    equity = Math.max(equity * 0.75, equity - Math.max(0, profit) * (1 - payout), 0.05);
+    sales = prevSales;
+    profit = lossMaking && rng.chance(0.5) ? -prevSales * Math.abs(prevMargin) * 0.5 : prevSales * prevMargin;
+  }
+  return rows.reverse();
+}
+
+const AGENCIES = ['CRISIL', 'ICRA', 'CARE', 'India Ratings', 'Acuite', 'Brickwork'];
+const SCALE = [
+  'AAA',
+  'AA+',
+  'AA',
+  'AA-',
+  'A+',
+  'A',
+  'A-',
+  'BBB+',
+  'BBB',
+  'BBB-',
+  'BB+',
+  'BB',
+  'BB-',
+  'B',
+  'C',
+  'D',
+];
+
+/** Long-term issuer ratings from one or two agencies, better for larger companies. */
+export function creditRatings(
+  rng: Rng,
+  stockId: number,
+  marketCapCr: number,
+  endDay: DayNumber,
+): CreditRatingRow[] {
+  if (!rng.chance(0.45)) return [];
+  const centre = Math.max(
+    0,
+    Math.min(SCALE.length - 1, Math.round(13 - 2.2 * Math.log10(marketCapCr) + 1.5 * rng.normal())),
+  );
+  const agencies = [...AGENCIES];
+  for (let i = agencies.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [agencies[i], agencies[j]] = [agencies[j]!, agencies[i]!];
+  }
+  agencies.length = rng.int(1, 2);
+  return agencies.map((agency) => {
+    const notch = Math.max(0, Math.min(SCALE.length - 1, centre + rng.int(-1, 1)));
+    const action = rng.pick([
+      'reaffirm',
+      'reaffirm',
+      'reaffirm',
+      'upgrade',
+      'downgrade',
+      'assigned',
+    ] as const);
+    return {
+      stockId,
+      agency,
+      rating: `${agency === 'CRISIL' ? 'CRISIL ' : agency === 'ICRA' ? '[ICRA]' : agency === 'CARE' ? 'CARE ' : 'IND '}${SCALE[notch]}`,
+      outlook:
+        notch >= SCALE.length - 2 ? null : rng.pick(['Stable', 'Stable', 'Stable', 'Positive', 'Negative']),
+      action,
+      ratedOn: endDay - rng.int(5, 540),
+    };
+  });
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,76 @@
+import type { Pool } from '@mdp/db';
+import { RELOAD_CHANNEL } from '../store/channel.ts';
+import { LOAD_LOCK_SQL } from '../store/load-generated.ts';
+import { brands, builtInBrandRows, nseNameChanges, nseSymbolChanges } from './aliases.ts';
+import { readSource } from './csv.ts';
+import type { ImportKind } from './kind.ts';
+import { bseAllStatus, bseScrips, nseDelisted, nseEtfs, nseIndexList, nseSecurities } from './listings.ts';
+import { marketReport } from './market-report.ts';
+import { bhavcopy, dailyHistory, delivery } from './prices.ts';
+import { buildReport, type ImportReport, type Rejection, type Sourced } from './report.ts';
+
+export { ImportFileError } from './report.ts';
+
+/**
+ * Every import kind, in the order a full import runs them: the stock master first (NSE lists, then
+ * BSE, then the delisted lists), then aliases, then prices, delivery and the market report.
+ */
+export const IMPORT_KINDS: Record<string, ImportKind> = {
+  'nse-securities': nseSecurities,
+  'nse-etfs': nseEtfs,
+  'nse-index': nseIndexList,
+  'bse-scrips': bseScrips,
+  'nse-delisted': nseDelisted,
+  'bse-all-status': bseAllStatus,
+  'nse-symbol-changes': nseSymbolChanges,
+  'nse-name-changes': nseNameChanges,
+  brands,
+  bhavcopy,
+  delivery,
+  'daily-history': dailyHistory,
+  'market-report': marketReport,
+};
+
+/**
+ * Imports files of one kind, all or nothing: every file is parsed before anything is written (a
+ * malformed one throws ImportFileError naming the file and line), then all rows are applied in one
+ * transaction.
+ */
+export async function runImport(pool: Pool, kindName: string, paths: string[]): Promise<ImportReport> {
+  const kind = IMPORT_KINDS[kindName];
+  if (!kind) throw new Error(`unknown import kind "${kindName}"`);
+  const files: { file: string; read: number }[] = [];
+  const rows: Sourced<unknown>[] = [];
+  const rejections: Rejection[] = [];
+  if (paths.length === 0 && kind === brands) {
+    const builtIn = builtInBrandRows();
+    files.push({ file: '(built-in brands)', read: builtIn.length });
+    rows.push(...builtIn);
+  }
+  for (const path of paths) {
+    const parsed = kind.parse(readSource(path));
+    files.push({ file: path, read: parsed.read });
+    rows.push(...parsed.rows);
+    rejections.push(...parsed.rejections);
+  }
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(LOAD_LOCK_SQL);
+    const applied = await kind.apply(client, rows);
+    if (applied.changed > 0) await client.query(`SELECT pg_notify($1, current_schema())`, [RELOAD_CHANNEL]);
+    await client.query('COMMIT');
+    return buildReport(
+      kindName,
+      files,
+      applied.loaded,
+      [...rejections, ...applied.rejections],
+      applied.changed,
+    );
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,100 @@
+import type { Pool } from '@mdp/db';
+import type { GeneratedDataset } from '../generate/dataset.ts';
+import { RELOAD_CHANNEL } from './channel.ts';
+import { copyRows } from './copy.ts';
+import {
+  actionsTable,
+  aliasesTable,
+  annualTable,
+  barsTable,
+  ratingsTable,
+  stocksTable,
+  type TableSpec,
+} from './tables.ts';
+
+/** Serialises loaders of one schema (and waits for a loader already running). */
+export const LOAD_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':equities-load'))";
+
+export interface LoadSummary {
+  stocks: number;
+  aliases: number;
+  bars: number;
+  actions: number;
+  annualResults: number;
+  ratings: number;
+}
+
+/** True when the schema holds no stock at all (what `load-default --if-empty` checks). */
+export async function isEmpty(pool: Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM stocks) AS any');
+  return !rows[0]!.any;
+}
+
+/**
+ * Replaces the whole dataset with a generated one in a single transaction: readers see the old
+ * dataset or the new one, never half of it. The primary key and foreign key of daily_bars are dropped
+ * for the bulk COPY and rebuilt once at the end (about four times faster than maintaining them per
+ * row); they are the same constraints the migration created.
+ */
+export async function loadGenerated(
+  pool: Pool,
+  ds: GeneratedDataset,
+  opts: { onlyIfEmpty?: boolean; log?: (msg: string) => void } = {},
+): Promise<LoadSummary | undefined> {
+  const log = opts.log ?? (() => {});
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(LOAD_LOCK_SQL);
+    if (opts.onlyIfEmpty && ((await client.query('SELECT 1 FROM stocks LIMIT 1')).rowCount ?? 0) > 0) {
+      await client.query('ROLLBACK');
+      return undefined;
+    }
+    await client.query(
+      'TRUNCATE stocks, aliases, daily_bars, corporate_actions, market_reports, annual_results, credit_ratings',
+    );
+    const copy = <R>(spec: TableSpec<R>, rows: readonly R[]) =>
+      copyRows(client, spec.table, spec.columns, (write) => {
+        for (const r of rows) write(spec.encode(r));
+      });
+    const summary: LoadSummary = {
+      stocks: await copy(stocksTable, ds.stocks),
+      aliases: await copy(aliasesTable, ds.aliases),
+      actions: await copy(actionsTable, ds.actions),
+      annualResults: await copy(annualTable, ds.annual),
+      ratings: await copy(ratingsTable, ds.ratings),
+      bars: 0,
+    };
+    await client.query("SELECT setval(pg_get_serial_sequence('stocks', 'id'), (SELECT max(id) FROM stocks))");
+    log(
+      `stocks ${summary.stocks}, aliases ${summary.aliases}; generating and copying ${ds.barCount} daily bars`,
+    );
+    await client.query(
+      'ALTER TABLE daily_bars DROP CONSTRAINT daily_bars_pkey, DROP CONSTRAINT daily_bars_stock_id_fkey',
+    );
+    let done = 0;
+    summary.bars = await copyRows(client, barsTable.table, barsTable.columns, async (write, drained) => {
+      for (const id of ds.stocksWithBars) {
+        ds.emitBars(id, (bar) => write(barsTable.encode(bar)));
+        if (++done % 500 === 0) {
+          await drained();
+          log(`  bars of ${done}/${ds.stocksWithBars.length} stocks copied`);
+        }
+      }
+    });
+    log('rebuilding the daily_bars primary key');
+    await client.query(
+      `ALTER TABLE daily_bars ADD CONSTRAINT daily_bars_pkey PRIMARY KEY (stock_id, d),
+         ADD CONSTRAINT daily_bars_stock_id_fkey FOREIGN KEY (stock_id) REFERENCES stocks (id) ON DELETE CASCADE`,
+    );
+    await client.query('SELECT pg_notify($1, current_schema())', [RELOAD_CHANNEL]);
+    await client.query('COMMIT');
+    await client.query('ANALYZE');
+    return summary;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
