@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run proto proto-check openapi openapi-check lint format typecheck \
-	test-unit test-int test bench infra infra-stop clean token admin ledger-rebuild
+	test-unit test-int test bench infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -57,6 +57,29 @@ admin: install infra ## Run the auth admin tool: make admin ARGS="token list <ac
 
 ledger-rebuild: install infra ## Replay the usage event log into fresh projections and report any difference
 	@npx tsx services/quota-ledger/src/cli.ts rebuild
+
+IMAGE_REGISTRY ?= mdp
+IMAGE_TAG ?= dev
+
+images: ## Build one container image per service: $(IMAGE_REGISTRY)/mdp-<service>:$(IMAGE_TAG)
+	@for s in gateway auth quota-ledger equities-data filings-reader options-analytics; do \
+	  docker build -f deploy/docker/Dockerfile --build-arg SERVICE=$$s -t $(IMAGE_REGISTRY)/mdp-$$s:$(IMAGE_TAG) . || exit 1; \
+	done
+
+compose-up: ## The platform in containers with Postgres and NATS JetStream (docker compose)
+	docker compose -f deploy/compose.yaml up --build -d
+
+compose-down: ## Stop the compose stack (its volumes stay)
+	docker compose -f deploy/compose.yaml down
+
+chart-check: install ## Helm chart structure tests; helm lint and template too where helm is installed
+	npx vitest run test/ops/chart.test.ts
+	@if command -v helm >/dev/null; then helm lint charts/mdp && helm template mdp charts/mdp >/dev/null \
+	  && helm template mdp charts/mdp -f deploy/values-production.yaml >/dev/null && echo "chart-check: helm passed"; \
+	  else echo "chart-check: helm not installed, structure tests only"; fi
+
+observability-check: install infra ## Dashboards and alert rules against a real Prometheus, promtool rule tests
+	npx vitest run test/ops/dashboards.int.test.ts
 
 infra: ## Make sure Postgres (with the database) and NATS JetStream are up
 	bash scripts/infra.sh ensure

@@ -132,7 +132,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       extractTraceContext(req.headers),
     );
     if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
-    if (req.method === 'GET') return done();
+    // The rest of the request runs inside its span, so token verification, admission and settlement
+    // (not only the data call) carry its trace id to auth, the ledger and the settlement event.
+    if (req.method === 'GET') return context.with(trace.setSpan(context.active(), req.span), done);
     if (!isKnownPath(req.url)) {
       return void sendError(reply, new ApiError('route_not_found', `no route ${req.url.split('?')[0]}`));
     }

@@ -1,5 +1,5 @@
 import { ensureStream, type NatsConnection } from '@mdp/nats';
-import { Counter, Gauge, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { Counter, Gauge, Histogram, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
 import {
   type SettlementEvent,
   type SettlementKind,
@@ -33,6 +33,7 @@ export class Settler {
   private readonly js: JetStreamClient;
   private readonly background = new Set<Promise<void>>();
   private readonly published: Counter<'kind' | 'outcome'>;
+  private readonly publishSeconds: Histogram<'kind'>;
 
   private constructor(private readonly opts: SettlerOptions) {
     this.js = opts.nc.jetstream();
@@ -40,6 +41,13 @@ export class Settler {
       name: 'gateway_settlements_total',
       help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
       labelNames: ['kind', 'outcome'] as const,
+      registers: [opts.registry],
+    });
+    this.publishSeconds = new Histogram({
+      name: 'gateway_settlement_publish_seconds',
+      help: 'Time for JetStream to acknowledge one settlement publish attempt (acknowledged or failed)',
+      labelNames: ['kind'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [opts.registry],
     });
     const background = this.background;
@@ -76,11 +84,14 @@ export class Settler {
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
     for (const [k, v] of Object.entries(carrier)) h.set(k, v);
-    const ack = await this.js.publish(
-      settlementSubject(this.opts.subjectPrefix, shard, event.kind),
-      JSON.stringify(event),
-      { msgID: settlementMsgId(event), timeout: timeoutMs, headers: h },
-    );
+    const end = this.publishSeconds.startTimer({ kind: event.kind });
+    const ack = await this.js
+      .publish(settlementSubject(this.opts.subjectPrefix, shard, event.kind), JSON.stringify(event), {
+        msgID: settlementMsgId(event),
+        timeout: timeoutMs,
+        headers: h,
+      })
+      .finally(end);
     this.published.inc({ kind: event.kind, outcome: ack.duplicate ? 'duplicate' : 'acked' });
   }
 

@@ -29,4 +29,16 @@ export const ledgerConfig = {
     description: 'How long an admitted request counts as in flight without settling',
   }),
   USAGE_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 365 }),
+  LEDGER_STATS_INTERVAL_MS: Type.Integer({
+    default: 10_000,
+    minimum: 200,
+    maximum: 600_000,
+    description: 'How often the consumer-lag and top-account gauges are refreshed',
+  }),
+  REBUILD_CHECK_INTERVAL_MS: Type.Integer({
+    default: 3_600_000,
+    minimum: 0,
+    maximum: 86_400_000,
+    description: 'How often shard 0 compares the projections with a replay of the event log (0: never)',
+  }),
 };

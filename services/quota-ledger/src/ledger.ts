@@ -5,6 +5,7 @@ import type { NatsConnection } from '@mdp/nats';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
 import { buildApp } from './app.ts';
 import { AccountBook } from './domain/account-book.ts';
+import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
 import { type SettlementConsumer, startSettlementConsumer } from './settlement-consumer.ts';
@@ -21,12 +22,15 @@ export interface LedgerOptions {
   logger: Logger;
   tracer: Tracer;
   registry: Registry;
+  /** Periodic gauges (consumer lag, top accounts, rebuild check); none when absent. */
+  stats?: { intervalMs: number; rebuildCheckIntervalMs: number };
 }
 
 export interface Ledger {
   server: GrpcServer;
   store: ProjectionStore;
   consumer: SettlementConsumer;
+  stats: LedgerStats | null;
   close(): Promise<void>;
 }
 
@@ -46,6 +50,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     mutex,
     logger: o.logger,
     registry: o.registry,
+    tracer: o.tracer,
     apply: async (events) => {
       const result = await store.record(events);
       for (const delta of result.deltas) book.charge(delta);
@@ -73,11 +78,25 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     mutex,
     clock: o.clock,
   });
+  const stats = o.stats
+    ? startLedgerStats({
+        shard: o.shard,
+        consumer,
+        book,
+        store,
+        clock: o.clock,
+        logger: o.logger,
+        registry: o.registry,
+        ...o.stats,
+      })
+    : null;
   return {
     server,
     store,
     consumer,
+    stats,
     close: async () => {
+      stats?.stop();
       clearInterval(sweeper);
       await consumer.stop();
     },

@@ -12,6 +12,8 @@ type LedgerConfig = {
   SHARD_COUNT: number;
   HOLD_TTL_MS: number;
   USAGE_RETENTION_DAYS: number;
+  LEDGER_STATS_INTERVAL_MS: number;
+  REBUILD_CHECK_INTERVAL_MS: number;
 };
 
 await runGrpcService({
@@ -39,6 +41,10 @@ await runGrpcService({
       logger: rt.logger,
       tracer: rt.tracing.tracer,
       registry: rt.registry,
+      stats: {
+        intervalMs: config.LEDGER_STATS_INTERVAL_MS,
+        rebuildCheckIntervalMs: config.REBUILD_CHECK_INTERVAL_MS,
+      },
     });
     rt.logger.info(
       { shard: config.SHARD_INDEX, of: config.SHARD_COUNT, stream: config.USAGE_STREAM },

@@ -1,5 +1,15 @@
 import { ensureStream, type NatsConnection } from '@mdp/nats';
-import { Counter, Histogram, type Logger, type Registry } from '@mdp/telemetry';
+import {
+  Counter,
+  extractTraceContext,
+  Histogram,
+  type Logger,
+  type Registry,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+} from '@mdp/telemetry';
 import { parseSettlementEvent, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
 import type { Mutex } from './mutex.ts';
@@ -11,8 +21,18 @@ export interface ConsumerSpec {
   retentionDays: number;
 }
 
+/** Where the shard's durable consumer stands in the stream (JetStream consumer info). */
+export interface ConsumerLag {
+  /** Messages in the stream for this shard not yet delivered to it. */
+  pending: number;
+  /** Messages delivered but not yet acknowledged (being recorded, or to be re-delivered). */
+  ackPending: number;
+}
+
 export interface SettlementConsumer {
   stop(): Promise<void>;
+  /** Asks JetStream how far behind the durable consumer is. */
+  lag(): Promise<ConsumerLag>;
   /** Resolves when every message received so far is recorded and acknowledged. */
   idle(): Promise<void>;
 }
@@ -32,6 +52,8 @@ export async function startSettlementConsumer(opts: {
   apply: (events: SettlementEvent[]) => Promise<void>;
   logger: Logger;
   registry: Registry;
+  /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
+  tracer?: Tracer;
 }): Promise<SettlementConsumer> {
   const { nc, spec, logger } = opts;
   const subject = shardSubjects(spec.subjectPrefix, spec.shard);
@@ -78,12 +100,33 @@ export async function startSettlementConsumer(opts: {
   let flushing: Promise<void> | null = null;
   const waiters: (() => void)[] = [];
 
+  /** A consumer span per message, child of the trace context the gateway put in the message headers. */
+  const settleSpan = (m: JsMsg): Span | undefined => {
+    if (!opts.tracer) return undefined;
+    const carrier: Record<string, string> = {};
+    for (const key of m.headers?.keys() ?? []) carrier[key] = m.headers?.get(key) ?? '';
+    return opts.tracer.startSpan(
+      'ledger.settle',
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': m.subject,
+          'mdp.shard': spec.shard,
+        },
+      },
+      extractTraceContext(carrier),
+    );
+  };
+
   const flush = async () => {
     while (pending.length > 0) {
       const batch = pending.splice(0, BATCH);
       const events: SettlementEvent[] = [];
       const good: JsMsg[] = [];
+      const spans: Span[] = [];
       for (const m of batch) {
+        const span = settleSpan(m);
         let parsed: SettlementEvent | string;
         try {
           parsed = parseSettlementEvent(m.json());
@@ -97,9 +140,15 @@ export async function startSettlementConsumer(opts: {
           );
           recorded.inc({ kind: 'unknown', outcome: 'poison' });
           m.term();
+          span?.setStatus({ code: SpanStatusCode.ERROR, message: parsed });
+          span?.end();
         } else {
           events.push(parsed);
           good.push(m);
+          if (span) {
+            span.setAttributes({ 'mdp.settlement.kind': parsed.kind, 'mdp.request_id': parsed.request_id });
+            spans.push(span);
+          }
         }
       }
       const end = batchSeconds.startTimer();
@@ -119,6 +168,7 @@ export async function startSettlementConsumer(opts: {
       end();
       for (const m of good) m.ack();
       for (const e of events) recorded.inc({ kind: e.kind, outcome: 'consumed' });
+      for (const span of spans) span.end();
     }
     flushing = null;
     for (const w of waiters.splice(0)) w();
@@ -140,5 +190,9 @@ export async function startSettlementConsumer(opts: {
       pending = [];
     },
     idle: () => (flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
+    lag: async () => {
+      const info = await jsm.consumers.info(spec.stream, durable);
+      return { pending: info.num_pending, ackPending: info.num_ack_pending };
+    },
   };
 }

@@ -146,6 +146,19 @@ export class AccountBook {
     return { expired, evicted };
   }
 
+  /**
+   * The `n` accounts in memory with the most charged requests in `period` (an IST day or month), most
+   * first. Only accounts seen since they were last evicted are in memory: this is "who is using us now".
+   */
+  topCharged(period: string, n: number): { accountId: string; charged: number }[] {
+    const rows: { accountId: string; charged: number }[] = [];
+    for (const [accountId, s] of this.accounts) {
+      const charged = s.charged.get(period) ?? 0;
+      if (charged > 0) rows.push({ accountId, charged });
+    }
+    return rows.sort((a, b) => b.charged - a.charged || a.accountId.localeCompare(b.accountId)).slice(0, n);
+  }
+
   get inFlight(): number {
     return this.holds.size;
   }

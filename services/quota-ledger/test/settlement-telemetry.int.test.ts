@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { connectNats, type NatsConnection } from '@mdp/nats';
+import { createLogger, createRegistry, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
+import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { headers } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Mutex } from '../src/mutex.ts';
+import { ProjectionStore } from '../src/projections.ts';
+import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement-consumer.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
+const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
+const tag = randomBytes(5).toString('hex');
+const schema = `ledger_tel_${tag}`;
+const stream = `USAGE_TEL_${tag.toUpperCase()}`;
+const prefix = `usage_tel_${tag}`;
+const logger = createLogger('test', 'silent');
+const exporter = new InMemorySpanExporter();
+const tracing = initTracing({ serviceName: 'quota-ledger', exporter });
+
+let pool: Pool;
+let nc: NatsConnection;
+let consumer: SettlementConsumer;
+
+const event = (request_id: string, kind: SettlementEvent['kind'] = 'refunded'): SettlementEvent => ({
+  v: 1,
+  request_id,
+  account_id: 'acct-tel',
+  kind,
+  admitted_at_ms: Date.now(),
+  settled_at_ms: Date.now(),
+  route: 'getStockQuote',
+  status: kind === 'charged' ? 200 : 404,
+});
+
+async function publish(payload: SettlementEvent | string, traceparent?: string) {
+  const h = headers();
+  if (traceparent) h.set('traceparent', traceparent);
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const msgID =
+    typeof payload === 'string' ? `poison-${randomBytes(4).toString('hex')}` : settlementMsgId(payload);
+  await nc.jetstream().publish(settlementSubject(prefix, 0, 'refunded'), body, { headers: h, msgID });
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+beforeAll(async () => {
+  await migrate({
+    url: DATABASE_URL,
+    schema,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    logger,
+  });
+  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'settlement-telemetry-test' });
+  nc = await connectNats({ url: NATS_URL, name: 'settlement-telemetry-test', logger });
+  const store = new ProjectionStore(pool);
+  consumer = await startSettlementConsumer({
+    nc,
+    spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
+    mutex: new Mutex(),
+    apply: async (events) => void (await store.record(events)),
+    logger,
+    registry: createRegistry('quota-ledger'),
+    tracer: tracing.tracer,
+  });
+});
+afterAll(async () => {
+  await consumer?.stop();
+  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await nc?.close();
+  await pool?.end();
+  await dropSchema(DATABASE_URL, schema);
+  await tracing.shutdown();
+});
+
+describe('settlement consumer telemetry', () => {
+  it('records each event in a ledger.settle span that continues the trace of the request it settles', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentSpanId = randomBytes(8).toString('hex');
+    await publish(event(`req-${tag}-1`), `00-${traceId}-${parentSpanId}-01`);
+    const span = await waitFor('the settle span', () =>
+      exporter.getFinishedSpans().find((s) => s.spanContext().traceId === traceId),
+    );
+    expect(span.name).toBe('ledger.settle');
+    expect(span.kind).toBe(SpanKind.CONSUMER);
+    expect(span.parentSpanContext?.spanId).toBe(parentSpanId);
+    expect(span.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': settlementSubject(prefix, 0, 'refunded'),
+      'mdp.settlement.kind': 'refunded',
+      'mdp.request_id': `req-${tag}-1`,
+      'mdp.shard': 0,
+    });
+    // The span ends only once the event is in Postgres (recorded, then acknowledged).
+    const { rows } = await pool.query('SELECT kind FROM usage_events WHERE request_id = $1', [
+      `req-${tag}-1`,
+    ]);
+    expect(rows).toEqual([{ kind: 'refunded' }]);
+  });
+
+  it('marks the span of a poison message as an error', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    await publish('not json at all', `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
+    const span = await waitFor('the poison span', () =>
+      exporter.getFinishedSpans().find((s) => s.spanContext().traceId === traceId),
+    );
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('reports its lag: events waiting in JetStream for this shard', async () => {
+    await consumer.idle();
+    expect(await consumer.lag()).toEqual({ pending: 0, ackPending: 0 });
+    await consumer.stop();
+    for (let i = 0; i < 3; i++) await publish(event(`req-${tag}-lag-${i}`));
+    // Undelivered, or handed to a pull request still open on the server: either way not recorded yet.
+    const lag = await consumer.lag();
+    expect(lag.pending + lag.ackPending).toBe(3);
+  });
+});

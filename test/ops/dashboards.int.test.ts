@@ -1,0 +1,379 @@
+/**
+ * Every PromQL expression of every Grafana panel and every Prometheus rule, run against a real
+ * Prometheus (Debian's `prometheus` package) scraping the whole platform after a short load: each must
+ * parse and return data, and select only metrics the services really export. The rules also load into
+ * that Prometheus and evaluate without error, and promtool checks and unit-tests them.
+ */
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { GrpcServer, jsonDocument, RpcError } from '@mdp/grpc';
+import { options } from '@mdp/proto';
+import { createLogger, createRegistry, trace } from '@mdp/telemetry';
+import { connect } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, NATS_URL, type Stack, startStack } from '../stack.ts';
+import { alertOperands, filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
+
+const PROMETHEUS = process.env.PROMETHEUS_BIN ?? 'prometheus';
+const PROMTOOL = process.env.PROMTOOL_BIN ?? 'promtool';
+const RULES = join(ROOT, 'deploy', 'prometheus', 'rules', 'mdp.yaml');
+/** What Grafana's $__rate_interval and $__interval stand for here: scrapes are a second apart. */
+const RATE_INTERVAL = '30s';
+
+const hasBinary = (bin: string) => spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0;
+const exec = promisify(execFile);
+
+let stack: Stack;
+let prometheus: ChildProcess | undefined;
+let promUrl = '';
+let workDir = '';
+let stub: GrpcServer;
+const promLog: string[] = [];
+
+/**
+ * A stand-in options-analytics the gateway is pointed at, so the load has every outcome a dashboard
+ * shows: NIFTY answers (a charged 200), BANKNIFTY fails (500 tool_error), FINNIFTY is too slow (502),
+ * anything else is unknown (404, refunded). The real options-analytics still runs and is scraped.
+ */
+async function startStubOptions(): Promise<{ server: GrpcServer; address: string }> {
+  const server = new GrpcServer({
+    logger: createLogger('stub-options', 'silent'),
+    tracer: trace.getTracer('stub-options'),
+    registry: createRegistry('stub-options'),
+  });
+  const notFound = async () => {
+    throw RpcError.notFound('no such underlying');
+  };
+  server.add(options.OptionsAnalyticsServiceService, {
+    getOptionChain: async (req) => {
+      if (req.symbol === 'NIFTY') return jsonDocument({ symbol: 'NIFTY', strikes: [] });
+      if (req.symbol === 'BANKNIFTY') throw new Error('chain store unavailable');
+      if (req.symbol === 'FINNIFTY') {
+        await new Promise((r) => setTimeout(r, 700));
+        return jsonDocument({ symbol: 'FINNIFTY' });
+      }
+      return notFound();
+    },
+    getIvHistory: notFound,
+    getStockOptions: notFound,
+  });
+  const port = await server.listen('127.0.0.1', 0);
+  return { server, address: `127.0.0.1:${port}` };
+}
+
+async function promQuery(query: string): Promise<{ status: string; error?: string; data?: any }> {
+  const res = await fetch(`${promUrl}/api/v1/query?${new URLSearchParams({ query })}`);
+  return (await res.json()) as { status: string; error?: string; data?: any };
+}
+
+/** Rows of an instant query, or the reason there are none. */
+async function evaluate(expr: string): Promise<{ rows: number; error?: string }> {
+  const body = await promQuery(expr);
+  if (body.status !== 'success') return { rows: 0, error: body.error ?? 'query failed' };
+  const { resultType, result } = body.data;
+  return { rows: resultType === 'scalar' || resultType === 'string' ? 1 : result.length };
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}\n${promLog.join('').slice(-1500)}`);
+}
+
+async function newToken(plan: string): Promise<string> {
+  const account = await stack.admin('account', 'create', '--plan', plan);
+  return stack.admin('token', 'issue', account);
+}
+
+/** A short load with every outcome: 200s, 4xx of each kind, 429s of both kinds, 5xx, a 503. */
+async function driveLoad(): Promise<void> {
+  await stack.admin(
+    'plan',
+    'create',
+    'ops-load',
+    '--daily',
+    'none',
+    '--monthly',
+    'none',
+    '--burst',
+    '100000',
+  );
+  await stack.admin('plan', 'create', 'ops-burst', '--daily', 'none', '--monthly', 'none', '--burst', '2');
+  await stack.admin('plan', 'create', 'ops-quota', '--daily', '1', '--monthly', 'none');
+  const load = await newToken('ops-load');
+  const revoked = await newToken('ops-load');
+  const burst = await newToken('ops-burst');
+  const quota = await newToken('ops-quota');
+  const whileAuthIsDown = await newToken('ops-load');
+
+  const get = (path: string, token?: string, init: RequestInit = {}) =>
+    fetch(`${stack.baseUrl}${path}`, {
+      ...init,
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    }).then(async (r) => {
+      await r.arrayBuffer();
+      return r.status;
+    });
+  const paths = [
+    '/v1/options/NIFTY/chain',
+    '/v1/options/BANKNIFTY/chain',
+    '/v1/options/FINNIFTY/chain',
+    '/v1/options/MIDCPNIFTY/chain',
+    '/v1/stocks/TCS/quote',
+    '/v1/stocks?q=tata',
+    '/v1/stocks/TCS/documents',
+    '/v1/me/usage',
+  ];
+  for (let round = 0; round < 6; round++) {
+    const statuses = await Promise.all([
+      ...paths.map((p) => get(p, load)),
+      get('/v1/openapi.json'),
+      get('/v1/stocks?q=tata&limit=0', load),
+      get('/v1/stocks/TCS/quote'),
+      get('/v1/stocks/TCS/quote', 'mdp_notarealtoken'),
+      get('/v1/no-such-route', load),
+      get('/v1/stocks/TCS/quote', load, { method: 'POST' }),
+    ]);
+    if (round === 0) {
+      expect(statuses.slice(0, 3)).toEqual([200, 500, 502]);
+      expect(statuses.slice(8)).toEqual([200, 400, 401, 401, 404, 405]);
+    }
+    await new Promise((r) => setTimeout(r, 700));
+  }
+  // The burst cap (2 a minute) and the daily quota (1), then a revocation seen by the gateway's cache.
+  const burstStatuses = [];
+  for (let i = 0; i < 4; i++) burstStatuses.push(await get('/v1/options/NIFTY/chain', burst));
+  expect(burstStatuses).toEqual([200, 200, 429, 429]);
+  const quotaStatuses = [];
+  for (let i = 0; i < 3; i++) quotaStatuses.push(await get('/v1/options/NIFTY/chain', quota));
+  expect(quotaStatuses).toEqual([200, 429, 429]);
+  expect(await get('/v1/me/usage', revoked)).toBe(200);
+  await stack.admin('token', 'revoke', revoked);
+  // A message on the usage subjects that is not a settlement event: the ledger terminates and counts it.
+  const nc = await connect({ servers: NATS_URL });
+  await nc.jetstream().publish(`${stack.usage.USAGE_SUBJECT}.0.charged`, 'not an event', {
+    msgID: `poison-${randomBytes(4).toString('hex')}`,
+  });
+  await nc.close();
+  // Auth away: an unverified token gets a quick 503 (and nothing is charged); then auth comes back.
+  await stack.stop('auth');
+  expect(await get('/v1/stocks/TCS/quote', whileAuthIsDown)).toBe(503);
+  await stack.start('auth');
+  // The gateway reconnects within its channel's back-off; the token then verifies.
+  const until = Date.now() + 10_000;
+  let status = 503;
+  while (status === 503 && Date.now() < until) {
+    status = await get('/v1/stocks/TCS/quote', whileAuthIsDown);
+    if (status === 503) await new Promise((r) => setTimeout(r, 250));
+  }
+  expect([200, 404]).toContain(status);
+}
+
+interface Expression {
+  where: string;
+  expr: string;
+  /** Alerts may be quiet: only their operands must return data. */
+  alert?: boolean;
+}
+
+/** Every expression of every dashboard panel, variable query and rule, with Grafana variables filled in. */
+function expressions(): Expression[] {
+  const out: Expression[] = [];
+  for (const file of filesUnder('deploy/grafana/dashboards').filter((f) => f.endsWith('.json'))) {
+    const d = JSON.parse(read(file));
+    const vars = new Map<string, string>([
+      ['__rate_interval', RATE_INTERVAL],
+      ['__interval', RATE_INTERVAL],
+      ['__range', '5m'],
+    ]);
+    for (const v of d.templating.list) {
+      if (v.type === 'datasource') continue;
+      vars.set(v.name, v.allValue ?? '.*');
+      // label_values(metric{…}, label) is Grafana's; its PromQL equivalent must return values.
+      const lv = /^label_values\((.+),\s*(\w+)\)$/.exec(v.definition ?? '');
+      if (lv) out.push({ where: `${file} variable ${v.name}`, expr: `count by (${lv[2]}) (${lv[1]})` });
+    }
+    const fill = (expr: string) =>
+      expr.replace(/\$\{(\w+)\}|\$(\w+)/g, (m, a, b) => {
+        const value = vars.get(a ?? b);
+        if (value === undefined) throw new Error(`${file}: unknown variable ${m} in ${expr}`);
+        return value;
+      });
+    for (const p of d.panels)
+      for (const t of p.targets ?? [])
+        out.push({ where: `${file} "${p.title}" ${t.refId}`, expr: fill(t.expr) });
+  }
+  for (const group of readYaml('deploy/prometheus/rules/mdp.yaml').groups)
+    for (const rule of group.rules)
+      out.push({ where: `rule ${rule.record ?? rule.alert}`, expr: rule.expr, alert: Boolean(rule.alert) });
+  return out;
+}
+
+beforeAll(async () => {
+  if (!hasBinary(PROMETHEUS) || !hasBinary(PROMTOOL)) {
+    throw new Error(
+      `Prometheus is not installed ("${PROMETHEUS}" / "${PROMTOOL}" not found): install Debian's package with ` +
+        '`apt-get update && apt-get install -y prometheus` (.ci/run does), or set PROMETHEUS_BIN and PROMTOOL_BIN',
+    );
+  }
+  const started = await startStubOptions();
+  stub = started.server;
+  stack = await startStack({
+    OPTIONS_ADDR: started.address,
+    UPSTREAM_DEADLINE_MS: '300',
+    LEDGER_STATS_INTERVAL_MS: '500',
+    REBUILD_CHECK_INTERVAL_MS: '1000',
+  });
+
+  workDir = mkdtempSync(join(tmpdir(), 'mdp-prometheus-'));
+  const port = await freePort();
+  promUrl = `http://127.0.0.1:${port}`;
+  const targets = [...stack.procs.values()].map((p) => `127.0.0.1:${p.opsPort}`);
+  writeFileSync(
+    join(workDir, 'prometheus.yml'),
+    JSON.stringify({
+      global: { scrape_interval: '1s', evaluation_interval: '1s' },
+      rule_files: [RULES],
+      scrape_configs: [{ job_name: 'mdp', static_configs: [{ targets }] }],
+    }),
+  );
+  prometheus = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${join(workDir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(workDir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  prometheus.stdout?.on('data', (c) => promLog.push(String(c)));
+  prometheus.stderr?.on('data', (c) => promLog.push(String(c)));
+  await waitFor(
+    'Prometheus to be ready',
+    async () => (await fetch(`${promUrl}/-/ready`)).status === 200,
+    20_000,
+  );
+  await waitFor(
+    'Prometheus to scrape all six services',
+    async () => {
+      const up = await promQuery('sum(up{job="mdp"})');
+      return Number(up.data?.result?.[0]?.value?.[1]) === targets.length;
+    },
+    20_000,
+  );
+
+  await driveLoad();
+  // Several scrapes and rule evaluations after the load, and the ledger's periodic gauges refreshed.
+  await waitFor(
+    'the top-accounts gauge and the rebuild check to be scraped',
+    async () =>
+      (await evaluate('ledger_top_account_charged')).rows > 0 &&
+      (await evaluate('ledger_rebuild_check_timestamp_seconds')).rows > 0 &&
+      (await evaluate('auth_cache_invalidations_total')).rows > 0,
+    20_000,
+  );
+  await new Promise((r) => setTimeout(r, 3_000));
+}, 120_000);
+
+afterAll(async () => {
+  if (prometheus && prometheus.exitCode === null) {
+    const exited = new Promise((r) => prometheus!.once('exit', r));
+    prometheus.kill('SIGTERM');
+    await exited;
+  }
+  await stack?.shutdown();
+  await stub?.shutdown(1_000);
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+}, 60_000);
+
+describe('dashboards and alert rules against a Prometheus scraping the platform', () => {
+  it('every panel, variable and rule expression parses and returns data', async () => {
+    const failures: string[] = [];
+    const all = expressions();
+    expect(all.length).toBeGreaterThan(80);
+    for (const e of all) {
+      const result = await evaluate(e.expr);
+      if (result.error) {
+        failures.push(`${e.where}: ${result.error}\n    ${e.expr}`);
+        continue;
+      }
+      if (!e.alert && result.rows === 0) failures.push(`${e.where}: no data\n    ${e.expr}`);
+      if (e.alert) {
+        for (const operand of alertOperands(e.expr)) {
+          const side = await evaluate(operand);
+          if (side.error || side.rows === 0)
+            failures.push(`${e.where}: its operand returns ${side.error ?? 'no data'}\n    ${operand}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('selects only metrics the services export (or the rules record)', async () => {
+    const body = await fetch(`${promUrl}/api/v1/label/__name__/values`).then((r) => r.json() as Promise<any>);
+    const exported = new Set<string>(body.data);
+    const records = new Set<string>(
+      readYaml('deploy/prometheus/rules/mdp.yaml').groups.flatMap((g: any) =>
+        g.rules.map((r: any) => r.record).filter(Boolean),
+      ),
+    );
+    const unknown = new Set<string>();
+    for (const e of expressions())
+      for (const name of metricNames(e.expr.replace(/\$__\w+/g, '1m')))
+        if (!exported.has(name) && !records.has(name)) unknown.add(`${name} (${e.where})`);
+    expect([...unknown]).toEqual([]);
+    // The metrics this issue added are among them.
+    for (const name of [
+      'ledger_consumer_pending_messages',
+      'ledger_consumer_ack_pending_messages',
+      'ledger_top_account_charged',
+      'ledger_rebuild_differences',
+      'ledger_rebuild_check_timestamp_seconds',
+      'gateway_settlement_publish_seconds_bucket',
+    ])
+      expect(exported.has(name), name).toBe(true);
+  });
+
+  it('the rules load into Prometheus and every one evaluates without error', async () => {
+    const body = await fetch(`${promUrl}/api/v1/rules`).then((r) => r.json() as Promise<any>);
+    const rules = body.data.groups.flatMap((g: any) => g.rules);
+    expect(rules.length).toBe(expressions().filter((e) => e.where.startsWith('rule ')).length);
+    expect(rules.filter((r: any) => r.health !== 'ok').map((r: any) => `${r.name}: ${r.lastError}`)).toEqual(
+      [],
+    );
+  });
+
+  it('labels stay bounded: no series carries a raw URL, a token or a request id', async () => {
+    const body = await fetch(
+      `${promUrl}/api/v1/series?${new URLSearchParams({ 'match[]': '{job="mdp"}' })}`,
+    ).then((r) => r.json() as Promise<any>);
+    const suspicious = body.data.flatMap((series: Record<string, string>) =>
+      Object.entries(series)
+        // Account ids appear only in the top-N gauge: at most TOP_ACCOUNTS per window and shard.
+        .filter(([label]) => !(series.__name__ === 'ledger_top_account_charged' && label === 'account'))
+        .filter(([, v]) => /^\/v1\/|\?|mdp_[A-Za-z0-9]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-/.test(v))
+        .map(([label, v]) => `${series.__name__}{${label}="${v}"}`),
+    );
+    expect(suspicious).toEqual([]);
+    const accounts = body.data.filter(
+      (s: Record<string, string>) => s.__name__ === 'ledger_top_account_charged',
+    );
+    expect(accounts.length).toBeLessThanOrEqual(2 * 10);
+  });
+
+  it('promtool accepts the configuration and rules, and the alerts fire on their unit-test series', async () => {
+    const dir = join(ROOT, 'deploy', 'prometheus');
+    await exec(PROMTOOL, ['check', 'rules', RULES]);
+    await exec(PROMTOOL, ['check', 'config', join(dir, 'prometheus.yml')]);
+    const { stdout } = await exec(PROMTOOL, ['test', 'rules', join(dir, 'tests', 'mdp.test.yaml')]);
+    expect(stdout).toContain('SUCCESS');
+  });
+});
