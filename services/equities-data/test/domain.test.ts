@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lastCompletedSession } from '../src/cli.ts';
 import { adjustBars, adjustmentFactor, deliveryPct } from '../src/domain/adjust.ts';
-import { FIRST_PUBLISHED_HOLIDAY_YEAR, holidayList, isTradingDay } from '../src/domain/calendar.ts';
+import { isTradingDay } from '../src/domain/calendar.ts';
 import { day, formatDay, parseDay, parseExchangeDate, weekday, weekStart } from '../src/domain/dates.ts';
 import { isinCheckDigit, isValidIsin } from '../src/domain/isin.ts';
 import type { BarRow, CorporateActionRow } from '../src/domain/model.ts';
@@ -55,19 +55,6 @@ describe('ISIN check digits', () => {
 });
 
 describe('NSE trading calendar', () => {
-  it('matches the exchange holiday list of 2019-2025 (weekday holidays)', () => {
-    const published = readFileSync(`${REALDATA}/nse_trading_holidays_weekday_1990-2025.csv`, 'utf8')
-      .split('\n')
-      .slice(1)
-      .map((l) => l.trim())
-      .filter((l) => l >= `${FIRST_PUBLISHED_HOLIDAY_YEAR}` && l < '2026');
-    const ours = holidayList().filter((d) => d < '2026');
-    // The list leaves out Diwali 2024 (a Muhurat-session day) and 2025-11-05 (Guru Nanak Jayanti).
-    expect(ours.filter((d) => !published.includes(d))).toEqual(['2024-11-01', '2025-11-05']);
-    // …and has 2024-10-03, which is not in NSE's 2024 holiday circular.
-    expect(published.filter((d) => !ours.includes(d))).toEqual(['2024-10-03']);
-  });
-
   it('has a trading day for every real bhavcopy of 2025-26 but the special sessions', () => {
     const days = readdirSync(`${REALDATA}/nse_cm_bhavcopy_2025-08_to_2026-07`).map((f) => f.slice(8, 18));
     expect(days.length).toBe(195);

@@ -6,21 +6,10 @@ import {
   nextQuarterlyExpiries,
   nextWeeklyExpiries,
 } from '../src/calendar/expiries.ts';
-import { NSE_HOLIDAYS } from '../src/calendar/nse-holidays.ts';
 import { isTradingDay, tradingDays } from '../src/calendar/trading-calendar.ts';
-import { NIFTY_BANKNIFTY_DIR, readReal, realPath } from './realdata.ts';
+import { NIFTY_BANKNIFTY_DIR, realPath } from './realdata.ts';
 
 describe('NSE trading calendar', () => {
-  it("holds exactly NSE's weekday holidays of 2019-2025 (checked against the published list)", () => {
-    const published = readReal('nse_trading_holidays_weekday_1990-2025.csv')
-      .split('\n')
-      .slice(1)
-      .map((l) => l.trim())
-      .filter((d) => d >= '2019-01-01' && d <= '2025-12-31');
-    const ours = [...NSE_HOLIDAYS].filter((d) => d <= '2025-12-31').sort();
-    expect(ours).toEqual(published.sort());
-  });
-
   it('has as trading days of January-March 2026 exactly the days the real bhavcopies exist for', () => {
     const files = readdirSync(realPath(NIFTY_BANKNIFTY_DIR))
       .map((n) => /^NIFTY_(2026-\d{2}-\d{2})\.csv$/.exec(n)?.[1])

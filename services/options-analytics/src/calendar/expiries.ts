@@ -1,5 +1,5 @@
+import { NSE_HOLIDAYS } from '@mdp/nse-calendar';
 import { addDays } from '../analytics/time.ts';
-import { NSE_HOLIDAYS } from './nse-holidays.ts';
 import { tradingDayOnOrBefore, weekday } from './trading-calendar.ts';
 
 /**

@@ -1,5 +1,5 @@
+import { NSE_HOLIDAYS } from '@mdp/nse-calendar';
 import { addDays } from '../analytics/time.ts';
-import { NSE_HOLIDAYS } from './nse-holidays.ts';
 
 /** Day of the week of a YYYY-MM-DD date, 0 = Sunday. */
 export function weekday(date: string): number {

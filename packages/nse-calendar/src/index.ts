@@ -1,8 +1,9 @@
 /**
- * NSE equity-derivatives trading holidays that fall on weekdays, as published in NSE's yearly holiday
- * circulars (2019-2026). The generator's calendar needs them to place trading days and shift expiries;
- * imported bhavcopies carry their own actual expiry dates and need none. Weekdays after the last
- * listed year are all taken as trading days until the list is extended.
+ * NSE's trading holidays that fall on weekdays, as published in the exchange's yearly circulars
+ * (2019-2026; equities and equity derivatives close on the same days). Years not listed are treated as
+ * having weekend closures only, so a generated calendar stays plausible beyond the last published list.
+ * Special sessions on holidays (Diwali Muhurat trading) are not modelled: those days count as closed.
+ * One list for every service: the equities price calendar and the derivatives expiry rules must agree.
  */
 const HOLIDAYS: Record<number, readonly string[]> = {
   2019: [
@@ -98,7 +99,7 @@ const HOLIDAYS: Record<number, readonly string[]> = {
     '07-17',
     '08-15',
     '10-02',
-    '10-03',
+    '11-01',
     '11-15',
     '11-20',
     '12-25',
@@ -116,6 +117,7 @@ const HOLIDAYS: Record<number, readonly string[]> = {
     '10-02',
     '10-21',
     '10-22',
+    '11-05',
     '12-25',
   ],
   2026: [
@@ -141,6 +143,7 @@ const HOLIDAYS: Record<number, readonly string[]> = {
 export const FIRST_HOLIDAY_YEAR = 2019;
 export const LAST_HOLIDAY_YEAR = 2026;
 
+/** Every listed holiday as YYYY-MM-DD. */
 export const NSE_HOLIDAYS: ReadonlySet<string> = new Set(
-  Object.entries(HOLIDAYS).flatMap(([year, days]) => days.map((d) => `${year}-${d}`)),
+  Object.entries(HOLIDAYS).flatMap(([year, dates]) => dates.map((md) => `${year}-${md}`)),
 );
