@@ -25,6 +25,11 @@ export const databaseConfig = {
   DB_POOL_MAX: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
 } satisfies TProperties;
 
+/** Where NATS (with JetStream) is: auth events, settlements, data-change announcements. */
+export const natsConfig = {
+  NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+} satisfies TProperties;
+
 /** Default listening ports, one place for every process and for `make run`. */
 export const DEFAULT_PORTS = {
   gateway: { http: 8080, ops: 9100 },

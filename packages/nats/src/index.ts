@@ -112,4 +112,5 @@ export function announceDataChanged(nc: NatsConnection, service: 'equities' | 'f
   publishJson(nc, `${DATA_CHANGED}.${service}`, { service, at: new Date().toISOString() });
 }
 
+export { type DataChangeAnnouncer, type DataService, startDataChangeAnnouncer } from './data-changes.ts';
 export { ensureStream, type StreamSpec } from './jetstream.ts';

@@ -1,3 +1,4 @@
+import { natsConfig } from '@mdp/config';
 import { Type } from '@sinclair/typebox';
 
 /** Variables of the auth service and its admin tool, besides the common and database ones. */
@@ -7,5 +8,5 @@ export const authConfig = {
     default: 'dev-only-token-hash-secret',
     description: 'Key of the HMAC under which tokens are stored; changing it invalidates every token',
   }),
-  NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+  ...natsConfig,
 };

@@ -1,4 +1,6 @@
+import { natsConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
+import { startDataChangeAnnouncer } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
 import { formatDay } from './domain/dates.ts';
@@ -11,7 +13,13 @@ await runGrpcService({
   name: 'equities-data',
   defaultSchema: 'equities',
   migrationsDir: new URL('../migrations/', import.meta.url),
+  config: natsConfig,
   build: async (rt, pool) => {
+    const announcer = startDataChangeAnnouncer({
+      url: (rt.config as typeof rt.config & { NATS_URL: string }).NATS_URL,
+      service: 'equities',
+      logger: rt.logger,
+    });
     // Search, lookups and quotes answer from memory; only price pages and profiles read bars.
     const load = async () => {
       const started = Date.now();
@@ -33,6 +41,8 @@ await runGrpcService({
       logger: rt.logger,
       reload: async () => {
         dataset = await load();
+        // The new data is being served: gateways may now drop what they kept of the old.
+        announcer.announce();
       },
     });
     const server = buildApp({
@@ -41,6 +51,12 @@ await runGrpcService({
       registry: rt.registry,
       impl: equitiesImpl({ dataset: () => dataset, bars: pgBarSource(pool), clock: systemClock }),
     });
-    return { server, close: listener.close };
+    return {
+      server,
+      close: async () => {
+        await listener.close();
+        await announcer.close();
+      },
+    };
   },
 });

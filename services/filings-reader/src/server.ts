@@ -1,3 +1,5 @@
+import { natsConfig } from '@mdp/config';
+import { startDataChangeAnnouncer } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
 import { type FilingsConfig, filingsConfig } from './config.ts';
@@ -10,7 +12,7 @@ await runGrpcService({
   name: 'filings-reader',
   defaultSchema: 'filings',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  config: filingsConfig,
+  config: { ...filingsConfig, ...natsConfig },
   build: async (rt, pool) => {
     const config = rt.config as typeof rt.config & FilingsConfig;
     const store = new FilingsStore(pool);
@@ -19,6 +21,18 @@ await runGrpcService({
     const files = createFilesServer({ store, signer, logger: rt.logger });
     const filesPort = await listen(files, config.FILES_HOST, config.FILES_PORT);
     rt.logger.info({ filesPort, baseUrl }, 'public document links served');
+    // Documents are read from Postgres on every call: an ingest is served at once, so announce it then.
+    const announcer = startDataChangeAnnouncer({
+      url: (rt.config as typeof rt.config & { NATS_URL: string }).NATS_URL,
+      service: 'filings',
+      logger: rt.logger,
+      probe: async () => {
+        const { rows } = await pool.query<{ v: string }>(
+          "SELECT count(*) || ':' || coalesce(max(doc_id), 0) AS v FROM documents",
+        );
+        return rows[0]?.v ?? '';
+      },
+    });
     return {
       server: buildApp({
         logger: rt.logger,
@@ -26,7 +40,10 @@ await runGrpcService({
         registry: rt.registry,
         impl: filingsImpl({ store, signer }),
       }),
-      close: () => close(files),
+      close: async () => {
+        await close(files);
+        await announcer.close();
+      },
     };
   },
 });

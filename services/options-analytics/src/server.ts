@@ -1,4 +1,6 @@
+import { natsConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
+import { startDataChangeAnnouncer } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
 import { optionsConfig } from './config.ts';
@@ -9,14 +11,28 @@ await runGrpcService({
   name: 'options-analytics',
   defaultSchema: 'options',
   migrationsDir: new URL('../migrations/', import.meta.url),
-  config: optionsConfig,
+  config: { ...optionsConfig, ...natsConfig },
   build: (rt, pool) => {
-    const { RISK_FREE_RATE } = rt.config as typeof rt.config & { RISK_FREE_RATE: number };
-    return buildApp({
+    const { RISK_FREE_RATE, NATS_URL } = rt.config as typeof rt.config & {
+      RISK_FREE_RATE: number;
+      NATS_URL: string;
+    };
+    const store = new OptionsStore(pool);
+    // Every load records a new data version; the service serves it within a second.
+    const announcer = startDataChangeAnnouncer({
+      url: NATS_URL,
+      service: 'options',
       logger: rt.logger,
-      tracer: rt.tracing.tracer,
-      registry: rt.registry,
-      impl: optionsService({ store: new OptionsStore(pool), r: RISK_FREE_RATE, clock: systemClock }),
+      probe: () => store.dataVersion(),
     });
+    return {
+      server: buildApp({
+        logger: rt.logger,
+        tracer: rt.tracing.tracer,
+        registry: rt.registry,
+        impl: optionsService({ store, r: RISK_FREE_RATE, clock: systemClock }),
+      }),
+      close: () => announcer.close(),
+    };
   },
 });

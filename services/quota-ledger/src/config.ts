@@ -1,8 +1,9 @@
+import { natsConfig } from '@mdp/config';
 import { Type } from '@sinclair/typebox';
 
 /** Variables shared by the ledger and the gateway: where settlement events live. */
 export const usageStreamConfig = {
-  NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
+  ...natsConfig,
   USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
 };
