@@ -132,7 +132,7 @@ test: install lint typecheck proto-check openapi-check infra ## Everything CI ru
 
 bench: install infra ## Throughput and latency figures: the platform as real processes, then each service's own
 	npx tsx bench/run.ts
-	BENCH_HTTP=0 npx tsx services/equities-data/bench/run.ts
+	npx tsx services/equities-data/bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
 
