@@ -81,10 +81,5 @@ export async function inSpan<T>(
   }
 }
 
-/** The current trace id, for log lines; empty outside a span. */
-export function currentTraceId(): string {
-  return trace.getSpan(context.active())?.spanContext().traceId ?? '';
-}
-
 export type { Context, Span, Tracer };
 export { context, SpanKind, SpanStatusCode, trace };
