@@ -96,6 +96,7 @@ export function exitOnStartupError(rt: Pick<Runtime<unknown>, 'logger'>, err: un
   process.exit(1);
 }
 
+export { isEntryPoint, runServiceCli, type ServiceCliSpec, UsageError } from './cli.ts';
 export {
   type BuiltService,
   type GrpcServiceRuntime,

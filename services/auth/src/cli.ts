@@ -1,11 +1,9 @@
 // Admin tool of the auth service: accounts, plans and tokens. Writes go straight to the auth schema;
 // the events they imply reach the gateways through the outbox, relayed by the running auth service.
 // stdout carries only the value asked for (an id, a token, a table); messages go to stderr.
+
 import { parseArgs } from 'node:util';
-import { databaseConfig, loadConfig } from '@mdp/config';
-import { createPool, migrate } from '@mdp/db';
-import { createLogger } from '@mdp/telemetry';
-import { Type } from '@sinclair/typebox';
+import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { authConfig } from './config.ts';
 import { AdminError, AuthStore, outboxChannel } from './store.ts';
 
@@ -27,8 +25,6 @@ const USAGE = `usage: auth-admin <command> [options]
   demo-token [--plan <plan>]                      a new account with one token; prints the token last
 
 Environment: DATABASE_URL, DB_SCHEMA (default auth), TOKEN_HASH_SECRET (must match the auth service).`;
-
-class UsageError extends Error {}
 
 function parseCap(value: string | undefined, flag: string): number | null {
   if (value === undefined) throw new UsageError(`${flag} is required (a whole number, or none)`);
@@ -145,55 +141,15 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
   }
 }
 
-async function main(): Promise<number> {
-  const config = loadConfig(
-    Type.Object({
-      ...databaseConfig,
-      ...authConfig,
-      DB_SCHEMA: Type.String({ default: 'auth', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-    }),
-  );
-  const logger = createLogger('auth-admin', 'warn');
-  await migrate({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    logger,
+if (isEntryPoint(import.meta.url)) {
+  await runServiceCli({
+    name: 'auth-admin',
+    usage: USAGE,
+    defaultSchema: 'auth',
+    migrationsDir: new URL('../migrations/', import.meta.url),
+    config: authConfig,
+    refusal: (err) => (err instanceof AdminError ? err.message : undefined),
+    run: ({ argv, pool, config }) =>
+      run(new AuthStore(pool, config.TOKEN_HASH_SECRET, outboxChannel(config.DB_SCHEMA)), argv),
   });
-  const pool = createPool({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    max: 2,
-    applicationName: 'auth-admin',
-  });
-  try {
-    const out = await run(
-      new AuthStore(pool, config.TOKEN_HASH_SECRET, outboxChannel(config.DB_SCHEMA)),
-      process.argv.slice(2),
-    );
-    if (out) process.stdout.write(`${out}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`auth-admin: ${(err as Error).message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    if (err instanceof AdminError) {
-      process.stderr.write(`auth-admin: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await pool.end();
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`auth-admin: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
 }

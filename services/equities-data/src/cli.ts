@@ -2,12 +2,11 @@
 // exchange files into the service's schema (DATABASE_URL, DB_SCHEMA as for the service). It applies
 // the schema's migrations first, so it works before the service has ever run. Progress and reports go
 // to stderr; stdout carries only the summary line asked for.
+
 import { parseArgs } from 'node:util';
-import { databaseConfig, loadConfig } from '@mdp/config';
-import { createPool, migrate, type Pool } from '@mdp/db';
+import type { Pool } from '@mdp/db';
 import { istToday } from '@mdp/ist-time';
-import { createLogger } from '@mdp/telemetry';
-import { Type } from '@sinclair/typebox';
+import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { tradingDayOnOrBefore } from './domain/calendar.ts';
 import { day, formatDay, parseDay } from './domain/dates.ts';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from './generate/dataset.ts';
@@ -28,8 +27,6 @@ const USAGE = `usage: equities-data <command> [options]
   stats                      what the schema holds
 
 Environment: DATABASE_URL, DB_SCHEMA (default equities).`;
-
-export class UsageError extends Error {}
 
 function int(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -119,53 +116,13 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
   }
 }
 
-async function main(): Promise<number> {
-  const config = loadConfig(
-    Type.Object({
-      ...databaseConfig,
-      DB_SCHEMA: Type.String({ default: 'equities', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-    }),
-  );
-  await migrate({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('equities-data-cli', 'warn'),
+if (isEntryPoint(import.meta.url)) {
+  await runServiceCli({
+    name: 'equities-data',
+    usage: USAGE,
+    defaultSchema: 'equities',
+    migrationsDir: new URL('../migrations/', import.meta.url),
+    refusal: (err) => (err instanceof ImportFileError ? `${err.message}\nnothing was loaded` : undefined),
+    run: ({ argv, pool, progress }) => run(pool, argv, { log: progress, now: Date.now }),
   });
-  const pool = createPool({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    max: 2,
-    applicationName: 'equities-data-cli',
-  });
-  try {
-    const out = await run(pool, process.argv.slice(2), {
-      log: (line) => process.stderr.write(`${line}\n`),
-      now: Date.now,
-    });
-    if (out) process.stdout.write(`${out}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`equities-data: ${(err as Error).message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    if (err instanceof ImportFileError) {
-      process.stderr.write(`equities-data: ${err.message}\nnothing was loaded\n`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await pool.end();
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`equities-data: ${(err as Error).stack ?? err}\n`);
-      process.exit(1);
-    },
-  );
 }

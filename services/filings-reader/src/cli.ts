@@ -1,9 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { loadConfig } from '@mdp/config';
-import { createPool, migrate } from '@mdp/db';
-import { createLogger } from '@mdp/telemetry';
-import { Type } from '@sinclair/typebox';
+import { isEntryPoint, runServiceCli } from '@mdp/runtime';
 import { generateCompanies } from './generate/companies.ts';
 import { DEFAULT_SEED, loadDataset } from './generate/dataset.ts';
 import { generateDocument } from './generate/documents.ts';
@@ -100,43 +97,15 @@ export async function run(
   }
 }
 
-const isMain = import.meta.url === `file://${process.argv[1]}`;
-if (isMain) {
-  const config = loadConfig(
-    Type.Object({
-      DATABASE_URL: Type.String({ default: 'postgres://postgres@localhost:5432/mdp' }),
-      DB_SCHEMA: Type.String({ default: 'filings', pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-    }),
-  );
-  const logger = createLogger('filings-cli', 'warn');
-  const argv = process.argv.slice(2);
-  let code = 0;
-  let pool: ReturnType<typeof createPool> | undefined;
-  try {
-    if (argv[0] !== 'generate') {
-      await migrate({
-        url: config.DATABASE_URL,
-        schema: config.DB_SCHEMA,
-        dir: new URL('../migrations/', import.meta.url).pathname,
-        logger,
-      });
-    }
-    pool = createPool({
-      url: config.DATABASE_URL,
-      schema: config.DB_SCHEMA,
-      max: 5,
-      applicationName: 'filings-cli',
-    });
-    process.stdout.write(
-      `${await run(new FilingsStore(pool), argv, (m) => process.stderr.write(`${m}\n`))}\n`,
-    );
-  } catch (err) {
-    process.stderr.write(
-      `${err instanceof DocumentRejected ? `rejected (${err.reason}): ` : ''}${(err as Error).message}\n`,
-    );
-    code = 1;
-  } finally {
-    await pool?.end();
-  }
-  process.exit(code);
+if (isEntryPoint(import.meta.url)) {
+  await runServiceCli({
+    name: 'filings-cli',
+    usage: USAGE,
+    defaultSchema: 'filings',
+    migrationsDir: new URL('../migrations/', import.meta.url),
+    withoutDatabase: (argv) => argv[0] === 'generate',
+    refusal: (err) =>
+      err instanceof DocumentRejected ? `rejected (${err.reason}): ${err.message}` : undefined,
+    run: ({ argv, pool, progress }) => run(new FilingsStore(pool), argv, progress),
+  });
 }

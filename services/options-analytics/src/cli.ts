@@ -1,12 +1,11 @@
 // Data tool of the options service: imports NSE files and writes the generated default dataset into the
 // service's schema (migrating it first, so it can run before the service ever has). stdout carries the
 // result; progress goes to stderr.
+
 import { parseArgs } from 'node:util';
-import { databaseConfig, loadConfig } from '@mdp/config';
-import { createPool, migrate, type Pool } from '@mdp/db';
+import type { Pool } from '@mdp/db';
 import { type Clock, istToday, systemClock } from '@mdp/ist-time';
-import { createLogger } from '@mdp/telemetry';
-import { Type } from '@sinclair/typebox';
+import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { addDays } from './analytics/time.ts';
 import { tradingDayOnOrBefore } from './calendar/trading-calendar.ts';
 import { DEFAULT_SCHEMA, optionsConfig } from './config.ts';
@@ -31,7 +30,7 @@ const USAGE = `usage: options-data <command> [options]
 
 Environment: DATABASE_URL, DB_SCHEMA (default ${DEFAULT_SCHEMA}), RISK_FREE_RATE (default 0.065).`;
 
-export class UsageError extends Error {}
+export { UsageError };
 
 export interface CliDeps {
   pool: Pool;
@@ -137,54 +136,14 @@ export async function run(argv: string[], deps: CliDeps): Promise<string> {
   }
 }
 
-async function main(): Promise<number> {
-  const config = loadConfig(
-    Type.Object({
-      ...databaseConfig,
-      ...optionsConfig,
-      DB_SCHEMA: Type.String({ default: DEFAULT_SCHEMA, pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-    }),
-  );
-  const logger = createLogger('options-data', 'warn');
-  await migrate({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    logger,
+if (isEntryPoint(import.meta.url)) {
+  await runServiceCli({
+    name: 'options-data',
+    usage: USAGE,
+    defaultSchema: DEFAULT_SCHEMA,
+    migrationsDir: new URL('../migrations/', import.meta.url),
+    config: optionsConfig,
+    run: ({ argv, pool, config, progress }) =>
+      run(argv, { pool, r: config.RISK_FREE_RATE, clock: systemClock, progress }),
   });
-  const pool = createPool({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    max: 2,
-    applicationName: 'options-data',
-  });
-  try {
-    const out = await run(process.argv.slice(2), {
-      pool,
-      r: config.RISK_FREE_RATE,
-      clock: systemClock,
-      progress: (line) => process.stderr.write(`${line}\n`),
-    });
-    if (out) process.stdout.write(`${out}\n`);
-    return 0;
-  } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`options-data: ${(err as Error).message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    process.stderr.write(`options-data: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    await pool.end();
-  }
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  main().then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`options-data: ${(err as Error).message}\n`);
-      process.exit(1);
-    },
-  );
 }
