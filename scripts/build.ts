@@ -10,14 +10,8 @@ import { existsSync, rmSync, statSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { bundleFile, entryFile, hasEntry, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
-
-// ESM output has no `require`; a CommonJS-style call left in bundled code (esbuild's `__require`
-// shim) then finds this one instead of throwing "Dynamic require of ... is not supported".
-const BANNER = [
-  "import { createRequire as __mdpCreateRequire } from 'node:module';",
-  'const require = __mdpCreateRequire(import.meta.url);',
-].join('\n');
+import { NODE_BUNDLE_OPTIONS } from './lib/bundle-options.ts';
+import { bundleFile, entryFile, hasEntry, rel, SERVICES, type ServiceName } from './lib/services.ts';
 
 /** `pino`, `@grpc/grpc-js/build/x` -> the package name a node_modules folder is named after. */
 function packageName(specifier: string): string {
@@ -74,17 +68,8 @@ async function buildService(name: ServiceName): Promise<void> {
   await build({
     entryPoints: [entryFile(name)],
     outfile,
-    absWorkingDir: ROOT,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    bundle: true,
-    sourcemap: true,
-    // Class and function names survive bundling, so logged errors keep their `type`.
-    keepNames: true,
-    banner: { js: BANNER },
+    ...NODE_BUNDLE_OPTIONS,
     plugins: [externalsExceptWorkspace(outDir)],
-    logLevel: 'warning',
   });
   const kb = (statSync(outfile).size / 1024).toFixed(0);
   const ms = (performance.now() - started).toFixed(0);

@@ -10,17 +10,10 @@
 import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { build, type Plugin } from 'esbuild';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-// ESM output has no `require`; bundled CommonJS-style calls find this one (as in scripts/build.ts).
-const BANNER = [
-  "import { createRequire as __mdpCreateRequire } from 'node:module';",
-  'const require = __mdpCreateRequire(import.meta.url);',
-].join('\n');
+import { NODE_BUNDLE_OPTIONS } from '../../scripts/lib/bundle-options.ts';
+import { ROOT } from '../../scripts/lib/services.ts';
 
 const workspaceOnly: Plugin = {
   name: 'bundle-workspace-only',
@@ -51,16 +44,8 @@ export async function bundleExtras(service: ServiceName, outdir: string): Promis
     await build({
       entryPoints: [entry],
       outfile,
-      absWorkingDir: ROOT,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      bundle: true,
-      sourcemap: true,
-      keepNames: true,
-      banner: { js: BANNER },
+      ...NODE_BUNDLE_OPTIONS,
       plugins: [workspaceOnly],
-      logLevel: 'warning',
     });
     written.push(outfile);
   }

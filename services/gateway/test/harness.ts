@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createPool, dropSchema, migrate } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { connectNats } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { freePort } from '../../../test/stack.ts';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
 import { AuthStore, outboxChannel } from '../../auth/src/store.ts';
@@ -289,17 +289,6 @@ async function startLedgerProcess(o: {
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 export interface TestGateway {
   app: FastifyInstance;
   registry: Registry;
@@ -368,3 +357,5 @@ export async function startGateway(
     },
   };
 }
+
+export { freePort };

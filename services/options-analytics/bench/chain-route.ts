@@ -3,11 +3,11 @@
 // Run: npx tsx services/options-analytics/bench/chain-route.ts   (BENCH_SECONDS, BENCH_CONCURRENCY)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createPool, dropSchema, migrate } from '@mdp/db';
 import { createClient } from '@mdp/grpc';
 import { options } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics } from '@mdp/telemetry';
+import { freePort } from '../../../test/stack.ts';
 import { defaultUniverse } from '../src/generate/dataset.ts';
 import { writeGeneratedDataset } from '../src/generate/write-dataset.ts';
 
@@ -15,17 +15,6 @@ const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const AS_OF = '2026-11-20';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
