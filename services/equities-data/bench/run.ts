@@ -12,12 +12,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createPool, dropSchema, migrate } from '@mdp/db';
 import { createClient } from '@mdp/grpc';
+import { Rng } from '@mdp/market';
 import { equities } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import autocannon from 'autocannon';
 import { freePort, startStack } from '../../../test/stack.ts';
 import { run } from '../src/cli.ts';
-import { Rng } from '../src/generate/rng.ts';
 import { EquitiesDataset } from '../src/service/dataset.ts';
 import { readDataset } from '../src/store/read-dataset.ts';
 

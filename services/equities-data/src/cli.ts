@@ -6,10 +6,9 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
 import { istToday } from '@mdp/ist-time';
+import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
+import { day, formatDay, parseDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
-import { tradingDayOnOrBefore } from './domain/calendar.ts';
-import { day, formatDay, parseDay } from './domain/dates.ts';
-import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from './generate/dataset.ts';
 import { IMPORT_KINDS, ImportFileError, runImport } from './importers/index.ts';
 import { formatReport } from './importers/report.ts';
 import { loadGenerated } from './store/load-generated.ts';

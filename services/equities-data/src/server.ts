@@ -1,9 +1,9 @@
 import { natsConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
 import { startDataChangeAnnouncer } from '@mdp/nats';
+import { formatDay } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
-import { formatDay } from './domain/dates.ts';
 import { EquitiesDataset } from './service/dataset.ts';
 import { pgBarSource } from './store/bar-source.ts';
 import { readDataset } from './store/read-dataset.ts';

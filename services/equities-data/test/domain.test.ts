@@ -1,11 +1,18 @@
 import { readdirSync } from 'node:fs';
+import type { BarRow, CorporateActionRow } from '@mdp/market';
+import { isinCheckDigit, isValidIsin } from '@mdp/market';
+import {
+  day,
+  formatDay,
+  isTradingDay,
+  parseDay,
+  parseExchangeDate,
+  weekday,
+  weekStart,
+} from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { lastCompletedSession } from '../src/cli.ts';
 import { adjustBars, adjustmentFactor, deliveryPct } from '../src/domain/adjust.ts';
-import { isTradingDay } from '../src/domain/calendar.ts';
-import { day, formatDay, parseDay, parseExchangeDate, weekday, weekStart } from '../src/domain/dates.ts';
-import { isinCheckDigit, isValidIsin } from '../src/domain/isin.ts';
-import type { BarRow, CorporateActionRow } from '../src/domain/model.ts';
 import { CursorError, pageWindow } from '../src/domain/price-window.ts';
 import { weeklyBars } from '../src/domain/weekly.ts';
 import { REALDATA } from './support.ts';

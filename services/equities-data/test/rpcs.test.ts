@@ -1,8 +1,8 @@
 import { RpcError, status } from '@mdp/grpc';
+import { day, formatDay, weekStart } from '@mdp/nse-calendar';
 import type { common } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
 import { adjustBars } from '../src/domain/adjust.ts';
-import { day, formatDay, weekStart } from '../src/domain/dates.ts';
 import { stockRpcs } from '../src/service/impl.ts';
 import { clockAt, smallDataset } from './support.ts';
 

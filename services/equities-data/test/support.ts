@@ -1,6 +1,6 @@
-import { day } from '../src/domain/dates.ts';
-import type { BarRow } from '../src/domain/model.ts';
-import { type GeneratedDataset, generateDataset } from '../src/generate/dataset.ts';
+import type { BarRow } from '@mdp/market';
+import { type GeneratedDataset, generateDataset } from '@mdp/market';
+import { day } from '@mdp/nse-calendar';
 import { EquitiesDataset } from '../src/service/dataset.ts';
 import type { BarSource } from '../src/service/impl.ts';
 import type { DatasetSnapshot } from '../src/store/read-dataset.ts';

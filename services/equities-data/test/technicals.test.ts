@@ -1,8 +1,8 @@
+import type { AnnualResultRow } from '@mdp/market';
+import { day } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import type { PriceBar } from '../src/domain/adjust.ts';
-import { day } from '../src/domain/dates.ts';
 import { cagr, growth } from '../src/domain/growth.ts';
-import type { AnnualResultRow } from '../src/domain/model.ts';
 import {
   emaSeries,
   periodReturns,

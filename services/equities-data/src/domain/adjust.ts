@@ -1,5 +1,5 @@
-import type { DayNumber } from './dates.ts';
-import type { BarRow, CorporateActionRow } from './model.ts';
+import type { BarRow, CorporateActionRow } from '@mdp/market';
+import type { DayNumber } from '@mdp/nse-calendar';
 
 /**
  * Split and bonus adjustment: a price on day d is multiplied by the product of ratio_old / ratio_new

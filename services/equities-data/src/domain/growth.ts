@@ -1,5 +1,5 @@
+import type { AnnualResultRow } from '@mdp/market';
 import type { PriceBar } from './adjust.ts';
-import type { AnnualResultRow } from './model.ts';
 import { closeOnOrBefore } from './technicals.ts';
 
 const round = (x: number | null) => (x === null || !Number.isFinite(x) ? null : Math.round(x * 100) / 100);

@@ -1,4 +1,4 @@
-import { type DayNumber, parseDay, weekStart } from './dates.ts';
+import { type DayNumber, parseDay, weekStart } from '@mdp/nse-calendar';
 
 /**
  * Which days a price page covers (SPEC 4.1 price history, 4.5 rule 4). A page ends at `end_date`

@@ -1,5 +1,5 @@
+import { type DayNumber, formatDay } from '@mdp/nse-calendar';
 import type { PriceBar } from './adjust.ts';
-import { type DayNumber, formatDay } from './dates.ts';
 
 /** Indicators computed from adjusted daily bars (oldest first), as of the last bar. */
 

@@ -1,5 +1,5 @@
+import { weekStart } from '@mdp/nse-calendar';
 import type { PriceBar } from './adjust.ts';
-import { weekStart } from './dates.ts';
 
 export interface WeeklyBar extends PriceBar {
   /** Monday of the ISO week; `d` is the last session of the week in the page. */

@@ -1,6 +1,6 @@
+import type { AliasKind } from '@mdp/market';
+import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import type { DayNumber } from '../domain/dates.ts';
-import type { AliasKind } from '../domain/model.ts';
 import { normalize } from '../domain/search/text.ts';
 import { BUILT_IN_BRANDS } from './brands.ts';
 import { cleanText, readCsv, readHeaderless, type SourceFile } from './csv.ts';

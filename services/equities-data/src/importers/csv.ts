@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { type DayNumber, parseExchangeDate } from '@mdp/nse-calendar';
 import { CsvError, parse } from 'csv-parse/sync';
-import { type DayNumber, parseExchangeDate } from '../domain/dates.ts';
 import { ImportFileError } from './report.ts';
 
 export interface SourceFile {

@@ -1,5 +1,5 @@
+import type { StockType } from '@mdp/market';
 import type pg from 'pg';
-import type { StockType } from '../domain/model.ts';
 import { cleanText, readCsv, type SourceFile } from './csv.ts';
 import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
 import type { Sourced } from './report.ts';

@@ -1,4 +1,4 @@
-import type { DayNumber } from '../domain/dates.ts';
+import type { DayNumber } from '@mdp/nse-calendar';
 import { normalizeHeader, readCsv, type SourceFile } from './csv.ts';
 import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
 import { dayFromFileName } from './prices.ts';

@@ -1,6 +1,6 @@
+import { type BarRow, isConsistentBar } from '@mdp/market';
+import { type DayNumber, formatDay, parseExchangeDate } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import { type DayNumber, formatDay, parseExchangeDate } from '../domain/dates.ts';
-import { type BarRow, isConsistentBar } from '../domain/model.ts';
 import { copyRows } from '../store/copy.ts';
 import { barsTable } from '../store/tables.ts';
 import { type CsvRow, normalizeHeader, readCsv, readHeaderless, type SourceFile } from './csv.ts';

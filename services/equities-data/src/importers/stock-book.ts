@@ -1,9 +1,8 @@
+import type { AliasKind, ListingStatus, StockRow, StockType } from '@mdp/market';
+import { isValidIsin, SECTORS } from '@mdp/market';
+import { type DayNumber, formatDay, yearOf } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import { type DayNumber, formatDay, yearOf } from '../domain/dates.ts';
-import { isValidIsin } from '../domain/isin.ts';
-import type { AliasKind, ListingStatus, StockRow, StockType } from '../domain/model.ts';
 import { normalize } from '../domain/search/text.ts';
-import { SECTORS } from '../generate/taxonomy.ts';
 
 /**
  * The stock master as importers see it: every stock of the schema in memory for the length of one

@@ -1,5 +1,5 @@
+import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import type { DayNumber } from '../domain/dates.ts';
 
 interface Holder {
   stockId: number;

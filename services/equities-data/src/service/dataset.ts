@@ -1,5 +1,3 @@
-import { adjustmentFactor } from '../domain/adjust.ts';
-import type { DayNumber } from '../domain/dates.ts';
 import type {
   AliasRow,
   AnnualResultRow,
@@ -8,7 +6,9 @@ import type {
   CreditRatingRow,
   MarketReportRow,
   StockRow,
-} from '../domain/model.ts';
+} from '@mdp/market';
+import type { DayNumber } from '@mdp/nse-calendar';
+import { adjustmentFactor } from '../domain/adjust.ts';
 import { type SearchDoc, SearchIndex } from '../domain/search/index.ts';
 import type { DatasetSnapshot } from '../store/read-dataset.ts';
 

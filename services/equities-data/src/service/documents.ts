@@ -1,5 +1,5 @@
+import { formatDay } from '@mdp/nse-calendar';
 import { deliveryPct, type PriceBar } from '../domain/adjust.ts';
-import { formatDay } from '../domain/dates.ts';
 import { growth } from '../domain/growth.ts';
 import { periodReturns, range52, technicals } from '../domain/technicals.ts';
 import type { WeeklyBar } from '../domain/weekly.ts';

@@ -1,9 +1,9 @@
 import { type AsyncServiceImpl, jsonDocument, RpcError } from '@mdp/grpc';
 import { type Clock, istToday } from '@mdp/ist-time';
+import type { BarRow } from '@mdp/market';
+import { type DayNumber, day, formatDay } from '@mdp/nse-calendar';
 import type { common, equities } from '@mdp/proto';
 import { adjustBars } from '../domain/adjust.ts';
-import { type DayNumber, day, formatDay } from '../domain/dates.ts';
-import type { BarRow } from '../domain/model.ts';
 import { CursorError, pageWindow } from '../domain/price-window.ts';
 import { weeklyBars } from '../domain/weekly.ts';
 import type { EquitiesDataset, StockEntry } from './dataset.ts';

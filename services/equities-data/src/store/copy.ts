@@ -1,7 +1,7 @@
 import { once } from 'node:events';
+import { type DayNumber, formatDay } from '@mdp/nse-calendar';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { type DayNumber, formatDay } from '../domain/dates.ts';
 
 /** One value in COPY's text format: \N for null, backslash escapes for the separators. */
 export function copyValue(v: string | number | boolean | null | undefined): string {

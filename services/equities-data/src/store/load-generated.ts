@@ -1,5 +1,5 @@
 import type { Pool } from '@mdp/db';
-import type { GeneratedDataset } from '../generate/dataset.ts';
+import type { GeneratedDataset } from '@mdp/market';
 import { RELOAD_CHANNEL } from './channel.ts';
 import { copyRows } from './copy.ts';
 import {

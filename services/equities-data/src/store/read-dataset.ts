@@ -1,5 +1,4 @@
 import type { Pool } from '@mdp/db';
-import type { DayNumber } from '../domain/dates.ts';
 import type {
   AliasRow,
   AnnualResultRow,
@@ -8,7 +7,8 @@ import type {
   CreditRatingRow,
   MarketReportRow,
   StockRow,
-} from '../domain/model.ts';
+} from '@mdp/market';
+import type { DayNumber } from '@mdp/nse-calendar';
 
 /** Everything the service keeps in memory, read in one go at start-up (a few hundred ms). */
 export interface DatasetSnapshot {

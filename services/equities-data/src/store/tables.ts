@@ -6,7 +6,7 @@ import type {
   CreditRatingRow,
   MarketReportRow,
   StockRow,
-} from '../domain/model.ts';
+} from '@mdp/market';
 import { copyDay, copyValue as v } from './copy.ts';
 
 /** Column lists and COPY encoders of each table, in one place for the loader and the importers. */

@@ -1,7 +1,6 @@
-import { tradingDayOnOrBefore } from '../domain/calendar.ts';
-import { type DayNumber, day, formatDay, yearOf } from '../domain/dates.ts';
-import { withCheckDigit } from '../domain/isin.ts';
-import type { AliasRow, CorporateActionRow, StockRow, StockType } from '../domain/model.ts';
+import { type DayNumber, day, formatDay, tradingDayOnOrBefore, yearOf } from '@mdp/nse-calendar';
+import { withCheckDigit } from '../isin.ts';
+import type { AliasRow, CorporateActionRow, StockRow, StockType } from '../model.ts';
 import { AMCS, brandName, COMMODITY_ETFS, companyName, INDEX_NAMES, symbolCandidates } from './names.ts';
 import type { Rng } from './rng.ts';
 import { DEBT_CLASS, FUND_CLASS, SECTORS, type SectorDef } from './taxonomy.ts';

@@ -1,5 +1,5 @@
-import { NSE_HOLIDAYS } from '@mdp/nse-calendar';
 import { type DayNumber, day, weekday } from './dates.ts';
+import { NSE_HOLIDAYS } from './holidays.ts';
 
 /** The NSE trading calendar as day numbers, from the shared holiday list. */
 

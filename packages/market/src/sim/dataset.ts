@@ -1,6 +1,5 @@
-import { tradingDayOnOrBefore } from '../domain/calendar.ts';
-import { type DayNumber, formatDay } from '../domain/dates.ts';
-import type { AnnualResultRow, BarRow, CorporateActionRow, CreditRatingRow } from '../domain/model.ts';
+import { type DayNumber, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
+import type { AnnualResultRow, BarRow, CorporateActionRow, CreditRatingRow } from '../model.ts';
 import { annualResults, creditRatings } from './fundamentals.ts';
 import { type MarketPath, marketPath, simulateStock } from './prices.ts';
 import { Rng } from './rng.ts';

@@ -1,6 +1,6 @@
-import { tradingDays } from '../domain/calendar.ts';
-import type { DayNumber } from '../domain/dates.ts';
-import type { BarRow, CorporateActionRow } from '../domain/model.ts';
+import type { DayNumber } from '@mdp/nse-calendar';
+import { tradingDays } from '@mdp/nse-calendar';
+import type { BarRow, CorporateActionRow } from '../model.ts';
 import type { Rng } from './rng.ts';
 import { SECTORS } from './taxonomy.ts';
 import type { PricePlan } from './universe.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FIRST_HOLIDAY_YEAR, NSE_HOLIDAYS } from './index.ts';
+import { FIRST_HOLIDAY_YEAR, NSE_HOLIDAYS } from './holidays.ts';
 
 const REALDATA = new URL('../../../../shared/realdata/', import.meta.url).pathname;
 

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
+import { day, isTradingDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { adjustmentFactor } from '../src/domain/adjust.ts';
-import { isTradingDay } from '../src/domain/calendar.ts';
-import { day } from '../src/domain/dates.ts';
-import { isValidIsin } from '../src/domain/isin.ts';
-import { isConsistentBar } from '../src/domain/model.ts';
-import { generateDataset } from '../src/generate/dataset.ts';
-import { smallDataset } from './support.ts';
+import { isValidIsin } from '../isin.ts';
+import { type BarRow, isConsistentBar } from '../model.ts';
+import { generateDataset } from './dataset.ts';
 
 const END = day('2026-11-20');
 
@@ -23,7 +20,13 @@ describe('the default-dataset generator', () => {
     expect(fingerprint(12)).not.toBe(fingerprint(11));
   });
 
-  const { generated: g, bars } = smallDataset(800, END, 3);
+  const g = generateDataset({ seed: 3, size: 800, endDay: END, historyDays: 2_200 });
+  const bars = new Map<number, BarRow[]>();
+  for (const id of g.stocksWithBars) {
+    const list: BarRow[] = [];
+    g.emitBars(id, (b) => list.push(b));
+    bars.set(id, list);
+  }
   const listedEquities = g.stocks.filter((s) => s.status === 'listed' && s.stockType === 'equity');
 
   it('has the shape of the real universe: kinds, exchanges, listed and delisted', () => {
@@ -103,7 +106,7 @@ describe('the default-dataset generator', () => {
       expect(ratio / (a.ratioOld / a.ratioNew)).toBeGreaterThan(0.85);
       expect(ratio / (a.ratioOld / a.ratioNew)).toBeLessThan(1.15);
       // Adjusted for the action, the series has no jump.
-      const adjusted = (list[i - 1]!.close * adjustmentFactor([a], list[i - 1]!.d)) / list[i]!.open;
+      const adjusted = (list[i - 1]!.close * (a.ratioOld / a.ratioNew)) / list[i]!.open;
       expect(adjusted).toBeGreaterThan(0.85);
       expect(adjusted).toBeLessThan(1.15);
     }

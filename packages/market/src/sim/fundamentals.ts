@@ -1,5 +1,5 @@
-import type { DayNumber } from '../domain/dates.ts';
-import type { AnnualResultRow, CreditRatingRow } from '../domain/model.ts';
+import type { DayNumber } from '@mdp/nse-calendar';
+import type { AnnualResultRow, CreditRatingRow } from '../model.ts';
 import type { Rng } from './rng.ts';
 import type { SectorDef } from './taxonomy.ts';
 

@@ -1,4 +1,4 @@
-import type { DayNumber } from './dates.ts';
+import type { DayNumber } from '@mdp/nse-calendar';
 
 /**
  * The rows of the dataset as importers, the generator, the store and the service all see them.
