@@ -1,5 +1,7 @@
+import type { Pool } from '@mdp/db';
 import { GrpcServer, type GrpcServerOptions, notFoundForEveryMethod } from '@mdp/grpc';
 import { equities } from '@mdp/proto';
+import { AREAS, type AreaData } from './areas/index.ts';
 import { type EquitiesDataImpl, type ServiceDeps, stockRpcs } from './service/impl.ts';
 
 export type { EquitiesDataImpl };
@@ -10,9 +12,16 @@ export const emptyDataset: EquitiesDataImpl = notFoundForEveryMethod(
   'not in the equities dataset',
 );
 
-/** Stocks, quotes and prices from the dataset; the routes of later issues still answer NOT_FOUND. */
-export function equitiesImpl(deps: ServiceDeps): EquitiesDataImpl {
-  return { ...emptyDataset, ...stockRpcs(deps) };
+/**
+ * Stocks, quotes and prices from the dataset, and each area's routes from its data (swapped together
+ * on reload). Without area data only the stock routes answer; the rest stay NOT_FOUND.
+ */
+export function equitiesImpl(deps: ServiceDeps & { areas?: () => AreaData; pool?: Pool }): EquitiesDataImpl {
+  const impl: EquitiesDataImpl = { ...emptyDataset, ...stockRpcs(deps) };
+  const areas = deps.areas;
+  if (areas)
+    for (const area of AREAS) Object.assign(impl, area.rpcs({ ...deps, data: () => areas().get(area) }));
+  return impl;
 }
 
 /** Stocks, quotes, prices, financials, corporate data, indices and market flows over gRPC. */

@@ -79,6 +79,7 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
       const ds = generateDataset(options);
       const summary = await loadGenerated(pool, ds, { onlyIfEmpty, log: io.log });
       if (!summary) return 'equities dataset already loaded; nothing to do';
+      for (const line of summary.areas) io.log(line);
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       return `loaded ${summary.stocks} stocks, ${summary.bars} daily bars, ${summary.aliases} aliases, ${summary.actions} splits/bonuses, ${summary.annualResults} annual results in ${secs} s (seed ${options.seed}, last session ${formatDay(ds.options.endDay)})`;
     }

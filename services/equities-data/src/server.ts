@@ -4,6 +4,7 @@ import { startDataChangeAnnouncer } from '@mdp/nats';
 import { formatDay } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
+import { AreaData } from './areas/index.ts';
 import { EquitiesDataset } from './service/dataset.ts';
 import { pgBarSource } from './store/bar-source.ts';
 import { readDataset } from './store/read-dataset.ts';
@@ -23,24 +24,25 @@ await runGrpcService({
     // Search, lookups and quotes answer from memory; only price pages and profiles read bars.
     const load = async () => {
       const started = Date.now();
-      const loaded = new EquitiesDataset(await readDataset(pool));
+      const [snapshot, areaData] = await Promise.all([readDataset(pool), AreaData.read(pool)]);
+      const loaded = { stocks: new EquitiesDataset(snapshot), areas: areaData };
       rt.logger.info(
         {
-          stocks: loaded.size,
-          lastBar: loaded.lastDay === undefined ? null : formatDay(loaded.lastDay),
+          stocks: loaded.stocks.size,
+          lastBar: loaded.stocks.lastDay === undefined ? null : formatDay(loaded.stocks.lastDay),
           ms: Date.now() - started,
         },
         'equities dataset loaded',
       );
       return loaded;
     };
-    let dataset = await load();
+    let loaded = await load();
     const listener = listenForReloads({
       databaseUrl: rt.config.DATABASE_URL,
       schema: rt.config.DB_SCHEMA,
       logger: rt.logger,
       reload: async () => {
-        dataset = await load();
+        loaded = await load();
         // The new data is being served: gateways may now drop what they kept of the old.
         announcer.announce();
       },
@@ -49,7 +51,13 @@ await runGrpcService({
       logger: rt.logger,
       tracer: rt.tracing.tracer,
       registry: rt.registry,
-      impl: equitiesImpl({ dataset: () => dataset, bars: pgBarSource(pool), clock: systemClock }),
+      impl: equitiesImpl({
+        dataset: () => loaded.stocks,
+        areas: () => loaded.areas,
+        pool,
+        bars: pgBarSource(pool),
+        clock: systemClock,
+      }),
     });
     return {
       server,

@@ -1,4 +1,5 @@
 import type { Pool } from '@mdp/db';
+import { AREAS } from '../areas/index.ts';
 import { RELOAD_CHANNEL } from '../store/channel.ts';
 import { LOAD_LOCK_SQL } from '../store/load-generated.ts';
 import { brands, builtInBrandRows, nseNameChanges, nseSymbolChanges } from './aliases.ts';
@@ -29,6 +30,7 @@ export const IMPORT_KINDS: Record<string, ImportKind> = {
   delivery,
   'daily-history': dailyHistory,
   'market-report': marketReport,
+  ...Object.assign({}, ...AREAS.map((a) => a.importKinds)),
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { Pool } from '@mdp/db';
 import type { GeneratedDataset } from '@mdp/market';
+import { AREAS } from '../areas/index.ts';
 import { RELOAD_CHANNEL } from './channel.ts';
 import { copyRows } from './copy.ts';
 import {
@@ -22,6 +23,8 @@ export interface LoadSummary {
   actions: number;
   annualResults: number;
   ratings: number;
+  /** Each area's own summary of what it loaded. */
+  areas: string[];
 }
 
 /** True when the schema holds no stock at all (what `load-default --if-empty` checks). */
@@ -50,9 +53,16 @@ export async function loadGenerated(
       await client.query('ROLLBACK');
       return undefined;
     }
-    await client.query(
-      'TRUNCATE stocks, aliases, daily_bars, corporate_actions, market_reports, annual_results, credit_ratings',
-    );
+    const tables = [
+      'stocks',
+      'aliases',
+      'daily_bars',
+      'corporate_actions',
+      'market_reports',
+      'annual_results',
+      'credit_ratings',
+    ];
+    await client.query(`TRUNCATE ${[...tables, ...AREAS.flatMap((a) => a.tables)].join(', ')}`);
     const copy = <R>(spec: TableSpec<R>, rows: readonly R[]) =>
       copyRows(client, spec.table, spec.columns, (write) => {
         for (const r of rows) write(spec.encode(r));
@@ -64,6 +74,7 @@ export async function loadGenerated(
       annualResults: await copy(annualTable, ds.annual),
       ratings: await copy(ratingsTable, ds.ratings),
       bars: 0,
+      areas: [],
     };
     await client.query("SELECT setval(pg_get_serial_sequence('stocks', 'id'), (SELECT max(id) FROM stocks))");
     log(
@@ -87,6 +98,10 @@ export async function loadGenerated(
       `ALTER TABLE daily_bars ADD CONSTRAINT daily_bars_pkey PRIMARY KEY (stock_id, d),
          ADD CONSTRAINT daily_bars_stock_id_fkey FOREIGN KEY (stock_id) REFERENCES stocks (id) ON DELETE CASCADE`,
     );
+    for (const area of AREAS) {
+      log(`loading ${area.name}`);
+      summary.areas.push(await area.writeGenerated(client, ds, log));
+    }
     await client.query('SELECT pg_notify($1, current_schema())', [RELOAD_CHANNEL]);
     await client.query('COMMIT');
     await client.query('ANALYZE');
