@@ -1,7 +1,8 @@
 import { type DayNumber, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
 import type { AnnualResultRow, BarRow, CorporateActionRow, CreditRatingRow } from '../model.ts';
-import { annualResults, creditRatings } from './fundamentals.ts';
+import { annualResults } from './fundamentals.ts';
 import { type MarketPath, marketPath, simulateStock } from './prices.ts';
+import { creditRatings } from './ratings.ts';
 import { Rng } from './rng.ts';
 import { generateUniverse, type Universe } from './universe.ts';
 
