@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
 import { istToday } from '@mdp/ist-time';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
-import { day, formatDay, parseDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
+import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { IMPORT_KINDS, ImportFileError, runImport } from './importers/index.ts';
 import { formatReport } from './importers/report.ts';
@@ -31,13 +31,6 @@ function int(value: string | undefined, flag: string, fallback: number): number 
   if (value === undefined) return fallback;
   if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${flag} must be a whole number, not "${value}"`);
   return Number(value);
-}
-
-/** The last completed session by the IST clock: today's once the market has closed, else the one before. */
-export function lastCompletedSession(now: number): number {
-  const today = day(istToday(() => now));
-  const istMinutes = Math.floor((now / 60_000 + 330) % 1440);
-  return tradingDayOnOrBefore(istMinutes >= 16 * 60 ? today : today - 1);
 }
 
 export interface CliIo {

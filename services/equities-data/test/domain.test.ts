@@ -11,7 +11,6 @@ import {
   weekStart,
 } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { lastCompletedSession } from '../src/cli.ts';
 import { adjustBars, adjustmentFactor, deliveryPct } from '../src/domain/adjust.ts';
 import { CursorError, pageWindow } from '../src/domain/price-window.ts';
 import { weeklyBars } from '../src/domain/weekly.ts';
@@ -67,16 +66,6 @@ describe('NSE trading calendar', () => {
     expect(days.length).toBe(195);
     // Diwali Muhurat trading on a holiday, and the Union Budget session on Sunday 1 February 2026.
     expect(days.filter((d) => !isTradingDay(day(d)))).toEqual(['2025-10-21', '2026-02-01']);
-  });
-});
-
-describe('the default end day of the generated dataset', () => {
-  it('is the last completed session by the IST clock', () => {
-    const at = (iso: string) => formatDay(lastCompletedSession(Date.parse(iso)));
-    expect(at('2026-11-20T11:00:00Z')).toBe('2026-11-20'); // Friday 16:30 IST, after the close
-    expect(at('2026-11-20T04:30:00Z')).toBe('2026-11-19'); // Friday 10:00 IST, in session
-    expect(at('2026-11-22T06:30:00Z')).toBe('2026-11-20'); // Sunday
-    expect(at('2026-11-25T04:30:00Z')).toBe('2026-11-23'); // the day after the Guru Nanak Jayanti holiday
   });
 });
 

@@ -69,7 +69,7 @@ export async function benchFilingsRead(
   const pool = createPool({ url, schema, max: 10, applicationName: 'filings-bench' });
   try {
     const store = new FilingsStore(pool);
-    const [company] = generateCompanies(1, 'bench') as [ReturnType<typeof generateCompanies>[0]];
+    const [company] = generateCompanies(1) as [ReturnType<typeof generateCompanies>[0]];
     const doc = generateDocument(company, 'annual_report', 'FY25', '2025-07-15', 150);
     const pdf = await renderPdf(doc.pages, { title: doc.title, date: doc.date });
     const { docId } = await store.ingest({

@@ -14,7 +14,8 @@ export const USAGE = `filings-reader CLI
   generate <out.pdf> [--type concall] [--pages N] [--company-index I]
       writes one generated filing PDF (deterministic)
   load-default [--if-empty] [--companies 300] [--seed filings-default]
-      generates and ingests the default dataset (seeded; 300 companies: about 1,250 documents, 25,000 pages);
+      generates and ingests the default dataset: filings of the 300 largest listed companies of the generated
+      market (the equities default dataset), about 1,250 documents and 25,000 pages; --seed varies the text;
       --if-empty skips when that dataset was completely loaded before, and otherwise resumes (ingest is idempotent)
 env: DATABASE_URL, DB_SCHEMA (default filings)`;
 

@@ -14,7 +14,7 @@ import { FilingsStore } from '../src/store.ts';
 import { freshSchema } from './helpers.ts';
 
 const KEY = 'links-test-key-0123456789abcdef';
-const [company] = generateCompanies(1, 'links-test') as [ReturnType<typeof generateCompanies>[0]];
+const [company] = generateCompanies(1) as [ReturnType<typeof generateCompanies>[0]];
 const doc = generateDocument(company, 'concall', 'Q1FY26', '2025-08-10', 6);
 
 let env: Awaited<ReturnType<typeof freshSchema>>;

@@ -9,7 +9,7 @@ import { filingsImpl } from '../src/service.ts';
 import { FilingsStore } from '../src/store.ts';
 import { decode, freshSchema } from './helpers.ts';
 
-const [alpha, beta] = generateCompanies(2, 'read-test') as [
+const [alpha, beta] = generateCompanies(2) as [
   ReturnType<typeof generateCompanies>[0],
   ReturnType<typeof generateCompanies>[0],
 ];

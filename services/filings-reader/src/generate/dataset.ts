@@ -20,7 +20,7 @@ export interface DatasetOptions {
 /** The default dataset's documents, in a fixed order; lazily, so memory stays flat however large it is. */
 export function* datasetDocuments(opts: DatasetOptions): Generator<GeneratedDocument> {
   const seed = opts.seed ?? DEFAULT_SEED;
-  const companies: Company[] = generateCompanies(opts.companies, seed);
+  const companies: Company[] = generateCompanies(opts.companies);
   const concalls = opts.concalls ?? 3;
   const arEvery = opts.annualReportEvery ?? 10;
   const offerEvery = opts.offerDocEvery ?? 25;
