@@ -8,13 +8,17 @@ import { createClient } from '@mdp/grpc';
 import { options } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import { freePort } from '../../../test/stack.ts';
-import { defaultUniverse } from '../src/generate/dataset.ts';
+import { DEFAULT_SEED, marketOf } from '../src/generate/dataset.ts';
+import { fnoStocks } from '../src/generate/universe.ts';
 import { writeGeneratedDataset } from '../src/generate/write-dataset.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const AS_OF = '2026-11-20';
+const MARKET = { seed: DEFAULT_SEED, asOf: AS_OF, r: 0.065, historyDays: 700 };
+/** The default market's largest company, which has F&O. */
+const STOCK = fnoStocks(marketOf(MARKET)).current[0]!.nseSymbol!;
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -39,14 +43,10 @@ export async function benchRoutes(): Promise<string[]> {
   const [grpcPort, opsPort] = [await freePort(), await freePort()];
   let child: ReturnType<typeof spawn> | undefined;
   try {
-    const specs = defaultUniverse(20_260_101, '2019-01-01', AS_OF).filter((s) =>
-      ['NIFTY', 'BANKNIFTY', 'FINNIFTY', 'MIDCPNIFTY', 'RELIANCE'].includes(s.symbol),
-    );
-    await writeGeneratedDataset(
-      pool,
-      { seed: 20_260_101, asOf: AS_OF, from: '2025-01-01', r: 0.065 },
-      { ifEmpty: false, specs },
-    );
+    await writeGeneratedDataset(pool, MARKET, {
+      ifEmpty: false,
+      only: ['NIFTY', 'BANKNIFTY', 'FINNIFTY', 'MIDCPNIFTY', STOCK],
+    });
     child = spawn(
       process.execPath,
       ['--import', 'tsx', new URL('../src/server.ts', import.meta.url).pathname],
@@ -102,11 +102,7 @@ export async function benchRoutes(): Promise<string[]> {
       () => client.call.getIvHistory({ symbol: 'NIFTY', range: '1y' }),
       300,
     );
-    await sequential(
-      'GetStockOptions RELIANCE',
-      () => client.call.getStockOptions({ symbol: 'RELIANCE' }),
-      300,
-    );
+    await sequential(`GetStockOptions ${STOCK}`, () => client.call.getStockOptions({ symbol: STOCK }), 300);
     const ms: number[] = [];
     const stopAt = performance.now() + SECONDS * 1000;
     const t0 = performance.now();

@@ -4,12 +4,11 @@
 
 import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
-import { type Clock, istToday, systemClock } from '@mdp/ist-time';
+import { type Clock, systemClock } from '@mdp/ist-time';
+import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
-import { addDays } from './analytics/time.ts';
-import { tradingDayOnOrBefore } from './calendar/trading-calendar.ts';
 import { DEFAULT_SCHEMA, optionsConfig } from './config.ts';
-import { DEFAULT_HISTORY_FROM, DEFAULT_SEED } from './generate/dataset.ts';
+import { DEFAULT_SEED } from './generate/dataset.ts';
 import { writeGeneratedDataset } from './generate/write-dataset.ts';
 import { expandPaths, importFoFile } from './import/import-fo.ts';
 import { importLotFile } from './import/import-lots.ts';
@@ -20,10 +19,13 @@ const USAGE = `usage: options-data <command> [options]
   import-fo <file|dir>... [--symbols A,B]  import NSE F&O bhavcopies in the UDiFF format
                                            (BhavCopy_NSE_FO_*.csv; a directory imports its .csv files)
   import-lots <file>                       import NSE's market-lot file (fo_mktlots.csv)
-  generate [--seed N] [--as-of YYYY-MM-DD] [--from YYYY-MM-DD]
-                                           replace everything with a generated dataset
-  load-default [--if-empty]                the generated default dataset (seed ${DEFAULT_SEED}, history from
-                                           ${DEFAULT_HISTORY_FROM} to the last trading day before today, IST);
+  generate [--seed N] [--as-of YYYY-MM-DD] [--size N] [--history-days N]
+                                           replace everything with options on the generated market of that
+                                           seed, last session, size and history (the market equities-data
+                                           generates with the same --seed, --end, --size, --history-days)
+  load-default [--if-empty]                the generated default dataset (seed ${DEFAULT_SEED}, the market's
+                                           history up to the last completed session, IST: the same days and
+                                           prices as the equities default dataset);
                                            with --if-empty only into a schema holding no data
   status                                   row counts of what is loaded
   clear                                    delete every row
@@ -49,9 +51,15 @@ function dateOption(value: string | undefined, flag: string): string | undefined
   return value;
 }
 
-/** The default as-of day: the last trading day before today in IST (today's bhavcopy is not out yet). */
+function wholeNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`${flag} must be a whole number, not "${value}"`);
+  return Number(value);
+}
+
+/** The default as-of day: the last completed session, the equities default dataset's last day too. */
 export function defaultAsOf(clock: Clock): string {
-  return tradingDayOnOrBefore(addDays(istToday(clock), -1));
+  return formatDay(lastCompletedSession(clock()));
 }
 
 /** Runs one command; resolves to what goes to stdout. */
@@ -63,7 +71,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<string> {
       symbols: { type: 'string' },
       seed: { type: 'string' },
       'as-of': { type: 'string' },
-      from: { type: 'string' },
+      size: { type: 'string' },
+      'history-days': { type: 'string' },
       'if-empty': { type: 'boolean' },
     },
   });
@@ -103,21 +112,20 @@ export async function run(argv: string[], deps: CliDeps): Promise<string> {
     case 'generate':
     case 'load-default': {
       const generate = command === 'generate';
-      if (!generate && (values.seed || values['as-of'] || values.from))
-        throw new UsageError('load-default takes no --seed, --as-of or --from; use generate');
-      const seed = values.seed === undefined ? DEFAULT_SEED : Number(values.seed);
-      if (!Number.isSafeInteger(seed) || seed < 0)
-        throw new UsageError(`--seed must be a whole number, not "${values.seed}"`);
+      if (!generate && (values.seed || values['as-of'] || values.size || values['history-days']))
+        throw new UsageError('load-default takes no --seed, --as-of, --size or --history-days; use generate');
       const opts = {
-        seed,
+        seed: wholeNumber(values.seed, '--seed') ?? DEFAULT_SEED,
         asOf: dateOption(values['as-of'], '--as-of') ?? defaultAsOf(deps.clock),
-        from: dateOption(values.from, '--from') ?? DEFAULT_HISTORY_FROM,
         r: deps.r,
+        marketSize: wholeNumber(values.size, '--size'),
+        historyDays: wholeNumber(values['history-days'], '--history-days'),
       };
-      if (opts.from >= opts.asOf) throw new UsageError('--from must be before --as-of');
+      if (opts.marketSize !== undefined && opts.marketSize < 20)
+        throw new UsageError('--size must be at least 20');
       const ifEmpty = !generate && values['if-empty'] === true;
       const started = Date.now();
-      deps.progress(`generating: seed ${opts.seed}, ${opts.from} to ${opts.asOf}, r = ${opts.r}`);
+      deps.progress(`generating: seed ${opts.seed}, market history to ${opts.asOf}, r = ${opts.r}`);
       const w = await writeGeneratedDataset(deps.pool, opts, { ifEmpty });
       if (!w.written) return 'options data already loaded; nothing written';
       return `generated ${w.underlyings} underlyings, ${w.snapshots} chains, ${w.dailyRows} daily rows in ${((Date.now() - started) / 1000).toFixed(1)} s`;

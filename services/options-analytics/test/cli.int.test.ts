@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAsOf, run, UsageError } from '../src/cli.ts';
+import { DEFAULT_SEED, marketOf } from '../src/generate/dataset.ts';
+import { fnoStocks } from '../src/generate/universe.ts';
 import { OptionsStore } from '../src/store/options-store.ts';
 import { DATABASE_URL, freshSchema, R } from './harness.ts';
 import { FULL_DAY_FILE, LOT_FILE, NIFTY_BANKNIFTY_DIR, realPath } from './realdata.ts';
@@ -52,12 +54,19 @@ describe('options-data commands', () => {
   });
 
   it('generates a dataset, replacing what was there; load-default --if-empty then leaves it alone', async () => {
-    const out = await cli('generate', '--from', '2026-10-01');
+    const out = await cli('generate', '--history-days', '60');
     expect(out).toMatch(/^generated 556 underlyings, 213 chains, \d+ daily rows in [\d.]+ s$/);
-    expect(progress.at(-1)).toBe(`generating: seed 20260101, 2026-10-01 to 2026-11-20, r = ${R}`);
+    expect(progress.at(-1)).toBe(`generating: seed 20260101, market history to 2026-11-20, r = ${R}`);
     const store = new OptionsStore(db.pool);
     expect((await store.latestSnapshot('NIFTY'))!.tradeDate).toBe('2026-11-20');
-    expect(await store.underlying('M&M')).toMatchObject({ source: 'generated' });
+    // The default market's largest company has F&O, under its own symbol and name.
+    const market = marketOf({ seed: DEFAULT_SEED, asOf: '2026-11-20', r: R, historyDays: 60 });
+    const largest = fnoStocks(market).current[0]!;
+    expect(await store.underlying(largest.nseSymbol!)).toMatchObject({
+      source: 'generated',
+      name: largest.name,
+      kind: 'stock',
+    });
     expect(await cli('load-default', '--if-empty')).toBe('options data already loaded; nothing written');
     expect((await store.counts()).underlyings).toBe(556);
   });
@@ -67,7 +76,7 @@ describe('options-data commands', () => {
     expect(await new OptionsStore(db.pool).isEmpty()).toBe(true);
   });
 
-  it('takes the last trading day before today (IST) as the default as-of day', () => {
+  it('takes the last completed session (IST) as the default as-of day, as the equities data does', () => {
     expect(defaultAsOf(clock)).toBe('2026-11-20');
     expect(defaultAsOf(() => Date.parse('2026-11-24T20:00:00Z'))).toBe('2026-11-23'); // 25 Nov IST; the 24th a holiday
   });
@@ -77,8 +86,9 @@ describe('options-data commands', () => {
     await expect(cli()).rejects.toThrow(/no command given/);
     await expect(cli('import-fo')).rejects.toThrow(/at least one file/);
     await expect(cli('generate', '--as-of', '2026-13-01')).rejects.toThrow(/--as-of must be a date/);
-    await expect(cli('generate', '--from', '2026-12-01', '--as-of', '2026-11-20')).rejects.toThrow(
-      /--from must be before/,
+    await expect(cli('generate', '--size', '5')).rejects.toThrow(/--size must be at least 20/);
+    await expect(cli('generate', '--history-days', 'x')).rejects.toThrow(
+      /--history-days must be a whole number/,
     );
     await expect(cli('load-default', '--seed', '3')).rejects.toThrow(/use generate/);
     await expect(cli('import-fo', realPath(LOT_FILE))).rejects.toThrow(/not a UDiFF F&O bhavcopy/);

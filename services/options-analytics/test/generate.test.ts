@@ -1,3 +1,5 @@
+import { generateIndices } from '@mdp/market';
+import { formatDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { black76, normalisedVega } from '../src/analytics/black.ts';
 import { analyseExpiries } from '../src/analytics/chain-analytics.ts';
@@ -7,10 +9,13 @@ import { isTradingDay, tradingDays } from '../src/calendar/trading-calendar.ts';
 import { expiryQuotes } from '../src/domain/snapshot.ts';
 import { generateChain, listedExpiries } from '../src/generate/chain.ts';
 import { stockLotSize, stockStrikeStep, TICK } from '../src/generate/contract-rules.ts';
-import { defaultUniverse, generateDataset } from '../src/generate/dataset.ts';
+import { generateDataset, marketOf } from '../src/generate/dataset.ts';
 import { modelSkew25 } from '../src/generate/model-skew.ts';
 import { Rng } from '../src/generate/rng.ts';
 import { type SurfaceParams, surfaceAtmVol, surfaceVol } from '../src/generate/surface.ts';
+import { realisedVolatility } from '../src/generate/underlying-model.ts';
+import { underlyingSpecs } from '../src/generate/underlyings.ts';
+import { fnoStocks, INDEX_UNDERLYINGS } from '../src/generate/universe.ts';
 
 const R = 0.065;
 const AS_OF = '2026-11-20';
@@ -124,33 +129,82 @@ describe('generated chains are priced from the surface so that the solver recove
 });
 
 describe('the generated default dataset', () => {
-  const universe = defaultUniverse(20_260_101, '2019-01-01', AS_OF);
-  const subset = universe.filter((s) => ['NIFTY', 'RELIANCE', 'EXIDEIND', 'TCS'].includes(s.symbol));
-  const opts = { seed: 20_260_101, asOf: AS_OF, from: '2025-06-01', r: R };
+  // A smaller market than the default (same rules): enough companies for every F&O slot.
+  const opts = { seed: 20_260_101, asOf: AS_OF, r: R, marketSize: 3_000, historyDays: 500 };
+  const market = marketOf(opts);
+  const days = tradingDays(formatDay(market.options.endDay - 500), AS_OF);
+  const specs = underlyingSpecs(market, days);
+  const { current, former } = fnoStocks(market);
+  const biggest = current[0]!;
+  const mid = current[100]!;
+  const gone = former[0]!;
+  const subset = ['NIFTY', biggest.nseSymbol!, mid.nseSymbol!, gone.nseSymbol!];
   const bundles = [...generateDataset(opts, subset)];
+  const bundle = (symbol: string) => bundles.find((b) => b.underlying.symbol === symbol)!;
+  const closesOf = (stockId: number) => {
+    const closes = new Map<string, number>();
+    market.emitBars(stockId, (b) => closes.set(formatDay(b.d), b.close / 100));
+    return closes;
+  };
 
   it('covers 556 underlyings: 5 indices and 208 stocks with F&O, 343 whose F&O has ended', () => {
-    expect(universe).toHaveLength(556);
-    expect(new Set(universe.map((u) => u.symbol)).size).toBe(556);
-    expect(universe.filter((u) => u.kind === 'index')).toHaveLength(5);
-    expect(universe.filter((u) => u.derivativesUntil === null)).toHaveLength(213);
-    for (const u of universe.filter((x) => x.derivativesUntil !== null)) {
-      expect(u.derivativesUntil! > '2019-01-01' && u.derivativesUntil! < AS_OF).toBe(true);
+    expect(specs).toHaveLength(556);
+    expect(new Set(specs.map((u) => u.symbol)).size).toBe(556);
+    expect(specs.filter((u) => u.kind === 'index').map((u) => u.symbol)).toEqual(
+      INDEX_UNDERLYINGS.map((u) => u.symbol),
+    );
+    expect(specs.filter((u) => u.derivativesUntil === null)).toHaveLength(213);
+    for (const u of specs.filter((x) => x.derivativesUntil !== null)) {
+      expect(u.derivativesUntil! > days[0]! && u.derivativesUntil! < AS_OF).toBe(true);
       expect(isTradingDay(u.derivativesUntil!)).toBe(true);
+    }
+  });
+
+  it('takes its stocks from the market: listed NSE companies, the largest by market value having F&O', () => {
+    const stocks = [...current, ...former];
+    for (const s of stocks) expect(s).toMatchObject({ status: 'listed', stockType: 'equity', board: 'main' });
+    const caps = stocks.map((s) => market.plans.get(s.id)!.marketCapCr);
+    expect(caps).toEqual([...caps].sort((a, b) => b - a));
+    const names = new Map(specs.map((u) => [u.symbol, u.name]));
+    for (const s of stocks) expect(names.get(s.nseSymbol!)).toBe(s.name);
+  });
+
+  it("prices every underlying at the market's own closes, day by day", () => {
+    for (const stock of [biggest, mid, gone]) {
+      const closes = closesOf(stock.id);
+      const b = bundle(stock.nseSymbol!);
+      for (const row of b.rows)
+        expect(row.close, `${stock.nseSymbol} ${row.tradeDate}`).toBe(closes.get(row.tradeDate));
+    }
+    const last = closesOf(biggest.id).get(AS_OF)!;
+    expect(bundle(biggest.nseSymbol!).snapshot!.underlyingPrice).toBe(last);
+    const [nifty50] = generateIndices(market, ['NIFTY 50']);
+    const levels = new Map(nifty50!.bars.map((b) => [formatDay(b.d), b.close]));
+    for (const row of bundle('NIFTY').rows) expect(row.close).toBeCloseTo(levels.get(row.tradeDate)!, 2);
+    expect(bundle('NIFTY').snapshot!.underlyingPrice).toBeCloseTo(levels.get(AS_OF)!, 2);
+  });
+
+  it('quotes implied volatility above what the prices realised (the variance risk premium), tracking it', () => {
+    for (const spec of specs) {
+      const ivs = bundles.find((b) => b.underlying.symbol === spec.symbol)?.rows.map((r) => r.atmIv!);
+      if (!ivs) continue;
+      const meanIv = ivs.reduce((a, b) => a + b, 0) / ivs.length;
+      const realised = realisedVolatility(spec.returns);
+      expect(meanIv / realised, spec.symbol).toBeGreaterThan(1);
+      expect(meanIv / realised, spec.symbol).toBeLessThan(1.45);
     }
   });
 
   it('is a pure function of its options: the same seed gives the same data, another seed other data', () => {
     const again = [...generateDataset(opts, subset)];
     expect(JSON.stringify(again)).toBe(JSON.stringify(bundles));
-    const other = [...generateDataset({ ...opts, seed: 1 }, subset)];
-    expect(other[0]!.rows.at(-1)!.atmIv).not.toBe(bundles[0]!.rows.at(-1)!.atmIv);
+    const other = [...generateDataset({ ...opts, seed: 1 }, ['NIFTY'])];
+    expect(other[0]!.rows.at(-1)!.atmIv).not.toBe(bundle('NIFTY').rows.at(-1)!.atmIv);
   });
 
   it('has a daily row for every trading day, ending with the chain’s own analytics, and no NaN', () => {
-    const nifty = bundles.find((b) => b.underlying.symbol === 'NIFTY')!;
-    expect(nifty.rows.map((r) => r.tradeDate)).toEqual(tradingDays('2025-06-01', AS_OF));
-    expect(nifty.rows.at(-1)!.close).toBe(25_850);
+    const nifty = bundle('NIFTY');
+    expect(nifty.rows.map((r) => r.tradeDate)).toEqual(days);
     expect(nifty.snapshot!.tradeDate).toBe(AS_OF);
     expect(nifty.lotSizes.map((l) => l.lotSize)).toEqual([65, 65, 65]);
     for (const b of bundles)
@@ -167,18 +221,19 @@ describe('the generated default dataset', () => {
   });
 
   it('gives a stock whose F&O ended an IV history up to that day and no chain', () => {
-    const former = bundles.find((b) => b.underlying.symbol === 'EXIDEIND')!;
-    expect(former.snapshot).toBeNull();
-    expect(former.lotSizes).toEqual([]);
-    expect(former.rows.at(-1)!.tradeDate).toBe(former.underlying.derivativesUntil);
+    const b = bundle(gone.nseSymbol!);
+    expect(b.snapshot).toBeNull();
+    expect(b.lotSizes).toEqual([]);
+    expect(b.rows.at(-1)!.tradeDate).toBe(b.underlying.derivativesUntil);
   });
 
   it('sizes stock contracts like NSE: strike steps growing with the price, lots worth about ₹15 lakh', () => {
-    const tcs = bundles.find((b) => b.underlying.symbol === 'TCS')!;
-    const spot = tcs.snapshot!.underlyingPrice;
+    const snapshot = bundle(mid.nseSymbol!).snapshot!;
+    const spot = snapshot.underlyingPrice;
     const strikes = [
-      ...new Set(tcs.snapshot!.options.filter((o) => o.expiry === '2026-12-29').map((o) => o.strike)),
+      ...new Set(snapshot.options.filter((o) => o.expiry === '2026-12-29').map((o) => o.strike)),
     ];
+    expect(strikes.length).toBeGreaterThan(5);
     expect(
       strikes.every(
         (k) => Math.abs(k / stockStrikeStep(spot) - Math.round(k / stockStrikeStep(spot))) < 1e-9,
@@ -191,6 +246,6 @@ describe('the generated default dataset', () => {
       expect(value).toBeGreaterThan(1_000_000);
       expect(value).toBeLessThan(2_300_000);
     }
-    expect(yearsToExpiry(tcs.snapshot!.snapshotMs, '2026-11-23')).toBeCloseTo(3 / 365, 12);
+    expect(yearsToExpiry(snapshot.snapshotMs, '2026-11-23')).toBeCloseTo(3 / 365, 12);
   });
 });

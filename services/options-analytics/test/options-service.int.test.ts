@@ -1,6 +1,7 @@
 import { status } from '@mdp/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultUniverse } from '../src/generate/dataset.ts';
+import { marketOf } from '../src/generate/dataset.ts';
+import { fnoStocks } from '../src/generate/universe.ts';
 import { writeGeneratedDataset } from '../src/generate/write-dataset.ts';
 import { importFoFile } from '../src/import/import-fo.ts';
 import { importLotFile } from '../src/import/import-lots.ts';
@@ -8,7 +9,13 @@ import { failure, freshSchema, R, serve } from './harness.ts';
 import { FULL_DAY_FILE, LOT_FILE, NIFTY_BANKNIFTY_DIR, realPath } from './realdata.ts';
 
 const AS_OF = '2026-11-20';
-const SYMBOLS = ['NIFTY', 'BANKNIFTY', 'FINNIFTY', 'MIDCPNIFTY', 'RELIANCE', 'TCS', 'EXIDEIND'];
+// Options on a smaller generated market (same rules as the default): its largest company has F&O, and
+// the largest one whose F&O has ended keeps an IV history only.
+const MARKET = { seed: 20_260_101, asOf: AS_OF, r: R, marketSize: 3_000, historyDays: 1_000 };
+const fno = fnoStocks(marketOf(MARKET));
+const STOCK = fno.current[0]!.nseSymbol!;
+const FORMER = fno.former[0]!.nseSymbol!;
+const SYMBOLS = ['NIFTY', 'BANKNIFTY', 'FINNIFTY', 'MIDCPNIFTY', STOCK, fno.current[1]!.nseSymbol!, FORMER];
 
 type Env = Awaited<ReturnType<typeof freshSchema>> & { api: Awaited<ReturnType<typeof serve>> };
 let generated: Env;
@@ -23,12 +30,7 @@ async function env(prefix: string, versionTtlMs?: number): Promise<Env> {
 beforeAll(async () => {
   // The real-data service re-reads the data version on every call, to show a new import at once.
   [generated, real, empty] = await Promise.all([env('opt_gen'), env('opt_real', 0), env('opt_empty')]);
-  const specs = defaultUniverse(20_260_101, '2019-01-01', AS_OF).filter((s) => SYMBOLS.includes(s.symbol));
-  await writeGeneratedDataset(
-    generated.pool,
-    { seed: 20_260_101, asOf: AS_OF, from: '2024-01-01', r: R },
-    { ifEmpty: true, specs },
-  );
+  await writeGeneratedDataset(generated.pool, MARKET, { ifEmpty: true, only: SYMBOLS });
   await importLotFile(real.pool, realPath(LOT_FILE));
   for (const day of ['2026-03-26', '2026-03-25', '2026-03-27']) {
     if (day === '2026-03-26') continue; // a holiday: no file
@@ -122,7 +124,7 @@ describe('GetOptionChain', () => {
     const e = await failure(generated.api.chain({ symbol: 'NIFTY', expiry: '2026-11-24' }));
     expect(e).toMatchObject({ code: status.INVALID_ARGUMENT, param: 'expiry' });
     expect(e.details).toMatch(/its expiries are 2026-11-23, 2026-12-01/);
-    expect(await failure(generated.api.chain({ symbol: 'RELIANCE' }))).toMatchObject({
+    expect(await failure(generated.api.chain({ symbol: STOCK }))).toMatchObject({
       code: status.INVALID_ARGUMENT,
       param: 'symbol',
     });
@@ -212,17 +214,17 @@ describe('GetIvHistory', () => {
   });
 
   it('serves weekly bars from two years up, and everything for max', async () => {
-    const two = (await generated.api.history('RELIANCE', '2y')).data;
+    const two = (await generated.api.history(STOCK, '2y')).data;
     expect(two.bar_interval).toBe('1w');
     expect(two.bars.length).toBeGreaterThan(95);
     expect(two.bars.length).toBeLessThan(108);
-    const max = (await generated.api.history('RELIANCE', 'max')).data;
-    expect(max.from).toBe('2024-01-05'); // the first week's last trading day
+    const max = (await generated.api.history(STOCK, 'max')).data;
+    expect(max.from).toBe('2024-03-01'); // the first week's last trading day (history from Mon 2024-02-26)
     expect(max.bars.at(-1).date).toBe(AS_OF);
   });
 
   it('serves a stock whose derivatives ended, up to that day', async () => {
-    const { data } = await generated.api.history('EXIDEIND', '1y');
+    const { data } = await generated.api.history(FORMER, '1y');
     expect(data.derivatives_until).toBe(data.to);
     expect(data.bars.at(-1).date).toBe(data.to);
   });
@@ -246,9 +248,9 @@ describe('GetIvHistory', () => {
 
 describe('GetStockOptions', () => {
   it('serves per-expiry analytics with IV rank, percentile and realised volatility', async () => {
-    const { data, meta } = await generated.api.stock('reliance');
+    const { data, meta } = await generated.api.stock(STOCK.toLowerCase());
     expect(meta.source).toBe('generated');
-    expect(data).toMatchObject({ symbol: 'RELIANCE', kind: 'stock', trade_date: AS_OF });
+    expect(data).toMatchObject({ symbol: STOCK, kind: 'stock', trade_date: AS_OF });
     expect(data.expiries.map((e: { expiry: string }) => e.expiry)).toEqual([
       '2026-11-23',
       '2026-12-29',
@@ -259,7 +261,7 @@ describe('GetStockOptions', () => {
     expect(data.iv_percentile).toBeGreaterThanOrEqual(0);
     expect(Object.keys(data.realised_vol)).toEqual(['10d', '20d', '60d']);
     expect(data.realised_vol['20d']).toBeGreaterThan(3);
-    const history = (await generated.api.history('RELIANCE', '1m')).data.bars.at(-1);
+    const history = (await generated.api.history(STOCK, '1m')).data.bars.at(-1);
     expect(data.iv_rank).toBe(history.iv_rank);
     expect(data.atm_iv_30d).toBe(history.atm_iv);
     const e = data.expiries[1];
@@ -281,7 +283,7 @@ describe('GetStockOptions', () => {
 
   it('is NOT_FOUND for a stock without derivatives, including one whose derivatives ended', async () => {
     expect((await failure(generated.api.stock('ZZZZ'))).code).toBe(status.NOT_FOUND);
-    const ended = await failure(generated.api.stock('EXIDEIND'));
+    const ended = await failure(generated.api.stock(FORMER));
     expect(ended.code).toBe(status.NOT_FOUND);
     expect(ended.details).toMatch(/discontinued after \d{4}-\d{2}-\d{2}/);
     // Listed in the lot-size file but no bhavcopy of it imported: still nothing to serve.

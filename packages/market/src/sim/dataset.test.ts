@@ -3,7 +3,8 @@ import { day, isTradingDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { isValidIsin } from '../isin.ts';
 import { type BarRow, isConsistentBar } from '../model.ts';
-import { generateDataset } from './dataset.ts';
+import { DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from './dataset.ts';
+import { symbolCandidates } from './names.ts';
 
 const END = day('2026-11-20');
 
@@ -15,6 +16,15 @@ function fingerprint(seed: number) {
 }
 
 describe('the default-dataset generator', () => {
+  it('finds every company a unique symbol of at most ten characters, whatever the history length', () => {
+    const candidates = symbolCandidates('Bharat Heavy Electricals Limited');
+    expect(candidates.length).toBeGreaterThan(900);
+    expect(candidates.every((c) => /^[A-Z0-9]{3,10}$/.test(c))).toBe(true);
+    // The default universe with a short history once ran out of candidates for one name.
+    const g = generateDataset({ seed: DEFAULT_SEED, size: DEFAULT_SIZE, endDay: END, historyDays: 60 });
+    expect(new Set(g.stocks.map((s) => s.symbol)).size).toBe(DEFAULT_SIZE);
+  });
+
   it('is deterministic: the same seed gives the same data, another seed other data', () => {
     expect(fingerprint(11)).toBe(fingerprint(11));
     expect(fingerprint(12)).not.toBe(fingerprint(11));

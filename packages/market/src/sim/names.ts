@@ -301,7 +301,9 @@ export function symbolCandidates(name: string): string[] {
     a,
   ];
   const out = raw.map((s) => s.slice(0, 10)).filter((s) => s.length >= 3);
-  for (let i = 1; i < 100; i++) out.push(`${(a.slice(0, 7) + b.slice(0, 2)).slice(0, 9)}${i}`.slice(0, 10));
+  // Numbered fallbacks stay within ten characters by shortening the stem, never by cutting the number.
+  const stem = a.slice(0, 7) + b.slice(0, 2);
+  for (let i = 1; i < 1000; i++) out.push(`${stem.slice(0, 10 - String(i).length)}${i}`);
   return [...new Set(out)];
 }
 

@@ -1,5 +1,11 @@
-import { addDays, daysBetween } from '../analytics/time.ts';
-import { tradingDayOnOrBefore, tradingDays } from '../calendar/trading-calendar.ts';
+import {
+  DEFAULT_HISTORY_DAYS,
+  DEFAULT_SIZE,
+  type GeneratedDataset,
+  generateDataset as generateMarket,
+} from '@mdp/market';
+import { day, formatDay } from '@mdp/nse-calendar';
+import { tradingDays } from '../calendar/trading-calendar.ts';
 import { type DailyRow, dailyRowFromSnapshot } from '../domain/daily-row.ts';
 import type { Snapshot } from '../domain/snapshot.ts';
 import type { Underlying } from '../store/options-store.ts';
@@ -9,25 +15,27 @@ import { modelHistory } from './history.ts';
 import { Rng } from './rng.ts';
 import {
   characterOf,
+  impliedVolPath,
   type MarketFactors,
   marketFactors,
-  simulatePath,
   surfaceOf,
   type UnderlyingSpec,
 } from './underlying-model.ts';
-import { FNO_STOCKS, FORMER_FNO_STOCKS, INDEX_UNDERLYINGS } from './universe.ts';
+import { underlyingSpecs } from './underlyings.ts';
+import { INDEX_UNDERLYINGS } from './universe.ts';
 
-export const DEFAULT_SEED = 20_260_101;
-export const DEFAULT_HISTORY_FROM = '2019-01-01';
+export { DEFAULT_SEED } from '@mdp/market';
 
 export interface DatasetOptions {
+  /** The market's seed: the same as the equities service's default dataset. */
   seed: number;
-  /** The last generated trading day: the snapshot's date. */
+  /** The last generated trading day: the snapshot's date, and the market's last session. */
   asOf: string;
-  /** The first day of the IV histories. */
-  from: string;
   /** The risk-free rate the chains are priced with (the service must analyse them with the same). */
   r: number;
+  /** The market's size and history (the equities defaults unless a test asks for a smaller market). */
+  marketSize?: number;
+  historyDays?: number;
 }
 
 /** Everything generated for one underlying. */
@@ -47,31 +55,14 @@ const INDEX_PEAK_CONTRACTS: Record<string, number> = {
   NIFTYNXT50: 3_000,
 };
 
-/** The generated universe: 5 indices and 208 stocks with F&O, 343 stocks whose F&O has ended. */
-export function defaultUniverse(seed: number, from: string, asOf: string): UnderlyingSpec[] {
-  const specs: UnderlyingSpec[] = INDEX_UNDERLYINGS.map((i) => ({
-    symbol: i.symbol,
-    name: i.name,
-    kind: 'index' as const,
-    level: i.level,
-    derivativesUntil: null,
-  }));
-  const level = (symbol: string) => {
-    const rng = Rng.named(seed, `level:${symbol}`);
-    return Math.round(Math.exp(rng.uniform(Math.log(60), Math.log(9000))) * 20) / 20;
-  };
-  for (const symbol of FNO_STOCKS)
-    specs.push({ symbol, name: null, kind: 'stock', level: level(symbol), derivativesUntil: null });
-  // Discontinued somewhere between a fifth of the way into the history and a month before its end.
-  const total = Math.max(1, daysBetween(from, asOf));
-  const earliest = addDays(from, Math.floor(total * 0.2));
-  const span = Math.max(1, daysBetween(earliest, addDays(asOf, -Math.min(30, Math.floor(total * 0.1)))));
-  for (const symbol of FORMER_FNO_STOCKS) {
-    const rng = Rng.named(seed, `until:${symbol}`);
-    const until = tradingDayOnOrBefore(addDays(earliest, Math.floor(rng.next() * span)));
-    specs.push({ symbol, name: null, kind: 'stock', level: level(symbol), derivativesUntil: until });
-  }
-  return specs;
+/** The market the options are written on: the equities service's default dataset for the same options. */
+export function marketOf(opts: DatasetOptions): GeneratedDataset {
+  return generateMarket({
+    seed: opts.seed,
+    size: opts.marketSize ?? DEFAULT_SIZE,
+    endDay: day(opts.asOf),
+    historyDays: opts.historyDays ?? DEFAULT_HISTORY_DAYS,
+  });
 }
 
 function ema(values: Float64Array, span: number): Float64Array {
@@ -105,7 +96,7 @@ function bundleFor(
   market: MarketFactors,
 ): UnderlyingBundle {
   const c = characterOf(spec, opts.seed);
-  const path = simulatePath(spec, c, market, opts.seed);
+  const path = impliedVolPath(spec, c, market, opts.seed);
   const centres = ema(path.closes, 10);
   const pcr = pcrPath(opts.seed, spec.symbol, c.pcrLevel, days.length);
   const index = INDEX_UNDERLYINGS.find((i) => i.symbol === spec.symbol);
@@ -164,15 +155,17 @@ function bundleFor(
 
 /**
  * The default dataset, a pure function of its options: underlying by underlying, so that about a
- * million daily rows never have to sit in memory at once.
+ * million daily rows never have to sit in memory at once. `only` restricts it to some symbols.
  */
 export function* generateDataset(
   opts: DatasetOptions,
-  specs?: readonly UnderlyingSpec[],
+  only?: readonly string[],
 ): Generator<UnderlyingBundle> {
-  const asOf = tradingDayOnOrBefore(opts.asOf);
-  const days = tradingDays(opts.from, asOf);
-  const market = marketFactors(opts.seed, days.length);
-  for (const spec of specs ?? defaultUniverse(opts.seed, opts.from, asOf))
-    yield bundleFor(spec, { ...opts, asOf }, days, market);
+  const market = marketOf(opts);
+  const end = market.options.endDay;
+  const asOf = formatDay(end);
+  const days = tradingDays(formatDay(end - market.options.historyDays), asOf);
+  const factors = marketFactors(opts.seed, days.length);
+  for (const spec of underlyingSpecs(market, days, only && new Set(only)))
+    yield bundleFor(spec, { ...opts, asOf }, days, factors);
 }

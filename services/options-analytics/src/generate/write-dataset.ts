@@ -2,7 +2,6 @@ import type { Pool } from 'pg';
 import type { DailyRow } from '../domain/daily-row.ts';
 import { OptionsStore } from '../store/options-store.ts';
 import { type DatasetOptions, generateDataset } from './dataset.ts';
-import type { UnderlyingSpec } from './underlying-model.ts';
 
 /** Serialises every loader of this database, so two `load-default --if-empty` never both load. */
 const LOAD_LOCK = 0x0b7a_1d11;
@@ -23,7 +22,7 @@ export interface WriteResult {
 export async function writeGeneratedDataset(
   pool: Pool,
   opts: DatasetOptions,
-  mode: { ifEmpty: boolean; specs?: readonly UnderlyingSpec[] },
+  mode: { ifEmpty: boolean; only?: readonly string[] },
 ): Promise<WriteResult> {
   return OptionsStore.transaction(pool, async (store, client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK]);
@@ -31,7 +30,7 @@ export async function writeGeneratedDataset(
     if (mode.ifEmpty && !(await store.isEmpty())) return result;
     await store.clear();
     let pending: DailyRow[] = [];
-    for (const bundle of generateDataset(opts, mode.specs)) {
+    for (const bundle of generateDataset(opts, mode.only)) {
       await store.upsertUnderlyings([bundle.underlying]);
       if (bundle.lotSizes.length > 0) await store.replaceLotSizes(bundle.lotSizes);
       if (bundle.snapshot) await store.saveSnapshots([bundle.snapshot], 'generated');
