@@ -1,11 +1,36 @@
+import { generateMarketFlows } from '@mdp/market';
+import { copyRows } from '../../store/copy.ts';
+import type { TableSpec } from '../../store/tables.ts';
 import { defineArea } from '../area.ts';
+import { fiiDiiCash } from './importers/cash.ts';
+import { nseFiiDerivatives } from './importers/fii-stats.ts';
+import { nseParticipants } from './importers/participants.ts';
+import { marketRpcs } from './rpcs.ts';
+import { type MarketData, readMarketData } from './store.ts';
+import { cashTable, fiiDerivativesTable, fpiTable, MARKET_TABLES, participantsTable } from './tables.ts';
 
 /** Market-wide flows: FII/DII cash and F&O positioning, FPI sectors. */
-export const marketArea = defineArea<undefined>({
+export const marketArea = defineArea<MarketData>({
   name: 'market',
-  tables: [],
-  importKinds: {},
-  writeGenerated: async () => 'no market flows yet',
-  read: async () => undefined,
-  rpcs: () => ({}),
+  tables: MARKET_TABLES,
+  importKinds: {
+    'fii-dii-cash': fiiDiiCash,
+    'nse-participants': nseParticipants,
+    'nse-fii-derivatives': nseFiiDerivatives,
+  },
+  async writeGenerated(client, market, log) {
+    const flows = generateMarketFlows(market);
+    const copy = <R>(spec: TableSpec<R>, rows: readonly R[]) =>
+      copyRows(client, spec.table, spec.columns, (write) => {
+        for (const r of rows) write(spec.encode(r));
+      });
+    const cash = await copy(cashTable, flows.cash);
+    log(`  FII/DII flows of ${cash} sessions copied`);
+    const participants = await copy(participantsTable, flows.participants);
+    const derivatives = await copy(fiiDerivativesTable, flows.fiiDerivatives);
+    const fpi = await copy(fpiTable, flows.fpiSectors);
+    return `market: ${cash} sessions of FII/DII flows, ${participants} participant rows, ${derivatives} FII derivatives rows, ${fpi} FPI sector rows`;
+  },
+  read: readMarketData,
+  rpcs: marketRpcs,
 });
