@@ -5,7 +5,6 @@
 
 import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
-import { istToday } from '@mdp/ist-time';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
 import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';

@@ -1,8 +1,8 @@
 import { type DayNumber, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
-import type { AnnualResultRow, BarRow, CorporateActionRow, CreditRatingRow } from '../model.ts';
+import type { AnnualResultRow, BarRow, CorporateActionRow } from '../model.ts';
 import { annualResults } from './fundamentals.ts';
 import { type MarketPath, marketPath, simulateStock } from './prices.ts';
-import { creditRatings } from './ratings.ts';
+import { type CreditRatingAction, creditRatings } from './ratings.ts';
 import { Rng } from './rng.ts';
 import { generateUniverse, type Universe } from './universe.ts';
 
@@ -19,11 +19,14 @@ export interface GenerateOptions {
 export const DEFAULT_SIZE = 8_200;
 export const DEFAULT_HISTORY_DAYS = 2_200;
 export const DEFAULT_SEED = 20_260_101;
+/** Rng stream of each company's credit-rating history (per stock id). */
+const RATING_HISTORY_STREAM = 6_000_000;
 
 export interface GeneratedDataset extends Universe {
   options: GenerateOptions;
   annual: AnnualResultRow[];
-  ratings: CreditRatingRow[];
+  /** Credit-rating actions, each company's newest first. */
+  ratings: CreditRatingAction[];
   /** Stocks that have bars, in id order. */
   stocksWithBars: number[];
   /** One stock's bars, oldest first, produced on demand (about 10 million in all for the default size). */
@@ -67,7 +70,7 @@ export function generateDataset(options: GenerateOptions): GeneratedDataset {
   }
   const fundamentalsRng = root.fork(3);
   const annual: AnnualResultRow[] = [];
-  const ratings: CreditRatingRow[] = [];
+  const ratings: CreditRatingAction[] = [];
   const latestFy = latestReportedFiscalYear(endDay);
   for (const stock of universe.stocks) {
     stock.sharesOutstanding = shares.get(stock.id) ?? null;
@@ -84,7 +87,8 @@ export function generateDataset(options: GenerateOptions): GeneratedDataset {
         latestFy,
       ),
     );
-    ratings.push(...creditRatings(fundamentalsRng, stock.id, plan.marketCapCr, endDay));
+    const ratingHistory = new Rng(options.seed, RATING_HISTORY_STREAM + stock.id);
+    ratings.push(...creditRatings(fundamentalsRng, ratingHistory, stock.id, plan.marketCapCr, endDay));
   }
 
   return {

@@ -5,7 +5,8 @@ import type { SectorDef } from './taxonomy.ts';
 /**
  * Minimal annual results consistent with the market: the latest year's profit matches a plausible
  * P/E at the generated market cap, book value a plausible P/B, and earlier years follow a company's
- * own growth rate. Enough for the profile's ratios and CAGRs until issue 6 brings full financials.
+ * own growth rate. The full statements (sim/financials) are expanded from these rows, so the profile's
+ * ratios and CAGRs and the financials route agree.
  */
 export function annualResults(
   rng: Rng,
@@ -38,7 +39,8 @@ export function annualResults(
       netProfit: round2(profit),
       equity: round2(equity),
       borrowings: round2(borrowings),
-      ebit: round2(profit / 0.75 + borrowings * 0.09),
+      // Interest is capped at 30% of sales so that a lender's expanded P&L keeps positive expenses.
+      ebit: round2(profit / 0.75 + Math.min(borrowings * 0.09, sales * 0.3)),
       dividendPs: profit > 0 ? round2((payout * profit * 1e7) / shares) : 0,
     });
     const g = growth + 0.07 * rng.normal();

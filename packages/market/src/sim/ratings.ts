@@ -21,14 +21,44 @@ const SCALE = [
   'C',
   'D',
 ];
+export const RATED_INSTRUMENTS = [
+  'Long-term bank facilities',
+  'Non-convertible debentures',
+  'Fixed deposits',
+] as const;
 
-/** Long-term issuer ratings from one or two agencies, better for larger companies. */
+/** One rating action: an agency's rating of one instrument of a company on a day. */
+export interface CreditRatingAction extends CreditRatingRow {
+  instrument: string;
+}
+
+/** Years of rating history kept before the latest action. */
+const HISTORY_YEARS = 5;
+
+const symbolOf = (agency: string, notch: number) =>
+  `${agency === 'CRISIL' ? 'CRISIL ' : agency === 'ICRA' ? '[ICRA]' : agency === 'CARE' ? 'CARE ' : 'IND '}${SCALE[notch]}`;
+
+/** An upgrade to the lowest grade or a downgrade to AAA cannot happen: those are reaffirmations. */
+function possible(action: CreditRatingRow['action'], notch: number): CreditRatingRow['action'] {
+  if (action === 'upgrade' && notch === SCALE.length - 1) return 'reaffirm';
+  if (action === 'downgrade' && notch === 0) return 'reaffirm';
+  return action;
+}
+
+/**
+ * Long-term ratings from one or two agencies, better for larger companies, with each agency's history
+ * of actions on the instrument (annual surveillance reaffirmations, upgrades and downgrades one notch
+ * at a time, the first one an assignment), newest first. The latest action of each agency is drawn
+ * from `rng` exactly as before the history existed, so the rest of the dataset is unchanged; the
+ * instrument and the earlier actions come from the company's own `history` stream.
+ */
 export function creditRatings(
   rng: Rng,
+  history: Rng,
   stockId: number,
   marketCapCr: number,
   endDay: DayNumber,
-): CreditRatingRow[] {
+): CreditRatingAction[] {
   if (!rng.chance(0.45)) return [];
   const centre = Math.max(
     0,
@@ -40,7 +70,7 @@ export function creditRatings(
     [agencies[i], agencies[j]] = [agencies[j]!, agencies[i]!];
   }
   agencies.length = rng.int(1, 2);
-  return agencies.map((agency) => {
+  const latest = agencies.map((agency) => {
     const notch = Math.max(0, Math.min(SCALE.length - 1, centre + rng.int(-1, 1)));
     const action = rng.pick([
       'reaffirm',
@@ -50,14 +80,56 @@ export function creditRatings(
       'downgrade',
       'assigned',
     ] as const);
-    return {
-      stockId,
-      agency,
-      rating: `${agency === 'CRISIL' ? 'CRISIL ' : agency === 'ICRA' ? '[ICRA]' : agency === 'CARE' ? 'CARE ' : 'IND '}${SCALE[notch]}`,
-      outlook:
-        notch >= SCALE.length - 2 ? null : rng.pick(['Stable', 'Stable', 'Stable', 'Positive', 'Negative']),
-      action,
-      ratedOn: endDay - rng.int(5, 540),
-    };
+    const outlook =
+      notch >= SCALE.length - 2 ? null : rng.pick(['Stable', 'Stable', 'Stable', 'Positive', 'Negative']);
+    return { agency, notch, action: possible(action, notch), outlook, ratedOn: endDay - rng.int(5, 540) };
   });
+  const out: CreditRatingAction[] = [];
+  for (const l of latest) {
+    const instrument = history.pick(RATED_INSTRUMENTS);
+    const row = (
+      notch: number,
+      action: CreditRatingRow['action'],
+      outlook: string | null,
+      ratedOn: DayNumber,
+    ) => ({
+      stockId,
+      agency: l.agency,
+      instrument,
+      rating: symbolOf(l.agency, notch),
+      outlook,
+      action,
+      ratedOn,
+    });
+    out.push(row(l.notch, l.action, l.outlook, l.ratedOn));
+    // Walking back: before an upgrade the rating was a notch lower, before a downgrade a notch higher.
+    let { notch, action, ratedOn } = l;
+    const oldest = endDay - HISTORY_YEARS * 365;
+    while (action !== 'assigned') {
+      notch = Math.max(
+        0,
+        Math.min(SCALE.length - 1, notch + (action === 'upgrade' ? 1 : action === 'downgrade' ? -1 : 0)),
+      );
+      ratedOn -= history.int(300, 400);
+      action =
+        ratedOn - 400 < oldest
+          ? 'assigned'
+          : possible(
+              history.pick([
+                'reaffirm',
+                'reaffirm',
+                'reaffirm',
+                'reaffirm',
+                'upgrade',
+                'downgrade',
+                'assigned',
+              ] as const),
+              notch,
+            );
+      const outlook =
+        notch >= SCALE.length - 2 ? null : history.pick(['Stable', 'Stable', 'Positive', 'Negative']);
+      out.push(row(notch, action, outlook, ratedOn));
+    }
+  }
+  return out.sort((a, b) => b.ratedOn - a.ratedOn || a.agency.localeCompare(b.agency));
 }

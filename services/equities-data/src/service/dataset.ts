@@ -3,7 +3,7 @@ import type {
   AnnualResultRow,
   BarRow,
   CorporateActionRow,
-  CreditRatingRow,
+  CreditRatingAction,
   MarketReportRow,
   StockRow,
 } from '@mdp/market';
@@ -20,7 +20,8 @@ export interface StockEntry {
   aliases: AliasRow[];
   actions: CorporateActionRow[];
   annual: AnnualResultRow[];
-  ratings: CreditRatingRow[];
+  /** Credit-rating actions, newest first. */
+  ratings: CreditRatingAction[];
   lastBar: BarRow | undefined;
   /** Previous session's close in paise, on the last bar's share basis. */
   prevClose: number | undefined;

@@ -213,9 +213,14 @@ export function profile(
   };
   if (include.includes('technicals')) doc.technicals = technicals(bars);
   if (include.includes('ratings')) {
+    // The rating in force: the newest action per agency and instrument (the full history is /ratings).
+    const current = new Map<string, (typeof e.ratings)[number]>();
+    for (const r of e.ratings)
+      if (!current.has(`${r.agency}|${r.instrument}`)) current.set(`${r.agency}|${r.instrument}`, r);
     doc.ratings = {
-      credit_ratings: e.ratings.map((r) => ({
+      credit_ratings: [...current.values()].map((r) => ({
         agency: r.agency,
+        instrument: r.instrument,
         rating: r.rating,
         outlook: r.outlook,
         action: r.action,

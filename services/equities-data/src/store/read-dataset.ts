@@ -4,7 +4,7 @@ import type {
   AnnualResultRow,
   BarRow,
   CorporateActionRow,
-  CreditRatingRow,
+  CreditRatingAction,
   MarketReportRow,
   StockRow,
 } from '@mdp/market';
@@ -16,7 +16,8 @@ export interface DatasetSnapshot {
   aliases: AliasRow[];
   actions: CorporateActionRow[];
   annual: AnnualResultRow[];
-  ratings: CreditRatingRow[];
+  /** Credit-rating actions, each stock's newest first. */
+  ratings: CreditRatingAction[];
   reports: MarketReportRow[];
   /** The last two bars of each stock that has any, newest first. */
   lastBars: Map<number, BarRow[]>;
@@ -55,7 +56,8 @@ export async function readDataset(pool: Pool): Promise<DatasetSnapshot> {
         ORDER BY stock_id, ex_date`),
     q('SELECT * FROM annual_results ORDER BY stock_id, fiscal_year'),
     q(
-      `SELECT stock_id, agency, rating, outlook, action, ${DAY('rated_on')} FROM credit_ratings ORDER BY stock_id, agency`,
+      `SELECT stock_id, agency, instrument, rating, outlook, action, ${DAY('rated_on')} FROM credit_ratings
+        ORDER BY stock_id, rated_on DESC, agency, instrument`,
     ),
     q(`SELECT stock_id, ${DAY('d')}, close, issue_size::float8 AS issue_size, market_cap::float8 AS market_cap, pe
          FROM market_reports ORDER BY stock_id, d`),
@@ -164,9 +166,10 @@ export async function readDataset(pool: Pool): Promise<DatasetSnapshot> {
     ratings: ratings.map((r) => ({
       stockId: Number(r.stock_id),
       agency: String(r.agency),
+      instrument: String(r.instrument),
       rating: String(r.rating),
       outlook: (r.outlook as string | null) ?? null,
-      action: r.action as CreditRatingRow['action'],
+      action: r.action as CreditRatingAction['action'],
       ratedOn: Number(r.rated_on),
     })),
     reports: reports.map((r) => ({

@@ -3,7 +3,7 @@ import type {
   AnnualResultRow,
   BarRow,
   CorporateActionRow,
-  CreditRatingRow,
+  CreditRatingAction,
   MarketReportRow,
   StockRow,
 } from '@mdp/market';
@@ -108,10 +108,18 @@ export const annualTable: TableSpec<AnnualResultRow> = {
   ],
 };
 
-export const ratingsTable: TableSpec<CreditRatingRow> = {
+export const ratingsTable: TableSpec<CreditRatingAction> = {
   table: 'credit_ratings',
-  columns: ['stock_id', 'agency', 'rating', 'outlook', 'action', 'rated_on'],
-  encode: (r) => [v(r.stockId), v(r.agency), v(r.rating), v(r.outlook), v(r.action), copyDay(r.ratedOn)],
+  columns: ['stock_id', 'agency', 'instrument', 'rating', 'outlook', 'action', 'rated_on'],
+  encode: (r) => [
+    v(r.stockId),
+    v(r.agency),
+    v(r.instrument),
+    v(r.rating),
+    v(r.outlook),
+    v(r.action),
+    copyDay(r.ratedOn),
+  ],
 };
 
 export const marketReportsTable: TableSpec<MarketReportRow> = {

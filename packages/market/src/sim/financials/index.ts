@@ -1,0 +1,2 @@
+export { companyStatements, financialsByCompany, generateFinancials, hasFinancials } from './generate.ts';
+export * from './statements.ts';
