@@ -8,6 +8,7 @@ import type { Pool } from '@mdp/db';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
 import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
+import { AREAS } from './areas/index.ts';
 import { IMPORT_KINDS, ImportFileError, runImport } from './importers/index.ts';
 import { formatReport } from './importers/report.ts';
 import { loadGenerated } from './store/load-generated.ts';
@@ -97,10 +98,11 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
                 (SELECT count(*) FROM daily_bars) AS daily_bars,
                 (SELECT min(d)::text || '..' || max(d)::text FROM daily_bars) AS bar_days,
                 (SELECT count(*) FROM market_reports) AS market_reports,
-                (SELECT count(*) FROM annual_results) AS annual_results`,
+                (SELECT count(*) FROM annual_results) AS annual_results
+                ${AREAS.flatMap((a) => a.tables.map((t) => `, (SELECT count(*) FROM ${t}) AS ${t}`)).join('')}`,
       );
       return Object.entries(rows[0]!)
-        .map(([k, v]) => `${k.padEnd(15)} ${v ?? '-'}`)
+        .map(([k, v]) => `${k.padEnd(20)} ${v ?? '-'}`)
         .join('\n');
     }
     default:

@@ -94,6 +94,9 @@ describe('loading the default dataset', () => {
     );
     const stats = await run(pool, ['stats'], io);
     expect(stats).toMatch(new RegExp(`stocks\\s+${Number(SIZE) + 1}\\b`));
+    // Every area's tables are counted, and the generated load filled them.
+    for (const table of ['financial_periods', 'shareholding', 'news', 'fii_dii_cash', 'fpi_sectors'])
+      expect(stats).toMatch(new RegExp(`^${table}\\s+[1-9]\\d*$`, 'm'));
   });
 
   it('stores exactly what the generator produces (the database and the in-memory model agree)', async () => {
