@@ -171,12 +171,37 @@ describe('objects the platform needs', () => {
     'options-analytics': 'options-analytics/deployment.yaml',
   };
 
-  it('a Deployment and a Service for each stateless service', () => {
+  it('a Deployment and a Service for each stateless service; the gRPC ones a headless twin too', () => {
     for (const [component, file] of Object.entries(stateless)) {
       expect(kindsOf(file), file).toEqual(['Deployment']);
-      expect(kindsOf(`${component}/service.yaml`), component).toEqual(['Service']);
+      expect(kindsOf(`${component}/service.yaml`), component).toEqual(
+        component === 'gateway' ? ['Service'] : ['Service', 'Service'],
+      );
       expect(templates.get(file), file).toContain(`"${component}"`);
     }
+    const [clusterIp, headless] = yamlDocs(helpers.get('mdp.grpcService')!);
+    expect(clusterIp).toMatchObject({ kind: 'Service', spec: { type: 'ClusterIP' } });
+    // Only ready pods are listed, so the gateway never balances onto one that cannot answer.
+    expect(headless).toMatchObject({ kind: 'Service', spec: { clusterIP: 'None' } });
+    expect(headless!.spec.publishNotReadyAddresses).toBeUndefined();
+    expect(helpers.get('mdp.grpcService')).toMatch(/name: \{\{ include "mdp.componentName" \. \}\}-grpc/);
+  });
+
+  it('the gateway reaches auth and the data services through their headless names, round robin', () => {
+    expect(helpers.get('mdp.grpcAddr')).toContain(
+      'printf "dns:///%s-grpc.%s.svc.%s:%d" (include "mdp.componentName" (dict "root" .root "component" .component)) .root.Release.Namespace .root.Values.clusterDomain',
+    );
+    for (const [name, component] of [
+      ['AUTH_ADDR', 'auth'],
+      ['EQUITIES_ADDR', 'equities-data'],
+      ['FILINGS_ADDR', 'filings-reader'],
+      ['OPTIONS_ADDR', 'options-analytics'],
+    ])
+      expect(templates.get('gateway/deployment.yaml')).toMatch(
+        new RegExp(
+          `name: ${name}\\s+value: \\{\\{ include "mdp.grpcAddr" \\(dict "root" \\. "component" "${component}"`,
+        ),
+      );
   });
 
   it('the quota ledger as a StatefulSet of shards behind a headless Service', () => {

@@ -105,9 +105,15 @@ reaches the pod that owns the account.
 {{- join "," $addrs }}
 {{- end }}
 
-{{/* A gRPC service's in-cluster address (its ClusterIP Service); (dict "root" $ "component" "auth" "port" 50051). */}}
+{{/*
+A gRPC service's in-cluster address for the gateway; (dict "root" $ "component" "auth" "port" 50051).
+It names the service's headless Service through the dns resolver, so the gateway's channel sees every
+ready pod and spreads calls round robin over them (a ClusterIP would pin each gateway pod to one
+data pod for the life of its HTTP/2 connection). Servers cap connection age, so the gateway
+re-resolves and picks up pods the autoscaler adds.
+*/}}
 {{- define "mdp.grpcAddr" -}}
-{{- printf "%s:%d" (include "mdp.componentName" (dict "root" .root "component" .component)) (int .port) }}
+{{- printf "dns:///%s-grpc.%s.svc.%s:%d" (include "mdp.componentName" (dict "root" .root "component" .component)) .root.Release.Namespace .root.Values.clusterDomain (int .port) }}
 {{- end }}
 
 {{/* Pod annotations: Prometheus scrape annotations on the ops port, config checksums, user annotations. */}}
@@ -285,7 +291,7 @@ spec:
 {{- end }}
 
 {{/*
-A ClusterIP Service in front of a gRPC service; (dict "root" $ "component" "auth" "values" .Values.auth),
+A ClusterIP Service in front of a gRPC service and its headless twin `<name>-grpc`; (dict "root" $ "component" "auth" "values" .Values.auth),
 optionally "ports" (list of dicts name/port: more ports, plain HTTP).
 */}}
 {{- define "mdp.grpcService" -}}
@@ -312,4 +318,22 @@ spec:
       protocol: TCP
       appProtocol: http
     {{- end }}
+---
+# Headless: its DNS name lists every ready pod, for the gateway's round-robin channel (mdp.grpcAddr).
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "mdp.componentName" . }}-grpc
+  labels:
+    {{- include "mdp.labels" . | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "mdp.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ .values.grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: grpc
 {{- end }}

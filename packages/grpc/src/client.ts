@@ -10,8 +10,14 @@ export interface ClientOptions {
   defaultDeadlineMs: number;
 }
 
-/** Channel settings for long-lived connections between pods: detect dead peers, reconnect fast. */
+/**
+ * Channel settings for long-lived connections between pods: detect dead peers, reconnect fast, and
+ * spread calls over every address the name resolves to (round robin). Behind a Kubernetes headless
+ * Service (`dns:///name.ns.svc.cluster.local:port`) that is every ready pod; a plain ClusterIP name
+ * resolves to one address and behaves as before.
+ */
 export const CHANNEL_OPTIONS = {
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   'grpc.keepalive_time_ms': 20_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.keepalive_permit_without_calls': 1,

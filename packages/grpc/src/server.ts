@@ -25,7 +25,17 @@ export interface GrpcServerOptions {
   logger: Logger;
   tracer: Tracer;
   registry: Registry;
+  /**
+   * Close each client connection after this long (with a grace for calls in flight), so clients
+   * re-resolve and spread onto pods that appeared since. For services of unary calls only: a
+   * long-lived stream (the ledger's admission stream) must not be cut.
+   */
+  maxConnectionAgeMs?: number;
 }
+
+/** The connection age of the unary services: long enough to cost nothing, short enough to follow scaling. */
+export const UNARY_MAX_CONNECTION_AGE_MS = 5 * 60_000;
+const CONNECTION_AGE_GRACE_MS = 30_000;
 
 /** Per-method metadata → plain headers for the trace propagator. */
 function metadataCarrier(call: ServerUnaryCall<unknown, unknown>): Record<string, string> {
@@ -43,12 +53,21 @@ function metadataCarrier(call: ServerUnaryCall<unknown, unknown>): Record<string
  * grpc.health.v1 service reports SERVING per registered service until shutdown begins.
  */
 export class GrpcServer {
-  readonly server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  readonly server: Server;
   private readonly health: HealthImplementation;
   private readonly serviceNames: string[] = [];
   private readonly metrics: GrpcServerMetrics;
 
   constructor(private readonly opts: GrpcServerOptions) {
+    this.server = new Server({
+      'grpc.max_receive_message_length': 4 * 1024 * 1024,
+      ...(opts.maxConnectionAgeMs
+        ? {
+            'grpc.max_connection_age_ms': opts.maxConnectionAgeMs,
+            'grpc.max_connection_age_grace_ms': CONNECTION_AGE_GRACE_MS,
+          }
+        : {}),
+    });
     this.metrics = grpcServerMetrics(opts.registry);
     const statuses: ServingStatusMap = { '': 'NOT_SERVING' };
     this.health = new HealthImplementation(statuses);
@@ -87,7 +106,7 @@ export class GrpcServer {
     call.on('cancelled', () => abort.abort());
     const parent = extractTraceContext(metadataCarrier(call));
     inSpan(tracer, path, { kind: SpanKind.SERVER, parent, attributes: { 'rpc.system': 'grpc' } }, () =>
-      fn(call.request, { metadata: call.metadata, signal: abort.signal } as never),
+      fn(call.request, { metadata: call.metadata, signal: abort.signal, peer: call.getPeer() } as never),
     ).then(
       (response) => {
         endTimer();

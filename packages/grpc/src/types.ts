@@ -32,6 +32,8 @@ export interface CallContext {
   metadata: Metadata;
   /** Aborted when the client cancels or its deadline passes. */
   signal: AbortSignal;
+  /** The client connection's address (ip:port): a new port is a new connection. */
+  peer: string;
 }
 
 /**

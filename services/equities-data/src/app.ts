@@ -1,5 +1,10 @@
 import type { Pool } from '@mdp/db';
-import { GrpcServer, type GrpcServerOptions, notFoundForEveryMethod } from '@mdp/grpc';
+import {
+  GrpcServer,
+  type GrpcServerOptions,
+  notFoundForEveryMethod,
+  UNARY_MAX_CONNECTION_AGE_MS,
+} from '@mdp/grpc';
 import { equities } from '@mdp/proto';
 import { AREAS, type AreaData } from './areas/index.ts';
 import { type EquitiesDataImpl, type ServiceDeps, stockRpcs } from './service/impl.ts';
@@ -26,5 +31,8 @@ export function equitiesImpl(deps: ServiceDeps & { areas?: () => AreaData; pool?
 
 /** Stocks, quotes, prices, financials, corporate data, indices and market flows over gRPC. */
 export function buildApp(opts: GrpcServerOptions & { impl?: EquitiesDataImpl }): GrpcServer {
-  return new GrpcServer(opts).add(equities.EquitiesDataServiceService, opts.impl ?? emptyDataset);
+  return new GrpcServer({ maxConnectionAgeMs: UNARY_MAX_CONNECTION_AGE_MS, ...opts }).add(
+    equities.EquitiesDataServiceService,
+    opts.impl ?? emptyDataset,
+  );
 }

@@ -23,7 +23,7 @@ let impl: ReturnType<typeof filingsImpl>;
 let reportId: number;
 let callId: number;
 let otherId: number;
-const ctx = { metadata: undefined as never, signal: new AbortController().signal };
+const ctx = { metadata: undefined as never, signal: new AbortController().signal, peer: 'test' };
 
 beforeAll(async () => {
   env = await freshSchema('fr_read');

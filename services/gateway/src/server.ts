@@ -6,7 +6,10 @@ import { buildGateway } from './app.ts';
 import { connectDependencies } from './dependencies.ts';
 
 const address = (service: keyof typeof DEFAULT_PORTS, port: number) =>
-  Type.String({ default: `localhost:${port}`, description: `host:port of ${service} (gRPC)` });
+  Type.String({
+    default: `localhost:${port}`,
+    description: `gRPC target of ${service}: host:port, or dns:///name:port to spread calls over every address the name has`,
+  });
 
 const rt = bootstrap(
   'gateway',
