@@ -74,25 +74,36 @@ function keysIn(files: string[]): Set<string> {
   return keys;
 }
 
+/** The variables of each configuration object `@mdp/config` exports (`export const xConfig = {…}`). */
+function sharedConfigs(): Map<string, Set<string>> {
+  const src = read('packages/config/src/index.ts');
+  const out = new Map<string, Set<string>>();
+  const starts = [...src.matchAll(/^export const (\w+Config) = \{/gm)];
+  starts.forEach((m, i) => {
+    const body = src.slice(m.index, starts[i + 1]?.index ?? src.indexOf('export const DEFAULT_PORTS'));
+    const keys = new Set([...body.matchAll(CONFIG_KEY)].map((k) => k[1]!));
+    // A config may spread another (usageStreamConfig spreads natsConfig).
+    for (const spread of body.matchAll(/\.\.\.(\w+Config)\b/g))
+      for (const k of out.get(spread[1]!) ?? []) keys.add(k);
+    out.set(m[1]!, keys);
+  });
+  return out;
+}
+
 /** Variables a service process reads: common ones, its runtime's, and its own config schemas. */
 export function configKeys(service: ServiceName): Set<string> {
-  // packages/config: commonConfig (every process), databaseConfig (the gRPC services' runtime).
-  const config = read('packages/config/src/index.ts');
-  const common = config.slice(
-    config.indexOf('export const commonConfig'),
-    config.indexOf('export const databaseConfig'),
-  );
-  const database = config.slice(
-    config.indexOf('export const databaseConfig'),
-    config.indexOf('export const DEFAULT_PORTS'),
-  );
+  const shared = sharedConfigs();
+  // commonConfig (every process), databaseConfig (the gRPC services' runtime), and whatever shared
+  // configuration the service's own schemas spread in.
   const runtime = service === 'gateway' ? [] : ['packages/runtime/src/grpc-service.ts'];
   const own = filesUnder(`services/${service}/src`).filter(
     (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('cli.ts'),
   );
   const keys = keysIn([...runtime, ...own]);
-  for (const text of service === 'gateway' ? [common] : [common, database])
-    for (const m of text.matchAll(CONFIG_KEY)) keys.add(m[1]!);
+  const spreads = new Set(['commonConfig', ...(service === 'gateway' ? [] : ['databaseConfig'])]);
+  for (const f of [...runtime, ...own])
+    for (const m of read(f).matchAll(/\b(\w+Config)\b/g)) if (shared.has(m[1]!)) spreads.add(m[1]!);
+  for (const name of spreads) for (const k of shared.get(name) ?? []) keys.add(k);
   // Read by the image's health check, not by the service.
   keys.add('MDP_SERVICE');
   return keys;

@@ -30,6 +30,24 @@ export const natsConfig = {
   NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
 } satisfies TProperties;
 
+/**
+ * Where settlement events live. The gateway (publisher) and every ledger shard (consumer) read the
+ * same variables and each declares the stream with them at start-up, so neither depends on the other
+ * having started first and a change (retention, replicas) is applied by whichever starts next.
+ */
+export const usageStreamConfig = {
+  ...natsConfig,
+  USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+  USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+  USAGE_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 365 }),
+  USAGE_STREAM_REPLICAS: Type.Integer({
+    default: 1,
+    minimum: 1,
+    maximum: 5,
+    description: 'JetStream replicas of the settlement stream: 3 on a clustered NATS',
+  }),
+} satisfies TProperties;
+
 /** Default listening ports, one place for every process and for `make run`. */
 export const DEFAULT_PORTS = {
   gateway: { http: 8080, ops: 9100 },

@@ -11,8 +11,8 @@ export interface StreamSpec {
 }
 
 /**
- * Creates the stream, or brings an existing one's subjects and limits up to date. Idempotent, so every
- * process that publishes or consumes can call it at start-up without an ordering between them.
+ * Creates the stream, or brings an existing one's subjects, limits and replicas up to date. Idempotent,
+ * so every process that publishes or consumes can call it at start-up without an ordering between them.
  */
 export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
   const jsm = await nc.jetstreamManager();
@@ -28,7 +28,12 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
   try {
     const info = await jsm.streams.info(spec.name);
     const missing = spec.subjects.some((s) => !info.config.subjects?.includes(s));
-    if (missing || info.config.duplicate_window !== config.duplicate_window) {
+    if (
+      missing ||
+      info.config.duplicate_window !== config.duplicate_window ||
+      info.config.max_age !== config.max_age ||
+      info.config.num_replicas !== config.num_replicas
+    ) {
       await jsm.streams.update(spec.name, { ...info.config, ...config });
     }
   } catch (err) {

@@ -60,11 +60,12 @@ export function parseSettlementEvent(value: unknown): SettlementEvent | string {
 }
 
 /** The stream that holds settlement events, as every publisher and consumer declares it. */
-export function usageStreamSpec(name: string, subjectPrefix: string, retentionDays = 7) {
+export function usageStreamSpec(name: string, subjectPrefix: string, retentionDays = 7, replicas = 1) {
   return {
     name,
     subjects: [`${subjectPrefix}.>`],
     maxAgeMs: retentionDays * 86_400_000,
     duplicateWindowMs: 120_000,
+    replicas,
   };
 }

@@ -14,6 +14,9 @@ export interface DependencyOptions {
   natsUrl: string;
   usageStream: string;
   usageSubject: string;
+  /** The stream's retention and replicas, declared as the ledger declares them (defaults 7 days, 1). */
+  usageRetentionDays?: number;
+  usageReplicas?: number;
   upstreamDeadlineMs: number;
   authDeadlineMs: number;
   authCacheMax: number;
@@ -83,6 +86,8 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     nc,
     stream: o.usageStream,
     subjectPrefix: o.usageSubject,
+    retentionDays: o.usageRetentionDays,
+    replicas: o.usageReplicas,
     ackTimeoutMs: o.settleAckTimeoutMs,
     logger: o.logger,
     registry: o.registry,

@@ -1,4 +1,4 @@
-import { DEFAULT_PORTS } from '@mdp/config';
+import { DEFAULT_PORTS, usageStreamConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
 import { Type } from '@sinclair/typebox';
@@ -26,9 +26,7 @@ const rt = bootstrap(
       pattern: '^[^,\\s]+(,[^,\\s]+)*$',
       description: 'host:port of each quota-ledger shard, comma-separated, in shard order',
     }),
-    NATS_URL: Type.String({ default: 'nats://localhost:4222' }),
-    USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-    USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+    ...usageStreamConfig,
     UPSTREAM_DEADLINE_MS: Type.Integer({ default: 2_500, minimum: 50, maximum: 60_000 }),
     AUTH_DEADLINE_MS: Type.Integer({ default: 300, minimum: 20, maximum: 5_000 }),
     AUTH_CACHE_MAX: Type.Integer({ default: 100_000, minimum: 100, maximum: 10_000_000 }),
@@ -53,6 +51,8 @@ try {
     natsUrl: config.NATS_URL,
     usageStream: config.USAGE_STREAM,
     usageSubject: config.USAGE_SUBJECT,
+    usageRetentionDays: config.USAGE_RETENTION_DAYS,
+    usageReplicas: config.USAGE_STREAM_REPLICAS,
     upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
     authDeadlineMs: config.AUTH_DEADLINE_MS,
     authCacheMax: config.AUTH_CACHE_MAX,

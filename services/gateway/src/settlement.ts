@@ -14,6 +14,8 @@ export interface SettlerOptions {
   nc: NatsConnection;
   stream: string;
   subjectPrefix: string;
+  retentionDays?: number;
+  replicas?: number;
   /** How long a 200 may wait for JetStream to acknowledge its charge. */
   ackTimeoutMs: number;
   logger: Logger;
@@ -62,7 +64,10 @@ export class Settler {
   }
 
   static async create(opts: SettlerOptions): Promise<Settler> {
-    await ensureStream(opts.nc, usageStreamSpec(opts.stream, opts.subjectPrefix));
+    await ensureStream(
+      opts.nc,
+      usageStreamSpec(opts.stream, opts.subjectPrefix, opts.retentionDays, opts.replicas),
+    );
     return new Settler(opts);
   }
 

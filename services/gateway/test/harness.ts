@@ -150,7 +150,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       subjectPrefix: usageSubject,
       shard: 0,
       holdTtlMs: opts.holdTtlMs ?? 30_000,
-      retentionDays: 1,
+      retentionDays: 7, // as the gateway declares the stream by default
       clock: opts.ledgerClock ?? Date.now,
       logger,
       tracer,

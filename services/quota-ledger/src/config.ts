@@ -1,12 +1,5 @@
-import { natsConfig } from '@mdp/config';
+import { usageStreamConfig } from '@mdp/config';
 import { Type } from '@sinclair/typebox';
-
-/** Variables shared by the ledger and the gateway: where settlement events live. */
-export const usageStreamConfig = {
-  ...natsConfig,
-  USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-  USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
-};
 
 /** Variables of the ledger service besides the common and database ones. */
 export const ledgerConfig = {
@@ -29,7 +22,6 @@ export const ledgerConfig = {
     maximum: 600_000,
     description: 'How long an admitted request counts as in flight without settling',
   }),
-  USAGE_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 365 }),
   LEDGER_STATS_INTERVAL_MS: Type.Integer({
     default: 10_000,
     minimum: 200,

@@ -18,6 +18,7 @@ export interface LedgerOptions {
   shard: number;
   holdTtlMs: number;
   retentionDays: number;
+  replicas?: number;
   clock: Clock;
   logger: Logger;
   tracer: Tracer;
@@ -46,6 +47,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       subjectPrefix: o.subjectPrefix,
       shard: o.shard,
       retentionDays: o.retentionDays,
+      replicas: o.replicas,
     },
     mutex,
     logger: o.logger,

@@ -12,6 +12,7 @@ type LedgerConfig = {
   SHARD_COUNT: number;
   HOLD_TTL_MS: number;
   USAGE_RETENTION_DAYS: number;
+  USAGE_STREAM_REPLICAS: number;
   LEDGER_STATS_INTERVAL_MS: number;
   REBUILD_CHECK_INTERVAL_MS: number;
 };
@@ -37,6 +38,7 @@ await runGrpcService({
       shard: config.SHARD_INDEX,
       holdTtlMs: config.HOLD_TTL_MS,
       retentionDays: config.USAGE_RETENTION_DAYS,
+      replicas: config.USAGE_STREAM_REPLICAS,
       clock: systemClock,
       logger: rt.logger,
       tracer: rt.tracing.tracer,

@@ -19,6 +19,8 @@ export interface ConsumerSpec {
   subjectPrefix: string;
   shard: number;
   retentionDays: number;
+  /** JetStream replicas of the stream (1 on a single NATS server). */
+  replicas?: number;
 }
 
 /** Where the shard's durable consumer stands in the stream (JetStream consumer info). */
@@ -57,7 +59,7 @@ export async function startSettlementConsumer(opts: {
 }): Promise<SettlementConsumer> {
   const { nc, spec, logger } = opts;
   const subject = shardSubjects(spec.subjectPrefix, spec.shard);
-  await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays));
+  await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays, spec.replicas));
   const durable = `ledger-${spec.subjectPrefix}-${spec.shard}`;
   const jsm = await nc.jetstreamManager();
   // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
