@@ -70,7 +70,7 @@ export async function benchFilingsRead(
   try {
     const store = new FilingsStore(pool);
     const [company] = generateCompanies(1) as [ReturnType<typeof generateCompanies>[0]];
-    const doc = generateDocument(company, 'annual_report', 'FY25', '2025-07-15', 150);
+    const doc = generateDocument(company, 'annual_report', 'FY25', '2025-07-15', { pages: 150 });
     const pdf = await renderPdf(doc.pages, { title: doc.title, date: doc.date });
     const { docId } = await store.ingest({
       symbol: company.symbol,

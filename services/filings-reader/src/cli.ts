@@ -71,13 +71,9 @@ export async function run(
       const index = Number(flag(rest, '--company-index') ?? 0);
       const company = generateCompanies(index + 1)[index];
       if (!company) throw new Error('bad --company-index');
-      const d = generateDocument(
-        company,
-        type,
-        type === 'annual_report' ? 'FY25' : 'Q2FY26',
-        '2025-11-05',
-        pages ? Number(pages) : undefined,
-      );
+      const d = generateDocument(company, type, type === 'annual_report' ? 'FY25' : 'Q2FY26', '2025-11-05', {
+        pages: pages ? Number(pages) : undefined,
+      });
       await writeFile(out, await renderPdf(d.pages, { title: d.title, date: d.date }));
       return `${out}: ${d.symbol} ${d.docType} ${d.period}, ${d.pages.length} pages`;
     }

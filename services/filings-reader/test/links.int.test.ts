@@ -15,7 +15,7 @@ import { freshSchema } from './helpers.ts';
 
 const KEY = 'links-test-key-0123456789abcdef';
 const [company] = generateCompanies(1) as [ReturnType<typeof generateCompanies>[0]];
-const doc = generateDocument(company, 'concall', 'Q1FY26', '2025-08-10', 6);
+const doc = generateDocument(company, 'concall', 'Q1FY26', '2025-08-10', { pages: 6 });
 
 let env: Awaited<ReturnType<typeof freshSchema>>;
 let files: Server;

@@ -13,7 +13,7 @@ const [alpha, beta] = generateCompanies(2) as [
   ReturnType<typeof generateCompanies>[0],
   ReturnType<typeof generateCompanies>[0],
 ];
-const report = generateDocument(alpha, 'annual_report', 'FY25', '2025-07-15', 150);
+const report = generateDocument(alpha, 'annual_report', 'FY25', '2025-07-15', { pages: 150 });
 const call = generateDocument(alpha, 'concall', 'Q2FY26', '2025-11-05');
 const otherCall = generateDocument(beta, 'concall', 'Q2FY26', '2025-11-06');
 

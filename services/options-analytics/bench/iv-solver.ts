@@ -1,10 +1,10 @@
 // Implied-volatility solves per second on one core: figures, not assertions.
 // Run: npx tsx services/options-analytics/bench/iv-solver.ts   (IV_BENCH_N, IV_BENCH_REPS to change the size)
+import { Rng } from '@mdp/market';
 import { black76, type OptionType } from '../src/analytics/black.ts';
 import { analyseExpiry, type OptionQuote } from '../src/analytics/chain-analytics.ts';
 import { impliedVol } from '../src/analytics/implied-vol.ts';
 import { marketCloseMs } from '../src/analytics/time.ts';
-import { Rng } from '../src/generate/rng.ts';
 
 const N = Number(process.env.IV_BENCH_N ?? 1_000_000);
 const REPS = Number(process.env.IV_BENCH_REPS ?? 7);

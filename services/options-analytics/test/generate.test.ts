@@ -1,4 +1,4 @@
-import { generateIndices } from '@mdp/market';
+import { generateIndices, Rng } from '@mdp/market';
 import { formatDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { black76, normalisedVega } from '../src/analytics/black.ts';
@@ -11,7 +11,6 @@ import { generateChain, listedExpiries } from '../src/generate/chain.ts';
 import { stockLotSize, stockStrikeStep, TICK } from '../src/generate/contract-rules.ts';
 import { generateDataset, marketOf } from '../src/generate/dataset.ts';
 import { modelSkew25 } from '../src/generate/model-skew.ts';
-import { Rng } from '../src/generate/rng.ts';
 import { type SurfaceParams, surfaceAtmVol, surfaceVol } from '../src/generate/surface.ts';
 import { realisedVolatility } from '../src/generate/underlying-model.ts';
 import { underlyingSpecs } from '../src/generate/underlyings.ts';

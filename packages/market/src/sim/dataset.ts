@@ -20,7 +20,7 @@ export const DEFAULT_SIZE = 8_200;
 export const DEFAULT_HISTORY_DAYS = 2_200;
 export const DEFAULT_SEED = 20_260_101;
 /** Rng stream of each company's credit-rating history (per stock id). */
-const RATING_HISTORY_STREAM = 6_000_000;
+const RATING_HISTORY_STREAM = 6_600_000;
 
 export interface GeneratedDataset extends Universe {
   options: GenerateOptions;

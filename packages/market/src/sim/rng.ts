@@ -1,7 +1,8 @@
 /**
  * A small, fast, seedable PRNG (sfc32 seeded through splitmix32) so the generated dataset is the same
- * on every machine for a given seed. Independent streams are derived from (seed, label) so that one
- * stock's prices do not depend on how many random numbers another stock consumed.
+ * on every machine for a given seed; every data generator (market, options, filings) draws from it.
+ * Independent streams are derived from (seed, label) so that one stock's prices do not depend on how
+ * many random numbers another stock consumed.
  */
 export class Rng {
   private a: number;
@@ -26,6 +27,14 @@ export class Rng {
     for (let i = 0; i < 12; i++) this.u32();
   }
 
+  /**
+   * The stream called `name` of `seed`, for generators that key their streams by name (one per symbol,
+   * per document ...) rather than by number. A text seed (a dataset or company key) is hashed first.
+   */
+  static named(seed: number | string, name: string): Rng {
+    return new Rng(typeof seed === 'number' ? seed : hash32(seed), hash32(name));
+  }
+
   /** Derives an independent stream, e.g. one per stock. */
   fork(stream: number): Rng {
     return new Rng(this.u32(), stream);
@@ -44,6 +53,11 @@ export class Rng {
   /** Uniform in [0, 1). */
   next(): number {
     return this.u32() / 4294967296;
+  }
+
+  /** Uniform in [lo, hi). */
+  uniform(lo: number, hi: number): number {
+    return lo + (hi - lo) * this.next();
   }
 
   /** Integer in [min, max], both inclusive. */
@@ -89,4 +103,14 @@ export class Rng {
     }
     return weights.length - 1;
   }
+}
+
+/** FNV-1a hash of a text to 32 bits. */
+function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }

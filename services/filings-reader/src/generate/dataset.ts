@@ -1,10 +1,11 @@
+import { Rng } from '@mdp/market';
 import type { FilingsStore } from '../store.ts';
 import { type Company, generateCompanies } from './companies.ts';
-import { type GeneratedDocument, generateDocument, quarters } from './documents.ts';
-import { renderPdf } from './pdf.ts';
-import { Rng } from './random.ts';
+import { DEFAULT_SEED, type GeneratedDocument, generateDocument, quarters } from './documents.ts';
 
-export const DEFAULT_SEED = 'filings-default';
+export { DEFAULT_SEED };
+
+import { renderPdf } from './pdf.ts';
 
 export interface DatasetOptions {
   companies: number;
@@ -25,21 +26,32 @@ export function* datasetDocuments(opts: DatasetOptions): Generator<GeneratedDocu
   const arEvery = opts.annualReportEvery ?? 10;
   const offerEvery = opts.offerDocEvery ?? 25;
   for (const [i, c] of companies.entries()) {
-    const rng = new Rng(`${seed}:${c.symbol}:dates`);
+    const rng = Rng.named(seed, `${c.symbol}:dates`);
     const qs = quarters(Math.max(concalls, 1), rng);
-    for (const q of qs.slice(0, concalls)) yield generateDocument(c, 'concall', q.period, q.date);
+    for (const q of qs.slice(0, concalls)) yield generateDocument(c, 'concall', q.period, q.date, { seed });
     const latest = qs[0];
-    if (latest) yield generateDocument(c, 'presentation', latest.period, latest.date);
+    if (latest) yield generateDocument(c, 'presentation', latest.period, latest.date, { seed });
     if (i % arEvery === 0)
-      yield generateDocument(c, 'annual_report', 'FY25', `2025-0${rng.int(6, 8)}-${String(rng.int(10, 28))}`);
+      yield generateDocument(
+        c,
+        'annual_report',
+        'FY25',
+        `2025-0${rng.int(6, 8)}-${String(rng.int(10, 28))}`,
+        {
+          seed,
+        },
+      );
     if (i % offerEvery === 1) {
       yield generateDocument(
         c,
         'drhp',
         'IPO',
         `2024-${String(rng.int(1, 9)).padStart(2, '0')}-${String(rng.int(10, 28))}`,
+        { seed },
       );
-      yield generateDocument(c, 'rhp', 'IPO', `2024-${String(rng.int(10, 12))}-${String(rng.int(10, 28))}`);
+      yield generateDocument(c, 'rhp', 'IPO', `2024-${String(rng.int(10, 12))}-${String(rng.int(10, 28))}`, {
+        seed,
+      });
     }
   }
 }

@@ -1,6 +1,7 @@
+import { Rng } from '@mdp/market';
 import type { DocType } from '../store.ts';
 import type { Company } from './companies.ts';
-import { inr, Rng } from './random.ts';
+import { inr, round } from './format.ts';
 
 export interface GeneratedDocument {
   symbol: string;
@@ -129,18 +130,18 @@ function* concallParagraphs(c: Company, period: string, rng: Rng): Generator<str
   const q = c.revenueCr / 4;
   const ceo = rng.pick(EXECS);
   const cfo = rng.pick(EXECS.filter((e) => e !== ceo));
-  const rev = q * rng.float(0.85, 1.2, 3);
-  const growth = rng.float(-8, 28);
-  const margin = rng.float(8, 26);
+  const rev = q * rng.uniform(0.85, 1.2);
+  const growth = round(rng.uniform(-8, 28));
+  const margin = round(rng.uniform(8, 26));
   const marginBps = rng.int(-150, 220);
-  const pat = rev * rng.float(0.05, 0.15, 3);
-  const patGrowth = rng.float(-15, 40);
+  const pat = rev * rng.uniform(0.05, 0.15);
+  const patGrowth = round(rng.uniform(-15, 40));
   yield `Moderator: Ladies and gentlemen, good day and welcome to the ${c.name} ${period} earnings conference call. As a reminder, all participant lines will be in the listen-only mode. I now hand the conference over to Mr. ${ceo}, Managing Director. Thank you and over to you, sir.`;
   yield `${ceo}: Good evening everyone and thank you for joining us. I will take you through the performance of ${period}. Consolidated revenues for the quarter were Rs ${inr(rev)} crore, ${growth < 0 ? `down ${Math.abs(growth)}%` : `registering a growth of ${growth}%`} year-on-year. EBITDA for the quarter stood at Rs ${inr((rev * margin) / 100)} crore and the EBITDA margin was ${margin}%, ${marginBps >= 0 ? 'up' : 'down'} ${Math.abs(marginBps)} bps compared with the same quarter last year.`;
   yield `Profit after tax was Rs ${inr(pat)} crore, ${patGrowth >= 0 ? 'up' : 'down'} ${Math.abs(patGrowth)}% year-on-year. The ${c.sector.toLowerCase()} business saw ${growth > 10 ? 'strong' : 'steady'} demand in domestic markets, and we commissioned new capacity during the quarter which added to volumes.`;
   yield `Going forward, we expect revenue growth of ${rng.int(10, 18)}% to ${rng.int(19, 25)}% for FY${period.slice(-2)} and we plan to invest Rs ${inr(rng.int(200, 3000))} crore in capex over the next two years. We remain confident of sustaining EBITDA margins in the range of ${Math.floor(margin - 1)}% to ${Math.ceil(margin + 2)}% in the medium term.`;
   yield `Among the challenges, input cost inflation and volatility in raw material prices continued to put pressure on gross margins. Competition from imports remained a concern in a few product lines, and export markets were subdued because of weak demand in Europe.`;
-  yield `${cfo}: Thank you. On the balance sheet, net debt stood at Rs ${inr(rng.int(0, 4000))} crore at the end of the quarter. Working capital days improved by ${rng.int(2, 12)} days and operating cash flow for the half year was Rs ${inr(rev * 0.2)} crore. The board has approved an interim dividend of Rs ${rng.float(1, 12, 2)} per share.`;
+  yield `${cfo}: Thank you. On the balance sheet, net debt stood at Rs ${inr(rng.int(0, 4000))} crore at the end of the quarter. Working capital days improved by ${rng.int(2, 12)} days and operating cash flow for the half year was Rs ${inr(rev * 0.2)} crore. The board has approved an interim dividend of Rs ${round(rng.uniform(1, 12), 2)} per share.`;
   const topics = [
     'demand outlook in the domestic market',
     'pricing and realisations',
@@ -159,7 +160,7 @@ function* concallParagraphs(c: Company, period: string, rng: Rng): Generator<str
     yield `${analyst}: Thank you for the opportunity. My question is on ${topic}. Could you give some colour on how the quarter played out and what you expect over the next two quarters?`;
     yield `${rng.pick([ceo, cfo])}: Thanks for the question. On ${topic}, the quarter was ${rng.pick(['better than expected', 'in line with our plan', 'slightly softer than we had hoped'])}. ${rng.pick(
       [
-        `Volumes grew ${rng.int(3, 20)}% year-on-year and realisations improved by ${rng.float(0.5, 4)}%.`,
+        `Volumes grew ${rng.int(3, 20)}% year-on-year and realisations improved by ${round(rng.uniform(0.5, 4))}%.`,
         `We saw some pressure from lower prices in the first half of the quarter, which recovered in the last month.`,
         `We expect the second half to be stronger, supported by the festive season and government spending.`,
         `Our order book stands at Rs ${inr(rng.int(500, 20000))} crore, which gives us visibility for the next ${rng.int(6, 24)} months.`,
@@ -190,10 +191,10 @@ function* reportParagraphs(c: Company, fy: string, rng: Rng): Generator<string> 
     'Consolidated Financial Statements',
     'Notes to the Consolidated Financial Statements',
   ];
-  const rev = c.revenueCr * rng.float(0.9, 1.1, 3);
-  const margin = rng.float(9, 24);
+  const rev = c.revenueCr * rng.uniform(0.9, 1.1);
+  const margin = round(rng.uniform(9, 24));
   yield `# ${c.name} - Annual Report ${fy}`;
-  yield `In ${fy}, revenue from operations was Rs ${inr(rev)} crore, up ${rng.float(4, 22)}% over the previous year. EBITDA was Rs ${inr((rev * margin) / 100)} crore with an EBITDA margin of ${margin}%. Profit after tax was Rs ${inr(rev * 0.08)} crore and the Board has recommended a final dividend of Rs ${rng.float(2, 20, 2)} per share.`;
+  yield `In ${fy}, revenue from operations was Rs ${inr(rev)} crore, up ${round(rng.uniform(4, 22))}% over the previous year. EBITDA was Rs ${inr((rev * margin) / 100)} crore with an EBITDA margin of ${margin}%. Profit after tax was Rs ${inr(rev * 0.08)} crore and the Board has recommended a final dividend of Rs ${round(rng.uniform(2, 20), 2)} per share.`;
   for (let s = 0; ; s++) {
     const section = sections[s % sections.length] as string;
     yield `## ${section}${s >= sections.length ? ` (continued, part ${Math.floor(s / sections.length) + 1})` : ''}`;
@@ -205,9 +206,9 @@ function* reportParagraphs(c: Company, fy: string, rng: Rng): Generator<string> 
         `Note ${note}: Trade receivables are stated net of an allowance for expected credit losses of Rs ${inr(rng.int(1, 90))} crore (previous year Rs ${inr(rng.int(1, 90))} crore). The ageing of receivables is reviewed regularly and no significant increase in credit risk has been observed.`,
         `The Company expects demand to remain healthy in ${fy.replace(/\d+$/, (y) => String(Number(y) + 1))}, supported by infrastructure spending and rising consumption. The Company plans to launch ${rng.int(3, 15)} new products and to increase its distribution reach by ${rng.int(5, 25)}%.`,
         `The Board met ${rng.int(4, 9)} times during the year. The Audit Committee comprises ${rng.int(3, 5)} directors, all of whom are financially literate, and the majority of them are independent directors.`,
-        `Employee benefit expenses for the year were Rs ${inr(rev * rng.float(0.05, 0.12, 3))} crore. The Company had ${inr(rng.int(800, 40000))} permanent employees at the end of the year, and the median remuneration increased by ${rng.float(3, 11)}%.`,
-        `Energy consumption per tonne of output fell by ${rng.float(1, 6)}% during the year, and renewable sources now meet ${rng.int(10, 60)}% of the Company's power requirement. Water recycled at our plants was ${inr(rng.int(100, 9000))} kilolitres.`,
-        `Revenue from operations ${inr(rev * rng.float(0.2, 0.3, 3))} ${inr(rev * rng.float(0.18, 0.28, 3))}; Other income ${inr(rng.int(10, 400))} ${inr(rng.int(10, 400))}; Finance costs ${inr(rng.int(5, 600))} ${inr(rng.int(5, 600))} (all figures in Rs crore, current year and previous year).`,
+        `Employee benefit expenses for the year were Rs ${inr(rev * rng.uniform(0.05, 0.12))} crore. The Company had ${inr(rng.int(800, 40000))} permanent employees at the end of the year, and the median remuneration increased by ${round(rng.uniform(3, 11))}%.`,
+        `Energy consumption per tonne of output fell by ${round(rng.uniform(1, 6))}% during the year, and renewable sources now meet ${rng.int(10, 60)}% of the Company's power requirement. Water recycled at our plants was ${inr(rng.int(100, 9000))} kilolitres.`,
+        `Revenue from operations ${inr(rev * rng.uniform(0.2, 0.3))} ${inr(rev * rng.uniform(0.18, 0.28))}; Other income ${inr(rng.int(10, 400))} ${inr(rng.int(10, 400))}; Finance costs ${inr(rng.int(5, 600))} ${inr(rng.int(5, 600))} (all figures in Rs crore, current year and previous year).`,
       ]);
     }
   }
@@ -223,37 +224,41 @@ function* offerParagraphs(c: Company, kind: 'drhp' | 'rhp', rng: Rng): Generator
       yield rng.pick([
         `We depend on a limited number of customers for a significant portion of our revenue; our top ten customers contributed ${rng.int(30, 80)}% of revenue from operations in the last fiscal. Any loss of these customers could adversely affect our business.`,
         `The Net Proceeds are proposed to be used for repayment of borrowings of Rs ${inr(rng.int(50, 800))} crore, capital expenditure of Rs ${inr(rng.int(50, 900))} crore and general corporate purposes.`,
-        `Our revenue from operations grew at a CAGR of ${rng.float(8, 40)}% between Fiscal 2023 and Fiscal 2025, and our EBITDA margin was ${rng.float(8, 30)}% in Fiscal 2025.`,
+        `Our revenue from operations grew at a CAGR of ${round(rng.uniform(8, 40))}% between Fiscal 2023 and Fiscal 2025, and our EBITDA margin was ${round(rng.uniform(8, 30))}% in Fiscal 2025.`,
         `There are ${rng.int(2, 40)} outstanding legal proceedings involving our Company, the outcome of which is uncertain; an adverse outcome may affect our reputation and results of operations.`,
-        `The industry is expected to grow at ${rng.float(6, 18)}% annually to Rs ${inr(rng.int(20000, 400000))} crore by Fiscal 2030, driven by rising incomes and policy support.`,
+        `The industry is expected to grow at ${round(rng.uniform(6, 18))}% annually to Rs ${inr(rng.int(20000, 400000))} crore by Fiscal 2030, driven by rising incomes and policy support.`,
       ]);
   }
 }
 
 function* presentationParagraphs(c: Company, period: string, rng: Rng): Generator<string> {
-  const rev = (c.revenueCr / 4) * rng.float(0.85, 1.2, 3);
+  const rev = (c.revenueCr / 4) * rng.uniform(0.85, 1.2);
   yield `# ${c.name} - Investor Presentation ${period}`;
   for (;;) {
     yield `## ${rng.pick(['Performance Highlights', 'Segment Performance', 'Strategy', 'Outlook', 'ESG Update', 'Balance Sheet'])}`;
     yield [
-      `- Revenue Rs ${inr(rev)} crore, up ${rng.float(1, 25)}% YoY`,
-      `- EBITDA margin ${rng.float(8, 28)}%, ${rng.pick(['up', 'down'])} ${rng.int(10, 200)} bps`,
-      `- PAT Rs ${inr(rev * 0.09)} crore, up ${rng.float(1, 30)}% YoY`,
+      `- Revenue Rs ${inr(rev)} crore, up ${round(rng.uniform(1, 25))}% YoY`,
+      `- EBITDA margin ${round(rng.uniform(8, 28))}%, ${rng.pick(['up', 'down'])} ${rng.int(10, 200)} bps`,
+      `- PAT Rs ${inr(rev * 0.09)} crore, up ${round(rng.uniform(1, 30))}% YoY`,
       `- Capacity utilisation at ${rng.int(60, 96)}%; new line to be commissioned by Q4FY${period.slice(-2)}`,
-      `- Net debt to EBITDA at ${rng.float(0, 2.5)}x`,
+      `- Net debt to EBITDA at ${round(rng.uniform(0, 2.5))}x`,
     ].join('\n');
   }
 }
 
 /** One filing of a company, page texts included; deterministic for a given company, type and period. */
+/** The text seed of the default dataset; another seed gives other text and dates for the same filings. */
+export const DEFAULT_SEED = 'filings-default';
+
 export function generateDocument(
   c: Company,
   docType: DocType,
   period: string,
   date: string,
-  pageCount?: number,
+  opts: { pages?: number; seed?: string } = {},
 ): GeneratedDocument {
-  const rng = new Rng(`${c.symbol}:${docType}:${period}`);
+  const pageCount = opts.pages;
+  const rng = Rng.named(opts.seed ?? DEFAULT_SEED, `${c.symbol}:${docType}:${period}`);
   const titles: Record<DocType, string> = {
     concall: `${c.name} ${period} earnings call transcript`,
     presentation: `${c.name} ${period} investor presentation`,

@@ -1,10 +1,10 @@
+import type { Rng } from '@mdp/market';
 import { black76 } from '../analytics/black.ts';
 import { marketCloseMs, yearsToExpiry } from '../analytics/time.ts';
 import { nextMonthlyExpiries, nextQuarterlyExpiries, nextWeeklyExpiries } from '../calendar/expiries.ts';
 import type { FutureQuote, OptionContractQuote, Snapshot } from '../domain/snapshot.ts';
 import { TICK, toTick } from './contract-rules.ts';
 import { openInterestProfile, strikeLadder } from './open-interest.ts';
-import type { Rng } from './rng.ts';
 import { type SurfaceParams, surfaceAtmVol, surfaceVol } from './surface.ts';
 
 export interface ChainInput {

@@ -3,6 +3,7 @@ import {
   DEFAULT_SIZE,
   type GeneratedDataset,
   generateDataset as generateMarket,
+  Rng,
 } from '@mdp/market';
 import { day, formatDay } from '@mdp/nse-calendar';
 import { tradingDays } from '../calendar/trading-calendar.ts';
@@ -12,7 +13,6 @@ import type { Underlying } from '../store/options-store.ts';
 import { generateChain } from './chain.ts';
 import { stockLotSize, stockStrikeStep } from './contract-rules.ts';
 import { modelHistory } from './history.ts';
-import { Rng } from './rng.ts';
 import {
   characterOf,
   impliedVolPath,

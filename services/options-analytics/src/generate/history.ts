@@ -1,3 +1,4 @@
+import type { Rng } from '@mdp/market';
 import { maxPain } from '../analytics/max-pain.ts';
 import { CONSTANT_MATURITY_DAYS } from '../analytics/term-structure.ts';
 import { monthlyExpiry } from '../calendar/expiries.ts';
@@ -5,7 +6,6 @@ import type { DailyRow } from '../domain/daily-row.ts';
 import { paise } from './contract-rules.ts';
 import { modelSkew25 } from './model-skew.ts';
 import { openInterestProfile, strikeLadder } from './open-interest.ts';
-import type { Rng } from './rng.ts';
 import { surfaceAtmVol } from './surface.ts';
 import { surfaceOf, type UnderlyingCharacter, type UnderlyingPath } from './underlying-model.ts';
 

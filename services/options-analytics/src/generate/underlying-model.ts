@@ -1,4 +1,4 @@
-import { Rng } from './rng.ts';
+import { Rng } from '@mdp/market';
 import type { SurfaceParams } from './surface.ts';
 
 /** What the generator knows about one underlying before modelling its options. */

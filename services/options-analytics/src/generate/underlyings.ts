@@ -1,8 +1,7 @@
-import { type GeneratedDataset, generateIndices } from '@mdp/market';
+import { type GeneratedDataset, generateIndices, Rng } from '@mdp/market';
 import { type DayNumber, day } from '@mdp/nse-calendar';
 import { addDays, daysBetween } from '../analytics/time.ts';
 import { tradingDayOnOrBefore } from '../calendar/trading-calendar.ts';
-import { Rng } from './rng.ts';
 import type { UnderlyingSpec } from './underlying-model.ts';
 import { fnoStocks, INDEX_UNDERLYINGS } from './universe.ts';
 
