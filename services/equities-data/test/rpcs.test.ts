@@ -1,33 +1,18 @@
-import { RpcError, status } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { day, formatDay, weekStart } from '@mdp/nse-calendar';
-import type { common } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
 import { adjustBars } from '../src/domain/adjust.ts';
 import { stockRpcs } from '../src/service/impl.ts';
-import { clockAt, smallDataset } from './support.ts';
+import { clockAt, ctx, readDocument, rpcError, smallDataset } from './support.ts';
 
 const mem = smallDataset(160, day('2026-11-20'), 21);
 const rpc = stockRpcs({ dataset: () => mem.dataset, bars: mem.source, clock: clockAt('2026-11-22') });
-const ctx = undefined as never;
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
 const listed = mem.dataset.entries.filter((e) => e.row.status === 'listed' && e.lastBar);
 const biggest = listed[0]!;
 
-async function rpcError(p: Promise<unknown>): Promise<RpcError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
-  return err;
-}
-
 describe('search', () => {
   it('answers SPEC 2.2 items with total, limit and offset in meta', async () => {
-    const { data, meta } = read(
+    const { data, meta } = readDocument(
       await rpc.searchStocks({ q: biggest.row.name.split(' ')[0]!, limit: 5 }, ctx),
     );
     expect(meta).toMatchObject({ limit: 5, offset: 0 });
@@ -52,14 +37,16 @@ describe('search', () => {
   });
 
   it('finds a stock by its exact symbol first', async () => {
-    const { data } = read(await rpc.searchStocks({ q: biggest.row.symbol.toLowerCase(), limit: 10 }, ctx));
+    const { data } = readDocument(
+      await rpc.searchStocks({ q: biggest.row.symbol.toLowerCase(), limit: 10 }, ctx),
+    );
     expect(data[0].symbol).toBe(biggest.row.symbol);
   });
 });
 
 describe('quotes', () => {
   it('gives LTP, change, change %, volume, market cap, PE, PB and the 52-week range', async () => {
-    const { data: q } = read(await rpc.getStockQuote({ symbol: biggest.row.symbol }, ctx));
+    const { data: q } = readDocument(await rpc.getStockQuote({ symbol: biggest.row.symbol }, ctx));
     const bars = mem.bars.get(biggest.row.id)!;
     const [prev, last] = bars.slice(-2);
     expect(q.ltp).toBe(last!.close / 100);
@@ -78,10 +65,12 @@ describe('quotes', () => {
   it('looks a stock up by symbol, BSE code, ISIN or former symbol, in any case', async () => {
     const withCode = listed.find((e) => e.row.bseCode && e.row.nseSymbol)!;
     for (const key of [withCode.row.bseCode!, withCode.row.isin!, withCode.row.symbol.toLowerCase()])
-      expect(read(await rpc.getStockQuote({ symbol: key }, ctx)).data.symbol).toBe(withCode.row.symbol);
+      expect(readDocument(await rpc.getStockQuote({ symbol: key }, ctx)).data.symbol).toBe(
+        withCode.row.symbol,
+      );
     const renamed = mem.generated.aliases.find((a) => a.kind === 'former_symbol');
     if (renamed) {
-      const { data } = read(await rpc.getStockQuote({ symbol: renamed.alias }, ctx));
+      const { data } = readDocument(await rpc.getStockQuote({ symbol: renamed.alias }, ctx));
       expect(data.symbol).toBe(mem.generated.stocks[renamed.stockId - 1]!.symbol);
     }
   });
@@ -97,7 +86,7 @@ describe('quotes', () => {
       'NOSUCHCO',
       listed[0]!.row.bseCode ?? 'X1',
     ];
-    const { data, meta } = read(await rpc.getQuotes({ symbols }, ctx));
+    const { data, meta } = readDocument(await rpc.getQuotes({ symbols }, ctx));
     expect(data).toHaveLength(20);
     expect(data.map((d: { requested: string }) => d.requested)).toEqual(symbols);
     expect(data[18]).toMatchObject({ requested: 'NOSUCHCO', error: { code: 'not_found' } });
@@ -116,7 +105,9 @@ describe('price history', () => {
     const pages: { data: { date: string; close: number }[]; meta: Record<string, unknown> }[] = [];
     let endDate: string | undefined;
     for (let i = 0; i < 500; i++) {
-      const page = read(await rpc.getPriceHistory({ symbol, days, interval, end_date: endDate }, ctx));
+      const page = readDocument(
+        await rpc.getPriceHistory({ symbol, days, interval, end_date: endDate }, ctx),
+      );
       pages.push(page);
       if (!page.meta.has_more) break;
       endDate = page.meta.next_cursor as string;
@@ -134,7 +125,7 @@ describe('price history', () => {
   });
 
   it('states the served window and the next cursor in meta', async () => {
-    const { meta } = read(
+    const { meta } = readDocument(
       await rpc.getPriceHistory({ symbol: stock.row.symbol, days: 2000, interval: 'daily' }, ctx),
     );
     expect(meta.window).toEqual({
@@ -179,7 +170,7 @@ describe('price history', () => {
       );
       expect([err.code, err.param], end_date).toEqual([status.INVALID_ARGUMENT, 'end_date']);
     }
-    const { data } = read(
+    const { data } = readDocument(
       await rpc.getPriceHistory(
         { symbol: stock.row.symbol, days: 1, interval: 'daily', end_date: first },
         ctx,
@@ -191,7 +182,7 @@ describe('price history', () => {
 
 describe('profile', () => {
   it('has identity, fundamentals, price metrics, growth and the quote, plus requested sections', async () => {
-    const { data } = read(
+    const { data } = readDocument(
       await rpc.getStockProfile(
         { symbol: biggest.row.symbol, include: ['technicals', 'ratings', 'peers'] },
         ctx,
@@ -214,7 +205,9 @@ describe('profile', () => {
   });
 
   it('leaves sections out unless asked for', async () => {
-    const { data } = read(await rpc.getStockProfile({ symbol: biggest.row.symbol, include: [] }, ctx));
+    const { data } = readDocument(
+      await rpc.getStockProfile({ symbol: biggest.row.symbol, include: [] }, ctx),
+    );
     expect(data.technicals).toBeUndefined();
     expect(data.peers).toBeUndefined();
   });

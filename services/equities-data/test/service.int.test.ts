@@ -1,44 +1,26 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createClient, type GrpcServer, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
-import type { common } from '@mdp/proto';
-import { equities } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
+import { status } from '@mdp/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, equitiesImpl } from '../src/app.ts';
 import { run } from '../src/cli.ts';
 import { runImport } from '../src/importers/index.ts';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import { pgBarSource } from '../src/store/bar-source.ts';
-import { readDataset } from '../src/store/read-dataset.ts';
 import { listenForReloads } from '../src/store/reload.ts';
-import { clockAt, DATABASE_URL, smallDataset } from './support.ts';
+import { grpcError, type ServiceEnv, silent, startService } from './grpc-env.ts';
+import { clockAt, DATABASE_URL, readDocument, smallDataset } from './support.ts';
 
 // A reduced default dataset (300 stocks, six years of bars) loaded through the CLI into a fresh schema,
 // served by the real gRPC server and called through the real client.
-const schema = `eqsvc_${randomBytes(5).toString('hex')}`;
 const SIZE = '300';
 const END = '2026-11-20';
-const silent = createLogger('t', 'silent');
-let pool: Pool;
-let server: GrpcServer;
-let client: TypedClient<typeof equities.EquitiesDataServiceService>;
-let dataset: EquitiesDataset;
-const io = { log: () => {}, now: () => Date.parse('2026-11-22T06:30:00Z') };
+let env: ServiceEnv;
+const io = { log: () => {}, now: clockAt('2026-11-22') };
 
 beforeAll(async () => {
-  await migrate({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: silent,
-  });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'equities-test' });
+  env = await startService({ prefix: 'eqsvc', clock: clockAt('2026-11-22') });
+  const { pool } = env;
   await run(pool, ['load-default', '--if-empty', '--size', SIZE, '--end', END], io);
   // A company whose symbol has an ampersand, with two bars.
   const { rows } = await pool.query<{ id: number }>(
@@ -51,48 +33,19 @@ beforeAll(async () => {
                                    ($1, '2026-11-20', 321000, 330000, 320500, 329700, 120000, 60000)`,
     [rows[0]!.id],
   );
-  dataset = new EquitiesDataset(await readDataset(pool));
-  server = buildApp({
-    logger: silent,
-    tracer: trace.getTracer('t'),
-    registry: createRegistry('equities-data'),
-    impl: equitiesImpl({ dataset: () => dataset, bars: pgBarSource(pool), clock: clockAt('2026-11-22') }),
-  });
-  const port = await server.listen('127.0.0.1', 0);
-  client = createClient(equities.EquitiesDataServiceService, `127.0.0.1:${port}`, {
-    target: 'equities-data',
-    metrics: grpcClientMetrics(createRegistry('client')),
-    defaultDeadlineMs: 5_000,
-  });
+  await env.reload();
 });
 
 afterAll(async () => {
-  client?.close();
-  await server?.shutdown(500);
-  await pool?.end();
-  await dropSchema(DATABASE_URL, schema);
+  await env?.close();
 });
-
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-
-async function grpcError(p: Promise<unknown>) {
-  const err = (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { code: number; metadata: { get(k: string): unknown[] } } | undefined;
-  if (!err) throw new Error('expected the call to fail');
-  return { code: err.code, param: err.metadata.get(PARAM_METADATA_KEY)[0] };
-}
 
 describe('loading the default dataset', () => {
   it('loads once; --if-empty leaves a loaded schema alone', async () => {
-    expect(await run(pool, ['load-default', '--if-empty', '--size', SIZE, '--end', END], io)).toMatch(
+    expect(await run(env.pool, ['load-default', '--if-empty', '--size', SIZE, '--end', END], io)).toMatch(
       /already loaded/,
     );
-    const stats = await run(pool, ['stats'], io);
+    const stats = await run(env.pool, ['stats'], io);
     expect(stats).toMatch(new RegExp(`stocks\\s+${Number(SIZE) + 1}\\b`));
     // Every area's tables are counted, and the generated load filled them.
     for (const table of ['financial_periods', 'shareholding', 'news', 'fii_dii_cash', 'fpi_sectors'])
@@ -101,10 +54,10 @@ describe('loading the default dataset', () => {
 
   it('stores exactly what the generator produces (the database and the in-memory model agree)', async () => {
     const mem = smallDataset(Number(SIZE), Date.parse(`${END}T00:00:00Z`) / 86_400_000, 20_260_101);
-    const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM daily_bars');
+    const { rows } = await env.pool.query<{ n: string }>('SELECT count(*) AS n FROM daily_bars');
     expect(Number(rows[0]!.n)).toBe(mem.generated.barCount + 2);
     for (const e of mem.dataset.entries.slice(0, 40)) {
-      const db = dataset.resolve(e.row.symbol)!;
+      const db = env.dataset.resolve(e.row.symbol)!;
       expect(db.lastBar).toEqual(e.lastBar);
       expect(db.range52).toEqual(e.range52);
       expect(db.prevClose).toBe(e.prevClose);
@@ -115,7 +68,7 @@ describe('loading the default dataset', () => {
 
 /** The largest generated stock with full history (not the hand-made M&M). */
 const generatedTop = () =>
-  dataset.entries.find(
+  env.dataset.entries.find(
     (e) =>
       e.row.symbol !== 'M&M' &&
       e.row.status === 'listed' &&
@@ -125,10 +78,10 @@ const generatedTop = () =>
 describe('the gRPC service over Postgres', () => {
   it('searches, with meta total/limit/offset', async () => {
     const top = generatedTop();
-    const { data, meta } = read(await client.call.searchStocks({ q: top.row.symbol, limit: 3 }));
+    const { data, meta } = readDocument(await env.client.call.searchStocks({ q: top.row.symbol, limit: 3 }));
     expect(data[0].symbol).toBe(top.row.symbol);
     expect(meta).toMatchObject({ limit: 3, offset: 0 });
-    const amp = read(await client.call.searchStocks({ q: 'M&M', limit: 3 }));
+    const amp = readDocument(await env.client.call.searchStocks({ q: 'M&M', limit: 3 }));
     expect(amp.data[0]).toMatchObject({
       symbol: 'M&M',
       bse_code: '500520',
@@ -138,7 +91,7 @@ describe('the gRPC service over Postgres', () => {
   });
 
   it('quotes a symbol with an ampersand, and by BSE code', async () => {
-    const q = read(await client.call.getStockQuote({ symbol: 'M&M' })).data;
+    const q = readDocument(await env.client.call.getStockQuote({ symbol: 'M&M' })).data;
     expect(q).toMatchObject({
       symbol: 'M&M',
       ltp: 3297,
@@ -149,29 +102,29 @@ describe('the gRPC service over Postgres', () => {
       delivery_pct: 50,
     });
     expect(q.market_cap_cr).toBeCloseTo((1243528831 * 3297) / 1e7, 0);
-    expect(read(await client.call.getStockQuote({ symbol: '500520' })).data.symbol).toBe('M&M');
+    expect(readDocument(await env.client.call.getStockQuote({ symbol: '500520' })).data.symbol).toBe('M&M');
   });
 
   it('answers NOT_FOUND for unknown symbols, and for the routes of later issues', async () => {
-    expect((await grpcError(client.call.getStockQuote({ symbol: 'NOPE' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcError(env.client.call.getStockQuote({ symbol: 'NOPE' }))).code).toBe(status.NOT_FOUND);
     expect(
-      (await grpcError(client.call.getPriceHistory({ symbol: 'NOPE', days: 5, interval: 'daily' }))).code,
+      (await grpcError(env.client.call.getPriceHistory({ symbol: 'NOPE', days: 5, interval: 'daily' }))).code,
     ).toBe(status.NOT_FOUND);
-    expect((await grpcError(client.call.getFinancials({ symbol: 'M&M' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcError(env.client.call.getFinancials({ symbol: 'M&M' }))).code).toBe(status.NOT_FOUND);
   });
 
   it('batches quotes and reports unknown symbols; more than 20 is INVALID_ARGUMENT on symbols', async () => {
-    const { data, meta } = read(
-      await client.call.getQuotes({ symbols: ['M&M', 'NOPE', dataset.entries[0]!.row.symbol] }),
+    const { data, meta } = readDocument(
+      await env.client.call.getQuotes({ symbols: ['M&M', 'NOPE', env.dataset.entries[0]!.row.symbol] }),
     );
     expect(data.map((d: { symbol: string }) => d.symbol)).toEqual([
       'M&M',
       'NOPE',
-      dataset.entries[0]!.row.symbol,
+      env.dataset.entries[0]!.row.symbol,
     ]);
     expect(meta).toMatchObject({ requested: 3, found: 2, not_found: ['NOPE'] });
     const many = Array.from({ length: 21 }, (_, i) => `S${i}`);
-    expect(await grpcError(client.call.getQuotes({ symbols: many }))).toEqual({
+    expect(await grpcError(env.client.call.getQuotes({ symbols: many }))).toMatchObject({
       code: status.INVALID_ARGUMENT,
       param: 'symbols',
     });
@@ -179,7 +132,7 @@ describe('the gRPC service over Postgres', () => {
 
   it('pages 2,000-day price history back to the first bar with no gap or repeat', async () => {
     const stock = generatedTop();
-    const { rows } = await pool.query<{ d: string }>(
+    const { rows } = await env.pool.query<{ d: string }>(
       "SELECT to_char(d, 'YYYY-MM-DD') AS d FROM daily_bars WHERE stock_id = $1 ORDER BY d",
       [stock.row.id],
     );
@@ -187,8 +140,8 @@ describe('the gRPC service over Postgres', () => {
     let end: string | undefined;
     let pages = 0;
     for (;;) {
-      const { data, meta } = read(
-        await client.call.getPriceHistory({
+      const { data, meta } = readDocument(
+        await env.client.call.getPriceHistory({
           symbol: stock.row.symbol,
           days: 2000,
           interval: 'daily',
@@ -208,9 +161,9 @@ describe('the gRPC service over Postgres', () => {
     for (const end_date of ['2026-11-23', '2000-01-03'])
       expect(
         await grpcError(
-          client.call.getPriceHistory({ symbol: 'M&M', days: 30, interval: 'daily', end_date }),
+          env.client.call.getPriceHistory({ symbol: 'M&M', days: 30, interval: 'daily', end_date }),
         ),
-      ).toEqual({
+      ).toMatchObject({
         code: status.INVALID_ARGUMENT,
         param: 'end_date',
       });
@@ -218,8 +171,8 @@ describe('the gRPC service over Postgres', () => {
 
   it('serves a profile with technicals, ratings and peers from the stored history', async () => {
     const top = generatedTop();
-    const { data } = read(
-      await client.call.getStockProfile({
+    const { data } = readDocument(
+      await env.client.call.getStockProfile({
         symbol: top.row.symbol,
         include: ['technicals', 'ratings', 'peers'],
       }),
@@ -235,11 +188,11 @@ describe('a running service', () => {
     let reloads = 0;
     const listener = listenForReloads({
       databaseUrl: DATABASE_URL,
-      schema,
+      schema: env.schema,
       logger: silent,
       debounceMs: 50,
       reload: async () => {
-        dataset = new EquitiesDataset(await readDataset(pool));
+        await env.reload();
         reloads++;
       },
     });
@@ -252,10 +205,10 @@ describe('a running service', () => {
         'SYMBOL,NAME OF COMPANY, SERIES, DATE OF LISTING, PAID UP VALUE, MARKET LOT, ISIN NUMBER, FACE VALUE\n' +
           'NEWCO,Newly Listed Company Limited,EQ,20-NOV-2026,10,1,INE002A01018,10\n',
       );
-      expect((await runImport(pool, 'nse-securities', [file])).changed).toBe(1);
+      expect((await runImport(env.pool, 'nse-securities', [file])).changed).toBe(1);
       for (let i = 0; i < 50 && reloads === 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(reloads).toBe(1);
-      expect(read(await client.call.searchStocks({ q: 'NEWCO', limit: 1 })).data[0].name).toBe(
+      expect(readDocument(await env.client.call.searchStocks({ q: 'NEWCO', limit: 1 })).data[0].name).toBe(
         'Newly Listed Company Limited',
       );
     } finally {
@@ -269,7 +222,7 @@ describe('the command-line tool', () => {
   const exec = promisify(execFile);
   const tool = (...args: string[]) =>
     exec(process.execPath, ['--import', 'tsx', 'services/equities-data/src/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
+      env: { ...process.env, DATABASE_URL, DB_SCHEMA: env.schema },
     });
 
   it('prints what the schema holds, and exits 2 with usage on a bad command', async () => {

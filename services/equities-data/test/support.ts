@@ -1,6 +1,8 @@
+import { RpcError } from '@mdp/grpc';
 import type { BarRow } from '@mdp/market';
 import { type GeneratedDataset, generateDataset } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
+import type { common } from '@mdp/proto';
 import { EquitiesDataset } from '../src/service/dataset.ts';
 import type { BarSource } from '../src/service/impl.ts';
 import type { DatasetSnapshot } from '../src/store/read-dataset.ts';
@@ -78,5 +80,27 @@ export function memorySource(bars: Map<number, BarRow[]>): BarSource {
   };
 }
 
+/** A fixed clock at an IST wall-clock time (IST is UTC+05:30). */
+export const istClock = (isoDateTime: string) => () => Date.parse(`${isoDateTime}+05:30`);
+
 /** A fixed clock at noon IST on the given day. */
-export const clockAt = (isoDay: string) => () => Date.parse(`${isoDay}T06:30:00Z`);
+export const clockAt = (isoDay: string) => istClock(`${isoDay}T12:00:00`);
+
+/** The call context handlers get; the handlers under test do not read it. */
+export const ctx = undefined as never;
+
+/** A service document's data and meta, parsed. */
+export const readDocument = (doc: common.Document) => ({
+  data: JSON.parse(doc.data_json.toString()),
+  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
+});
+
+/** The RpcError a handler's call rejects with (fails the test if it resolves or throws anything else). */
+export async function rpcError(p: Promise<unknown>): Promise<RpcError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
+  return err;
+}

@@ -1,9 +1,8 @@
 import type { DayNumber } from '@mdp/nse-calendar';
 import { normalizeHeader, readCsv, type SourceFile } from './csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
+import { type Applied, defineKind, ParseResult } from './kind.ts';
 import { dayFromFileName } from './prices.ts';
-import type { Rejection, Sourced } from './report.ts';
-import { SymbolResolver } from './symbol-resolver.ts';
+import { resolveRows } from './symbol-resolver.ts';
 
 /**
  * Files of NSE's daily market report (PR zip): mcapDDMMYYYY.csv (issue size, close, market cap) and
@@ -61,18 +60,9 @@ export const marketReport = defineKind<ReportRow>({
     return out;
   },
   async apply(client, rows): Promise<Applied<ReportRow>> {
-    const resolver = await SymbolResolver.load(client);
-    const loaded: Sourced<ReportRow>[] = [];
-    const rejections: Rejection[] = [];
-    const ids: number[] = [];
-    for (const row of rows) {
-      const id = resolver.resolve(row.value.symbol, row.value.d);
-      if (id === undefined) rejections.push(rejectionOf(row, 'symbol not in the stock master'));
-      else {
-        ids.push(id);
-        loaded.push(row);
-      }
-    }
+    const { resolved, rejections } = await resolveRows(client, rows, (r) => r.d);
+    const loaded = resolved.map((r) => r.row);
+    const ids = resolved.map((r) => r.stockId);
     const v = loaded.map((l) => l.value);
     const { rowCount } = await client.query(
       `INSERT INTO market_reports AS t (stock_id, d, close, issue_size, market_cap, pe)

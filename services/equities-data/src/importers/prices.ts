@@ -5,9 +5,9 @@ import { copyRows } from '../store/copy.ts';
 import { barsTable } from '../store/tables.ts';
 import { type CsvRow, normalizeHeader, readCsv, readHeaderless, type SourceFile } from './csv.ts';
 import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
-import { ImportFileError, type Rejection, type Sourced } from './report.ts';
+import { ImportFileError, type Sourced } from './report.ts';
 import { cleanIsin } from './stock-book.ts';
-import { SymbolResolver } from './symbol-resolver.ts';
+import { resolveRows } from './symbol-resolver.ts';
 
 /**
  * Importers of daily prices and delivery: NSE cash-market bhavcopies (legacy and UDiFF), security-wise
@@ -107,6 +107,8 @@ function collect(
   return out;
 }
 
+const unknownSymbol = () => 'symbol not in the stock master (import the securities lists first)';
+
 /**
  * Resolves symbols, keeps one bar per stock and day (preferred series first), and upserts them. Bars
  * are written through a temporary table and one INSERT … ON CONFLICT that only touches rows whose
@@ -114,16 +116,10 @@ function collect(
  * without them (a bhavcopy) is imported again.
  */
 async function applyBars(client: pg.PoolClient, rows: Sourced<RawBar>[]): Promise<Applied<RawBar>> {
-  const resolver = await SymbolResolver.load(client);
-  const rejections: Rejection[] = [];
+  const { resolved, rejections } = await resolveRows(client, rows, (b) => b.d, unknownSymbol);
   const chosen = new Map<string, { row: Sourced<RawBar>; stockId: number }>();
-  for (const row of rows) {
+  for (const { row, stockId } of resolved) {
     const b = row.value;
-    const stockId = resolver.resolve(b.symbol, b.d, b.isin);
-    if (stockId === undefined) {
-      rejections.push(rejectionOf(row, 'symbol not in the stock master (import the securities lists first)'));
-      continue;
-    }
     const key = `${stockId}:${b.d}`;
     const held = chosen.get(key);
     if (!held) {
@@ -322,16 +318,8 @@ export const delivery = defineKind<RawBar>({
     const result: Applied<RawBar> =
       priced.length > 0 ? await applyBars(client, priced) : { loaded: [], rejections: [], changed: 0 };
     if (mto.length === 0) return result;
-    const resolver = await SymbolResolver.load(client);
-    const targets: { row: Sourced<RawBar>; stockId: number }[] = [];
-    for (const row of mto) {
-      const stockId = resolver.resolve(row.value.symbol, row.value.d);
-      if (stockId === undefined)
-        result.rejections.push(
-          rejectionOf(row, 'symbol not in the stock master (import the securities lists first)'),
-        );
-      else targets.push({ row, stockId });
-    }
+    const { resolved: targets, rejections } = await resolveRows(client, mto, (b) => b.d, unknownSymbol);
+    result.rejections.push(...rejections);
     const { rows: updated } = await client.query<{ i: number; changed: boolean }>(
       `WITH incoming AS (
          SELECT * FROM unnest($1::int[], $2::int[], $3::bigint[], $4::int[]) AS x(stock_id, dn, qty, i)

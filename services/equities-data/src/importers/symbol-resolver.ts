@@ -1,5 +1,7 @@
 import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
+import { rejectionOf } from './kind.ts';
+import type { Rejection, Sourced } from './report.ts';
 
 interface Holder {
   stockId: number;
@@ -74,4 +76,25 @@ export class SymbolResolver {
         return h.stockId;
     return holders.length === 1 ? holders[0]!.stockId : undefined;
   }
+}
+
+/**
+ * The stock each parsed row names (by its ISIN where it has one, else its symbol on day `on`), and a
+ * rejection for each row naming no stock of the master, both in the order of the rows.
+ */
+export async function resolveRows<T extends { symbol: string; isin?: string | null }>(
+  client: pg.PoolClient,
+  rows: readonly Sourced<T>[],
+  on: (v: T) => DayNumber,
+  unknown: (v: T) => string = () => 'symbol not in the stock master',
+): Promise<{ resolved: { row: Sourced<T>; stockId: number }[]; rejections: Rejection[] }> {
+  const resolver = await SymbolResolver.load(client);
+  const resolved: { row: Sourced<T>; stockId: number }[] = [];
+  const rejections: Rejection[] = [];
+  for (const row of rows) {
+    const stockId = resolver.resolve(row.value.symbol, on(row.value), row.value.isin);
+    if (stockId === undefined) rejections.push(rejectionOf(row, unknown(row.value)));
+    else resolved.push({ row, stockId });
+  }
+  return { resolved, rejections };
 }

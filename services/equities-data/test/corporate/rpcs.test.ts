@@ -6,14 +6,13 @@ import { surprisePct } from '../../src/areas/corporate/documents.ts';
 import { FILING_TYPES } from '../../src/areas/corporate/filings.ts';
 import { corporateRpcs } from '../../src/areas/corporate/rpcs.ts';
 import { stockRpcs } from '../../src/service/impl.ts';
-import { clockAt, smallDataset } from '../support.ts';
-import { memoryCorporate, read, rpcError } from './support.ts';
+import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
+import { memoryCorporate } from './support.ts';
 
 const mem = smallDataset(600, day('2026-11-20'), 5);
 const clock = clockAt('2026-11-22');
 let data: CorporateData;
 let rpc: ReturnType<typeof corporateRpcs>;
-const ctx = undefined as never;
 const entries = mem.dataset.entries;
 const equities = entries.filter(
   (e) => e.row.status === 'listed' && e.row.stockType === 'equity' && e.lastBar,
@@ -30,7 +29,7 @@ describe('shareholding', () => {
   it('gives every quarter held of every listed equity, each summing to 100, oldest first', async () => {
     expect(equities.length).toBeGreaterThan(250);
     for (const e of equities) {
-      const { data: doc, meta } = read(await rpc.getShareholding({ symbol: e.row.symbol }, ctx));
+      const { data: doc, meta } = readDocument(await rpc.getShareholding({ symbol: e.row.symbol }, ctx));
       expect(doc.symbol).toBe(e.row.symbol);
       expect(meta.periods).toBe(doc.quarters.length);
       // A company listed before the last filed quarter (30 Sep 2026, filed by 21 Oct) has it.
@@ -60,8 +59,8 @@ describe('pledge', () => {
     let pledged = 0;
     for (const e of equities) {
       const [{ data: sh }, { data: pl }] = await Promise.all([
-        rpc.getShareholding({ symbol: e.row.symbol }, ctx).then(read),
-        rpc.getPledge({ symbol: e.row.symbol }, ctx).then(read),
+        rpc.getShareholding({ symbol: e.row.symbol }, ctx).then(readDocument),
+        rpc.getPledge({ symbol: e.row.symbol }, ctx).then(readDocument),
       ]);
       expect(pl.quarters.map((q: { quarter_end: string }) => q.quarter_end)).toEqual(
         sh.quarters.map((q: { quarter_end: string }) => q.quarter_end),
@@ -92,7 +91,7 @@ describe('forecasts', () => {
   it('reports actuals equal to the annual results and surprise % computed from them', async () => {
     let checked = 0;
     for (const e of equities) {
-      const { data: doc } = read(await rpc.getForecasts({ symbol: e.row.symbol }, ctx));
+      const { data: doc } = readDocument(await rpc.getForecasts({ symbol: e.row.symbol }, ctx));
       for (const row of [...doc.annual, ...doc.quarterly])
         for (const m of ['revenue', 'ebitda', 'net_income', 'eps', 'roa', 'roe']) {
           const { estimate, actual, surprise_pct } = row[m];
@@ -128,7 +127,7 @@ describe('ratings', () => {
     const rated = equities.filter((e) => e.ratings.length > 0);
     expect(rated.length).toBeGreaterThan(20);
     for (const e of rated) {
-      const { data: doc } = read(await rpc.getRatings({ symbol: e.row.symbol }, ctx));
+      const { data: doc } = readDocument(await rpc.getRatings({ symbol: e.row.symbol }, ctx));
       const expected = mem.generated.ratings.filter((r) => r.stockId === e.row.id);
       expect(doc.map((r: { date: string }) => r.date)).toEqual(expected.map((r) => formatDay(r.ratedOn)));
       expect(doc.map((r: { instrument: string }) => r.instrument)).toEqual(expected.map((r) => r.instrument));
@@ -136,7 +135,7 @@ describe('ratings', () => {
     }
     const stock = stockRpcs({ dataset: () => mem.dataset, bars: mem.source, clock });
     for (const e of rated.slice(0, 30)) {
-      const { data: profile } = read(
+      const { data: profile } = readDocument(
         await stock.getStockProfile({ symbol: e.row.symbol, include: ['ratings'] }, ctx),
       );
       const inForce = new Map<string, (typeof e.ratings)[number]>();
@@ -162,7 +161,7 @@ describe('deals', () => {
   it('filters by type, newest first, with value = price × quantity', async () => {
     const kinds = new Set<string>();
     for (const e of withDeals()) {
-      const { data: all, meta } = read(await rpc.getDeals({ symbol: e.row.symbol, limit: 100 }, ctx));
+      const { data: all, meta } = readDocument(await rpc.getDeals({ symbol: e.row.symbol, limit: 100 }, ctx));
       expect(meta.type).toBe('all');
       const dates = all.map((d: { date: string }) => d.date);
       expect(dates).toEqual([...dates].sort().reverse());
@@ -172,7 +171,9 @@ describe('deals', () => {
         expect(['buy', 'sell']).toContain(d.side);
       }
       for (const type of ['bulk', 'block', 'insider', 'sast']) {
-        const { data: some } = read(await rpc.getDeals({ symbol: e.row.symbol, type, limit: 100 }, ctx));
+        const { data: some } = readDocument(
+          await rpc.getDeals({ symbol: e.row.symbol, type, limit: 100 }, ctx),
+        );
         expect(some).toEqual(all.filter((d: { type: string }) => d.type === type));
       }
     }
@@ -181,7 +182,7 @@ describe('deals', () => {
 
   it('honours limit 1..100 and reports has_more; rejects other limits and types', async () => {
     const e = withDeals()[0]!;
-    const { data: one, meta } = read(await rpc.getDeals({ symbol: e.row.symbol, limit: 1 }, ctx));
+    const { data: one, meta } = readDocument(await rpc.getDeals({ symbol: e.row.symbol, limit: 1 }, ctx));
     expect(one).toHaveLength(1);
     expect(meta).toMatchObject({ limit: 1, has_more: true });
     expect(meta.total).toBe(data.deals.get(e.row.id)!.length);
@@ -199,7 +200,7 @@ describe('events', () => {
   it('lists splits and bonuses exactly as the price history applies them, with dividends and AGMs', async () => {
     let splits = 0;
     for (const e of equities) {
-      const { data: items } = read(
+      const { data: items } = readDocument(
         await rpc.getStockEvents({ symbol: e.row.symbol, type: 'corporate_actions', limit: 50 }, ctx),
       );
       const actions = items.filter((i: { type: string }) => i.type === 'split' || i.type === 'bonus');
@@ -235,7 +236,7 @@ describe('events', () => {
   it('gives a stock the news related to it, newest first, with related symbols from the stock master', async () => {
     let seen = 0;
     for (const e of equities) {
-      const { data: news } = read(
+      const { data: news } = readDocument(
         await rpc.getStockEvents({ symbol: e.row.symbol, type: 'news', limit: 50 }, ctx),
       );
       const times = news.map((n: { published_at: string }) => n.published_at);
@@ -253,7 +254,7 @@ describe('events', () => {
   it('lists filings of every kind, newest first, with each credit-rating action among them', async () => {
     const types = new Set<string>();
     for (const e of equities.slice(0, 80)) {
-      const { data: filings } = read(
+      const { data: filings } = readDocument(
         await rpc.getStockEvents({ symbol: e.row.symbol, type: 'filings', limit: 50 }, ctx),
       );
       const dates = filings.map((f: { date: string }) => f.date);
@@ -266,7 +267,7 @@ describe('events', () => {
     }
     expect(types).toEqual(new Set(FILING_TYPES));
     const rated = equities.find((e) => e.ratings.length > 0)!;
-    const { data: all } = read(
+    const { data: all } = readDocument(
       await rpc.getStockEvents({ symbol: rated.row.symbol, type: 'filings', limit: 50 }, ctx),
     );
     const ratingFilings = all.filter((f: { type: string }) => f.type === 'credit_rating');
@@ -279,7 +280,9 @@ describe('events', () => {
   it('honours limit 1..50 and rejects unknown types', async () => {
     const e = equities[0]!;
     for (const type of ['news', 'corporate_actions', 'filings']) {
-      const { data: two } = read(await rpc.getStockEvents({ symbol: e.row.symbol, type, limit: 2 }, ctx));
+      const { data: two } = readDocument(
+        await rpc.getStockEvents({ symbol: e.row.symbol, type, limit: 2 }, ctx),
+      );
       expect(two.length).toBeLessThanOrEqual(2);
     }
     for (const limit of [0, 51]) {
@@ -295,10 +298,10 @@ describe('events', () => {
 
 describe('funds, bonds and delisted companies', () => {
   it('answer ratings, deals and events with what they have: no company filings for an ETF', async () => {
-    expect(read(await rpc.getRatings({ symbol: etf.row.symbol }, ctx)).data).toEqual([]);
-    expect(read(await rpc.getDeals({ symbol: etf.row.symbol, limit: 10 }, ctx)).data).toEqual([]);
+    expect(readDocument(await rpc.getRatings({ symbol: etf.row.symbol }, ctx)).data).toEqual([]);
+    expect(readDocument(await rpc.getDeals({ symbol: etf.row.symbol, limit: 10 }, ctx)).data).toEqual([]);
     for (const type of ['news', 'filings']) {
-      const { data: items } = read(
+      const { data: items } = readDocument(
         await rpc.getStockEvents({ symbol: etf.row.symbol, type, limit: 50 }, ctx),
       );
       expect(items).toEqual([]);
@@ -311,7 +314,7 @@ describe('funds, bonds and delisted companies', () => {
     );
     expect(gone.length).toBeGreaterThan(0);
     for (const e of gone) {
-      const { data: filings } = read(
+      const { data: filings } = readDocument(
         await rpc.getStockEvents({ symbol: e.row.symbol, type: 'filings', limit: 50 }, ctx),
       );
       for (const f of filings) expect(f.date <= formatDay(e.row.delistedOn!)).toBe(true);
@@ -321,26 +324,26 @@ describe('funds, bonds and delisted companies', () => {
 
 describe('market news', () => {
   it('serves the same feed as the per-stock news, newest first, filtered by category and sentiment', async () => {
-    const { data: latest, meta } = read(await rpc.getMarketNews({ limit: 50 }, ctx));
+    const { data: latest, meta } = readDocument(await rpc.getMarketNews({ limit: 50 }, ctx));
     expect(latest).toHaveLength(50);
     expect(meta.total).toBe(data.news.length);
     const times = latest.map((n: { published_at: string }) => n.published_at);
     expect(times).toEqual([...times].sort().reverse());
     for (const n of data.news.slice(0, 500))
       for (const id of n.stockIds) expect(equities.some((e) => e.row.id === id)).toBe(true);
-    const { data: companies } = read(
+    const { data: companies } = readDocument(
       await rpc.getMarketNews({ limit: 50, category: 'results', sentiment: 'negative' }, ctx),
     );
     expect(companies.length).toBeGreaterThan(0);
     for (const n of companies) expect([n.category, n.sentiment]).toEqual(['results', 'negative']);
     const someone = latest.find((n: { category: string }) => n.category === 'companies') ?? latest[0];
     const symbol = someone.related_symbols[0];
-    const { data: own } = read(await rpc.getStockEvents({ symbol, type: 'news', limit: 50 }, ctx));
+    const { data: own } = readDocument(await rpc.getStockEvents({ symbol, type: 'news', limit: 50 }, ctx));
     expect(own.map((n: { id: number }) => n.id)).toContain(someone.id);
   });
 
   it('honours limit and rejects an unknown category or sentiment', async () => {
-    expect(read(await rpc.getMarketNews({ limit: 3 }, ctx)).data).toHaveLength(3);
+    expect(readDocument(await rpc.getMarketNews({ limit: 3 }, ctx)).data).toHaveLength(3);
     for (const [req, param] of [
       [{ limit: 0 }, 'limit'],
       [{ limit: 51 }, 'limit'],

@@ -1,6 +1,4 @@
-import { RpcError } from '@mdp/grpc';
 import type { BarRow } from '@mdp/market';
-import type { common } from '@mdp/proto';
 import { type CorporateData, corporateData } from '../../src/areas/corporate/data.ts';
 import { type CorporateRows, generateCorporate } from '../../src/areas/corporate/generated.ts';
 import type { MemoryDataset } from '../support.ts';
@@ -18,18 +16,4 @@ export async function memoryCorporate(
     return byKey;
   });
   return { rows, data: corporateData(rows) };
-}
-
-export const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-
-export async function rpcError(p: Promise<unknown>): Promise<RpcError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
-  return err;
 }

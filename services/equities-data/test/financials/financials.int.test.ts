@@ -1,34 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createClient, type GrpcServer, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { type GeneratedDataset, generateDataset, generateFinancials } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
-import type { common } from '@mdp/proto';
-import { equities } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, equitiesImpl } from '../../src/app.ts';
 import { financialsDocument } from '../../src/areas/financials/document.ts';
 import { financialsArea } from '../../src/areas/financials/index.ts';
 import { pgFinancialsSource } from '../../src/areas/financials/store.ts';
-import { AreaData } from '../../src/areas/index.ts';
 import { run } from '../../src/cli.ts';
 import { runImport } from '../../src/importers/index.ts';
-import { EquitiesDataset } from '../../src/service/dataset.ts';
-import { pgBarSource } from '../../src/store/bar-source.ts';
-import { readDataset } from '../../src/store/read-dataset.ts';
-import { clockAt, DATABASE_URL, REALDATA } from '../support.ts';
+import { grpcError, type ServiceEnv, startService } from '../grpc-env.ts';
+import { clockAt, REALDATA, readDocument } from '../support.ts';
 
 // A generated dataset loaded through the CLI into a fresh schema, plus the six companies of the real
 // XBRL filings, served by the real gRPC server and called through the real client.
-const schema = `eqfin_${randomBytes(5).toString('hex')}`;
 const SIZE = 300;
 const END = '2026-11-20';
 const SEED = 20_260_101;
-const silent = createLogger('t', 'silent');
 const logged: string[] = [];
-const io = { log: (line: string) => logged.push(line), now: () => Date.parse('2026-11-22T06:30:00Z') };
+const io = { log: (line: string) => logged.push(line), now: clockAt('2026-11-22') };
 const XBRL = `${REALDATA}nse_xbrl_results/`;
 const REAL = [
   ['INFY', 'Infosys Limited', 'INE009A01021'],
@@ -38,21 +27,12 @@ const REAL = [
   ['TATASTEEL', 'Tata Steel Limited', 'INE081A01020'],
   ['ACC', 'ACC Limited', 'INE012A01025'],
 ] as const;
-let pool: Pool;
-let server: GrpcServer;
-let client: TypedClient<typeof equities.EquitiesDataServiceService>;
-let dataset: EquitiesDataset;
-let areas: AreaData;
+let env: ServiceEnv;
 let generated: GeneratedDataset;
 
 beforeAll(async () => {
-  await migrate({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../../migrations/', import.meta.url).pathname,
-    logger: silent,
-  });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'equities-financials-test' });
+  env = await startService({ prefix: 'eqfin', clock: clockAt('2026-11-22'), areas: [financialsArea] });
+  const { pool } = env;
   await run(pool, ['load-default', '--size', String(SIZE), '--end', END, '--seed', String(SEED)], io);
   for (const [symbol, name, isin] of REAL)
     await pool.query(`INSERT INTO stocks (symbol, name, isin, nse_symbol) VALUES ($1, $2, $3, $1)`, [
@@ -61,48 +41,12 @@ beforeAll(async () => {
       isin,
     ]);
   generated = generateDataset({ seed: SEED, size: SIZE, endDay: day(END), historyDays: 2_200 });
-  dataset = new EquitiesDataset(await readDataset(pool));
-  areas = AreaData.of([[financialsArea, await financialsArea.read(pool)]]);
-  server = buildApp({
-    logger: silent,
-    tracer: trace.getTracer('t'),
-    registry: createRegistry('equities-data'),
-    impl: equitiesImpl({
-      dataset: () => dataset,
-      bars: pgBarSource(pool),
-      clock: clockAt('2026-11-22'),
-      areas: () => areas,
-      pool,
-    }),
-  });
-  const port = await server.listen('127.0.0.1', 0);
-  client = createClient(equities.EquitiesDataServiceService, `127.0.0.1:${port}`, {
-    target: 'equities-data',
-    metrics: grpcClientMetrics(createRegistry('client')),
-    defaultDeadlineMs: 10_000,
-  });
+  await env.reload();
 }, 300_000);
 
 afterAll(async () => {
-  client?.close();
-  await server?.shutdown(500);
-  await pool?.end();
-  await dropSchema(DATABASE_URL, schema);
+  await env?.close();
 });
-
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-
-async function grpcError(p: Promise<unknown>) {
-  const err = (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { code: number; metadata: { get(k: string): unknown[] } } | undefined;
-  if (!err) throw new Error('expected the call to fail');
-  return { code: err.code, param: err.metadata.get(PARAM_METADATA_KEY)[0] };
-}
 
 const SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'];
 
@@ -113,7 +57,7 @@ describe('GetFinancials over generated data', () => {
     generateFinancials(generated, (_, rows) => {
       expected += rows.length;
     });
-    const { rows } = await pool.query<{ n: string; companies: string }>(
+    const { rows } = await env.pool.query<{ n: string; companies: string }>(
       `SELECT count(*) AS n, count(DISTINCT stock_id) AS companies FROM financial_periods`,
     );
     expect(Number(rows[0]!.n)).toBe(expected);
@@ -123,7 +67,7 @@ describe('GetFinancials over generated data', () => {
 
   it('serves every section of an equity, agreeing with its annual results', async () => {
     const stock = generated.stocks.find((s) => s.stockType === 'equity' && s.status === 'listed')!;
-    const { data } = read(await client.call.getFinancials({ symbol: stock.symbol }));
+    const { data } = readDocument(await env.client.call.getFinancials({ symbol: stock.symbol }));
     expect(data).toMatchObject({ symbol: stock.symbol, name: stock.name, source: 'generated' });
     for (const s of SECTIONS) {
       expect(data[s].periods.length).toBeGreaterThan(0);
@@ -138,7 +82,9 @@ describe('GetFinancials over generated data', () => {
       expect(data.balance_sheet.data['Total Equity'][`FY${a.fiscalYear}`]).toBeCloseTo(a.equity, 2);
     }
     // The profile's growth figures come from the same years.
-    const profile = read(await client.call.getStockProfile({ symbol: stock.symbol, include: [] })).data;
+    const profile = readDocument(
+      await env.client.call.getStockProfile({ symbol: stock.symbol, include: [] }),
+    ).data;
     for (const g of profile.growth.growth_rates) {
       expect(g.sales_cr).toBeCloseTo(data.profit_loss.data.Revenue[g.fiscal_year], 2);
       expect(g.net_profit_cr).toBeCloseTo(data.profit_loss.data['Net Profit'][g.fiscal_year], 2);
@@ -147,16 +93,18 @@ describe('GetFinancials over generated data', () => {
 
   it('serves one section, and the latest N periods', async () => {
     const stock = generated.stocks.find((s) => s.stockType === 'equity' && s.status === 'listed')!;
-    const all = read(await client.call.getFinancials({ symbol: stock.symbol })).data;
-    const one = read(
-      await client.call.getFinancials({ symbol: stock.symbol, section: 'balance_sheet' }),
+    const all = readDocument(await env.client.call.getFinancials({ symbol: stock.symbol })).data;
+    const one = readDocument(
+      await env.client.call.getFinancials({ symbol: stock.symbol, section: 'balance_sheet' }),
     ).data;
     expect(SECTIONS.filter((s) => s in one)).toEqual(['balance_sheet']);
     expect(one.balance_sheet).toEqual(all.balance_sheet);
-    const last4 = read(await client.call.getFinancials({ symbol: stock.symbol, periods: 4 })).data;
+    const last4 = readDocument(
+      await env.client.call.getFinancials({ symbol: stock.symbol, periods: 4 }),
+    ).data;
     for (const s of SECTIONS) expect(last4[s].periods).toEqual(all[s].periods.slice(-4));
-    const q2 = read(
-      await client.call.getFinancials({ symbol: stock.symbol, section: 'quarterly', periods: 2 }),
+    const q2 = readDocument(
+      await env.client.call.getFinancials({ symbol: stock.symbol, section: 'quarterly', periods: 2 }),
     ).data;
     expect(q2.quarterly.periods).toEqual(all.quarterly.periods.slice(-2));
     expect(q2.quarterly.pct_changes).toEqual(
@@ -173,19 +121,23 @@ describe('GetFinancials over generated data', () => {
     for (const type of ['etf', 'index_fund', 'bond'] as const) {
       const s = generated.stocks.find((x) => x.stockType === type);
       expect(s, `a generated ${type}`).toBeDefined();
-      expect((await grpcError(client.call.getFinancials({ symbol: s!.symbol }))).code).toBe(status.NOT_FOUND);
+      expect((await grpcError(env.client.call.getFinancials({ symbol: s!.symbol }))).code).toBe(
+        status.NOT_FOUND,
+      );
     }
-    expect((await grpcError(client.call.getFinancials({ symbol: 'NOSUCHCO' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcError(env.client.call.getFinancials({ symbol: 'NOSUCHCO' }))).code).toBe(
+      status.NOT_FOUND,
+    );
   });
 
   it('rejects an unknown section and periods out of 1..40 naming the parameter', async () => {
     const symbol = generated.stocks.find((s) => s.stockType === 'equity' && s.status === 'listed')!.symbol;
-    expect(await grpcError(client.call.getFinancials({ symbol, section: 'pnl' }))).toEqual({
+    expect(await grpcError(env.client.call.getFinancials({ symbol, section: 'pnl' }))).toMatchObject({
       code: status.INVALID_ARGUMENT,
       param: 'section',
     });
     for (const periods of [0, 41])
-      expect(await grpcError(client.call.getFinancials({ symbol, periods }))).toEqual({
+      expect(await grpcError(env.client.call.getFinancials({ symbol, periods }))).toMatchObject({
         code: status.INVALID_ARGUMENT,
         param: 'periods',
       });
@@ -199,7 +151,7 @@ describe('import nse-xbrl', () => {
       return readdirSync(dir).map((f) => dir + f);
     });
     expect(files).toHaveLength(310);
-    const report = await runImport(pool, 'nse-xbrl', files);
+    const report = await runImport(env.pool, 'nse-xbrl', files);
     expect(report.loaded).toBe(309);
     const reasons = report.files.flatMap((f) =>
       Object.keys(f.reasons).map((r) => `${f.file.split('/').at(-1)}: ${r}`),
@@ -210,9 +162,9 @@ describe('import nse-xbrl', () => {
       '21Jun2018_1801_NONINDAS_35272_9888_17052018060424_WEB.xml: pre-Ind AS (Indian GAAP) results format is not imported',
     ]);
     // Importing the same files again changes nothing.
-    expect((await runImport(pool, 'nse-xbrl', files)).changed).toBe(0);
+    expect((await runImport(env.pool, 'nse-xbrl', files)).changed).toBe(0);
 
-    const infy = read(await client.call.getFinancials({ symbol: 'INFY' })).data;
+    const infy = readDocument(await env.client.call.getFinancials({ symbol: 'INFY' })).data;
     expect(infy.source).toBe('nse-xbrl');
     expect(infy.profit_loss.basis).toBe('consolidated');
     expect(infy.profit_loss.periods).toEqual(['FY2019', 'FY2020', 'FY2021', 'FY2022', 'FY2023', 'FY2024']);
@@ -229,7 +181,9 @@ describe('import nse-xbrl', () => {
     expect(infy.ratios.data['ROE %'].FY2024).toBe(29.65);
     expect(infy.quarterly.periods.at(-1)).toBe('Q3 FY2025');
 
-    const sbin = read(await client.call.getFinancials({ symbol: 'SBIN', section: 'balance_sheet' })).data;
+    const sbin = readDocument(
+      await env.client.call.getFinancials({ symbol: 'SBIN', section: 'balance_sheet' }),
+    ).data;
     const bs = sbin.balance_sheet;
     expect(bs.basis).toBe('consolidated');
     expect(bs.periods).toEqual(['FY2024']);
@@ -238,8 +192,9 @@ describe('import nse-xbrl', () => {
     expect(total).toBeCloseTo(bs.data['Total Assets'].FY2024, 1);
 
     // The profile's growth figures are rewritten from the imported statements (years with a balance sheet).
-    dataset = new EquitiesDataset(await readDataset(pool));
-    const growth = read(await client.call.getStockProfile({ symbol: 'INFY', include: [] })).data.growth;
+    await env.reload();
+    const growth = readDocument(await env.client.call.getStockProfile({ symbol: 'INFY', include: [] })).data
+      .growth;
     expect(growth.growth_rates.map((g: { fiscal_year: string }) => g.fiscal_year)).toEqual([
       'FY2023',
       'FY2024',
@@ -252,8 +207,8 @@ describe('import nse-xbrl', () => {
     expect(growth.growth_rates[1].sales_growth_pct).toBe(infy.profit_loss.pct_changes.Revenue.FY2024);
 
     // Point in time: on 18 April 2024 INFY's FY2024 results were not out yet.
-    const { rows } = await pool.query<{ id: number }>(`SELECT id FROM stocks WHERE symbol = 'INFY'`);
-    const periods = await pgFinancialsSource(pool).periods(rows[0]!.id);
+    const { rows } = await env.pool.query<{ id: number }>(`SELECT id FROM stocks WHERE symbol = 'INFY'`);
+    const periods = await pgFinancialsSource(env.pool).periods(rows[0]!.id);
     const before = financialsDocument(periods, day('2024-04-18'));
     expect(before.profit_loss!.periods.at(-1)).toBe('FY2023');
     expect(before.quarterly!.periods.at(-1)).toBe('Q3 FY2024');
@@ -262,14 +217,18 @@ describe('import nse-xbrl', () => {
 
   it('runs from the CLI, and an imported company replaces its generated statements', async () => {
     const stock = generated.stocks.find((s) => s.stockType === 'equity' && s.status === 'listed')!;
-    await pool.query(
+    await env.pool.query(
       `UPDATE stocks SET nse_symbol = NULL, isin = NULL WHERE nse_symbol = 'ITC' OR isin = 'INE154A01025'`,
     );
-    await pool.query(`UPDATE stocks SET nse_symbol = 'ITC', isin = 'INE154A01025' WHERE id = $1`, [stock.id]);
+    await env.pool.query(`UPDATE stocks SET nse_symbol = 'ITC', isin = 'INE154A01025' WHERE id = $1`, [
+      stock.id,
+    ]);
     const dir = `${XBRL}itc/`;
-    const line = await run(pool, ['import', 'nse-xbrl', ...readdirSync(dir).map((f) => dir + f)], io);
+    const line = await run(env.pool, ['import', 'nse-xbrl', ...readdirSync(dir).map((f) => dir + f)], io);
     expect(line).toMatch(/^nse-xbrl: read 50, loaded 50, changed \d+, rejected 0$/);
-    const { data } = read(await client.call.getFinancials({ symbol: stock.symbol, section: 'profit_loss' }));
+    const { data } = readDocument(
+      await env.client.call.getFinancials({ symbol: stock.symbol, section: 'profit_loss' }),
+    );
     expect(data.source).toBe('nse-xbrl');
     // Consolidated years only, none generated left: itc/23May2024_1703_...xml FourD RevenueFromOperations
     // 768404900000.00 and itc/26Jun2020_2114_...xml 513934700000.00.
@@ -277,8 +236,9 @@ describe('import nse-xbrl', () => {
     expect(data.profit_loss.periods).toEqual(['FY2020', 'FY2021', 'FY2022', 'FY2023', 'FY2024']);
     expect(data.profit_loss.data.Revenue.FY2024).toBe(76_840.49);
     expect(data.profit_loss.data.Revenue.FY2020).toBe(51_393.47);
-    dataset = new EquitiesDataset(await readDataset(pool));
-    const growth = read(await client.call.getStockProfile({ symbol: stock.symbol, include: [] })).data.growth;
+    await env.reload();
+    const growth = readDocument(await env.client.call.getStockProfile({ symbol: stock.symbol, include: [] }))
+      .data.growth;
     expect(growth.growth_rates.length).toBeGreaterThan(0);
     for (const g of growth.growth_rates)
       expect(g.sales_cr).toBe(data.profit_loss.data.Revenue[g.fiscal_year]);

@@ -1,11 +1,11 @@
-import { RpcError, status } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { type FinancialStatementRow, financialsByCompany, STOCK_TYPES } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
 import type { common } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
 import { financialsRpcs } from '../../src/areas/financials/rpcs.ts';
 import type { FinancialsSource } from '../../src/areas/financials/store.ts';
-import { clockAt, smallDataset } from '../support.ts';
+import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
 
 const mem = smallDataset(400, day('2026-11-20'), 9, 100);
 const held = new Map<number, FinancialStatementRow[]>();
@@ -19,17 +19,7 @@ const rpcAt = (isoDay: string) =>
     data: () => source,
   });
 const rpc = rpcAt('2026-11-22');
-const ctx = undefined as never;
-const read = (doc: common.Document) => JSON.parse(doc.data_json.toString());
-
-async function rpcError(p: Promise<unknown>): Promise<RpcError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
-  return err;
-}
+const dataOf = (doc: common.Document) => readDocument(doc).data;
 
 const equity = mem.generated.stocks.find((s) => s.stockType === 'equity' && held.has(s.id))!;
 
@@ -54,8 +44,8 @@ describe('GetFinancials', () => {
   });
 
   it('serves the document as of the clock: earlier clocks see fewer periods', async () => {
-    const now = read(await rpc.getFinancials({ symbol: equity.symbol }, ctx));
-    const before = read(await rpcAt('2025-06-01').getFinancials({ symbol: equity.symbol }, ctx));
+    const now = dataOf(await rpc.getFinancials({ symbol: equity.symbol }, ctx));
+    const before = dataOf(await rpcAt('2025-06-01').getFinancials({ symbol: equity.symbol }, ctx));
     expect(before.profit_loss.periods.at(-1)).toBe('FY2025');
     expect(now.profit_loss.periods.at(-1)).toBe('FY2026');
     expect(
@@ -75,7 +65,7 @@ describe('GetFinancials', () => {
       const err = await rpcError(rpc.getFinancials({ symbol: equity.symbol, periods }, ctx));
       expect([err.code, err.param]).toEqual([status.INVALID_ARGUMENT, 'periods']);
     }
-    const one = read(
+    const one = dataOf(
       await rpc.getFinancials({ symbol: equity.symbol, section: 'cash_flow', periods: 40 }, ctx),
     );
     expect(one.cash_flow.periods).toHaveLength(10);

@@ -4,8 +4,8 @@ import { day, formatDay, isTradingDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import type { IndexDay } from '../../src/areas/indices/data.ts';
 import { indicesRpcs } from '../../src/areas/indices/rpcs.ts';
-import { smallDataset } from '../support.ts';
-import { ctx, fromGenerated, fromRealFiles, istClock, read, rpcError } from './support.ts';
+import { ctx, istClock, readDocument, rpcError, smallDataset } from '../support.ts';
+import { fromGenerated, fromRealFiles } from './support.ts';
 
 const mem = smallDataset(400, day('2026-11-20'), 17);
 const data = fromGenerated(generateIndices(mem.generated, ['NIFTY 50', 'NIFTY BANK']));
@@ -36,7 +36,7 @@ describe('index history', () => {
       ['6m', '2026-05-21'],
       ['1y', '2025-11-21'],
     ]) {
-      const { data: doc, meta } = read(await history('NIFTY 50', interval!));
+      const { data: doc, meta } = readDocument(await history('NIFTY 50', interval!));
       const expected = daily.filter((b) => b.d >= day(from!));
       expect(doc.bars.map((b: Bar) => b.date)).toEqual(expected.map((b) => formatDay(b.d)));
       expect(meta).toMatchObject({ bar_interval: 'day', window: { from, to: '2026-11-20' } });
@@ -54,7 +54,7 @@ describe('index history', () => {
   });
 
   it('matches the name without regard to case, and answers 404 for an unknown index', async () => {
-    const a = read(await history('nifty bank', '1m')).data;
+    const a = readDocument(await history('nifty bank', '1m')).data;
     expect(a.name).toBe('NIFTY BANK');
     expect(a.family).toBe('sectoral');
     const err = await rpcError(history('NIFTY BANKS', '1m'));
@@ -63,7 +63,7 @@ describe('index history', () => {
 
   it('never shows a session after IST today', async () => {
     // Sunday 14 June 2026: the generated data runs on to November, but the history stops on Friday.
-    const { data: doc } = read(await history('NIFTY 50', '1m', istClock('2026-06-14T09:00:00')));
+    const { data: doc } = readDocument(await history('NIFTY 50', '1m', istClock('2026-06-14T09:00:00')));
     expect(doc.bars.at(-1).date).toBe('2026-06-12');
     expect(doc.bars[0].date).toBe('2026-05-13');
   });
@@ -80,7 +80,7 @@ describe('index history', () => {
 
   it('2y and max are weekly: first open, highest high, lowest low, last close and ratios of the week', async () => {
     for (const interval of ['2y', 'max']) {
-      const { data: doc, meta } = read(await history('NIFTY 50', interval));
+      const { data: doc, meta } = readDocument(await history('NIFTY 50', interval));
       expect(meta.bar_interval).toBe('week');
       const from = day(meta.window.from);
       // The window starts on a Monday so its first week is whole.
@@ -106,7 +106,7 @@ describe('index history', () => {
   });
 
   it('weeks with holidays are short and cross month ends correctly', async () => {
-    const bars = read(await history('NIFTY 50', '2y')).data.bars as Bar[];
+    const bars = readDocument(await history('NIFTY 50', '2y')).data.bars as Bar[];
     const week = (monday: string) => bars.find((b) => b.week_start === monday)!;
     // 31 Mar and 3 Apr 2026 are holidays: the week has three sessions, closing Thursday 2 April.
     expect(week('2026-03-30')).toMatchObject({ sessions: 3, date: '2026-04-02' });
@@ -135,7 +135,7 @@ describe('index history', () => {
 
   it('serves imported real indices, whose weeks may lack sessions the file does not have', async () => {
     const real = fromRealFiles();
-    const { data: doc } = read(
+    const { data: doc } = readDocument(
       await rpcAt(istClock('2025-03-05T12:00:00'), real).getIndexHistory(
         { name: 'NIFTY IT', interval: '3m' },
         ctx,
@@ -163,7 +163,7 @@ describe('index history', () => {
       pb: 7.71,
       div_yield: 2.75,
     });
-    const weekly = read(
+    const weekly = readDocument(
       await rpcAt(istClock('2025-03-05T12:00:00'), real).getIndexHistory(
         { name: 'nifty it', interval: 'max' },
         ctx,

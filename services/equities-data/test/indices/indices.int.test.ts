@@ -1,105 +1,36 @@
-import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createClient, type GrpcServer, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { DEFAULT_SEED, generateDataset, generateIndices } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
-import type { common } from '@mdp/proto';
-import { equities } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, equitiesImpl } from '../../src/app.ts';
-import { AreaData } from '../../src/areas/index.ts';
 import { indicesArea } from '../../src/areas/indices/index.ts';
 import { run } from '../../src/cli.ts';
 import { runImport } from '../../src/importers/index.ts';
-import { EquitiesDataset } from '../../src/service/dataset.ts';
-import { pgBarSource } from '../../src/store/bar-source.ts';
-import { readDataset } from '../../src/store/read-dataset.ts';
-import { DATABASE_URL } from '../support.ts';
-import { CLOSE_FILES, istClock, NIFTY_PE_FILE } from './support.ts';
+import { grpcError, type ServiceEnv, startService } from '../grpc-env.ts';
+import { clockAt, istClock, readDocument } from '../support.ts';
+import { CLOSE_FILES, NIFTY_PE_FILE } from './support.ts';
 
 // Two fresh schemas served by the real gRPC server: one with a generated dataset loaded through the
 // CLI, one holding only the real NSE index files imported through the import kinds.
-const silent = createLogger('t', 'silent');
-const MIGRATIONS = new URL('../../migrations/', import.meta.url).pathname;
 const SIZE = 900;
 const END = '2026-11-20';
-const io = { log: () => {}, now: () => Date.parse('2026-11-22T06:30:00Z') };
+const io = { log: () => {}, now: clockAt('2026-11-22') };
 
-interface Served {
-  schema: string;
-  pool: Pool;
-  server: GrpcServer;
-  client: TypedClient<typeof equities.EquitiesDataServiceService>;
-  areas: AreaData;
-}
-
-async function serve(clock: () => number, fill: (pool: Pool) => Promise<void>): Promise<Served> {
-  const schema = `eqidx_${randomBytes(5).toString('hex')}`;
-  await migrate({ url: DATABASE_URL, schema, dir: MIGRATIONS, logger: silent });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'indices-test' });
-  await fill(pool);
-  const dataset = new EquitiesDataset(await readDataset(pool));
-  const s = { schema, pool, areas: await AreaData.read(pool) } as Served;
-  s.server = buildApp({
-    logger: silent,
-    tracer: trace.getTracer('t'),
-    registry: createRegistry('equities-data'),
-    impl: equitiesImpl({
-      dataset: () => dataset,
-      bars: pgBarSource(pool),
-      clock,
-      areas: () => s.areas,
-      pool,
-    }),
-  });
-  const port = await s.server.listen('127.0.0.1', 0);
-  s.client = createClient(equities.EquitiesDataServiceService, `127.0.0.1:${port}`, {
-    target: 'equities-data',
-    metrics: grpcClientMetrics(createRegistry('client')),
-    defaultDeadlineMs: 10_000,
-  });
-  return s;
-}
-
-async function stop(s: Served | undefined) {
-  if (!s) return;
-  s.client.close();
-  await s.server.shutdown(500);
-  await s.pool.end();
-  await dropSchema(DATABASE_URL, s.schema);
-}
-
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-
-async function grpcError(p: Promise<unknown>) {
-  const err = (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { code: number; details: string; metadata: { get(k: string): unknown[] } } | undefined;
-  if (!err) throw new Error('expected the call to fail');
-  return { code: err.code, param: err.metadata.get(PARAM_METADATA_KEY)[0], details: err.details };
-}
-
-let gen: Served;
-let real: Served;
+let gen: ServiceEnv;
+let real: ServiceEnv;
 
 beforeAll(async () => {
-  gen = await serve(istClock('2026-11-22T12:00:00'), async (pool) => {
-    await run(pool, ['load-default', '--size', String(SIZE), '--end', END], io);
-  });
-  real = await serve(istClock('2025-01-11T12:00:00'), async (pool) => {
-    await runImport(pool, 'index-close', CLOSE_FILES);
-    await runImport(pool, 'index-valuations', [NIFTY_PE_FILE]);
-  });
+  gen = await startService({ prefix: 'eqidx', clock: istClock('2026-11-22T12:00:00') });
+  await run(gen.pool, ['load-default', '--size', String(SIZE), '--end', END], io);
+  await gen.reload();
+  real = await startService({ prefix: 'eqidx', clock: istClock('2025-01-11T12:00:00') });
+  await runImport(real.pool, 'index-close', CLOSE_FILES);
+  await runImport(real.pool, 'index-valuations', [NIFTY_PE_FILE]);
+  await real.reload();
 }, 240_000);
 
 afterAll(async () => {
-  await stop(gen);
-  await stop(real);
+  await gen?.close();
+  await real?.close();
 });
 
 describe('generated indices in the database', () => {
@@ -122,7 +53,7 @@ describe('generated indices in the database', () => {
   });
 
   it('ranks over gRPC with the route defaults and the category filter', async () => {
-    const { data, meta } = read(
+    const { data, meta } = readDocument(
       await gen.client.call.listIndices({
         periods: 3,
         granularity: 'week',
@@ -134,7 +65,7 @@ describe('generated indices in the database', () => {
     expect(data).toHaveLength(10);
     expect(meta).toMatchObject({ window: { from: '2026-11-02', to: '2026-11-22' }, limit: 10 });
     expect(data[0].end.date).toBe('2026-11-20');
-    const sectoral = read(
+    const sectoral = readDocument(
       await gen.client.call.listIndices({
         periods: 2,
         granularity: 'month',
@@ -170,12 +101,12 @@ describe('generated indices in the database', () => {
   });
 
   it('serves history and valuations of generated indices', async () => {
-    const h = read(
+    const h = readDocument(
       await gen.client.call.getIndexHistory({ name: 'nifty financial services', interval: 'max' }),
     ).data;
     expect(h.name).toBe('NIFTY FINANCIAL SERVICES');
     expect(h.bars.length).toBeGreaterThan(300);
-    const v = read(await gen.client.call.getValuations({ index: 'nifty-next-50', years: 3 })).data;
+    const v = readDocument(await gen.client.call.getValuations({ index: 'nifty-next-50', years: 3 })).data;
     expect(v).toMatchObject({
       name: 'NIFTY NEXT 50',
       to: '2026-11-20',
@@ -203,7 +134,7 @@ describe('real index files imported into an empty schema', () => {
     // Saturday 11 Jan 2025, one week: close of Wed 8 Jan over close of Fri 3 Jan (file values).
     //   Nifty Realty 1045.10 -> 1018.50: 1018.5 / 1045.1 - 1 = -2.5452 % -> -2.55
     //   Nifty Bank  50988.80 -> 49835.05: -2.2628 % -> -2.26
-    const { data } = read(
+    const { data } = readDocument(
       await real.client.call.listIndices({
         periods: 1,
         granularity: 'week',
@@ -224,7 +155,7 @@ describe('real index files imported into an empty schema', () => {
         WHERE i.name = 'Nifty 50' AND b.d = '2025-01-08'`,
     );
     expect(rows[0]).toEqual({ open: 23746.65, close: 23688.95, pe: 21.83 });
-    const v = read(await real.client.call.getValuations({ index: 'nifty-50', years: 20 })).data;
+    const v = readDocument(await real.client.call.getValuations({ index: 'nifty-50', years: 20 })).data;
     // The clock stands at 11 Jan 2025: the last observation is 10 Jan 2025, twenty years back to Jan 2005.
     expect(v.to).toBe('2025-01-10');
     expect(v.from.slice(0, 7)).toBe('2005-01');

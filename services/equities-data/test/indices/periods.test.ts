@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type IndexSeries, IndicesData } from '../../src/areas/indices/data.ts';
 import { completedPeriods } from '../../src/areas/indices/periods.ts';
 import { indicesRpcs } from '../../src/areas/indices/rpcs.ts';
-import { ctx, istClock, read } from './support.ts';
+import { ctx, istClock, readDocument } from '../support.ts';
 
 const spans = (today: string, g: 'week' | 'month', n: number) =>
   completedPeriods(day(today), g, n).map((p) => `${formatDay(p.start)}..${formatDay(p.end)}`);
@@ -67,7 +67,7 @@ const ranking = (clock: () => number, granularity: string, periods: number) =>
 
 describe('the ranking uses the closes of completed periods only', () => {
   const closes = async (clock: () => number, g: string, n: number) => {
-    const { data, meta } = read(await ranking(clock, g, n));
+    const { data, meta } = readDocument(await ranking(clock, g, n));
     return { start: data[0].start, end: data[0].end, window: meta.window, base: meta.base_period };
   };
 

@@ -3,8 +3,8 @@ import { generateIndices } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { indicesRpcs } from '../../src/areas/indices/rpcs.ts';
-import { smallDataset } from '../support.ts';
-import { ctx, fromGenerated, fromRealFiles, istClock, read, rpcError } from './support.ts';
+import { ctx, istClock, readDocument, rpcError, smallDataset } from '../support.ts';
+import { fromGenerated, fromRealFiles } from './support.ts';
 
 const real = fromRealFiles();
 const rpcAt = (clock: () => number, data = real) =>
@@ -37,7 +37,7 @@ describe('ranking the real index file (hand computation)', () => {
     //   Nifty IT    43726.55 (03-01) -> 43634.25 (08-01): 43634.25 / 43726.55 - 1 = -0.2111 %  -> -0.21
     //   Nifty Bank  50988.80 (03-01) -> 49835.05 (08-01): 49835.05 / 50988.80 - 1 = -2.2628 %  -> -2.26
     // Ordered as gainers: IT, 50, Bank.
-    const { data, meta } = read(
+    const { data, meta } = readDocument(
       await list(istClock('2025-01-11T12:00:00'), {
         periods: 1,
         names: ['nifty 50', 'NIFTY BANK', 'Nifty IT'],
@@ -69,7 +69,7 @@ describe('ranking the real index file (hand computation)', () => {
     //   Nifty IT    43634.25 -> 37276.95: -14.5695 % -> -14.57
     //   Nifty Bank  49835.05 -> 48245.20: -3.1902 % -> -3.19
     // As losers: IT, 50, Bank.
-    const { data } = read(
+    const { data } = readDocument(
       await list(istClock('2025-04-01T12:00:00'), {
         periods: 2,
         granularity: 'month',
@@ -86,7 +86,7 @@ describe('ranking the real index file (hand computation)', () => {
 
   it('an index without a close in the base period is not ranked, and says so', async () => {
     // One month back from April is February, which the files do not cover.
-    const { data, meta } = read(
+    const { data, meta } = readDocument(
       await list(istClock('2025-04-01T12:00:00'), { periods: 1, granularity: 'month', names: ['Nifty 50'] }),
     );
     expect(data).toEqual([]);
@@ -95,7 +95,9 @@ describe('ranking the real index file (hand computation)', () => {
   });
 
   it('ranks every equity index of the files; bond and volatility rows are not indices here', async () => {
-    const { data, meta } = read(await list(istClock('2025-01-11T12:00:00'), { periods: 1, limit: 50 }));
+    const { data, meta } = readDocument(
+      await list(istClock('2025-01-11T12:00:00'), { periods: 1, limit: 50 }),
+    );
     expect(meta.total).toBeGreaterThan(110);
     expect(data).toHaveLength(50);
     for (let i = 1; i < data.length; i++)
@@ -109,10 +111,10 @@ describe('ranking parameters', () => {
   const clock = istClock('2026-11-21T12:00:00');
 
   it('category keeps one family; names override it and match without regard to case', async () => {
-    const { data } = read(await list(clock, { category: 'sectoral', limit: 50 }, generated));
+    const { data } = readDocument(await list(clock, { category: 'sectoral', limit: 50 }, generated));
     expect(data.length).toBeGreaterThan(5);
     expect(new Set(data.map((r: { family: string }) => r.family))).toEqual(new Set(['sectoral']));
-    const named = read(
+    const named = readDocument(
       await list(clock, { category: 'sectoral', names: ['nifty 50', 'Nifty Next 50'] }, generated),
     );
     expect(named.data.map((r: { name: string }) => r.name).sort()).toEqual(['NIFTY 50', 'NIFTY NEXT 50']);
@@ -121,10 +123,12 @@ describe('ranking parameters', () => {
   });
 
   it('limit caps the list; losers is the gainers list from the other end', async () => {
-    const all = read(await list(clock, { limit: 50, category: 'broad' }, generated)).data;
-    const top = read(await list(clock, { limit: 3, category: 'broad' }, generated)).data;
+    const all = readDocument(await list(clock, { limit: 50, category: 'broad' }, generated)).data;
+    const top = readDocument(await list(clock, { limit: 3, category: 'broad' }, generated)).data;
     expect(top).toEqual(all.slice(0, 3));
-    const losers = read(await list(clock, { limit: 50, category: 'broad', order: 'losers' }, generated)).data;
+    const losers = readDocument(
+      await list(clock, { limit: 50, category: 'broad', order: 'losers' }, generated),
+    ).data;
     expect(losers.map((r: { name: string }) => r.name)).toEqual(
       [...all].reverse().map((r: { name: string }) => r.name),
     );
@@ -132,7 +136,7 @@ describe('ranking parameters', () => {
   });
 
   it('returns agree with the generated closes on the period ends', async () => {
-    const { data } = read(await list(clock, { periods: 4, names: ['NIFTY BANK'] }, generated));
+    const { data } = readDocument(await list(clock, { periods: 4, names: ['NIFTY BANK'] }, generated));
     const bank = generated.find('nifty bank')!;
     const close = (d: string) => bank.days.find((b) => b.d === day(d))!.close!;
     // Four weeks back from the week ending Friday 20 Nov 2026: base close Friday 23 Oct.

@@ -1,7 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { RpcError } from '@mdp/grpc';
 import type { GeneratedIndex } from '@mdp/market';
-import type { common } from '@mdp/proto';
 import { type IndexDay, type IndexSeries, IndicesData, nameKey } from '../../src/areas/indices/data.ts';
 import { familyOf } from '../../src/areas/indices/families.ts';
 import { indexClose } from '../../src/areas/indices/import-close.ts';
@@ -14,25 +12,6 @@ export const CLOSE_FILES = readdirSync(CLOSE_DIR)
   .filter((f) => f.startsWith('ind_close_all_'))
   .map((f) => CLOSE_DIR + f);
 export const NIFTY_PE_FILE = `${REALDATA}nifty50_pe_pb_divyield_1999-2026.csv`;
-
-export const ctx = undefined as never;
-
-export const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-
-export async function rpcError(p: Promise<unknown>): Promise<RpcError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
-  return err;
-}
-
-/** Instants as IST wall-clock times (IST is UTC+05:30). */
-export const istClock = (isoDateTime: string) => () => Date.parse(`${isoDateTime}+05:30`);
 
 export function fromGenerated(indices: readonly GeneratedIndex[]): IndicesData {
   return new IndicesData(

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { IndicesData } from '../../src/areas/indices/data.ts';
 import { indicesRpcs } from '../../src/areas/indices/rpcs.ts';
 import { summarize, VALUATION_INDICES } from '../../src/areas/indices/valuations.ts';
-import { smallDataset } from '../support.ts';
-import { ctx, fromGenerated, fromRealFiles, istClock, NIFTY_PE_FILE, read, rpcError } from './support.ts';
+import { ctx, istClock, readDocument, rpcError, smallDataset } from '../support.ts';
+import { fromGenerated, fromRealFiles, NIFTY_PE_FILE } from './support.ts';
 
 const mem = smallDataset(10);
 const real = fromRealFiles();
@@ -37,7 +37,7 @@ const fileRows = readFileSync(NIFTY_PE_FILE, 'utf8')
 
 describe('valuations', () => {
   it('one year of NIFTY 50 P/E, P/B and yield from the real history, with mean, bands and percentile', async () => {
-    const { data, meta } = read(await valuations('nifty-50', 1));
+    const { data, meta } = readDocument(await valuations('nifty-50', 1));
     // The file's latest day is 1 Jul 2026; one year back starts the day after 1 Jul 2025.
     const window = fileRows.filter((r) => r.iso >= '2025-07-02' && r.iso <= '2026-07-01').reverse();
     expect(data).toMatchObject({
@@ -68,7 +68,7 @@ describe('valuations', () => {
   });
 
   it('20 years: statistics over every day, the series one point per week (its last day)', async () => {
-    const { data } = read(await valuations('nifty-50', 20));
+    const { data } = readDocument(await valuations('nifty-50', 20));
     const window = fileRows.filter((r) => r.iso >= '2006-07-02' && r.iso <= '2026-07-01').reverse();
     expect(data.bar_interval).toBe('week');
     expect(data.from).toBe(window[0]!.iso);
@@ -80,14 +80,14 @@ describe('valuations', () => {
   });
 
   it('the window ends at IST today: no later observation is used', async () => {
-    const { data } = read(await valuations('nifty-50', 2, real, istClock('2020-03-31T12:00:00')));
+    const { data } = readDocument(await valuations('nifty-50', 2, real, istClock('2020-03-31T12:00:00')));
     expect(data.to).toBe(fileRows.find((r) => r.iso <= '2020-03-31')!.iso);
   });
 
   it('generated indices carry their own ratios; an index with none is a 404', async () => {
     const g = smallDataset(700, day('2026-11-20'), 3);
     const gen = fromGenerated(generateIndices(g.generated, ['NIFTY BANK']));
-    const { data } = read(await valuations('nifty-bank', 5, gen, istClock('2026-11-22T12:00:00')));
+    const { data } = readDocument(await valuations('nifty-bank', 5, gen, istClock('2026-11-22T12:00:00')));
     const bank = gen.find('NIFTY BANK')!.days;
     expect(data.to).toBe('2026-11-20');
     expect(data.series.at(-1)).toEqual({
@@ -112,7 +112,7 @@ describe('valuations', () => {
       ['nifty-it', 'NIFTY IT'],
       ['nifty-next-50', 'NIFTY NEXT 50'],
     ]) {
-      const { data } = read(await valuations(slug!, 1, gen, istClock('2026-11-22T12:00:00')));
+      const { data } = readDocument(await valuations(slug!, 1, gen, istClock('2026-11-22T12:00:00')));
       expect([data.index, data.name, data.to]).toEqual([slug, name, '2026-11-20']);
       expect(data.summary.pb.observations).toBeGreaterThan(240);
     }

@@ -1,29 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createClient, type GrpcServer, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, generateDataset, generateMarketFlows } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
-import type { common } from '@mdp/proto';
-import { equities } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, equitiesImpl } from '../../src/app.ts';
-import { AreaData } from '../../src/areas/index.ts';
 import { marketArea } from '../../src/areas/market/index.ts';
 import { readMarketData } from '../../src/areas/market/store.ts';
 import { run } from '../../src/cli.ts';
 import { runImport } from '../../src/importers/index.ts';
-import { EquitiesDataset } from '../../src/service/dataset.ts';
-import { pgBarSource } from '../../src/store/bar-source.ts';
-import { readDataset } from '../../src/store/read-dataset.ts';
-import { clockAt, DATABASE_URL, REALDATA } from '../support.ts';
+import { grpcError, type ServiceEnv, startService } from '../grpc-env.ts';
+import { clockAt, REALDATA, readDocument } from '../support.ts';
 
 // The market area end to end on a fresh schema: the real files imported (through the CLI and
 // runImport), then the generated default dataset loaded, served by the real gRPC server and client.
-const schema = `eqmkt_${randomBytes(5).toString('hex')}`;
-const silent = createLogger('t', 'silent');
 const CASH = join(REALDATA, 'fii_dii_cash_monthly_2007-2026.csv');
 const FO = join(REALDATA, 'nse_participant_oi_vol_fiider_2025');
 const december = (sub: string) =>
@@ -31,79 +20,29 @@ const december = (sub: string) =>
     .filter((f) => /12-?2025|Dec-2025/.test(f))
     .sort()
     .map((f) => join(FO, sub, f));
-const io = { log: () => {}, now: () => Date.parse('2026-11-22T06:30:00Z') };
-let pool: Pool;
-let server: GrpcServer;
-let client: TypedClient<typeof equities.EquitiesDataServiceService>;
-let loaded: { stocks: EquitiesDataset; areas: AreaData };
-
-const reload = async () => {
-  loaded = {
-    stocks: new EquitiesDataset(await readDataset(pool)),
-    areas: await AreaData.read(pool, [marketArea]),
-  };
-};
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-async function grpcError(p: Promise<unknown>) {
-  const err = (await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  )) as { code: number; metadata: { get(k: string): unknown[] } } | undefined;
-  if (!err) throw new Error('expected the call to fail');
-  return { code: err.code, param: err.metadata.get(PARAM_METADATA_KEY)[0] };
-}
+const io = { log: () => {}, now: clockAt('2026-11-22') };
+let env: ServiceEnv;
 
 beforeAll(async () => {
-  await migrate({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../../migrations/', import.meta.url).pathname,
-    logger: silent,
-  });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'equities-market-test' });
-  await reload();
-  server = buildApp({
-    logger: silent,
-    tracer: trace.getTracer('t'),
-    registry: createRegistry('equities-data'),
-    impl: equitiesImpl({
-      dataset: () => loaded.stocks,
-      bars: pgBarSource(pool),
-      clock: clockAt('2026-11-22'),
-      areas: () => loaded.areas,
-      pool,
-    }),
-  });
-  const port = await server.listen('127.0.0.1', 0);
-  client = createClient(equities.EquitiesDataServiceService, `127.0.0.1:${port}`, {
-    target: 'equities-data',
-    metrics: grpcClientMetrics(createRegistry('client')),
-    defaultDeadlineMs: 10_000,
-  });
+  env = await startService({ prefix: 'eqmkt', clock: clockAt('2026-11-22'), areas: [marketArea] });
 });
 
 afterAll(async () => {
-  client?.close();
-  await server?.shutdown(500);
-  await pool?.end();
-  await dropSchema(DATABASE_URL, schema);
+  await env?.close();
 });
 
 describe('the real files, imported into an empty schema', () => {
   it('answers NOT_FOUND while nothing is held', async () => {
-    expect((await grpcError(client.call.getFiiDii({}))).code).toBe(status.NOT_FOUND);
-    expect((await grpcError(client.call.getFpiSectors({}))).code).toBe(status.NOT_FOUND);
+    expect((await grpcError(env.client.call.getFiiDii({}))).code).toBe(status.NOT_FOUND);
+    expect((await grpcError(env.client.call.getFpiSectors({}))).code).toBe(status.NOT_FOUND);
   });
 
   it('imports the FII/DII monthly file through the CLI, once', async () => {
-    expect(await run(pool, ['import', 'fii-dii-cash', CASH], io)).toBe(
+    expect(await run(env.pool, ['import', 'fii-dii-cash', CASH], io)).toBe(
       'fii-dii-cash: read 226, loaded 226, changed 226, rejected 0',
     );
-    expect((await runImport(pool, 'fii-dii-cash', [CASH])).changed).toBe(0);
-    const { rows } = await pool.query(
+    expect((await runImport(env.pool, 'fii-dii-cash', [CASH])).changed).toBe(0);
+    const { rows } = await env.pool.query(
       'SELECT period, count(*)::int AS n, sum(fii_net)::float8 AS fii FROM fii_dii_cash GROUP BY period',
     );
     // The stored net column is buy - sell; all 226 months sum to -870664.16 crore of FII net selling.
@@ -111,19 +50,19 @@ describe('the real files, imported into an empty schema', () => {
   });
 
   it('imports December’s participant and FII derivatives files', async () => {
-    const participants = await runImport(pool, 'nse-participants', [
+    const participants = await runImport(env.pool, 'nse-participants', [
       ...december('part_w_oi'),
       ...december('part_w_vol'),
     ]);
     // Six OI and six volume files (Dec 1-5 and 11), five rows each.
     expect(participants).toMatchObject({ read: 60, loaded: 60, rejected: 0, changed: 60 });
-    const fii = await runImport(pool, 'nse-fii-derivatives', december('fii_der'));
+    const fii = await runImport(env.pool, 'nse-fii-derivatives', december('fii_der'));
     expect(fii).toMatchObject({ read: 24, loaded: 24, rejected: 0 });
-    await reload();
+    await env.reload();
   });
 
   it('serves the real figures: monthly streaks, positioning of 2025-12-11 and FII derivatives', async () => {
-    const { data, meta } = read(await client.call.getFiiDii({}));
+    const { data, meta } = readDocument(await env.client.call.getFiiDii({}));
     expect(meta).toMatchObject({ unit: 'crore', sessions: 0 });
     expect(data.as_of).toBe('2026-01-27');
     // Hand-checked in cash-flows.test.ts: seven months of FII selling from 2025-07, -227840.66 crore.
@@ -159,10 +98,10 @@ describe('the real files, imported into an empty schema', () => {
   });
 
   it('adds the chart and rejects a bad chart_interval with the parameter named', async () => {
-    const { data } = read(await client.call.getFiiDii({ chart_interval: '1y' }));
+    const { data } = readDocument(await env.client.call.getFiiDii({ chart_interval: '1y' }));
     expect(data.chart.points).toHaveLength(12);
-    const err = await grpcError(client.call.getFiiDii({ chart_interval: '10y' }));
-    expect(err).toEqual({ code: status.INVALID_ARGUMENT, param: 'chart_interval' });
+    const err = await grpcError(env.client.call.getFiiDii({ chart_interval: '10y' }));
+    expect(err).toMatchObject({ code: status.INVALID_ARGUMENT, param: 'chart_interval' });
   });
 });
 
@@ -172,7 +111,7 @@ describe('the generated default dataset', () => {
 
   it('loads flows that the database returns exactly as generated', async () => {
     const lines: string[] = [];
-    await run(pool, ['load-default', '--size', String(SIZE), '--end', END], {
+    await run(env.pool, ['load-default', '--size', String(SIZE), '--end', END], {
       ...io,
       log: (l) => lines.push(l),
     });
@@ -185,8 +124,8 @@ describe('the generated default dataset', () => {
         historyDays: DEFAULT_HISTORY_DAYS,
       }),
     );
-    await reload();
-    const held = await readMarketData(pool);
+    await env.reload();
+    const held = await readMarketData(env.pool);
     expect(held.cash).toEqual(flows.cash);
     expect(held.participants).toEqual(flows.participants);
     expect(held.fiiDerivatives).toEqual(flows.fiiDerivatives);
@@ -196,12 +135,12 @@ describe('the generated default dataset', () => {
   });
 
   it('serves 30 sessions to the latest, and FPI sectors adding up to 100%', async () => {
-    const { data } = read(await client.call.getFiiDii({ chart_interval: '3m' }));
+    const { data } = readDocument(await env.client.call.getFiiDii({ chart_interval: '3m' }));
     expect(data.sessions).toHaveLength(30);
     expect(data.sessions[0].date).toBe(END);
     expect(data.streaks.fii.unit).toBe('session');
     expect(data.chart.from).toBe('2026-08-21');
-    const fpi = read(await client.call.getFpiSectors({})).data;
+    const fpi = readDocument(await env.client.call.getFpiSectors({})).data;
     expect(fpi.fortnight_end).toBe('2026-11-15');
     expect(
       fpi.sectors.reduce(
@@ -212,18 +151,18 @@ describe('the generated default dataset', () => {
   });
 
   it('lets real monthly figures replace the generated sessions of the months they cover', async () => {
-    const { rows: before } = await pool.query(
+    const { rows: before } = await env.pool.query(
       "SELECT count(*)::int AS n FROM fii_dii_cash WHERE period = 'day' AND d <= '2026-01-31'",
     );
-    const report = await runImport(pool, 'fii-dii-cash', [CASH]);
+    const report = await runImport(env.pool, 'fii-dii-cash', [CASH]);
     expect(report.changed).toBe(226 + before[0].n);
-    const { rows } = await pool.query(
+    const { rows } = await env.pool.query(
       'SELECT period, min(d)::text AS first, count(*)::int AS n FROM fii_dii_cash GROUP BY period ORDER BY period',
     );
     expect(rows[0]).toMatchObject({ period: 'day', first: '2026-02-02' });
     expect(rows[1]).toMatchObject({ period: 'month', n: 226 });
-    await reload();
-    const { data } = read(await client.call.getFiiDii({}));
+    await env.reload();
+    const { data } = readDocument(await env.client.call.getFiiDii({}));
     expect(data.sessions[0].date).toBe(END);
     expect(data.monthly.find((m: { month: string }) => m.month === '2026-01')).toMatchObject({
       sessions: null,

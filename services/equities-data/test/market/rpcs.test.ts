@@ -1,11 +1,10 @@
-import { RpcError, status } from '@mdp/grpc';
+import { status } from '@mdp/grpc';
 import { generateMarketFlows, INSTRUMENT_SIDES, SECTORS } from '@mdp/market';
 import { day, formatDay, isTradingDay } from '@mdp/nse-calendar';
-import type { common } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
 import { marketRpcs } from '../../src/areas/market/rpcs.ts';
 import type { MarketData } from '../../src/areas/market/store.ts';
-import { clockAt, smallDataset } from '../support.ts';
+import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
 
 const mem = smallDataset(120, day('2026-11-20'), 31, 2_200);
 const flows = generateMarketFlows(mem.generated);
@@ -18,19 +17,6 @@ const data: MarketData = {
 const rpcAt = (isoDay: string, d: MarketData = data) =>
   marketRpcs({ dataset: () => mem.dataset, bars: mem.source, clock: clockAt(isoDay), data: () => d });
 const rpc = rpcAt('2026-11-22');
-const ctx = undefined as never;
-const read = (doc: common.Document) => ({
-  data: JSON.parse(doc.data_json.toString()),
-  meta: doc.meta_json.length ? JSON.parse(doc.meta_json.toString()) : {},
-});
-async function rpcError(p: Promise<unknown>): Promise<RpcError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof RpcError)) throw new Error(`expected an RpcError, got ${String(err)}`);
-  return err;
-}
 const netOf = (r: (typeof flows.cash)[number]) => ({
   fii: (r.fiiBuy - r.fiiSell) / 100,
   dii: (r.diiBuy - r.diiSell) / 100,
@@ -38,7 +24,7 @@ const netOf = (r: (typeof flows.cash)[number]) => ({
 
 describe('GetFiiDii on the generated market', () => {
   it('serves the last 30 sessions up to the IST day, newest first, with net = buy - sell', async () => {
-    const { data: doc, meta } = read(await rpc.getFiiDii({}, ctx));
+    const { data: doc, meta } = readDocument(await rpc.getFiiDii({}, ctx));
     expect(doc.sessions).toHaveLength(30);
     expect(doc.sessions.map((s: { date: string }) => s.date)).toEqual(
       flows.cash
@@ -57,14 +43,14 @@ describe('GetFiiDii on the generated market', () => {
 
   it('ends the sessions at the latest one held on or before the clock’s IST day', async () => {
     // Sunday 2026-06-14: the latest session is Friday 2026-06-12.
-    const { data: doc } = read(await rpcAt('2026-06-14').getFiiDii({}, ctx));
+    const { data: doc } = readDocument(await rpcAt('2026-06-14').getFiiDii({}, ctx));
     expect(doc.sessions[0].date).toBe('2026-06-12');
     expect(doc.as_of).toBe('2026-06-12');
     expect(doc.fo_positioning.date).toBe('2026-06-12');
   });
 
   it('reports the current streaks as the sessions show them', async () => {
-    const { data: doc } = read(await rpc.getFiiDii({}, ctx));
+    const { data: doc } = readDocument(await rpc.getFiiDii({}, ctx));
     for (const who of ['fii', 'dii'] as const) {
       const nets = flows.cash.map((r) => netOf(r)[who]);
       const sign = Math.sign(nets.at(-1)!);
@@ -90,7 +76,7 @@ describe('GetFiiDii on the generated market', () => {
       '5y': '2021-11-21',
     };
     for (const [interval, from] of Object.entries(spans)) {
-      const { data: doc, meta } = read(await rpc.getFiiDii({ chart_interval: interval }, ctx));
+      const { data: doc, meta } = readDocument(await rpc.getFiiDii({ chart_interval: interval }, ctx));
       expect(meta.chart_interval).toBe(interval);
       expect(doc.chart).toMatchObject({ interval, from, to: '2026-11-20' });
       const inSpan = flows.cash.filter((r) => r.d >= day(from));
@@ -116,7 +102,7 @@ describe('GetFiiDii on the generated market', () => {
   });
 
   it('serves F&O positioning that balances: per instrument the market total is as long as it is short', async () => {
-    const { data: doc } = read(await rpc.getFiiDii({}, ctx));
+    const { data: doc } = readDocument(await rpc.getFiiDii({}, ctx));
     const p = doc.fo_positioning;
     expect(p).toMatchObject({ date: '2026-11-20', previous_date: '2026-11-19', unit: 'contracts' });
     expect(Object.keys(p.open_interest)).toEqual(['client', 'dii', 'fii', 'pro', 'total']);
@@ -147,13 +133,15 @@ describe('GetFiiDii on the generated market', () => {
     const none: MarketData = { cash: [], participants: [], fiiDerivatives: [], fpi: [] };
     expect((await rpcError(rpcAt('2026-11-22', none).getFiiDii({}, ctx))).code).toBe(status.NOT_FOUND);
     const cashOnly = { ...none, cash: data.cash };
-    expect(read(await rpcAt('2026-11-22', cashOnly).getFiiDii({}, ctx)).data.fo_positioning).toBeNull();
+    expect(
+      readDocument(await rpcAt('2026-11-22', cashOnly).getFiiDii({}, ctx)).data.fo_positioning,
+    ).toBeNull();
   });
 });
 
 describe('GetFpiSectors on the generated market', () => {
   it('serves every sector of the taxonomy with AUM shares adding up to exactly 100', async () => {
-    const { data: doc, meta } = read(await rpc.getFpiSectors({}, ctx));
+    const { data: doc, meta } = readDocument(await rpc.getFpiSectors({}, ctx));
     expect(doc.fortnight_end).toBe('2026-11-15');
     expect(doc.previous_fortnight_end).toBe('2026-10-31');
     expect(meta.sectors).toBe(SECTORS.length);
@@ -174,7 +162,7 @@ describe('GetFpiSectors on the generated market', () => {
   });
 
   it('gives the fortnight’s flow and the flow of the year to it, which add up to the FII cash flow', async () => {
-    const { data: doc } = read(await rpc.getFpiSectors({}, ctx));
+    const { data: doc } = readDocument(await rpc.getFpiSectors({}, ctx));
     const end = day('2026-11-15');
     const yearAgo = day('2025-11-15');
     for (const s of doc.sectors) {
@@ -193,7 +181,9 @@ describe('GetFpiSectors on the generated market', () => {
   });
 
   it('uses the fortnight held on or before the IST day, and answers NOT_FOUND with none', async () => {
-    expect(read(await rpcAt('2026-11-14').getFpiSectors({}, ctx)).data.fortnight_end).toBe('2026-10-31');
+    expect(readDocument(await rpcAt('2026-11-14').getFpiSectors({}, ctx)).data.fortnight_end).toBe(
+      '2026-10-31',
+    );
     expect((await rpcError(rpcAt('2015-01-01').getFpiSectors({}, ctx))).code).toBe(status.NOT_FOUND);
   });
 });

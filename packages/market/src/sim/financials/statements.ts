@@ -5,34 +5,25 @@ export const STATEMENT_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 
 export type StatementSection = (typeof STATEMENT_SECTIONS)[number];
 export type StatementBasis = 'consolidated' | 'standalone';
 
+/** The rows of an income statement, quarterly or annual. */
+const INCOME_ROWS = [
+  'Revenue',
+  'Expenses',
+  'Operating Profit',
+  'Other Income',
+  'Interest',
+  'Depreciation',
+  'Exceptional Items',
+  'Profit before tax',
+  'Tax',
+  'Net Profit',
+  'EPS (Rs)',
+];
+
 /** Display order of the rows of each stored section (amounts in rupees crore, EPS in rupees). */
 export const ROWS: Record<StatementSection, readonly string[]> = {
-  quarterly: [
-    'Revenue',
-    'Expenses',
-    'Operating Profit',
-    'Other Income',
-    'Interest',
-    'Depreciation',
-    'Exceptional Items',
-    'Profit before tax',
-    'Tax',
-    'Net Profit',
-    'EPS (Rs)',
-  ],
-  profit_loss: [
-    'Revenue',
-    'Expenses',
-    'Operating Profit',
-    'Other Income',
-    'Interest',
-    'Depreciation',
-    'Exceptional Items',
-    'Profit before tax',
-    'Tax',
-    'Net Profit',
-    'EPS (Rs)',
-  ],
+  quarterly: INCOME_ROWS,
+  profit_loss: INCOME_ROWS,
   balance_sheet: [
     'Share Capital',
     'Reserves',

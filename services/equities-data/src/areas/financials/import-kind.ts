@@ -1,9 +1,8 @@
 import { type FinancialStatementRow, fiscalYearOf, periodLabel, quarterEnd } from '@mdp/market';
 import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import { defineKind, ParseResult, rejectionOf } from '../../importers/kind.ts';
-import type { Rejection, Sourced } from '../../importers/report.ts';
-import { SymbolResolver } from '../../importers/symbol-resolver.ts';
+import { defineKind, ParseResult } from '../../importers/kind.ts';
+import { resolveRows } from '../../importers/symbol-resolver.ts';
 import { annualResultsFrom } from './annual.ts';
 import { pgFinancialsSource, TABLE, upsertPeriods } from './store.ts';
 import { readXbrl, XbrlError } from './xbrl.ts';
@@ -41,19 +40,17 @@ export const nseXbrl = defineKind<FilingRow>({
     return out;
   },
   async apply(client, rows) {
-    const resolver = await SymbolResolver.load(client);
-    const loaded: Sourced<FilingRow>[] = [];
-    const rejections: Rejection[] = [];
-    const kept = new Map<string, FinancialStatementRow>();
     // Earliest filing first, so a re-filing of a period never replaces what was known before it.
-    for (const row of [...rows].sort((a, b) => a.value.filedOn - b.value.filedOn)) {
+    const { resolved, rejections } = await resolveRows(
+      client,
+      [...rows].sort((a, b) => a.value.filedOn - b.value.filedOn),
+      (f) => f.filedOn,
+      (f) => `symbol ${f.symbol} not in the stock master`,
+    );
+    const loaded = resolved.map((r) => r.row);
+    const kept = new Map<string, FinancialStatementRow>();
+    for (const { row, stockId } of resolved) {
       const f = row.value;
-      const stockId = resolver.resolve(f.symbol, f.filedOn, f.isin);
-      if (stockId === undefined) {
-        rejections.push(rejectionOf(row, `symbol ${f.symbol} not in the stock master`));
-        continue;
-      }
-      loaded.push(row);
       for (const p of f.periods) {
         const key = `${stockId}/${p.section}/${f.basis}/${p.periodEnd}`;
         if (!kept.has(key)) kept.set(key, { ...p, stockId, basis: f.basis, source: `nse-xbrl:${f.file}` });

@@ -1,4 +1,5 @@
 import { type DayNumber, day, formatDay, weekStart } from '@mdp/nse-calendar';
+import { type Week, weeksOf } from '../../domain/weekly.ts';
 import type { IndexDay } from './data.ts';
 
 export const HISTORY_INTERVALS = ['1m', '3m', '6m', '1y', '2y', 'max'] as const;
@@ -37,10 +38,7 @@ export function historyWindow(interval: HistoryInterval, last: DayNumber, first:
   return { from, to: last };
 }
 
-export interface WeekBar extends IndexDay {
-  weekStart: DayNumber;
-  sessions: number;
-}
+export type WeekBar = Week<IndexDay>;
 
 const maxOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 const minOf = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
@@ -50,25 +48,14 @@ const minOf = (a: number | null, b: number | null) => (a === null ? b : b === nu
  * low, the last session's close and its P/E, P/B and dividend yield; `d` is the last session's day.
  */
 export function weeklyIndexBars(daily: readonly IndexDay[]): WeekBar[] {
-  const weeks: WeekBar[] = [];
-  let cur: WeekBar | undefined;
-  for (const b of daily) {
-    const ws = weekStart(b.d);
-    if (!cur || cur.weekStart !== ws) {
-      cur = { ...b, weekStart: ws, sessions: 1 };
-      weeks.push(cur);
-      continue;
-    }
-    cur.d = b.d;
-    cur.high = maxOf(cur.high, b.high);
-    cur.low = minOf(cur.low, b.low);
-    cur.close = b.close;
-    cur.pe = b.pe;
-    cur.pb = b.pb;
-    cur.divYield = b.divYield;
-    cur.sessions++;
-  }
-  return weeks;
+  return weeksOf(daily, (w, b) => {
+    w.high = maxOf(w.high, b.high);
+    w.low = minOf(w.low, b.low);
+    w.close = b.close;
+    w.pe = b.pe;
+    w.pb = b.pb;
+    w.divYield = b.divYield;
+  });
 }
 
 export function barJson(b: IndexDay | WeekBar) {

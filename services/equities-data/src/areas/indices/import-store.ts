@@ -1,6 +1,5 @@
-import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import { nameKey } from './data.ts';
+import { type IndexDay, nameKey } from './data.ts';
 import { familyOf } from './families.ts';
 
 /**
@@ -25,16 +24,8 @@ export async function upsertIndices(
   return new Map(names.map((n) => [n, byKey.get(nameKey(n))!]));
 }
 
-export interface IndexDayRow {
+export interface IndexDayRow extends IndexDay {
   indexId: number;
-  d: DayNumber;
-  open: number | null;
-  high: number | null;
-  low: number | null;
-  close: number | null;
-  pe: number | null;
-  pb: number | null;
-  divYield: number | null;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { type DayNumber, parseExchangeDate } from '@mdp/nse-calendar';
 import { readCsv, type SourceFile } from '../../../importers/csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from '../../../importers/kind.ts';
-import { ImportFileError, type Rejection, type Sourced } from '../../../importers/report.ts';
-import { SymbolResolver } from '../../../importers/symbol-resolver.ts';
+import { type Applied, defineKind, ParseResult } from '../../../importers/kind.ts';
+import { ImportFileError } from '../../../importers/report.ts';
+import { resolveRows } from '../../../importers/symbol-resolver.ts';
 import { type ParsedPurpose, parsePurpose } from './purpose.ts';
 
 export interface CorporateActionFileRow {
@@ -93,18 +93,10 @@ export const corporateActionsKind = defineKind<CorporateActionFileRow>({
     return out;
   },
   async apply(client, rows): Promise<Applied<CorporateActionFileRow>> {
-    const resolver = await SymbolResolver.load(client);
-    const loaded: Sourced<CorporateActionFileRow>[] = [];
-    const rejections: Rejection[] = [];
+    const { resolved, rejections } = await resolveRows(client, rows, (r) => r.exDate);
     let changed = 0;
-    for (const row of rows) {
+    for (const { row, stockId: id } of resolved) {
       const v = row.value;
-      const id = resolver.resolve(v.symbol, v.exDate, v.isin);
-      if (id === undefined) {
-        rejections.push(rejectionOf(row, 'symbol not in the stock master'));
-        continue;
-      }
-      loaded.push(row);
       const a = v.action;
       const res =
         a.kind === 'split' || a.kind === 'bonus'
@@ -121,6 +113,6 @@ export const corporateActionsKind = defineKind<CorporateActionFileRow>({
             );
       changed += res.rowCount ?? 0;
     }
-    return { loaded, rejections, changed };
+    return { loaded: resolved.map((r) => r.row), rejections, changed };
   },
 });

@@ -1,21 +1,12 @@
-import type { DealKind } from '@mdp/market';
-import type { DayNumber } from '@mdp/nse-calendar';
+import type { DealKind, DealRow } from '@mdp/market';
 import { readCsv, type SourceFile } from '../../../importers/csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from '../../../importers/kind.ts';
-import type { Rejection, Sourced } from '../../../importers/report.ts';
+import { type Applied, defineKind, ParseResult } from '../../../importers/kind.ts';
 import { ImportFileError } from '../../../importers/report.ts';
-import { SymbolResolver } from '../../../importers/symbol-resolver.ts';
+import { resolveRows } from '../../../importers/symbol-resolver.ts';
 
-export interface DealFileRow {
+/** A deal as the file gives it: the stock by its symbol, the price in paise. */
+export interface DealFileRow extends Omit<DealRow, 'stockId'> {
   symbol: string;
-  d: DayNumber;
-  kind: DealKind;
-  client: string;
-  side: 'buy' | 'sell';
-  quantity: number;
-  /** Paise. */
-  price: number;
-  remarks: string | null;
 }
 
 /** Header spellings of the NSE files, compared without spaces, dots and slashes. */
@@ -79,18 +70,9 @@ export const nseDeals = defineKind<DealFileRow>({
     return out;
   },
   async apply(client, rows): Promise<Applied<DealFileRow>> {
-    const resolver = await SymbolResolver.load(client);
-    const loaded: Sourced<DealFileRow>[] = [];
-    const rejections: Rejection[] = [];
-    const ids: number[] = [];
-    for (const row of rows) {
-      const id = resolver.resolve(row.value.symbol, row.value.d);
-      if (id === undefined) rejections.push(rejectionOf(row, 'symbol not in the stock master'));
-      else {
-        ids.push(id);
-        loaded.push(row);
-      }
-    }
+    const { resolved, rejections } = await resolveRows(client, rows, (r) => r.d);
+    const loaded = resolved.map((r) => r.row);
+    const ids = resolved.map((r) => r.stockId);
     const v = loaded.map((l) => l.value);
     const { rowCount } = await client.query(
       `INSERT INTO deals (stock_id, d, kind, client, side, quantity, price, remarks)

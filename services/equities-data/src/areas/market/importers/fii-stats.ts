@@ -3,7 +3,7 @@ import { formatDay, parseExchangeDate } from '@mdp/nse-calendar';
 import type { SourceFile } from '../../../importers/csv.ts';
 import { type Applied, defineKind, ParseResult } from '../../../importers/kind.ts';
 import { ImportFileError } from '../../../importers/report.ts';
-import { crore } from '../tables.ts';
+import { crore, fiiDerivativesTable } from '../tables.ts';
 import { reportLines } from './lines.ts';
 
 const LABELS: Record<string, FiiDerivativesRow['instrument']> = {
@@ -52,14 +52,8 @@ export const nseFiiDerivatives = defineKind<FiiDerivativesRow>({
   },
   async apply(client, rows): Promise<Applied<FiiDerivativesRow>> {
     const v = [...new Map(rows.map((r) => [`${r.value.d}:${r.value.instrument}`, r.value])).values()];
-    const cols = [
-      'buy_contracts',
-      'buy_amount',
-      'sell_contracts',
-      'sell_amount',
-      'oi_contracts',
-      'oi_amount',
-    ];
+    // The value columns, after the key (d, instrument).
+    const cols = fiiDerivativesTable.columns.slice(2);
     const { rowCount } = await client.query(
       `INSERT INTO fii_derivatives AS t (d, instrument, ${cols.join(', ')})
        SELECT * FROM unnest($1::date[], $2::text[], $3::bigint[], $4::numeric[], $5::bigint[], $6::numeric[],
