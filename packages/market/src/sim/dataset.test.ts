@@ -75,6 +75,8 @@ describe('the default-dataset generator', () => {
     );
   });
 
+  const last = (s: { id: number }) => bars.get(s.id)!.at(-1)!.close;
+
   it('skews market caps like a real market: a few giants, a long tail of small companies', () => {
     const caps = listedEquities
       .map((s) => (s.sharesOutstanding! * bars.get(s.id)!.at(-1)!.close) / 1e9)
@@ -83,6 +85,17 @@ describe('the default-dataset generator', () => {
     const top = caps.slice(0, Math.ceil(caps.length * 0.02)).reduce((a, b) => a + b, 0);
     expect(top / total).toBeGreaterThan(0.25);
     expect(caps[0]! / caps[Math.floor(caps.length / 2)]!).toBeGreaterThan(500);
+  });
+
+  it('gives larger companies dearer shares, so share counts stay realistic', () => {
+    const bySize = [...listedEquities].sort(
+      (a, b) => b.sharesOutstanding! * last(b) - a.sharesOutstanding! * last(a),
+    );
+    const q = Math.floor(bySize.length / 4);
+    const median = (list: typeof bySize) => list.map(last).sort((a, b) => a - b)[list.length >> 1]! / 100;
+    expect(median(bySize.slice(0, q))).toBeGreaterThan(2 * median(bySize.slice(-q)));
+    expect(median(listedEquities)).toBeGreaterThan(50);
+    expect(median(listedEquities)).toBeLessThan(800);
   });
 
   it('writes at least 2,000 calendar days of daily bars on the trading calendar, prices always consistent', () => {

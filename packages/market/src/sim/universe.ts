@@ -290,10 +290,18 @@ export function generateUniverse(rng: Rng, opts: UniverseOptions): Universe {
         lastDay,
         marketCapCr,
         sectorIndex: sector ? SECTORS.indexOf(sector) : -1,
+        // Larger companies have dearer shares (a median near Rs 140 at Rs 1,000 crore of market value,
+        // near Rs 1,100 at Rs 10 lakh crore), so share counts and traded volumes stay realistic.
         startPrice:
           stockType === 'bond'
             ? 1000 * (0.9 + 0.2 * rng.next())
-            : Math.min(40_000, Math.max(2, Math.exp(Math.log(140) + 1.2 * rng.normal()))),
+            : Math.min(
+                40_000,
+                Math.max(
+                  2,
+                  Math.exp(Math.log(140) + 0.3 * Math.log(marketCapCr / 1000) + 1.0 * rng.normal()),
+                ),
+              ),
         beta: stockType === 'bond' ? 0.05 : Math.min(1.8, Math.max(0.3, 1 + 0.25 * rng.normal())),
         idioVol:
           stockType === 'bond'
