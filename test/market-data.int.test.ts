@@ -1,71 +1,26 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { generateDataset } from '@mdp/market';
-import { lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fnoStocks } from '../services/options-analytics/src/generate/universe.ts';
-import { DATABASE_URL, type Stack, startStack } from './stack.ts';
+import { type LoadedStack, startLoadedStack } from './loaded-stack.ts';
 
-// The equities and options default datasets, generated for one smaller market with the data tools as an
-// operator runs them, served by the real processes and read through the gateway: every route of the
-// stock, index and market areas answers, and the services agree with each other on prices.
-const MARKET = ['--size', '600', '--history-days', '500'];
-const exec = promisify(execFile);
-let stack: Stack;
-let token: string;
-
-const market = generateDataset({
-  seed: 20_260_101,
-  size: 600,
-  endDay: lastCompletedSession(Date.now()),
-  historyDays: 500,
-});
-const largest = fnoStocks(market).current[0]!;
-const SYMBOL = largest.nseSymbol!;
-const ETF = market.stocks.find((s) => s.stockType === 'etf' && s.status === 'listed')!.symbol;
-
-async function tool(service: string, ...args: string[]) {
-  const schema = stack.schemas.find((s) => s.endsWith(`_${service.replace(/-/g, '_')}`))!;
-  await exec(process.execPath, ['--import', 'tsx', `services/${service}/src/cli.ts`, ...args], {
-    env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
-  });
-}
-
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: await res.json() };
-}
-
-async function ok(path: string) {
-  const r = await get(path);
-  expect(r.status, `${path}: ${JSON.stringify(r.body).slice(0, 300)}`).toBe(200);
-  return r.body;
-}
+// The default datasets of one generated market, loaded with the data tools as an operator runs them,
+// served by the real processes and read through the gateway: every route of the stock, index and
+// market areas answers, and the services agree with each other on prices.
+let loaded: LoadedStack;
+const ok = (path: string) => loaded.ok(path);
+const get = (path: string) => loaded.get(path);
 
 beforeAll(async () => {
-  stack = await startStack();
-  token = (await stack.admin('demo-token', '--plan', 'pro')).split('\n').at(-1)!;
-  await Promise.all([
-    tool('equities-data', 'generate', ...MARKET),
-    tool('options-analytics', 'generate', ...MARKET),
-  ]);
-  // The equities service reloads on the import's notification.
-  const until = Date.now() + 30_000;
-  while ((await get(`/v1/stocks/${encodeURIComponent(SYMBOL)}/quote`)).status !== 200) {
-    if (Date.now() > until) throw new Error('the equities service never served the generated data');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  loaded = await startLoadedStack();
 }, 180_000);
 afterAll(async () => {
-  await stack?.shutdown();
+  await loaded?.shutdown();
 }, 30_000);
 
-const s = encodeURIComponent(SYMBOL);
+const s = () => encodeURIComponent(loaded.symbols.stock);
 
 describe('one generated market behind every service', () => {
   it("prices a stock's options at the equities quote of the same session", async () => {
-    const quote = await ok(`/v1/stocks/${s}/quote`);
-    const options = await ok(`/v1/stocks/${s}/options`);
+    const quote = await ok(`/v1/stocks/${s()}/quote`);
+    const options = await ok(`/v1/stocks/${s()}/options`);
     expect(options.data.underlying_price).toBe(quote.data.ltp);
     expect(options.data.trade_date).toBe(quote.data.as_of);
   });
@@ -81,25 +36,25 @@ describe('one generated market behind every service', () => {
 
 describe('stock routes of the corporate and financial areas', () => {
   it('serves financials with every section spelling and the quarters alias', async () => {
-    const all = await ok(`/v1/stocks/${s}/financials`);
+    const all = await ok(`/v1/stocks/${s()}/financials`);
     for (const section of ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'])
       expect(all.data[section].periods.length, section).toBeGreaterThan(0);
-    const pnl = await ok(`/v1/stocks/${s}/financials?section=pnl&quarters=3`);
+    const pnl = await ok(`/v1/stocks/${s()}/financials?section=pnl&quarters=3`);
     expect(pnl.data.profit_loss.periods).toEqual(all.data.profit_loss.periods.slice(-3));
     expect(pnl.data.balance_sheet).toBeUndefined();
-    expect((await get(`/v1/stocks/${encodeURIComponent(ETF)}/financials`)).status).toBe(404);
+    expect((await get(`/v1/stocks/${encodeURIComponent(loaded.symbols.etf)}/financials`)).status).toBe(404);
   });
 
   it('serves shareholding, forecasts, pledge, ratings, deals and every event type', async () => {
     for (const route of ['shareholding', 'forecasts', 'pledge', 'ratings'])
-      await ok(`/v1/stocks/${s}/${route}`);
-    const deals = await ok(`/v1/stocks/${s}/deals?type=bulk&limit=5`);
+      await ok(`/v1/stocks/${s()}/${route}`);
+    const deals = await ok(`/v1/stocks/${s()}/deals?type=bulk&limit=5`);
     expect(deals.data.length).toBeLessThanOrEqual(5);
     for (const type of ['news', 'corporate_actions', 'filings']) {
-      const events = await ok(`/v1/stocks/${s}/events?type=${type}&limit=3`);
+      const events = await ok(`/v1/stocks/${s()}/events?type=${type}&limit=3`);
       expect(events.data.length, type).toBeLessThanOrEqual(3);
     }
-    const bad = await get(`/v1/stocks/${s}/events?type=rumours`);
+    const bad = await get(`/v1/stocks/${s()}/events?type=rumours`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.param).toBe('type');
   });
