@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '@mdp/errors';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { OPENAPI_OPERATION_ID, UsageDocument } from './catalogue/account.ts';
+import { DOCUMENT_SCHEMAS } from './catalogue/documents/index.ts';
 import { catalogue, type RouteDef } from './catalogue/index.ts';
 import { CSV } from './catalogue/params.ts';
 import { SearchItem } from './catalogue/stocks.ts';
@@ -139,6 +140,7 @@ export function buildOpenApi(): Record<string, unknown> {
         Meta: clean(MetaSchema),
         SearchItem: clean(SearchItem),
         UsageDocument: clean(UsageDocument),
+        ...Object.fromEntries(DOCUMENT_SCHEMAS.map((s) => [s.$id!, refs(s)])),
       },
       headers: {
         'X-RateLimit-Limit': {

@@ -1,0 +1,3 @@
+import type { TSchema } from '@sinclair/typebox';
+
+export const STOCK_DOCUMENTS: readonly TSchema[] = [];
