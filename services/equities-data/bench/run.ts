@@ -2,7 +2,7 @@
 // about 10 million daily bars) in a scratch schema:
 //   1. search latency inside the service (the in-memory index, no transport), p50/p99 over a query mix;
 //   2. the service as its own process over gRPC: latency and throughput of quote, batch quotes, a
-//      2,000-day price page, search and profile;
+//      2,000-day price page, search, profile, and the financials, corporate, index and market routes;
 //   3. end to end over HTTP through the whole platform (gateway, auth, ledger): quote and a 2,000-day
 //      price page with autocannon.
 // Run: npx tsx services/equities-data/bench/run.ts
@@ -162,6 +162,25 @@ async function benchGrpc(ds: EquitiesDataset, address: string): Promise<string[]
   );
   await measure('GetStockProfile, technicals+ratings+peers', () =>
     client.call.getStockProfile({ symbol: pick(), include: ['technicals', 'ratings', 'peers'] }),
+  );
+  // The areas: financials read one company's statements from Postgres; the rest answer from memory.
+  const equity = listed.filter((e) => e.row.stockType === 'equity');
+  const pickEquity = () => equity[Math.floor(equity.length * rng.next())]!.row.symbol;
+  await measure('GetFinancials, all sections', () => client.call.getFinancials({ symbol: pickEquity() }));
+  await measure('GetShareholding', () => client.call.getShareholding({ symbol: pickEquity() }));
+  await measure('GetStockEvents, corporate_actions', () =>
+    client.call.getStockEvents({ symbol: pickEquity(), type: 'corporate_actions', limit: 20 }),
+  );
+  await measure('GetDeals, all types', () => client.call.getDeals({ symbol: pickEquity(), limit: 25 }));
+  await measure('ListIndices, 3 weeks, top 10', () =>
+    client.call.listIndices({ periods: 3, granularity: 'week', names: [], limit: 10, order: 'gainers' }),
+  );
+  await measure('GetIndexHistory, NIFTY 50, max (weekly)', () =>
+    client.call.getIndexHistory({ name: 'NIFTY 50', interval: 'max' }),
+  );
+  await measure('GetFiiDii, 1y chart', () => client.call.getFiiDii({ chart_interval: '1y' }));
+  await measure('GetValuations, nifty-50, 20 years', () =>
+    client.call.getValuations({ index: 'nifty-50', years: 20 }),
   );
   client.close();
   return lines;
