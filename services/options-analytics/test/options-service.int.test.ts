@@ -120,6 +120,12 @@ describe('GetOptionChain', () => {
     expect(some.pcr).toEqual(all.pcr);
   });
 
+  it('matches the underlying case-insensitively, as the other options routes do', async () => {
+    const lower = (await generated.api.chain({ symbol: 'banknifty' })).data;
+    expect(lower.symbol).toBe('BANKNIFTY');
+    expect(lower).toEqual((await generated.api.chain({ symbol: 'BANKNIFTY' })).data);
+  });
+
   it('refuses an expiry not in the snapshot (INVALID_ARGUMENT naming expiry) and a non-index symbol (naming symbol)', async () => {
     const e = await failure(generated.api.chain({ symbol: 'NIFTY', expiry: '2026-11-24' }));
     expect(e).toMatchObject({ code: status.INVALID_ARGUMENT, param: 'expiry' });

@@ -39,7 +39,7 @@ describe('index history', () => {
       const { data: doc, meta } = readDocument(await history('NIFTY 50', interval!));
       const expected = daily.filter((b) => b.d >= day(from!));
       expect(doc.bars.map((b: Bar) => b.date)).toEqual(expected.map((b) => formatDay(b.d)));
-      expect(meta).toMatchObject({ bar_interval: 'day', window: { from, to: '2026-11-20' } });
+      expect(meta).toMatchObject({ bar_interval: '1d', window: { from, to: '2026-11-20' } });
       expect(doc.bars.at(-1)).toEqual({
         date: '2026-11-20',
         open: daily.at(-1)!.open,
@@ -81,7 +81,7 @@ describe('index history', () => {
   it('2y and max are weekly: first open, highest high, lowest low, last close and ratios of the week', async () => {
     for (const interval of ['2y', 'max']) {
       const { data: doc, meta } = readDocument(await history('NIFTY 50', interval));
-      expect(meta.bar_interval).toBe('week');
+      expect(meta.bar_interval).toBe('1w');
       const from = day(meta.window.from);
       // The window starts on a Monday so its first week is whole.
       expect((from + 3) % 7).toBe(0);

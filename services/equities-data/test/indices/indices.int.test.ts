@@ -111,7 +111,7 @@ describe('generated indices in the database', () => {
       name: 'NIFTY NEXT 50',
       to: '2026-11-20',
       from: '2023-11-21',
-      bar_interval: 'day',
+      bar_interval: '1d',
     });
     expect(v.summary.pe.observations).toBe(v.series.length);
   });
@@ -159,6 +159,6 @@ describe('real index files imported into an empty schema', () => {
     // The clock stands at 11 Jan 2025: the last observation is 10 Jan 2025, twenty years back to Jan 2005.
     expect(v.to).toBe('2025-01-10');
     expect(v.from.slice(0, 7)).toBe('2005-01');
-    expect(v.bar_interval).toBe('week');
+    expect(v.bar_interval).toBe('1w');
   });
 });

@@ -47,7 +47,7 @@ describe('valuations', () => {
       from: window[0]!.iso,
       to: '2026-07-01',
     });
-    expect(data.bar_interval).toBe('day');
+    expect(data.bar_interval).toBe('1d');
     expect(data.series).toHaveLength(window.length);
     expect(meta.points).toBe(window.length);
     expect(data.series.at(-1)).toEqual({ date: '2026-07-01', pe: 20.7, pb: 3.13, div_yield: 1.23 });
@@ -70,7 +70,7 @@ describe('valuations', () => {
   it('20 years: statistics over every day, the series one point per week (its last day)', async () => {
     const { data } = readDocument(await valuations('nifty-50', 20));
     const window = fileRows.filter((r) => r.iso >= '2006-07-02' && r.iso <= '2026-07-01').reverse();
-    expect(data.bar_interval).toBe('week');
+    expect(data.bar_interval).toBe('1w');
     expect(data.from).toBe(window[0]!.iso);
     expect(data.summary.pb.observations).toBe(window.length);
     const lastOfWeek = window.filter(

@@ -12,11 +12,13 @@ export const filingRoutes = [
     operationId: 'getEarningsCalls',
     path: '/v1/stocks/{symbol}/earnings-calls',
     summary: 'Recent earnings-call digests: summary, highlights, risks, guidance, headline metrics',
+    description: 'Newest first. `meta` states `count` and `limit`.',
     tag: 'Filings',
     metered: true,
     authenticated: true,
     params: symbolPath,
     query: Type.Object({ limit: integer(1, 5, { default: 2 }) }),
+    data: Type.Array(Type.Ref('EarningsCall')),
     upstream: 'filings',
     dispatch: (up, { params, query }) => up.filings.getEarningsCalls({ ...params, ...query }),
   }),
@@ -24,6 +26,8 @@ export const filingRoutes = [
     operationId: 'listDocuments',
     path: '/v1/stocks/{symbol}/documents',
     summary: 'Filing index, newest first, with links to the PDF, full Markdown and summary',
+    description:
+      'Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count` and `limit`.',
     tag: 'Filings',
     metered: true,
     authenticated: true,
@@ -33,6 +37,7 @@ export const filingRoutes = [
       since: Type.Optional(date({ description: 'Only filings on or after this date' })),
       limit: integer(1, 50, { default: 20 }),
     }),
+    data: Type.Array(Type.Ref('FilingEntry')),
     upstream: 'filings',
     dispatch: (up, { params, query }) =>
       up.filings.listDocuments({ ...params, ...query, doc_types: query.doc_types ?? [] }),
@@ -52,6 +57,7 @@ export const filingRoutes = [
       pages: pageRange({ default: '1-12', description: '1-based inclusive range: `1-8`, `12` or `40-`' }),
       max_chars: integer(2000, 60000, { default: 24000, description: 'Character cap of the returned text' }),
     }),
+    data: Type.Ref('DocumentPages'),
     upstream: 'filings',
     dispatch: (up, { params, query }) =>
       up.filings.readDocument({
@@ -83,6 +89,7 @@ export const filingRoutes = [
         );
       }
     },
+    data: Type.Ref('DocumentSummary'),
     upstream: 'filings',
     dispatch: (up, { params, query }) => up.filings.getDocumentSummary({ ...params, ...query }),
   }),

@@ -80,7 +80,9 @@ export function optionsService({
   }
 
   return {
-    async getOptionChain({ symbol, expiry, strikes }) {
+    async getOptionChain({ symbol: asked, expiry, strikes }) {
+      // Symbols match case-insensitively, as on the other options routes.
+      const symbol = asked.toUpperCase();
       if (!(CHAIN_UNDERLYINGS as readonly string[]).includes(symbol))
         throw RpcError.invalidArgument(
           'symbol',

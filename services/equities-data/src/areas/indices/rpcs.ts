@@ -99,10 +99,12 @@ export function indicesRpcs(deps: AreaDeps<IndicesData>): Rpcs {
       const window = last ? historyWindow(interval, last.d, levels[0]!.d) : undefined;
       const daily = window ? levels.filter((b) => b.d >= window.from) : [];
       const bars = isWeekly(interval) ? weeklyIndexBars(daily) : daily;
+      // The bar size as the IV history states it ('1d' or '1w'), in data and meta alike.
+      const barInterval = isWeekly(interval) ? '1w' : '1d';
       return jsonDocument(
-        { name: s.name, family: s.family, interval, bars: bars.map(barJson) },
+        { name: s.name, family: s.family, interval, bar_interval: barInterval, bars: bars.map(barJson) },
         {
-          bar_interval: isWeekly(interval) ? 'week' : 'day',
+          bar_interval: barInterval,
           window: window ? { from: formatDay(window.from), to: formatDay(window.to) } : null,
           bars: bars.length,
         },

@@ -71,7 +71,7 @@ export function valuationWindow(days: readonly IndexDay[], years: number, today:
   return {
     from: formatDay(window[0]!.d),
     to: formatDay(last.d),
-    bar_interval: weekly ? 'week' : 'day',
+    bar_interval: weekly ? '1w' : '1d',
     summary: {
       pe: summarize(values((b) => b.pe)),
       pb: summarize(values((b) => b.pb)),

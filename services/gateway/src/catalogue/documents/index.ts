@@ -1,5 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
+import { FILING_DOCUMENTS } from './filings.ts';
 import { MARKET_DOCUMENTS } from './market.ts';
+import { OPTION_DOCUMENTS } from './options.ts';
 import { STOCK_DOCUMENTS } from './stocks.ts';
 
 /**
@@ -7,4 +9,9 @@ import { STOCK_DOCUMENTS } from './stocks.ts';
  * under components and routes refer to them with `Type.Ref(id)`; the contract tests validate the real
  * services' documents against them.
  */
-export const DOCUMENT_SCHEMAS: readonly TSchema[] = [...STOCK_DOCUMENTS, ...MARKET_DOCUMENTS];
+export const DOCUMENT_SCHEMAS: readonly TSchema[] = [
+  ...STOCK_DOCUMENTS,
+  ...MARKET_DOCUMENTS,
+  ...OPTION_DOCUMENTS,
+  ...FILING_DOCUMENTS,
+];
