@@ -1,6 +1,6 @@
 import { ApiError } from '@mdp/errors';
 import type { common } from '@mdp/proto';
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { csv, date, integer, oneOf, symbol, text } from './params.ts';
 import { defineRoute, noParams, type Upstreams } from './route.ts';
 
@@ -51,6 +51,7 @@ function bareStockRoute(
   operationId: string,
   leaf: string,
   summary: string,
+  data: TSchema,
   dispatch: (up: Upstreams, params: { symbol: string }) => Promise<common.Document>,
 ) {
   return defineRoute({
@@ -62,6 +63,7 @@ function bareStockRoute(
     authenticated: true,
     params: symbolPath,
     query: noParams,
+    data,
     upstream: 'equities',
     dispatch: (up, { params }) => dispatch(up, params),
   });
@@ -101,6 +103,7 @@ export const stockRoutes = [
         csv(oneOf(['technicals', 'ratings', 'peers']), 3, { description: 'Extra sections to add' }),
       ),
     }),
+    data: Type.Ref('StockProfile'),
     upstream: 'equities',
     dispatch: (up, { params, query }) =>
       up.equities.getStockProfile({ symbol: params.symbol, include: query.include ?? [] }),
@@ -114,6 +117,7 @@ export const stockRoutes = [
     authenticated: true,
     params: symbolPath,
     query: noParams,
+    data: Type.Ref('StockQuote'),
     upstream: 'equities',
     dispatch: (up, { params }) => up.equities.getStockQuote(params),
   }),
@@ -121,7 +125,8 @@ export const stockRoutes = [
     operationId: 'getQuotes',
     path: '/v1/quotes',
     summary: 'Latest quotes for up to 20 symbols, one unit in total',
-    description: 'More than 20 symbols is a 400; unknown symbols are reported per symbol, never dropped.',
+    description:
+      'One item per requested symbol, in request order: a quote with `requested`, or a `not_found` error item. More than 20 symbols is a 400. `meta` has `requested`, `found` and `not_found` (the symbols without a stock).',
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -129,6 +134,7 @@ export const stockRoutes = [
     query: Type.Object({
       symbols: csv(symbol('A symbol'), 20, { description: 'Comma-separated symbols, at most 20' }),
     }),
+    data: Type.Array(Type.Union([Type.Ref('BatchQuote'), Type.Ref('BatchQuoteNotFound')])),
     upstream: 'equities',
     dispatch: (up, { query }) => up.equities.getQuotes(query),
   }),
@@ -137,7 +143,7 @@ export const stockRoutes = [
     path: '/v1/stocks/{symbol}/price',
     summary: 'Daily or weekly OHLCV with delivery %, paged backwards by end_date',
     description:
-      "Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400.",
+      "Prices in rupees adjusted for later splits and bonuses, oldest first; weekly bars are ISO weeks (`date` is the Monday). Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400. `meta` also has `window` (from, to, days, interval) and `bars`.",
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -147,6 +153,9 @@ export const stockRoutes = [
       interval: oneOf(['daily', 'weekly'], { default: 'daily' }),
       end_date: Type.Optional(date({ description: 'Inclusive upper bound (YYYY-MM-DD); the paging cursor' })),
     }),
+    data: Type.Array(Type.Union([Type.Ref('PriceBar'), Type.Ref('WeeklyPriceBar')]), {
+      description: 'PriceBar items for daily, WeeklyPriceBar items for weekly',
+    }),
     upstream: 'equities',
     dispatch: (up, { params, query }) => up.equities.getPriceHistory({ ...params, ...query }),
   }),
@@ -154,7 +163,8 @@ export const stockRoutes = [
     operationId: 'getFinancials',
     path: '/v1/stocks/{symbol}/financials',
     summary: 'Financial statements: quarterly, profit & loss, balance sheet, cash flow, ratios',
-    description: 'ETFs, index funds and bonds have no financials (404).',
+    description:
+      'Point in time: only periods public by today. ETFs, index funds and bonds have no financials (404).',
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -175,6 +185,7 @@ export const stockRoutes = [
         throw ApiError.invalidParam('quarters', '`quarters` is an alias of `periods`; send only one of them');
       }
     },
+    data: Type.Ref('FinancialsDocument'),
     upstream: 'equities',
     dispatch: (up, { params, query }) =>
       up.equities.getFinancials({
@@ -187,6 +198,8 @@ export const stockRoutes = [
     operationId: 'getStockEvents',
     path: '/v1/stocks/{symbol}/events',
     summary: 'News with sentiment, corporate actions, or filings',
+    description:
+      'Newest first: StockNewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`.',
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -195,6 +208,9 @@ export const stockRoutes = [
       type: oneOf(['news', 'corporate_actions', 'filings'], { default: 'news' }),
       limit: integer(1, 50, { default: 20 }),
     }),
+    data: Type.Array(
+      Type.Union([Type.Ref('StockNewsItem'), Type.Ref('CorporateActionEvent'), Type.Ref('StockFiling')]),
+    ),
     upstream: 'equities',
     dispatch: (up, { params, query }) => up.equities.getStockEvents({ ...params, ...query }),
   }),
@@ -202,6 +218,7 @@ export const stockRoutes = [
     operationId: 'getDeals',
     path: '/v1/stocks/{symbol}/deals',
     summary: 'Bulk, block, insider and SAST deals, newest first',
+    description: '`meta` has `type`, `limit`, `total` and `has_more`.',
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -210,6 +227,7 @@ export const stockRoutes = [
       type: Type.Optional(oneOf(['bulk', 'block', 'insider', 'sast'], { description: 'Omit for all kinds' })),
       limit: integer(1, 100, { default: 25 }),
     }),
+    data: Type.Array(Type.Ref('Deal')),
     upstream: 'equities',
     dispatch: (up, { params, query }) => up.equities.getDeals({ ...params, ...query }),
   }),
@@ -217,19 +235,28 @@ export const stockRoutes = [
     'getShareholding',
     'shareholding',
     'Promoter, FII, DII, government and public holdings for every period held',
+    Type.Ref('ShareholdingDocument'),
     (up, p) => up.equities.getShareholding(p),
   ),
   bareStockRoute(
     'getForecasts',
     'forecasts',
     'Analyst estimates against actuals, quarterly and annual',
+    Type.Ref('ForecastsDocument'),
     (up, p) => up.equities.getForecasts(p),
   ),
   bareStockRoute(
     'getPledge',
     'pledge',
     'Promoter pledge % by quarter and recent pledge creation/release events',
+    Type.Ref('PledgeDocument'),
     (up, p) => up.equities.getPledge(p),
   ),
-  bareStockRoute('getRatings', 'ratings', 'Credit-rating actions', (up, p) => up.equities.getRatings(p)),
+  bareStockRoute(
+    'getRatings',
+    'ratings',
+    'Credit-rating actions, newest first',
+    Type.Array(Type.Ref('CreditRating')),
+    (up, p) => up.equities.getRatings(p),
+  ),
 ];
