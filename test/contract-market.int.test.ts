@@ -169,10 +169,10 @@ describe('market', () => {
       const doc = await conforming('getValuations', `/v1/market/valuations?index=${index}`);
       expect(doc.series.length, index).toBeGreaterThan(0);
     }
-    expect((await conforming('getValuations', '/v1/market/valuations?years=1')).bar_interval).toBe('day');
+    expect((await conforming('getValuations', '/v1/market/valuations?years=1')).bar_interval).toBe('1d');
     expect(
       (await conforming('getValuations', '/v1/market/valuations?index=nifty-it&years=20')).bar_interval,
-    ).toBe('week');
+    ).toBe('1w');
   });
 
   it('serves market news by category and sentiment', async () => {

@@ -265,7 +265,7 @@ describe('per-stock documents match their schemas', () => {
 
   it('events of every type', async () => {
     const types = {
-      news: 'StockNewsItem',
+      news: 'NewsItem',
       corporate_actions: 'CorporateActionEvent',
       filings: 'StockFiling',
     };

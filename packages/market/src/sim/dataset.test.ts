@@ -65,6 +65,14 @@ describe('the default-dataset generator', () => {
     expect(former.some((f) => g.stocks.some((s) => s.symbol === f))).toBe(false);
   });
 
+  it('lists every stock on a trading day and describes it in plain words', () => {
+    for (const s of g.stocks) if (s.listedOn !== null) expect(isTradingDay(s.listedOn), s.symbol).toBe(true);
+    const etf = g.stocks.find((s) => s.stockType === 'etf')!;
+    expect(etf.about).toMatch(/ is an ETF traded on /);
+    const invit = g.stocks.find((s) => s.stockType === 'invit')!;
+    expect(invit.about).toMatch(/ is an InvIT traded on /);
+  });
+
   it('classifies every equity (macro sector, sector, industry) and gives brands and post-rename aliases', () => {
     expect(listedEquities.every((s) => s.macroSector && s.sector && s.industry)).toBe(true);
     expect(new Set(listedEquities.map((s) => s.sector)).size).toBeGreaterThan(15);

@@ -35,8 +35,16 @@ export interface CreditRatingAction extends CreditRatingRow {
 /** Years of rating history kept before the latest action. */
 const HISTORY_YEARS = 5;
 
-const symbolOf = (agency: string, notch: number) =>
-  `${agency === 'CRISIL' ? 'CRISIL ' : agency === 'ICRA' ? '[ICRA]' : agency === 'CARE' ? 'CARE ' : 'IND '}${SCALE[notch]}`;
+/** How each agency writes its ratings: CRISIL AA+, [ICRA]AA+, CARE AA+, IND AA+, ACUITE AA+, BWR AA+. */
+const PREFIX: Record<string, string> = {
+  CRISIL: 'CRISIL ',
+  ICRA: '[ICRA]',
+  CARE: 'CARE ',
+  'India Ratings': 'IND ',
+  Acuite: 'ACUITE ',
+  Brickwork: 'BWR ',
+};
+const symbolOf = (agency: string, notch: number) => `${PREFIX[agency] ?? ''}${SCALE[notch]}`;
 
 /** An upgrade to the lowest grade or a downgrade to AAA cannot happen: those are reaffirmations. */
 function possible(action: CreditRatingRow['action'], notch: number): CreditRatingRow['action'] {

@@ -139,10 +139,13 @@ export function generateUniverse(rng: Rng, opts: UniverseOptions): Universe {
         for (let i = 0; ; i++) yield i < 50 ? make() : `${make()} ${Math.floor(i / 50) + 1}`;
       })(),
     );
+  // Listings happen on trading days.
   const listingDay = (inWindow: boolean): DayNumber =>
-    inWindow
-      ? opts.historyStart + rng.int(30, span - 20)
-      : day('1992-01-01') + rng.int(0, opts.historyStart - day('1992-01-01') - 1);
+    tradingDayOnOrBefore(
+      inWindow
+        ? opts.historyStart + rng.int(30, span - 20)
+        : day('1992-01-01') + rng.int(0, opts.historyStart - day('1992-01-01') - 1),
+    );
 
   kindsFor(opts.size).forEach((kind, index) => {
     const id = index + 1;
@@ -240,7 +243,7 @@ export function generateUniverse(rng: Rng, opts: UniverseOptions): Universe {
         ? opts.historyStart + rng.int(20, span - 5)
         : day('2002-01-01') + rng.int(0, opts.historyStart - day('2002-01-01'));
       if (listedOn >= delistedOn - 200)
-        listedOn = Math.max(day('1990-01-01'), delistedOn - rng.int(400, 6_000));
+        listedOn = tradingDayOnOrBefore(Math.max(day('1990-01-01'), delistedOn - rng.int(400, 6_000)));
     }
     const size =
       kind === 'sme'
@@ -409,13 +412,26 @@ function corporateAction(
   };
 }
 
+const KIND_PHRASES: Record<StockType, string> = {
+  equity: 'a company',
+  etf: 'an ETF',
+  index_fund: 'an index fund',
+  closed_end_fund: 'a closed-end fund',
+  bond: 'a bond',
+  reit: 'a REIT',
+  invit: 'an InvIT',
+  preference: 'a preference share',
+  warrant: 'a warrant',
+  depository_receipt: 'a depository receipt',
+};
+
 function describe(s: StockRow, marketCapCr: number): string {
   const where = [s.nseSymbol && (s.board === 'sme' ? 'NSE Emerge' : 'NSE'), s.bseCode && 'BSE']
     .filter(Boolean)
     .join(' and ');
   const since = s.listedOn === null ? '' : ` since ${yearOf(s.listedOn)}`;
   if (s.stockType !== 'equity')
-    return `${s.name} is a ${s.stockType.replace(/_/g, ' ')} traded on ${where}${since}.`;
+    return `${s.name} is ${KIND_PHRASES[s.stockType]} traded on ${where}${since}.`;
   const size =
     marketCapCr >= 20_000
       ? 'large-cap'

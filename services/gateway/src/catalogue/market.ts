@@ -119,7 +119,7 @@ export const marketRoutes = [
       ),
       sentiment: Type.Optional(oneOf(['positive', 'negative', 'neutral'])),
     }),
-    data: Type.Array(Type.Ref('MarketNewsItem')),
+    data: Type.Array(Type.Ref('NewsItem')),
     upstream: 'equities',
     dispatch: (up, { query }) => up.equities.getMarketNews(query),
   }),

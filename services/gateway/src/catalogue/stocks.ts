@@ -199,7 +199,7 @@ export const stockRoutes = [
     path: '/v1/stocks/{symbol}/events',
     summary: 'News with sentiment, corporate actions, or filings',
     description:
-      'Newest first: StockNewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`.',
+      'Newest first: NewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`.',
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -209,7 +209,7 @@ export const stockRoutes = [
       limit: integer(1, 50, { default: 20 }),
     }),
     data: Type.Array(
-      Type.Union([Type.Ref('StockNewsItem'), Type.Ref('CorporateActionEvent'), Type.Ref('StockFiling')]),
+      Type.Union([Type.Ref('NewsItem'), Type.Ref('CorporateActionEvent'), Type.Ref('StockFiling')]),
     ),
     upstream: 'equities',
     dispatch: (up, { params, query }) => up.equities.getStockEvents({ ...params, ...query }),

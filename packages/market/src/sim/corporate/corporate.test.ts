@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { BarRow } from '../../model.ts';
 import { generateDataset, latestReportedFiscalYear } from '../dataset.ts';
 import { type FinancialStatementRow, generateFinancials } from '../financials/index.ts';
+import { periodLabel } from '../financials/statements.ts';
 import { DEAL_HISTORY_DAYS, planDeals, priceDeals } from './deals.ts';
 import { generateCorporateEvents } from './events.ts';
 import { generateForecasts } from './forecasts.ts';
@@ -97,6 +98,8 @@ describe('forecasts', () => {
         .sort((a, b) => a.periodEnd - b.periodEnd)
         .at(-1)!;
       expect(p.availableFrom).toBeLessThanOrEqual(END);
+      // The same period label as the financials route, so clients can join the two.
+      expect(f.period).toBe(periodLabel(section, f.periodEnd));
       expect(f.revenueAct).toBe(p.items.Revenue);
       expect(f.netIncomeAct).toBe(p.items['Net Profit']);
       expect(f.epsAct).toBe(p.items['EPS (Rs)']);
@@ -255,6 +258,18 @@ describe('credit ratings', () => {
       byAgency.set(key, [...(byAgency.get(key) ?? []), r]);
     }
     expect([...byAgency.values()].some((h) => h.length > 2)).toBe(true);
+    // Each agency writes its ratings its own way.
+    const prefixes: Record<string, string> = {
+      CRISIL: 'CRISIL ',
+      ICRA: '[ICRA]',
+      CARE: 'CARE ',
+      'India Ratings': 'IND ',
+      Acuite: 'ACUITE ',
+      Brickwork: 'BWR ',
+    };
+    for (const r of ds.ratings)
+      expect(r.rating.startsWith(prefixes[r.agency]!), `${r.agency} ${r.rating}`).toBe(true);
+    expect(new Set(ds.ratings.map((r) => r.agency)).size).toBe(6);
     for (const history of byAgency.values()) {
       for (let i = 1; i < history.length; i++)
         expect(history[i]!.ratedOn).toBeLessThan(history[i - 1]!.ratedOn);

@@ -1,9 +1,14 @@
 import type { GeneratedDataset } from '../dataset.ts';
 import { generateFinancials } from '../financials/index.ts';
-import { type FinancialStatementRow, fiscalYearEnd } from '../financials/statements.ts';
+import {
+  type FinancialStatementRow,
+  fiscalYearEnd,
+  fiscalYearOf,
+  periodLabel,
+} from '../financials/statements.ts';
 import { Rng } from '../rng.ts';
 import type { ForecastRow, PriceTargetRow } from './model.ts';
-import { fiscalQuarter, lastPrice, listedEquities, quarterEnds } from './universe.ts';
+import { lastPrice, listedEquities, quarterEnds } from './universe.ts';
 
 const STREAM = 6_200_000;
 /** Reported periods shown against their consensus, and periods ahead with estimates only. */
@@ -130,10 +135,10 @@ export function generateForecasts(ds: GeneratedDataset): {
     });
     for (const y of years) {
       const a = annual.get(y)!;
-      forecasts.push(row('annual', `FY${fiscalQuarter(y).fiscalYear}`, y, a, a, 0.12, analysts));
+      forecasts.push(row('annual', periodLabel('profit_loss', y), y, a, a, 0.12, analysts));
     }
     const lastYear = annual.get(years.at(-1)!)!;
-    const lastFy = fiscalQuarter(years.at(-1)!).fiscalYear;
+    const lastFy = fiscalYearOf(years.at(-1)!);
     for (let k = 1; k <= FORECAST_YEARS_AHEAD; k++) {
       const ahead = scaled(lastYear, (1 + growth) ** k);
       forecasts.push(
@@ -142,7 +147,7 @@ export function generateForecasts(ds: GeneratedDataset): {
     }
     for (const q of quarters) {
       const a = quarterly.get(q)!;
-      forecasts.push(row('quarterly', fiscalQuarter(q).label, q, a, a, 0.15, analysts - 2));
+      forecasts.push(row('quarterly', periodLabel('quarterly', q), q, a, a, 0.15, analysts - 2));
     }
     // Quarters ahead: the same quarter a year earlier, grown.
     const lastQuarter = quarters.at(-1);
@@ -150,7 +155,7 @@ export function generateForecasts(ds: GeneratedDataset): {
     next.slice(0, FORECAST_QUARTERS_AHEAD).forEach((periodEnd, i) => {
       const yearAgo = quarterly.get(quarters[quarters.length - 4 + i] ?? -1);
       if (!yearAgo) return;
-      const label = fiscalQuarter(periodEnd).label;
+      const label = periodLabel('quarterly', periodEnd);
       forecasts.push(
         row('quarterly', label, periodEnd, scaled(yearAgo, 1 + growth), null, 0.05, analysts - 3),
       );

@@ -43,11 +43,3 @@ export function quarterEnds(from: DayNumber, to: DayNumber): DayNumber[] {
     }
   return out;
 }
-
-/** Indian fiscal quarter label of a quarter end: 30 Sep 2026 is Q2FY2027. */
-export function fiscalQuarter(quarterEnd: DayNumber): { label: string; fiscalYear: number; q: number } {
-  const [y, m] = formatDay(quarterEnd).split('-').map(Number) as [number, number];
-  const q = m === 3 ? 4 : m / 3 - 1;
-  const fiscalYear = m === 3 ? y : y + 1;
-  return { label: `Q${q}FY${fiscalYear}`, fiscalYear, q };
-}

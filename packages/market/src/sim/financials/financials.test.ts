@@ -56,6 +56,12 @@ describe('generated financial statements', () => {
         );
         expect(same(b['Total Equity'], a.equity)).toBe(true);
         expect(same(b.Borrowings, a.borrowings)).toBe(true);
+        // EPS in rupees: net profit (crore = 1e7 rupees) over the shares in issue, to the paisa.
+        const shares = ds.stocks[id - 1]!.sharesOutstanding!;
+        expect(
+          Math.abs(p['EPS (Rs)']! - (a.netProfit * 1e7) / shares),
+          `${id} FY${a.fiscalYear} EPS`,
+        ).toBeLessThan(0.006);
       }
     }
   });

@@ -43,7 +43,8 @@ function profitAndLoss(f: Flows, shares: number): Record<string, number> {
     'Profit before tax': crore(pbt),
     Tax: crore(f.Tax),
     'Net Profit': crore(np),
-    'EPS (Rs)': Math.round((np * 1e5) / shares) / 100,
+    // np is in hundredths of a crore (1e5 rupees); EPS is rupees a share, to the paisa.
+    'EPS (Rs)': Math.round((np * 1e7) / shares) / 100,
   };
 }
 

@@ -84,7 +84,12 @@ export function corporateRpcs(deps: AreaDeps<CorporateData>): Pick<EquitiesDataI
         shares: p.shares,
         pledgee: p.pledgee,
       }));
-      return jsonDocument({ symbol: e.row.symbol, quarters: pledgeQuarters(quarters), events });
+      return jsonDocument({
+        symbol: e.row.symbol,
+        name: e.row.name,
+        quarters: pledgeQuarters(quarters),
+        events,
+      });
     },
 
     async getForecasts(req) {

@@ -247,7 +247,8 @@ export const ValuationsDocument = closed(
   { $id: 'ValuationsDocument' },
 );
 
-export const MarketNewsItem = closed(
+/** One news item, on the market feed and (filtered to the stock) on a stock's `events?type=news`. */
+export const NewsItem = closed(
   {
     id: Type.Integer({ minimum: 1 }),
     published_at: timestamp(),
@@ -258,7 +259,7 @@ export const MarketNewsItem = closed(
     source: Type.String(),
     related_symbols: Type.Array(Type.String(), { description: 'Symbols for the per-stock paths' }),
   },
-  { $id: 'MarketNewsItem' },
+  { $id: 'NewsItem' },
 );
 
 export const FpiSectorsDocument = closed(
@@ -294,6 +295,6 @@ export const MARKET_DOCUMENTS: readonly TSchema[] = [
   ParticipantTable,
   FiiDiiDocument,
   ValuationsDocument,
-  MarketNewsItem,
+  NewsItem,
   FpiSectorsDocument,
 ];

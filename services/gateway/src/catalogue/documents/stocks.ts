@@ -318,20 +318,6 @@ const FinancialsDocument = closed(
   { $id: 'FinancialsDocument', description: 'Every section, or only the one named by `section`' },
 );
 
-const StockNewsItem = closed(
-  {
-    id: Type.Integer(),
-    published_at: Type.String({ format: 'date-time' }),
-    category: enumOf(['companies', 'results', 'markets', 'economy', 'global', 'ipo', 'commodities']),
-    sentiment: enumOf(['positive', 'negative', 'neutral']),
-    headline: Type.String(),
-    summary: Type.String(),
-    source: Type.String(),
-    related_symbols: Type.Array(Type.String()),
-  },
-  { $id: 'StockNewsItem', description: 'type=news' },
-);
-
 const CorporateActionEvent = closed(
   {
     type: enumOf([
@@ -414,6 +400,7 @@ const ShareholdingDocument = closed(
 const PledgeDocument = closed(
   {
     symbol: Type.String(),
+    name: Type.String(),
     quarters: Type.Array(
       closed({
         quarter_end: date(),
@@ -503,7 +490,6 @@ export const STOCK_DOCUMENTS: readonly TSchema[] = [
   WeeklyPriceBar,
   FinancialSection,
   FinancialsDocument,
-  StockNewsItem,
   CorporateActionEvent,
   StockFiling,
   Deal,
