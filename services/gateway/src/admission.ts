@@ -10,6 +10,49 @@ import { ledgerAccount } from './catalogue/account.ts';
 const D = ledger.AdmitDecision;
 /** After a stream fails, refuse at once for this long instead of re-dialling on every request. */
 const REDIAL_PAUSE_MS = 250;
+/** How long the ledger holds an admitted request that never settles (its HOLD_TTL_MS default). */
+export const HOLD_TTL_MS = 30_000;
+/** Restored holds per message. */
+const RESTORE_BATCH = 2_000;
+
+/**
+ * The requests one shard admitted that this gateway has not settled yet, oldest first, so that a new
+ * stream can hand them to the shard again (a restarted shard has lost its holds). An entry goes when its
+ * settlement is acknowledged, or after the hold TTL at most. A request settled while the stream is down
+ * stays until its TTL: the restarted shard may not have consumed its settlement yet, and drops it if it has.
+ */
+export class OutstandingAdmissions {
+  private readonly entries = new Map<string, { hold: ledger.RestoredHold; expiresAt: number }>();
+
+  constructor(private readonly ttlMs = HOLD_TTL_MS) {}
+
+  add(hold: ledger.RestoredHold, now: number): void {
+    this.prune(now);
+    this.entries.delete(hold.request_id);
+    this.entries.set(hold.request_id, { hold, expiresAt: now + this.ttlMs });
+  }
+
+  settled(requestId: string): void {
+    this.entries.delete(requestId);
+  }
+
+  /** The holds to restore on a new stream, oldest first. */
+  holds(now: number): ledger.RestoredHold[] {
+    this.prune(now);
+    return [...this.entries.values()].map((e) => e.hold);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private prune(now: number): void {
+    for (const [id, e] of this.entries) {
+      if (e.expiresAt > now) break;
+      this.entries.delete(id);
+    }
+  }
+}
 
 interface Pending {
   resolve(res: ledger.AdmissionResult): void;
@@ -26,12 +69,32 @@ class ShardStream {
   private flushScheduled = false;
   private pausedUntil = 0;
   private readonly client: Client;
+  /** Admitted here and not settled yet: restored on the shard by each new stream. */
+  private readonly outstanding: OutstandingAdmissions;
 
   constructor(
     address: string,
     private readonly logger: Logger,
+    holdTtlMs: number,
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.outstanding = new OutstandingAdmissions(holdTtlMs);
+  }
+
+  /** The shard said ADMITTED: remember the request until it settles. */
+  admitted(req: ledger.Admission, admittedAtMs: number): void {
+    this.outstanding.add(
+      { request_id: req.request_id, account: req.account, admitted_at_ms: admittedAtMs },
+      Date.now(),
+    );
+  }
+
+  /**
+   * The request's settlement is acknowledged. While the stream is down it is kept (until its TTL), so
+   * that a restarted shard that has not consumed the settlement yet still counts it.
+   */
+  settled(requestId: string): void {
+    if (this.stream) this.outstanding.settled(requestId);
   }
 
   private open(): ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse> {
@@ -65,6 +128,11 @@ class ShardStream {
     stream.on('error', (err) => broken(err.message));
     stream.on('end', () => broken('ended by the ledger'));
     this.stream = stream;
+    // Before any new admission: the holds the shard may have lost with the previous stream.
+    // (In messages of RESTORE_BATCH, well under gRPC's message size limit; the shard applies them in order.)
+    const restored = this.outstanding.holds(Date.now());
+    for (let i = 0; i < restored.length; i += RESTORE_BATCH)
+      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH) });
     return stream;
   }
 
@@ -90,7 +158,7 @@ class ShardStream {
     const admissions = this.queue;
     this.queue = [];
     // A stream that broke since these were queued has already failed their promises.
-    if (this.stream && admissions.length > 0) this.stream.write({ admissions });
+    if (this.stream && admissions.length > 0) this.stream.write({ admissions, restored: [] });
   }
 
   close(): void {
@@ -130,8 +198,9 @@ export class AdmissionClient {
     private readonly deadlineMs: number,
     logger: Logger,
     registry: Registry,
+    holdTtlMs = HOLD_TTL_MS,
   ) {
-    this.shards = addresses.map((a) => new ShardStream(a, logger));
+    this.shards = addresses.map((a) => new ShardStream(a, logger, holdTtlMs));
     this.decisions = new Counter({
       name: 'gateway_admissions_total',
       help: 'Admission outcomes seen by the gateway: admitted, rate_limited, quota_exhausted, unavailable',
@@ -144,16 +213,14 @@ export class AdmissionClient {
     const shard = shardOf(caller.accountId, this.shards.length);
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
+    const req: ledger.Admission = {
+      request_id: requestId,
+      account: ledgerAccount(caller),
+      traceparent: carrier.traceparent ?? '',
+    };
     let res: ledger.AdmissionResult;
     try {
-      res = await this.shards[shard]!.admit(
-        {
-          request_id: requestId,
-          account: ledgerAccount(caller),
-          traceparent: carrier.traceparent ?? '',
-        },
-        this.deadlineMs,
-      );
+      res = await this.shards[shard]!.admit(req, this.deadlineMs);
     } catch (err) {
       this.decisions.inc({ decision: 'unavailable' });
       throw err;
@@ -162,6 +229,7 @@ export class AdmissionClient {
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
         this.decisions.inc({ decision: 'admitted' });
+        this.shards[shard]!.admitted(req, res.admitted_at_ms);
         return {
           requestId,
           accountId: caller.accountId,
@@ -188,6 +256,11 @@ export class AdmissionClient {
         this.decisions.inc({ decision: 'unavailable' });
         throw ApiError.serviceUnavailable(5);
     }
+  }
+
+  /** The admission's settlement event is acknowledged (charged, refunded or voided). */
+  settled(admission: Admission): void {
+    this.shards[admission.shard]?.settled(admission.requestId);
   }
 
   close(): void {

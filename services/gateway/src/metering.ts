@@ -10,7 +10,10 @@ export class Metering {
   constructor(
     private readonly admission: AdmissionClient,
     private readonly settler: Settler,
-  ) {}
+  ) {
+    // A settled request no longer needs restoring on a restarted ledger shard.
+    settler.onSettled((a) => admission.settled(a));
+  }
 
   /** Admits or throws the 429/503 to answer with; nothing is held on a throw. */
   admit(requestId: string, caller: Principal): Promise<Admission> {

@@ -36,6 +36,7 @@ export class Settler {
   private readonly background = new Set<Promise<void>>();
   private readonly published: Counter<'kind' | 'outcome'>;
   private readonly publishSeconds: Histogram<'kind'>;
+  private settledListener: (a: Admission) => void = () => {};
 
   private constructor(private readonly opts: SettlerOptions) {
     this.js = opts.nc.jetstream();
@@ -69,6 +70,11 @@ export class Settler {
       usageStreamSpec(opts.stream, opts.subjectPrefix, opts.retentionDays, opts.replicas),
     );
     return new Settler(opts);
+  }
+
+  /** Called once an admission's settlement (charge, refund or void) is acknowledged by JetStream. */
+  onSettled(listener: (a: Admission) => void): void {
+    this.settledListener = listener;
   }
 
   private event(a: Admission, kind: SettlementKind, route: string, status: number): SettlementEvent {
@@ -107,6 +113,7 @@ export class Settler {
     for (;;) {
       try {
         await this.publish(event, a.shard, Math.max(100, deadline - Date.now()));
+        this.settledListener(a);
         return true;
       } catch (err) {
         if (Date.now() + 50 >= deadline) {
@@ -115,7 +122,7 @@ export class Settler {
             { err: (err as Error).message, reqId: a.requestId },
             'charge not acknowledged; voiding',
           );
-          this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a.shard);
+          this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
           return false;
         }
         await new Promise((r) => setTimeout(r, 50));
@@ -125,15 +132,16 @@ export class Settler {
 
   /** Refunds a request that did not end in a 200. Never delays the response. */
   refund(a: Admission, route: string, status: number): void {
-    this.inBackground(this.event(a, 'refunded', route, status), a.shard);
+    this.inBackground(this.event(a, 'refunded', route, status), a);
   }
 
-  private inBackground(event: SettlementEvent, shard: number): void {
+  private inBackground(event: SettlementEvent, a: Admission): void {
     const task = (async () => {
       const until = Date.now() + BACKGROUND_RETRY_MS;
       for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 5_000)) {
         try {
-          await this.publish(event, shard, 2_000);
+          await this.publish(event, a.shard, 2_000);
+          this.settledListener(a);
           return;
         } catch {
           await new Promise((r) => setTimeout(r, wait));

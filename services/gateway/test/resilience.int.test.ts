@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RunningServices, startGateway, startServices, type TestGateway } from './harness.ts';
+import {
+  DEFINITIONS,
+  echoImpl,
+  freePort,
+  type RunningServices,
+  startGateway,
+  startServices,
+  type TestGateway,
+} from './harness.ts';
 
 /**
  * A private NATS server this file may kill and restart (same JetStream store), so the shared one that
@@ -165,4 +173,89 @@ describe('nothing lost when a process dies', () => {
     await expectUsage(before + ok, 30_000);
     expect(await services.projections.rebuildDifferences()).toEqual([]);
   }, 90_000);
+});
+
+describe('a restarted ledger shard still counts the requests in flight', () => {
+  const CAP = 40;
+  const IN_FLIGHT = 25;
+  let svc: RunningServices;
+  let capped: TestGateway;
+  let capToken: string;
+  /** The first IN_FLIGHT data calls wait here, so their requests are admitted but not settled. */
+  let release: () => void = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  let arrived = 0;
+
+  beforeAll(async () => {
+    const echo = echoImpl(DEFINITIONS.equities) as unknown as Record<
+      string,
+      (req: unknown) => Promise<unknown>
+    >;
+    const slow = Object.fromEntries(
+      Object.entries(echo).map(([method, fn]) => [
+        method,
+        async (req: unknown) => {
+          if (++arrived <= IN_FLIGHT) await gate;
+          return fn(req);
+        },
+      ]),
+    );
+    svc = await startServices({ natsUrl: nats.url, ledgerProcess: true, impls: { equities: slow } });
+    capped = await startGateway(svc, {
+      natsUrl: nats.url,
+      deadlineMs: 25_000,
+      admissionDeadlineMs: 3_000,
+      dataCacheTtlMs: 0,
+    });
+    await svc.store.createPlan('small_cap', { daily: CAP, monthly: null, burst: 1_000_000 });
+    capToken = (await svc.store.issueToken(await svc.store.createAccount('small_cap'))).token;
+  }, 60_000);
+  afterAll(async () => {
+    release();
+    await capped?.close();
+    await svc?.stop();
+  }, 30_000);
+
+  const call = (url = '/v1/stocks/TCS/quote') =>
+    capped.inject({ method: 'GET', url, anonymous: true, headers: { authorization: `Bearer ${capToken}` } });
+
+  it('requests admitted before a SIGKILL keep counting against the daily cap: never more 200s than the cap', async () => {
+    // IN_FLIGHT requests admitted and held at the data service: neither charged nor settled.
+    const held = Array.from({ length: IN_FLIGHT }, () => call());
+    for (let i = 0; i < 200 && arrived < IN_FLIGHT; i++) await sleep(50);
+    expect(arrived).toBe(IN_FLIGHT);
+    await svc.killLedger();
+    await svc.restartLedger();
+    // More requests than the cap has room for, one at a time, while the first ones are still in flight.
+    const after: number[] = [];
+    // (A client retries a 503 after a moment, as the channel reconnects to the restarted shard.)
+    for (let i = 0; i < CAP; i++) {
+      let status = (await call()).statusCode;
+      for (let tries = 0; status === 503 && tries < 100; tries++) {
+        await sleep(100);
+        status = (await call()).statusCode;
+      }
+      after.push(status);
+    }
+    release();
+    const first = (await Promise.all(held)).map((r) => r.statusCode);
+    const statuses = [...first, ...after];
+    const ok = statuses.filter((s) => s === 200).length;
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(ok).toBeLessThanOrEqual(CAP);
+    expect(first.filter((s) => s === 200)).toHaveLength(IN_FLIGHT);
+    expect(after.filter((s) => s === 429).length).toBeGreaterThan(0);
+    // The ledger's count is exactly the 200s clients saw.
+    const until = Date.now() + 20_000;
+    let used = -1;
+    while (Date.now() < until) {
+      const res = await call('/v1/me/usage');
+      used = res.statusCode === 200 ? res.json().data.day.used : -1;
+      if (used === ok) break;
+      await sleep(200);
+    }
+    expect(used).toBe(ok);
+  }, 60_000);
 });

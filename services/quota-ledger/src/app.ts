@@ -128,33 +128,90 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     };
   };
 
+  const restoredHolds = new Counter({
+    name: 'ledger_holds_restored_total',
+    help: 'Holds gateways sent again on a new stream: restored, settled (already recorded), skipped (held or expired)',
+    labelNames: ['outcome'] as const,
+    registers: [deps.registry],
+  });
+
+  /**
+   * Holds again the requests a gateway was told were admitted and has not settled (this shard may have
+   * restarted and lost them). Under the consumer's mutex, so that a settlement is either recorded before
+   * (and the request is dropped here) or applied after (and releases the restored hold).
+   */
+  const restore = (holds: ledger.RestoredHold[]): Promise<void> =>
+    mutex.run(async () => {
+      const valid = holds.filter(
+        (h): h is ledger.RestoredHold & { account: ledger.Account } => !!h.request_id && !!h.account,
+      );
+      const now = clock();
+      for (const accountId of new Set(valid.map((h) => h.account.account_id))) {
+        const missing = book.missingPeriods(accountId, now);
+        if (!missing) continue;
+        const charged = await store.charged(accountId, missing.day, missing.month);
+        book.loaded(
+          accountId,
+          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
+          now,
+        );
+      }
+      const settled = await store.settled(valid.map((h) => h.request_id));
+      const at = clock();
+      for (const h of valid) {
+        if (settled.has(h.request_id)) restoredHolds.inc({ outcome: 'settled' });
+        else if (book.restore(h.request_id, h.account.account_id, h.admitted_at_ms, at))
+          restoredHolds.inc({ outcome: 'restored' });
+        else restoredHolds.inc({ outcome: 'skipped' });
+      }
+    });
+  /** Restores not finished yet: admissions wait for them, so that none is decided without the holds. */
+  let restoresPending = 0;
+  let restoring: Promise<void> = Promise.resolve();
+
   /**
    * One batch in, answers out: every request whose account is in memory is decided at once and
    * answered in one message; the rest answer when their account has loaded.
    */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
     call.on('data', (batch: ledger.AdmitRequest) => {
-      const now = clock();
-      const ready: ledger.AdmissionResult[] = [];
-      const later: Promise<ledger.AdmissionResult>[] = [];
-      for (const req of batch.admissions) {
-        if (req.account && !book.missingPeriods(req.account.account_id, now)) {
-          ready.push(decideNow(req, req.account, now));
-        } else {
-          later.push(
-            admitOne(req).catch((err) => {
-              logger.warn({ err: (err as Error).message }, 'admission failed');
-              return unavailable(req);
-            }),
-          );
-        }
+      if (batch.restored.length > 0) {
+        restoresPending++;
+        const done = restore(batch.restored)
+          .catch((err) => logger.warn({ err: (err as Error).message }, 'could not restore holds'))
+          .finally(() => restoresPending--);
+        restoring = restoring.then(() => done);
       }
-      if (ready.length > 0) call.write({ results: ready });
-      if (later.length > 0) void Promise.all(later).then((results) => call.write({ results }));
+      if (batch.admissions.length === 0) return;
+      if (restoresPending > 0) void restoring.then(() => decideBatch(call, batch.admissions));
+      else decideBatch(call, batch.admissions);
     });
     call.on('end', () => call.end());
     call.on('error', () => {});
   };
+
+  function decideBatch(
+    call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>,
+    admissions: ledger.Admission[],
+  ): void {
+    const now = clock();
+    const ready: ledger.AdmissionResult[] = [];
+    const later: Promise<ledger.AdmissionResult>[] = [];
+    for (const req of admissions) {
+      if (req.account && !book.missingPeriods(req.account.account_id, now)) {
+        ready.push(decideNow(req, req.account, now));
+      } else {
+        later.push(
+          admitOne(req).catch((err) => {
+            logger.warn({ err: (err as Error).message }, 'admission failed');
+            return unavailable(req);
+          }),
+        );
+      }
+    }
+    if (ready.length > 0) call.write({ results: ready });
+    if (later.length > 0) void Promise.all(later).then((results) => call.write({ results }));
+  }
 
   return new GrpcServer(deps).add(ledger.QuotaLedgerServiceService, {
     admit,

@@ -124,6 +124,16 @@ export class ProjectionStore {
     }
   }
 
+  /** Which of these requests have a settlement event (of any kind) recorded in the log. */
+  async settled(requestIds: string[]): Promise<Set<string>> {
+    if (requestIds.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ request_id: string }>(
+      'SELECT DISTINCT request_id FROM usage_events WHERE request_id = ANY($1::text[])',
+      [requestIds],
+    );
+    return new Set(rows.map((r) => r.request_id));
+  }
+
   /** Charged counts of one account's day and month, as the projections hold them. */
   async charged(accountId: string, day: string, month: string): Promise<{ day: number; month: number }> {
     const { rows } = await this.pool.query<{ day: number; month: number }>(

@@ -54,4 +54,48 @@ describe('AccountBook', () => {
     expect(book.sweep(T + 11 * 60_000)).toEqual({ expired: 0, evicted: 1 });
     expect(book.missingPeriods('a', T)).toEqual({ day: '2026-03-14', month: '2026-03' });
   });
+
+  it('restores holds a restarted shard lost: they count against the caps until they settle or expire', () => {
+    const book = new AccountBook(30_000);
+    loaded(book, 'a', T + 5_000);
+    expect(book.restore('r1', 'a', T, T + 5_000)).toBe(true);
+    // Idempotent: a second restore (or an id already admitted) changes nothing.
+    expect(book.restore('r1', 'a', T, T + 5_000)).toBe(false);
+    expect(book.inFlight).toBe(1);
+    expect(book.usage('a', T + 5_000)).toEqual({ charged: { day: 0, month: 0 }, inFlight: 1 });
+    expect(book.admit('r2', 'a', caps, T + 5_000)).toMatchObject({ kind: 'admitted' });
+    expect(book.admit('r3', 'a', caps, T + 5_000)).toMatchObject({ kind: 'quota_exhausted' });
+    expect(book.restore('r2', 'a', T + 5_000, T + 5_000)).toBe(false);
+    // Its settlement releases it like any hold.
+    expect(book.release('r1')).toBe(true);
+    expect(book.admit('r4', 'a', caps, T + 6_000)).toMatchObject({ kind: 'admitted' });
+    // It expires holdTtl after its admission, not after the restore.
+    const book2 = new AccountBook(30_000);
+    loaded(book2, 'a', T + 20_000);
+    book2.restore('r1', 'a', T, T + 20_000);
+    expect(book2.sweep(T + 29_999).expired).toBe(0);
+    expect(book2.sweep(T + 30_000).expired).toBe(1);
+    // A hold that would already have expired is not restored.
+    expect(book2.restore('r9', 'a', T, T + 30_000)).toBe(false);
+    expect(book2.inFlight).toBe(0);
+  });
+
+  it('a restored hold counts against the period and the burst window of its admission', () => {
+    const book = new AccountBook(60_000);
+    const now = Date.parse('2026-03-14T18:30:10Z'); // 00:00:10 IST on 15 March
+    book.loaded('a', { day: '2026-03-15', dayCharged: 0, month: '2026-03', monthCharged: 0 }, now);
+    // Admitted 20 s earlier, on the 14th (IST): not the new day's quota, but the month's and the burst's.
+    book.restore('r1', 'a', now - 20_000, now);
+    book.restore('r0', 'a', now - 25_000, now);
+    expect(book.usage('a', now)).toEqual({ charged: { day: 0, month: 0 }, inFlight: 0 });
+    expect(book.admit('r2', 'a', { daily: 1, monthly: 3, burst: 3 }, now)).toMatchObject({
+      kind: 'admitted',
+    });
+    expect(book.admit('r3', 'a', { daily: 5, monthly: 5, burst: 3 }, now)).toMatchObject({
+      kind: 'rate_limited',
+    });
+    expect(book.admit('r3', 'a', { daily: 5, monthly: 3, burst: 10 }, now)).toMatchObject({
+      kind: 'quota_exhausted',
+    });
+  });
 });

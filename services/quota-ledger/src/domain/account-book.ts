@@ -87,6 +87,31 @@ export class AccountBook {
     return decision;
   }
 
+  /**
+   * Holds again a request admitted before this process started (a gateway remembered it and has not
+   * settled it yet): it counts against the periods of `admittedAt` and, if recent, the burst window, and
+   * expires like any hold, `holdTtl` after its admission. Assumes the account's periods of `now` are
+   * loaded. A request id already held, or a hold that would already have expired, changes nothing.
+   */
+  restore(requestId: string, accountId: string, admittedAt: number, now: number): boolean {
+    if (this.holds.has(requestId)) return false;
+    const expiresAt = admittedAt + this.holdTtlMs;
+    if (expiresAt <= now) return false;
+    const s = this.state(accountId, now);
+    const day = istDay(admittedAt);
+    const month = istMonth(admittedAt);
+    if (admittedAt > now - BURST_WINDOW_MS) {
+      // Kept in order, oldest first.
+      let i = s.burst.length;
+      while (i > 0 && s.burst[i - 1]! > admittedAt) i--;
+      s.burst.splice(i, 0, admittedAt);
+    }
+    this.holds.set(requestId, { accountId, day, month, expiresAt });
+    s.held.set(day, (s.held.get(day) ?? 0) + 1);
+    s.held.set(month, (s.held.get(month) ?? 0) + 1);
+    return true;
+  }
+
   /** The request has settled (whatever the outcome): it no longer counts as in flight. */
   release(requestId: string): boolean {
     const hold = this.holds.get(requestId);

@@ -102,6 +102,23 @@ export interface Account {
 /** One message of the stream: the admissions one gateway turn produced. */
 export interface AdmitRequest {
   admissions: Admission[];
+  /**
+   * Sent once, in the first message of a new stream: the requests this gateway was told were admitted
+   * (by an earlier stream to this shard) and has not settled yet, so that a restarted shard holds them
+   * again. No result is sent back for them.
+   */
+  restored: RestoredHold[];
+}
+
+/** A request admitted earlier and not yet settled, as the gateway remembers it. */
+export interface RestoredHold {
+  request_id: string;
+  /** The account as it was sent with the admission. */
+  account:
+    | Account
+    | undefined;
+  /** When the ledger admitted it: its IST day and month are the windows it counts against. */
+  admitted_at_ms: number;
 }
 
 /** The decisions the ledger could make in one turn. */
@@ -298,13 +315,16 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [] };
+  return { admissions: [], restored: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
   encode(message: AdmitRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.admissions) {
       Admission.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.restored) {
+      RestoredHold.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -330,6 +350,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.admissions.push(Admission.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.restored.push(RestoredHold.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -347,6 +375,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
       admissions: globalThis.Array.isArray(object?.admissions)
         ? object.admissions.map((e: any) => Admission.fromJSON(e))
         : [],
+      restored: globalThis.Array.isArray(object?.restored)
+        ? object.restored.map((e: any) => RestoredHold.fromJSON(e))
+        : [],
     };
   },
 
@@ -354,6 +385,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     const obj: any = {};
     if (message.admissions?.length) {
       obj.admissions = message.admissions.map((e) => Admission.toJSON(e));
+    }
+    if (message.restored?.length) {
+      obj.restored = message.restored.map((e) => RestoredHold.toJSON(e));
     }
     return obj;
   },
@@ -364,6 +398,118 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
   fromPartial<I extends Exact<DeepPartial<AdmitRequest>, I>>(object: I): AdmitRequest {
     const message = createBaseAdmitRequest();
     message.admissions = object.admissions?.map((e) => Admission.fromPartial(e)) || [];
+    message.restored = object.restored?.map((e) => RestoredHold.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRestoredHold(): RestoredHold {
+  return { request_id: "", account: undefined, admitted_at_ms: 0 };
+}
+
+export const RestoredHold: MessageFns<RestoredHold> = {
+  encode(message: RestoredHold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(18).fork()).join();
+    }
+    if (message.admitted_at_ms !== 0) {
+      writer.uint32(24).int64(message.admitted_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoredHold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoredHold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.admitted_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoredHold {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      admitted_at_ms: isSet(object.admittedAtMs)
+        ? globalThis.Number(object.admittedAtMs)
+        : isSet(object.admitted_at_ms)
+        ? globalThis.Number(object.admitted_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: RestoredHold): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.admitted_at_ms !== 0) {
+      obj.admittedAtMs = Math.round(message.admitted_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoredHold>, I>>(base?: I): RestoredHold {
+    return RestoredHold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoredHold>, I>>(object: I): RestoredHold {
+    const message = createBaseRestoredHold();
+    message.request_id = object.request_id ?? "";
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.admitted_at_ms = object.admitted_at_ms ?? 0;
     return message;
   },
 };
