@@ -40,6 +40,13 @@ export const usageStreamConfig = {
   USAGE_STREAM: Type.String({ default: 'USAGE', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   USAGE_SUBJECT: Type.String({ default: 'usage', pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   USAGE_RETENTION_DAYS: Type.Integer({ default: 7, minimum: 1, maximum: 365 }),
+  HOLD_TTL_MS: Type.Integer({
+    default: 30_000,
+    minimum: 1_000,
+    maximum: 600_000,
+    description:
+      'How long an admitted request counts as in flight without settling (ledger), and is kept for restoring after a ledger restart (gateway)',
+  }),
   USAGE_STREAM_REPLICAS: Type.Integer({
     default: 1,
     minimum: 1,

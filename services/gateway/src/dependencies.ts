@@ -17,6 +17,8 @@ export interface DependencyOptions {
   /** The stream's retention and replicas, declared as the ledger declares them (defaults 7 days, 1). */
   usageRetentionDays?: number;
   usageReplicas?: number;
+  /** How long an admission is remembered for restoring to a restarted ledger (the ledger's hold TTL). */
+  holdTtlMs?: number;
   upstreamDeadlineMs: number;
   authDeadlineMs: number;
   authCacheMax: number;
@@ -93,7 +95,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     registry: o.registry,
   });
   const metering = new Metering(
-    new AdmissionClient(o.addresses.ledger, o.admissionDeadlineMs, o.logger, o.registry),
+    new AdmissionClient(o.addresses.ledger, o.admissionDeadlineMs, o.logger, o.registry, o.holdTtlMs),
     settler,
   );
   return {

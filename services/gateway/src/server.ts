@@ -53,6 +53,7 @@ try {
     usageSubject: config.USAGE_SUBJECT,
     usageRetentionDays: config.USAGE_RETENTION_DAYS,
     usageReplicas: config.USAGE_STREAM_REPLICAS,
+    holdTtlMs: config.HOLD_TTL_MS,
     upstreamDeadlineMs: config.UPSTREAM_DEADLINE_MS,
     authDeadlineMs: config.AUTH_DEADLINE_MS,
     authCacheMax: config.AUTH_CACHE_MAX,

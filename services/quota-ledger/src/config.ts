@@ -16,12 +16,6 @@ export const ledgerConfig = {
     maximum: 1024,
     description: 'How many shards own accounts',
   }),
-  HOLD_TTL_MS: Type.Integer({
-    default: 30_000,
-    minimum: 1_000,
-    maximum: 600_000,
-    description: 'How long an admitted request counts as in flight without settling',
-  }),
   LEDGER_STATS_INTERVAL_MS: Type.Integer({
     default: 10_000,
     minimum: 200,
