@@ -120,8 +120,8 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: install infra ## Run the integration tests against real Postgres and NATS
-	npx vitest run --project int
+test-int: install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform)
+	npx vitest run --project int --project platform
 
 VITEST_REPORT := .local/vitest-report.json
 

@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
-// gRPC servers and child processes, each test on uniquely named schemas, streams and accounts.
+// Three projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
+// gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;
+// `platform` shares one whole platform loaded with data (started once per run by its global setup).
 export default defineConfig({
   test: {
     projects: [
@@ -16,8 +17,18 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
+          exclude: ['test/platform/**', '**/node_modules/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'platform',
+          include: ['test/platform/**/*.int.test.ts'],
+          globalSetup: ['test/platform/setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedStack, startLoadedStack } from './loaded-stack.ts';
+import { describe, expect, it } from 'vitest';
+import { get, ok, platform } from './client.ts';
 
 // The default datasets of one generated market, loaded with the data tools as an operator runs them,
 // served by the real processes and read through the gateway: every route of the stock, index and
 // market areas answers, and the services agree with each other on prices.
-let loaded: LoadedStack;
-const ok = (path: string) => loaded.ok(path);
-const get = (path: string) => loaded.get(path);
-
-beforeAll(async () => {
-  loaded = await startLoadedStack();
-}, 180_000);
-afterAll(async () => {
-  await loaded?.shutdown();
-}, 30_000);
-
-const s = () => encodeURIComponent(loaded.symbols.stock);
+const s = () => encodeURIComponent(platform.symbols.stock);
 
 describe('one generated market behind every service', () => {
   it("prices a stock's options at the equities quote of the same session", async () => {
@@ -42,7 +31,7 @@ describe('stock routes of the corporate and financial areas', () => {
     const pnl = await ok(`/v1/stocks/${s()}/financials?section=pnl&quarters=3`);
     expect(pnl.data.profit_loss.periods).toEqual(all.data.profit_loss.periods.slice(-3));
     expect(pnl.data.balance_sheet).toBeUndefined();
-    expect((await get(`/v1/stocks/${encodeURIComponent(loaded.symbols.etf)}/financials`)).status).toBe(404);
+    expect((await get(`/v1/stocks/${encodeURIComponent(platform.symbols.etf)}/financials`)).status).toBe(404);
   });
 
   it('serves shareholding, forecasts, pledge, ratings, deals and every event type', async () => {

@@ -1,8 +1,8 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCompanies } from '../services/filings-reader/src/generate/companies.ts';
-import { type LoadedStack, startLoadedStack } from './loaded-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateCompanies } from '../../services/filings-reader/src/generate/companies.ts';
+import { get, platform } from './client.ts';
 
 // Contract of the index, market, options and filings routes: the real services' documents, read
 // through the gateway, match the `data` schema the gateway publishes in its OpenAPI document, for
@@ -25,8 +25,6 @@ const OWNED = [
 ] as const;
 type Operation = (typeof OWNED)[number];
 
-let loaded: LoadedStack;
-let token: string;
 let openapi: any;
 const ajv = new Ajv2020({ allErrors: true, strict: false, validateSchema: false });
 addFormats.default(ajv);
@@ -50,21 +48,7 @@ const dataSchemaPath = (path: string) => [
 ];
 
 beforeAll(async () => {
-  loaded = await startLoadedStack();
-  // Far more calls than the 60 a minute of the stock plans: a plan without caps for this file.
-  await loaded.stack.admin(
-    'plan',
-    'create',
-    'contract',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    '100000',
-  );
-  token = (await loaded.stack.admin('demo-token', '--plan', 'contract')).split('\n').at(-1)!;
-  openapi = await (await fetch(`${loaded.stack.baseUrl}/v1/openapi.json`)).json();
+  openapi = await (await fetch(`${platform.baseUrl}/v1/openapi.json`)).json();
   ajv.addSchema(openapi, 'openapi.json');
   for (const [path, item] of Object.entries<{ get: { operationId: string } }>(openapi.paths)) {
     const op = item.get.operationId as Operation;
@@ -72,20 +56,9 @@ beforeAll(async () => {
       validators.set(op, ajv.compile({ $ref: `openapi.json#${pointer(dataSchemaPath(path))}` }));
   }
 }, 180_000);
-afterAll(async () => {
-  await loaded?.shutdown();
-}, 30_000);
-
-async function call(path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${loaded.stack.baseUrl}${path}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return { status: res.status, body: await res.json() };
-}
-
 /** A 200 of `op` whose `data` matches the published schema; returns `data`. */
 async function conforming(op: Operation, path: string): Promise<any> {
-  const { status, body } = await call(path);
+  const { status, body } = await get(path);
   expect(status, `${path}: ${JSON.stringify(body).slice(0, 300)}`).toBe(200);
   expect(body.meta.route, path).toBe(op);
   const validate = validators.get(op)!;
@@ -203,7 +176,7 @@ describe('options', () => {
   });
 
   it('serves IV history of an index and a stock, daily and weekly', async () => {
-    const stock = enc(loaded.symbols.stock);
+    const stock = enc(platform.symbols.stock);
     for (const range of ['1m', '3m', '6m', '1y', '2y', '5y', 'max']) {
       const doc = await conforming('getIvHistory', `/v1/options/NIFTY/iv-history?range=${range}`);
       expect(doc.bars.length, range).toBeGreaterThan(0);
@@ -218,7 +191,7 @@ describe('options', () => {
 
   it("serves a stock's and an index's derivatives analytics", async () => {
     expect(
-      (await conforming('getStockOptions', `/v1/stocks/${enc(loaded.symbols.stock)}/options`)).kind,
+      (await conforming('getStockOptions', `/v1/stocks/${enc(platform.symbols.stock)}/options`)).kind,
     ).toBe('stock');
     expect((await conforming('getStockOptions', '/v1/stocks/NIFTY/options')).kind).toBe('index');
   });

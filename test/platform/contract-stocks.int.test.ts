@@ -1,51 +1,24 @@
-import { DEFAULT_SEED, generateDataset, type StockRow } from '@mdp/market';
-import { lastCompletedSession } from '@mdp/nse-calendar';
+import { generateDataset, type StockRow } from '@mdp/market';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadedStack, startLoadedStack } from './loaded-stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { get, platform } from './client.ts';
 
 // The per-stock documents the real equities service serves, read through the gateway, against the
 // `data` schemas the gateway publishes in its OpenAPI document: every route, every document branch
 // (include sections, intervals, sections, event types, deal types, found and unknown symbols) and
 // stocks of every kind the market holds (listed, delisted, SME, funds, bonds, renamed, split).
 
-let loaded: LoadedStack;
 let openapi: any;
-let token: string;
 /** One stock of each kind, status and board the market holds, plus a few with history to show. */
 let sample: StockRow[];
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
 
-/** The same market test/loaded-stack.ts loads (`generate --size 600 --history-days 500`). */
-function loadedMarket() {
-  return generateDataset({
-    seed: DEFAULT_SEED,
-    size: 600,
-    endDay: lastCompletedSession(Date.now()),
-    historyDays: 500,
-  });
-}
-
 beforeAll(async () => {
-  loaded = await startLoadedStack();
-  openapi = await (await fetch(`${loaded.stack.baseUrl}/v1/openapi.json`)).json();
-  // The default plan's burst cap (60 a minute) would throttle a test that makes hundreds of calls.
-  await loaded.stack.admin(
-    'plan',
-    'create',
-    'contract',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    '100000',
-  );
-  token = (await loaded.stack.admin('demo-token', '--plan', 'contract')).split('\n').at(-1)!;
-  const market = loadedMarket();
+  openapi = await (await fetch(`${platform.baseUrl}/v1/openapi.json`)).json();
+  const market = generateDataset(platform.market);
   const kinds = new Map<string, StockRow>();
   for (const s of market.stocks) {
     const key = `${s.stockType}/${s.status}/${s.board}`;
@@ -53,8 +26,8 @@ beforeAll(async () => {
   }
   const withId = (id: number | undefined) => market.stocks.find((s) => s.id === id)!;
   const listedEquities = market.stocks.filter((s) => s.stockType === 'equity' && s.status === 'listed');
-  const main = market.stocks.find((s) => s.nseSymbol === loaded.symbols.stock);
-  expect(main?.symbol).toBe(loaded.symbols.stock);
+  const main = market.stocks.find((s) => s.nseSymbol === platform.symbols.stock);
+  expect(main?.symbol).toBe(platform.symbols.stock);
   sample = [
     main!,
     ...kinds.values(),
@@ -67,17 +40,6 @@ beforeAll(async () => {
   ].filter((s, i, all) => s !== undefined && all.indexOf(s) === i);
   expect(sample.length).toBeGreaterThan(8);
 }, 180_000);
-afterAll(async () => {
-  await loaded?.shutdown();
-}, 30_000);
-
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${loaded.stack.baseUrl}${path}`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  return { status: res.status, body: await res.json() };
-}
-
 function compiled(key: string, schema: unknown): ValidateFunction {
   let v = validators.get(key);
   if (!v) {
@@ -136,7 +98,7 @@ const noStatements = (s: StockRow) => notCompany(s) || s.status !== 'listed';
 
 describe('the published schemas', () => {
   it('name a document for every stock route, and reject a field they do not document', async () => {
-    const q = await get(`/v1/stocks/${encodeURIComponent(loaded.symbols.stock)}/quote`);
+    const q = await get(`/v1/stocks/${encodeURIComponent(platform.symbols.stock)}/quote`);
     expect(q.status).toBe(200);
     const validate = routeData('/v1/stocks/{symbol}/quote');
     expectValid(validate, q.body.data, 'quote');
@@ -172,7 +134,7 @@ describe('per-stock documents match their schemas', () => {
     ]);
     for (const { path, body } of served)
       for (const i of includes) expect(i in body.data, `${path} ${i}`).toBe(path.includes(i));
-    const main = served.filter((x) => x.stock.symbol === loaded.symbols.stock);
+    const main = served.filter((x) => x.stock.symbol === platform.symbols.stock);
     const full = main.at(-1)!.body.data;
     expect(full.technicals.sma['50']).toEqual(expect.any(Number));
     expect(full.peers.length).toBeGreaterThan(0);
@@ -208,7 +170,7 @@ describe('per-stock documents match their schemas', () => {
       `/v1/stocks/${enc(s)}/price?days=2000&interval=weekly`,
       `/v1/stocks/${enc(s)}/price?days=30`,
     ]);
-    const main = served.filter((x) => x.stock.symbol === loaded.symbols.stock);
+    const main = served.filter((x) => x.stock.symbol === platform.symbols.stock);
     for (const { path, body } of served) {
       const bar = component(path.includes('weekly') ? 'WeeklyPriceBar' : 'PriceBar');
       for (const b of body.data) expectValid(bar, b, path);
@@ -217,7 +179,7 @@ describe('per-stock documents match their schemas', () => {
     const cursor = main[0]!.body.meta.next_cursor;
     expect(cursor).toEqual(expect.any(String));
     const [page] = await conforms('/v1/stocks/{symbol}/price', (s) =>
-      s.symbol === loaded.symbols.stock ? [`/v1/stocks/${enc(s)}/price?end_date=${cursor}&days=200`] : [],
+      s.symbol === platform.symbols.stock ? [`/v1/stocks/${enc(s)}/price?end_date=${cursor}&days=200`] : [],
     );
     expect(page!.body.data.length).toBeGreaterThan(0);
   });
@@ -241,13 +203,13 @@ describe('per-stock documents match their schemas', () => {
       (s) => [
         `/v1/stocks/${enc(s)}/financials`,
         `/v1/stocks/${enc(s)}/financials?periods=2`,
-        ...(s.symbol === loaded.symbols.stock
+        ...(s.symbol === platform.symbols.stock
           ? spellings.map((x) => `/v1/stocks/${enc(s)}/financials?section=${x}&quarters=3`)
           : []),
       ],
       noStatements,
     );
-    const main = served.filter((x) => x.stock.symbol === loaded.symbols.stock);
+    const main = served.filter((x) => x.stock.symbol === platform.symbols.stock);
     expect(main).toHaveLength(2 + spellings.length);
     for (const section of ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios']) {
       expect(main[0]!.body.data[section].periods.length, section).toBeGreaterThan(2);
@@ -303,7 +265,7 @@ describe('per-stock documents match their schemas', () => {
         notCompany,
       );
       expect(served.some((x) => x.stock.stockType !== 'equity')).toBe(false);
-      const main = served.find((x) => x.stock.symbol === loaded.symbols.stock)!.body.data;
+      const main = served.find((x) => x.stock.symbol === platform.symbols.stock)!.body.data;
       expect(
         Object.values(main).some((v) => Array.isArray(v) && v.length > 0),
         route,

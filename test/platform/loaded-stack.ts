@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { generateDataset } from '@mdp/market';
+import { lastCompletedSession } from '@mdp/nse-calendar';
+import { generateCompanies } from '../../services/filings-reader/src/generate/companies.ts';
+import { fnoStocks } from '../../services/options-analytics/src/generate/universe.ts';
+import { DATABASE_URL, startStack } from '../stack.ts';
+
+/** What the platform tests are given: where the loaded platform answers, a token, and its market. */
+export interface Platform {
+  baseUrl: string;
+  /** On a plan without caps and with a burst cap no test reaches. */
+  token: string;
+  /** Symbols with something to show: the largest company (F&O), a listed ETF, a company with filings. */
+  symbols: { stock: string; etf: string; filer: string };
+  /** The generated market the equities and options data were loaded from (regenerate it to compare). */
+  market: { seed: number; size: number; historyDays: number; endDay: number };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    platform: Platform;
+  }
+}
+
+const exec = promisify(execFile);
+
+/**
+ * The whole platform as real processes with data in every service, loaded with the data tools as an
+ * operator runs them: the equities and options datasets of one smaller generated market (same rules as
+ * the default) and the filings of three companies of the default market. Started once per test run
+ * for every platform test (vitest global setup); resolves to the stop function.
+ */
+export async function startLoadedStack(): Promise<{ platform: Platform; stop: () => Promise<void> }> {
+  const market = { seed: 20_260_101, size: 600, historyDays: 500, endDay: lastCompletedSession(Date.now()) };
+  const generated = generateDataset(market);
+  const symbols = {
+    stock: fnoStocks(generated).current[0]!.nseSymbol!,
+    etf: generated.stocks.find((s) => s.stockType === 'etf' && s.status === 'listed')!.symbol,
+    filer: generateCompanies(1)[0]!.symbol,
+  };
+  const stack = await startStack();
+  try {
+    await stack.admin(
+      'plan',
+      'create',
+      'platform',
+      '--daily',
+      'none',
+      '--monthly',
+      'none',
+      '--burst',
+      '1000000',
+    );
+    const token = (await stack.admin('demo-token', '--plan', 'platform')).split('\n').at(-1)!;
+    const tool = async (service: string, ...args: string[]) => {
+      const schema = stack.schemas.find((s) => s.endsWith(`_${service.replace(/-/g, '_')}`))!;
+      await exec(process.execPath, ['--import', 'tsx', `services/${service}/src/cli.ts`, ...args], {
+        env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
+      });
+    };
+    const size = ['--size', String(market.size), '--history-days', String(market.historyDays)];
+    await Promise.all([
+      tool('equities-data', 'generate', ...size),
+      tool('options-analytics', 'generate', ...size),
+      tool('filings-reader', 'load-default', '--companies', '3'),
+    ]);
+    // The equities service reloads on the load's notification.
+    const until = Date.now() + 60_000;
+    const quote = `${stack.baseUrl}/v1/stocks/${encodeURIComponent(symbols.stock)}/quote`;
+    while ((await fetch(quote, { headers: { authorization: `Bearer ${token}` } })).status !== 200) {
+      if (Date.now() > until) throw new Error('the equities service never served the generated data');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return { platform: { baseUrl: stack.baseUrl, token, symbols, market }, stop: () => stack.shutdown() };
+  } catch (err) {
+    await stack.shutdown();
+    throw err;
+  }
+}
