@@ -124,7 +124,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     procs.set(name, proc);
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
-      30_000,
+      60_000, // generous: several stacks may start at once on a two-core machine
       `${name} to be ready (output: ${output.join('').slice(-500)})`,
     );
     return proc;
