@@ -138,9 +138,20 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     return exited;
   };
 
-  // The gateway needs NATS and the auth service at start-up; the rest are independent.
-  await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
-  await start('gateway');
+  const shutdown = async () => {
+    await Promise.all(ALL_SERVICES.map((n) => stop(n)));
+    for (const schema of schemas) await dropSchema(DATABASE_URL, schema);
+    await deleteStream(usage.USAGE_STREAM);
+  };
+  // The gateway needs NATS and the auth service at start-up; the rest are independent. A stack that
+  // fails to start stops what did start, so no process outlives the test run.
+  try {
+    await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
+    await start('gateway');
+  } catch (err) {
+    await shutdown().catch(() => {});
+    throw err;
+  }
   return {
     procs,
     schemas,
@@ -184,10 +195,6 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     start,
     stop,
     usage,
-    shutdown: async () => {
-      await Promise.all(ALL_SERVICES.map((n) => stop(n)));
-      for (const schema of schemas) await dropSchema(DATABASE_URL, schema);
-      await deleteStream(usage.USAGE_STREAM);
-    },
+    shutdown,
   };
 }
