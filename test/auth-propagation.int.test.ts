@@ -7,7 +7,7 @@ let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
 beforeAll(async () => {
   stack = await startStack();
   second = await stack.startSecondGateway();
-}, 90_000);
+}, 300_000);
 afterAll(async () => {
   await second?.stop();
   await stack?.shutdown();

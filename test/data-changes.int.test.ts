@@ -11,7 +11,7 @@ let token: string;
 beforeAll(async () => {
   stack = await startStack();
   token = (await stack.admin('demo-token', '--plan', 'pro')).split('\n').at(-1)!;
-}, 90_000);
+}, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
 }, 30_000);

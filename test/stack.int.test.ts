@@ -9,7 +9,7 @@ const authorized = (url: string) =>
 beforeAll(async () => {
   stack = await startStack();
   token = (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
-}, 90_000);
+}, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
 }, 30_000);

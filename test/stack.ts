@@ -124,7 +124,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     procs.set(name, proc);
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
-      60_000, // generous: several stacks may start at once on a two-core machine
+      120_000, // generous: several stacks (and the platform tests' data loads) may start at once on two cores
       `${name} to be ready (output: ${output.join('').slice(-500)})`,
     );
     return proc;
@@ -178,7 +178,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       child.stderr?.on('data', (c) => output.push(String(c)));
       await waitFor(
         async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status === 200,
-        30_000,
+        120_000,
         `the second gateway (output: ${output.join('').slice(-500)})`,
       );
       return {

@@ -281,7 +281,7 @@ beforeAll(async () => {
     20_000,
   );
   await new Promise((r) => setTimeout(r, 3_000));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (prometheus && prometheus.exitCode === null) {

@@ -100,7 +100,7 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
-}, 90_000);
+}, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
   await new Promise((r) => receiver?.server.close(r));
