@@ -31,7 +31,7 @@ export interface FnoStocks {
  * market simply has fewer.
  */
 export function fnoStocks(ds: GeneratedDataset): FnoStocks {
-  const start = Math.min(...[...ds.plans.values()].map((p) => p.firstDay));
+  const start = ds.options.endDay - ds.options.historyDays;
   const ranked = ds.stocks
     .filter((s) => s.status === 'listed' && s.stockType === 'equity' && s.board === 'main' && s.nseSymbol)
     .filter((s) => ds.plans.get(s.id)?.firstDay === start)
