@@ -1,7 +1,7 @@
 import { day, formatDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import type { AnnualResultRow } from '../../model.ts';
-import { generateDataset } from '../dataset.ts';
+import { DEFAULT_SIZE, generateDataset } from '../dataset.ts';
 import { generateFinancials } from './generate.ts';
 import {
   type FinancialStatementRow,
@@ -13,7 +13,8 @@ import {
 } from './statements.ts';
 
 const END = day('2026-11-20');
-const ds = generateDataset({ seed: 11, size: 800, endDay: END, historyDays: 400 });
+// The default universe's size: every rule is checked on every listed company of it.
+const ds = generateDataset({ seed: 11, size: DEFAULT_SIZE, endDay: END, historyDays: 400 });
 const byStock = new Map<number, FinancialStatementRow[]>();
 generateFinancials(ds, (id, rows) => byStock.set(id, rows));
 const annualOf = new Map<number, AnnualResultRow[]>();
@@ -28,7 +29,7 @@ function sections(rows: FinancialStatementRow[]) {
   return { q: at('quarterly'), pl: at('profit_loss'), bs: at('balance_sheet'), cf: at('cash_flow') };
 }
 
-describe('generated financial statements', () => {
+describe('generated financial statements', { timeout: 60_000 }, () => {
   it('cover every listed equity and nothing else', () => {
     const listedEquities = ds.stocks.filter((s) => s.stockType === 'equity' && s.status === 'listed');
     expect(listedEquities.length).toBeGreaterThan(300);
