@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run proto proto-check openapi openapi-check lint format typecheck \
-	test-unit test-int test bench infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
+	test-unit test-int test bench lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -18,29 +18,23 @@ help: ## List the targets
 
 install: $(INSTALL_STAMP) ## Install dependencies (npm ci) when package-lock.json changed
 
-# The tree a lockfile pins, one `path version` per line, to compare two lockfiles by what they install.
-LOCKED_TREE := node -e 'const l = JSON.parse(require("fs").readFileSync("package-lock.json", "utf8")); \
-  for (const [k, v] of Object.entries(l.packages).sort()) console.log(k, v.version ?? v.resolved ?? "")'
-
-# `npm ci`, with one narrow workaround: npm 11 rejects a lockfile that leaves out optional platform
-# packages the registry cannot serve ("Missing: <name>@ from lock file", no version; npm/cli#9846).
-# Only then it runs `npm install`, checks that it installed exactly the locked tree, and puts the
-# committed package-lock.json back.
+# `npm ci` installs exactly the committed lockfile and refuses one that package.json disagrees with.
 $(INSTALL_STAMP): package-lock.json
-	@log="$$(mktemp)"; trap 'rm -f "$$log"*' EXIT; \
-	echo "npm ci"; \
-	if npm ci </dev/null 2>"$$log"; then cat "$$log" >&2; exit 0; fi; \
-	cat "$$log" >&2; \
-	grep -Eq 'Missing: .+@ from lock file' "$$log" && ! grep -Eq 'Missing: .+@[^ @/]+ from lock file' "$$log" || exit 1; \
-	echo "install: npm ci refused the lockfile only for optional packages this registry does not serve;" \
-	  "running npm install and checking it installs exactly the locked tree" >&2; \
-	$(LOCKED_TREE) > "$$log.before"; cp package-lock.json "$$log.lock"; \
-	npm install </dev/null; \
-	$(LOCKED_TREE) > "$$log.after"; cp "$$log.lock" package-lock.json; \
-	diff "$$log.before" "$$log.after" >&2 || { \
-	  echo "install: package.json asks for a different tree than package-lock.json; run npm install and commit the lockfile" >&2; \
-	  exit 1; }
+	npm ci </dev/null
 	@touch $@
+
+lock-check: ## Fail when package-lock.json is not what `npm install` makes of package.json (CI runs it)
+	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	git ls-files -- package.json package-lock.json '*/package.json' | grep -v '^node_modules/' \
+	  | while read -r f; do mkdir -p "$$tmp/$$(dirname "$$f")"; cp "$$f" "$$tmp/$$f"; done; \
+	(cd "$$tmp" && npm install --package-lock-only --ignore-scripts --no-audit --no-fund </dev/null >/dev/null 2>"$$tmp/.log") \
+	  || { cat "$$tmp/.log" >&2; exit 1; }; \
+	if ! diff -u package-lock.json "$$tmp/package-lock.json" > "$$tmp/.diff"; then \
+	  head -60 "$$tmp/.diff"; \
+	  echo "lock-check: package-lock.json disagrees with package.json; run 'npm install' and commit the lockfile" >&2; \
+	  exit 1; \
+	fi; \
+	echo "lock-check: package-lock.json matches package.json"
 
 build: install ## Bundle every service into services/<svc>/dist/server.js
 	npx tsx scripts/build.ts
