@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { DEFAULT_EXAMPLES } from '@mdp/market';
 import { colours, createFormatter, type Formatter, useColour } from './lib/log-format.ts';
 import { bundleFile, DEFAULT_PORTS, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
 
@@ -369,15 +370,45 @@ function demoToken(): string {
   return result.stdout.trim().split('\n').at(-1)!;
 }
 
-function banner(plans: Plan[], token: string): void {
+/**
+ * The first request a new user would make, made for them with the demo token: the banner then shows a
+ * curl line known to answer 200, or says plainly that it did not (the demo account is charged one unit).
+ */
+async function firstRequest(
+  base: string,
+  token: string,
+): Promise<{ path: string; outcome: string; ok: boolean }> {
+  const path = `/v1/stocks?q=${DEFAULT_EXAMPLES.search}&limit=3`;
+  try {
+    const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as {
+      data?: { symbol: string; name: string }[];
+      error?: { code: string };
+    };
+    if (res.status !== 200) return { path, ok: false, outcome: `${res.status} ${body.error?.code ?? ''}` };
+    const found = body.data!.map((s) => `${s.symbol} (${s.name})`).join(', ') || 'no match in this dataset';
+    return { path, ok: true, outcome: `200, ${found}` };
+  } catch (err) {
+    return { path, ok: false, outcome: `no answer: ${(err as Error).message}` };
+  }
+}
+
+async function banner(plans: Plan[], token: string): Promise<void> {
   const gateway = plans.find((p) => p.name === 'gateway')!;
   const base = `http://localhost:${gateway.port}`;
+  const first = await firstRequest(base, token);
   const rule = c.dim('─'.repeat(72));
+  const auth = `-H "Authorization: Bearer $TOKEN"`;
   const lines = [rule];
   lines.push(`  ${c.bold('API ready at')} ${c.green(base)}`);
-  lines.push(`  token      ${token}   (demo account, free plan)`);
-  lines.push(`  try        curl ${base}/v1/openapi.json`);
-  lines.push(`             curl -H 'Authorization: Bearer ${token}' '${base}/v1/stocks?q=tata'`);
+  lines.push(`  token      export TOKEN=${token}   (demo account, free plan: 50 a day)`);
+  lines.push(
+    `  first call ${first.ok ? c.green(first.outcome) : c.red(first.outcome)}`,
+    `             curl -s ${auth} '${base}${first.path}'`,
+    `  try        curl -s ${auth} ${base}/v1/stocks/${DEFAULT_EXAMPLES.stock}/quote`,
+    `             curl -s ${auth} ${base}/v1/me/usage`,
+    `             curl -s ${base}/v1/openapi.json`,
+  );
   lines.push(`  ops ports  ${plans.map((p) => `${p.name} :${p.opsPort}`).join(', ')}`);
   lines.push('             (/healthz, /readyz, /metrics on each)');
   lines.push(`  stop       Ctrl-C`);
@@ -408,7 +439,7 @@ async function main(): Promise<void> {
   say(`starting ${plans.map((p) => `${p.name} (${p.portLabel} :${p.port}, ops :${p.opsPort})`).join(', ')}`);
   sup.start(plans);
   await waitUntilReady(sup, plans);
-  banner(plans, demoToken());
+  await banner(plans, demoToken());
 }
 
 await main();

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { generateDataset } from '@mdp/market';
+import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
 import { lastCompletedSession } from '@mdp/nse-calendar';
 import { generateCompanies } from '../../services/filings-reader/src/generate/companies.ts';
 import { fnoStocks } from '../../services/options-analytics/src/generate/universe.ts';
@@ -26,13 +26,19 @@ declare module 'vitest' {
 const exec = promisify(execFile);
 
 /**
- * The whole platform as real processes with data in every service, loaded with the data tools as an
- * operator runs them: the equities and options datasets of one smaller generated market (same rules as
- * the default) and the filings of three companies of the default market. Started once per test run
- * for every platform test (vitest global setup); resolves to the stop function.
+ * The whole platform as real processes with data in every service, loaded with the data tools as
+ * `make run` loads them: the default equities and options datasets, so every name the READMEs and
+ * scripts give as an example is served here too, and the filings of the default market's three
+ * largest companies (of its 300). Started once per test run for every platform test (vitest global
+ * setup); resolves to the stop function.
  */
 export async function startLoadedStack(): Promise<{ platform: Platform; stop: () => Promise<void> }> {
-  const market = { seed: 20_260_101, size: 600, historyDays: 500, endDay: lastCompletedSession(Date.now()) };
+  const market = {
+    seed: DEFAULT_SEED,
+    size: DEFAULT_SIZE,
+    historyDays: DEFAULT_HISTORY_DAYS,
+    endDay: lastCompletedSession(Date.now()),
+  };
   const generated = generateDataset(market);
   const symbols = {
     stock: fnoStocks(generated).current[0]!.nseSymbol!,
@@ -59,14 +65,13 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
         env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
       });
     };
-    const size = ['--size', String(market.size), '--history-days', String(market.historyDays)];
     await Promise.all([
-      tool('equities-data', 'generate', ...size),
-      tool('options-analytics', 'generate', ...size),
+      tool('equities-data', 'load-default'),
+      tool('options-analytics', 'load-default'),
       tool('filings-reader', 'load-default', '--companies', '3'),
     ]);
     // The equities service reloads on the load's notification.
-    const until = Date.now() + 60_000;
+    const until = Date.now() + 120_000;
     const quote = `${stack.baseUrl}/v1/stocks/${encodeURIComponent(symbols.stock)}/quote`;
     while ((await fetch(quote, { headers: { authorization: `Bearer ${token}` } })).status !== 200) {
       if (Date.now() > until) throw new Error('the equities service never served the generated data');

@@ -1,3 +1,4 @@
+export * from './examples.ts';
 export * from './isin.ts';
 export * from './model.ts';
 export * from './sim/corporate/index.ts';

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+
+/** The guides whose examples a new user types as written. */
+export const GUIDES = ['README.md', 'load-tests/README.md', 'charts/README.md', 'deploy/README.md'];
+
+export interface CurlExample {
+  guide: string;
+  line: number;
+  /** The command as written, its trailing comment removed. */
+  command: string;
+  /** The status the guide says it answers (`# 401 …` after the command), else 200. */
+  expectedStatus: number;
+}
+
+/** Every one-line `curl` command inside a fenced code block of a guide. */
+export function curlExamples(guide: string): CurlExample[] {
+  const out: CurlExample[] = [];
+  let fenced = false;
+  readFileSync(guide, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (/^\s*```/.test(text)) {
+        fenced = !fenced;
+        return;
+      }
+      const m = fenced ? /^\s*(?:\$\s+)?(curl\s.*?)(?:\s+#\s*(.*))?$/.exec(text) : null;
+      if (!m) return;
+      const status = /^(\d{3})\b/.exec(m[2] ?? '');
+      out.push({ guide, line: i + 1, command: m[1]!, expectedStatus: status ? Number(status[1]) : 200 });
+    });
+  return out;
+}
