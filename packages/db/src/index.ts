@@ -22,6 +22,7 @@ export function createPool(opts: {
   schema: string;
   max: number;
   applicationName: string;
+  logger?: Logger;
 }): Pool {
   const schema = assertSchemaName(opts.schema);
   const pool = new pg.Pool({
@@ -32,8 +33,14 @@ export function createPool(opts: {
     idleTimeoutMillis: 30_000,
     options: `-c search_path=${schema}`,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  // A connection the server drops (a restart, a network blip) must never crash the process. The pool
+  // handles idle clients ('error' on the pool) but not checked-out ones: their 'error' event would be
+  // unhandled, so each client gets a listener of its own. The query in progress still fails, and a
+  // client whose connection broke is discarded by the pool when released.
+  pool.on('error', (err) => opts.logger?.warn({ err: err.message }, 'idle database connection lost'));
+  pool.on('connect', (client) =>
+    client.on('error', (err) => opts.logger?.warn({ err: err.message }, 'database connection lost')),
+  );
   return pool;
 }
 
@@ -84,6 +91,8 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  // A drop between queries fails the query in progress; the event must not crash the process too.
+  client.on('error', () => {});
   await client.connect();
   try {
     return await fn(client);
@@ -91,3 +100,5 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
     await client.end();
   }
 }
+
+export { type Listener, listen } from './listen.ts';

@@ -14,13 +14,14 @@ const json = JSONCodec();
 
 /**
  * A connection that never gives up reconnecting: a NATS outage degrades what depends on it but must not
- * kill the process. Status changes are logged; `onReconnect` lets a subscriber resynchronise state it may
- * have missed while disconnected.
+ * kill the process. Status changes are logged; `onDisconnect` lets a publisher refuse work at once instead
+ * of waiting for timeouts, and `onReconnect` lets a subscriber resynchronise state it may have missed.
  */
 export async function connectNats(opts: {
   url: string;
   name: string;
   logger: Logger;
+  onDisconnect?: () => void;
   onReconnect?: () => void;
 }): Promise<NatsConnection> {
   const nc = await connect({
@@ -37,8 +38,11 @@ export async function connectNats(opts: {
       if (status.type === 'reconnect') {
         opts.logger.info({ nats: status.type }, 'NATS reconnected');
         opts.onReconnect?.();
-      } else if (status.type === 'disconnect' || status.type === 'error') {
-        opts.logger.warn({ nats: status.type }, 'NATS connection problem');
+      } else if (status.type === 'disconnect') {
+        opts.logger.warn({ nats: status.type }, 'NATS connection lost; reconnecting');
+        opts.onDisconnect?.();
+      } else if (status.type === 'error') {
+        opts.logger.warn({ nats: status.type, data: status.data }, 'NATS connection problem');
       }
     }
   })().catch(() => {});

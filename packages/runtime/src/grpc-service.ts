@@ -70,6 +70,7 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
       schema: config.DB_SCHEMA,
       max: config.DB_POOL_MAX,
       applicationName: spec.name,
+      logger,
     });
     const built = await spec.build(rt as GrpcServiceRuntime, pool);
     const { server, close, ready }: BuiltService = built instanceof GrpcServer ? { server: built } : built;

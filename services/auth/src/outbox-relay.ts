@@ -1,7 +1,6 @@
-import type { Pool } from '@mdp/db';
+import { listen, type Pool } from '@mdp/db';
 import type { NatsConnection } from '@mdp/nats';
 import type { Logger } from '@mdp/telemetry';
-import pg from 'pg';
 
 export interface OutboxRelay {
   /** Publishes whatever is pending now; resolves to how many events went out. */
@@ -76,17 +75,16 @@ export function startOutboxRelay(opts: {
     );
   };
 
-  const listener = new pg.Client({ connectionString: opts.databaseUrl });
-  listener.on('notification', tick);
-  listener.on('error', (err) =>
-    logger.warn({ err: err.message }, 'outbox relay: LISTEN connection lost; polling only'),
-  );
-  listener
-    .connect()
-    .then(() => listener.query(`LISTEN "${opts.channel}"`))
-    .catch((err) =>
-      logger.warn({ err: (err as Error).message }, 'outbox relay: LISTEN unavailable; polling only'),
-    );
+  // Woken at once on commit; reconnected with backoff after a database restart, and a pass on every
+  // reconnection catches up on notifications sent while it was away (polling covers the gap too).
+  const listener = listen({
+    url: opts.databaseUrl,
+    channel: opts.channel,
+    applicationName: 'auth-outbox',
+    logger,
+    onNotify: tick,
+    onConnected: tick,
+  });
   const timer = setInterval(tick, opts.pollMs ?? 1_000);
   tick();
 
@@ -96,7 +94,7 @@ export function startOutboxRelay(opts: {
       stopped = true;
       clearInterval(timer);
       await running?.catch(() => {});
-      await listener.end().catch(() => {});
+      await listener.close();
     },
   };
 }

@@ -15,6 +15,8 @@ await runGrpcService({
     const config = rt.config as typeof rt.config & { TOKEN_HASH_SECRET: string; NATS_URL: string };
     const channel = outboxChannel(config.DB_SCHEMA);
     const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel);
+    // Token checks need only Postgres: a NATS outage delays revocation events (the outbox keeps them), so
+    // it does not make auth unready.
     const nc = await connectNats({ url: config.NATS_URL, name: 'auth', logger: rt.logger });
     const relay = startOutboxRelay({
       pool,

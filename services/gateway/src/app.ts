@@ -30,7 +30,7 @@ import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { envelope } from './envelope.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
-import { ChargeNotConfirmed, type Metering } from './metering.ts';
+import { ChargeNotConfirmed, type Metering, SETTLEMENT_RETRY_S } from './metering.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseQueryString } from './query-string.ts';
 import { toApiError } from './upstreams.ts';
@@ -75,7 +75,7 @@ function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
 /** Any error reaching the edge, as one of the SPEC's codes. Framework 4xx errors are the client's. */
 function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(5, err);
+  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(SETTLEMENT_RETRY_S, err);
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiError('invalid_request', 'the request could not be read');

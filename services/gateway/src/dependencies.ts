@@ -61,12 +61,20 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     o.dataCacheTtlMs > 0
       ? new DocumentCache({ maxBytes: o.dataCacheMaxBytes, ttlMs: o.dataCacheTtlMs, registry: o.registry })
       : undefined;
+  let settler: Settler | undefined;
+  let natsUp = true;
   const nc = await connectNats({
     url: o.natsUrl,
     name: 'gateway',
     logger: o.logger,
+    onDisconnect: () => {
+      natsUp = false;
+      settler?.connectionLost();
+    },
     // Events sent while we were away are lost to us: start again from the services' word.
     onReconnect: () => {
+      natsUp = true;
+      settler?.connectionRestored();
       authenticator.clear('nats_reconnected');
       documents?.clear();
     },
@@ -84,7 +92,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
       o.logger,
     );
   }
-  const settler = await Settler.create({
+  settler = await Settler.create({
     nc,
     stream: o.usageStream,
     subjectPrefix: o.usageSubject,
@@ -103,7 +111,8 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     documents,
     authenticator,
     metering,
-    isConnected: () => !nc.isClosed(),
+    // Not ready while NATS is away: no 200 could be charged.
+    isConnected: () => natsUp && !nc.isClosed(),
     close: async () => {
       await metering.drain(5_000);
       metering.close();

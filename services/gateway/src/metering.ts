@@ -1,6 +1,10 @@
+import { ApiError } from '@mdp/errors';
 import type { Admission, AdmissionClient } from './admission.ts';
 import type { Principal } from './authenticator.ts';
 import type { Settler } from './settlement.ts';
+
+/** Retry-After of a 503 for settlement being unreachable: a NATS client reconnects within a second or two. */
+export const SETTLEMENT_RETRY_S = 2;
 
 /**
  * Metering as the request pipeline sees it: admit before the work, then settle exactly once. Kept apart
@@ -15,8 +19,12 @@ export class Metering {
     settler.onSettled((a) => admission.settled(a));
   }
 
-  /** Admits or throws the 429/503 to answer with; nothing is held on a throw. */
+  /**
+   * Admits or throws the 429/503 to answer with; nothing is held on a throw. While the settlement
+   * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
+   */
   admit(requestId: string, caller: Principal): Promise<Admission> {
+    if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable(SETTLEMENT_RETRY_S));
     return this.admission.admit(requestId, caller);
   }
 

@@ -37,6 +37,10 @@ export class Settler {
   private readonly published: Counter<'kind' | 'outcome'>;
   private readonly publishSeconds: Histogram<'kind'>;
   private settledListener: (a: Admission) => void = () => {};
+  /** False while the NATS connection is down: nothing can be charged, so nothing should be admitted. */
+  private connected = true;
+  /** Charges waiting for an ack, failed at once when the connection drops rather than at their timeout. */
+  private readonly awaitingAck = new Set<(err: Error) => void>();
 
   private constructor(private readonly opts: SettlerOptions) {
     this.js = opts.nc.jetstream();
@@ -70,6 +74,21 @@ export class Settler {
       usageStreamSpec(opts.stream, opts.subjectPrefix, opts.retentionDays, opts.replicas),
     );
     return new Settler(opts);
+  }
+
+  get available(): boolean {
+    return this.connected;
+  }
+
+  connectionLost(): void {
+    this.connected = false;
+    const lost = new Error('NATS connection lost');
+    for (const fail of this.awaitingAck) fail(lost);
+    this.awaitingAck.clear();
+  }
+
+  connectionRestored(): void {
+    this.connected = true;
   }
 
   /** Called once an admission's settlement (charge, refund or void) is acknowledged by JetStream. */
@@ -106,27 +125,42 @@ export class Settler {
     this.published.inc({ kind: event.kind, outcome: ack.duplicate ? 'duplicate' : 'acked' });
   }
 
-  /** Charges a 200; resolves true once JetStream has it. False: answer 503 (a void has been queued). */
+  /**
+   * Charges a 200; resolves true once JetStream has it. False: answer 503 (a void has been queued). A
+   * dropped connection fails the charge at once: the publish may still land when NATS returns, and the
+   * void that follows it reverses it.
+   */
   async charge(a: Admission, route: string): Promise<boolean> {
     const event = this.event(a, 'charged', route, 200);
     const deadline = Date.now() + this.opts.ackTimeoutMs;
-    for (;;) {
-      try {
-        await this.publish(event, a.shard, Math.max(100, deadline - Date.now()));
-        this.settledListener(a);
-        return true;
-      } catch (err) {
-        if (Date.now() + 50 >= deadline) {
-          this.published.inc({ kind: 'charged', outcome: 'failed' });
-          this.opts.logger.warn(
-            { err: (err as Error).message, reqId: a.requestId },
-            'charge not acknowledged; voiding',
-          );
-          this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
-          return false;
+    let fail: (err: Error) => void = () => {};
+    const dropped = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    dropped.catch(() => {});
+    this.awaitingAck.add(fail);
+    try {
+      for (;;) {
+        try {
+          if (!this.connected) throw new Error('NATS connection lost');
+          await Promise.race([this.publish(event, a.shard, Math.max(100, deadline - Date.now())), dropped]);
+          this.settledListener(a);
+          return true;
+        } catch (err) {
+          if (!this.connected || Date.now() + 50 >= deadline) {
+            this.published.inc({ kind: 'charged', outcome: 'failed' });
+            this.opts.logger.warn(
+              { err: (err as Error).message, reqId: a.requestId },
+              'charge not acknowledged; voiding',
+            );
+            this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
+            return false;
+          }
+          await new Promise((r) => setTimeout(r, 50));
         }
-        await new Promise((r) => setTimeout(r, 50));
       }
+    } finally {
+      this.awaitingAck.delete(fail);
     }
   }
 

@@ -156,6 +156,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       tracer,
       registry: createRegistry('quota-ledger'),
     });
+    await assembled.catchingUp;
     return {
       address: await listen(assembled.server),
       store: assembled.store,

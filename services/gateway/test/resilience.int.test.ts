@@ -108,6 +108,8 @@ async function load(workers: number, stop: Promise<void>) {
           retryAfter: res.headers['retry-after'] as string | undefined,
           ms: Date.now() - started,
         });
+        // As a client should: a 503 is not retried in a tight loop (here a short pause, not Retry-After).
+        if (res.statusCode === 503) await sleep(20);
       }
     }),
   );
@@ -144,7 +146,7 @@ describe('nothing lost when a process dies', () => {
     expect(await services.projections.rebuildDifferences()).toEqual([]);
   }, 60_000);
 
-  it('NATS down: quick 503s with Retry-After: 5 and nothing charged for them; recovery when it returns', async () => {
+  it('NATS down: 503s within 300 ms with Retry-After: 2 and nothing charged for them; recovery when it returns', async () => {
     const before = await usedToday();
     let okWhileDown = 0;
     const run = load(
@@ -163,9 +165,10 @@ describe('nothing lost when a process dies', () => {
     okWhileDown = unavailable.length;
     expect(okWhileDown).toBeGreaterThan(0);
     for (const s of unavailable) {
-      expect(s.retryAfter).toBe('5');
-      // The bound is the 500 ms acknowledgement timeout, not a hang.
-      expect(s.ms).toBeLessThan(3_000);
+      expect(s.retryAfter).toBe('2');
+      // Refused at once while the gateway knows NATS is away; charges in flight fail on the disconnect,
+      // not at the acknowledgement timeout.
+      expect(s.ms).toBeLessThan(300);
     }
     expect(statuses.filter((s) => s.status !== 200 && s.status !== 503)).toEqual([]);
     // Service came back by itself.

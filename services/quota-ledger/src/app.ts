@@ -1,5 +1,5 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError } from '@mdp/grpc';
+import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
 import { ledger } from '@mdp/proto';
 import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/telemetry';
@@ -13,6 +13,8 @@ export interface LedgerDeps extends GrpcServerOptions {
   store: ProjectionStore;
   mutex: Mutex;
   clock: Clock;
+  /** False until the settlement consumer has caught up: nothing is decided or reported before. */
+  caughtUp: () => boolean;
 }
 
 const D = ledger.AdmitDecision;
@@ -183,6 +185,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         restoring = restoring.then(() => done);
       }
       if (batch.admissions.length === 0) return;
+      if (!deps.caughtUp()) return void call.write({ results: batch.admissions.map(unavailable) });
       if (restoresPending > 0) void restoring.then(() => decideBatch(call, batch.admissions));
       else decideBatch(call, batch.admissions);
     });
@@ -217,9 +220,10 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     admit,
     getUsage: async ({ account }) => {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
+      if (!deps.caughtUp()) throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
       const now = await ensureLoaded(account.account_id);
       const caps = capsOf(account);
-      const { charged } = book.usage(account.account_id, now);
+      const { used } = book.usage(account.account_id, now);
       const window = (period: string, used: number, limit: number | null, resetsAt: number) => ({
         period,
         used,
@@ -229,8 +233,8 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       });
       return jsonDocument({
         plan: account.plan,
-        day: window(istDay(now), charged.day, caps.daily, istNextDayStart(now)),
-        month: window(istMonth(now), charged.month, caps.monthly, istNextMonthStart(now)),
+        day: window(istDay(now), used.day, caps.daily, istNextDayStart(now)),
+        month: window(istMonth(now), used.month, caps.monthly, istNextMonthStart(now)),
       });
     },
   });

@@ -32,8 +32,14 @@ export interface Ledger {
   store: ProjectionStore;
   consumer: SettlementConsumer;
   stats: LedgerStats | null;
+  /** True once the consumer has caught up with the stream; admissions and usage wait for it. */
+  caughtUp(): boolean;
+  /** Resolves when `caughtUp()` turns true (or the ledger closes first). */
+  catchingUp: Promise<void>;
   close(): Promise<void>;
 }
+
+const CATCH_UP_POLL_MS = 100;
 
 /** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
@@ -59,6 +65,24 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       for (const e of events) book.release(e.request_id);
     },
   });
+  // A shard that starts (or restarts) knows only what the projections hold: charges still in the stream
+  // would be invisible to admission and usage. So it serves nothing until its consumer has nothing
+  // pending or unacknowledged, including messages a crashed predecessor had fetched (back after
+  // ack_wait). The check repeats until it holds; the gateways meanwhile answer 503.
+  let caughtUp = false;
+  let stopping = false;
+  const catchingUp = (async () => {
+    while (!stopping) {
+      const lag = await consumer.lag().catch(() => null);
+      if (lag && lag.pending === 0 && lag.ackPending === 0) {
+        await consumer.idle();
+        caughtUp = true;
+        o.logger.info({ shard: o.shard }, 'settlement consumer caught up; admitting');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
+    }
+  })();
   const expired = new Counter({
     name: 'ledger_holds_expired_total',
     help: 'Admitted requests that never settled and were released after HOLD_TTL_MS',
@@ -79,6 +103,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     store,
     mutex,
     clock: o.clock,
+    caughtUp: () => caughtUp,
   });
   const stats = o.stats
     ? startLedgerStats({
@@ -97,7 +122,11 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     store,
     consumer,
     stats,
+    caughtUp: () => caughtUp,
+    catchingUp,
     close: async () => {
+      stopping = true;
+      await catchingUp;
       stats?.stop();
       clearInterval(sweeper);
       await consumer.stop();

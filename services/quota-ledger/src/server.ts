@@ -25,10 +25,17 @@ await runGrpcService({
   build: async (rt, pool) => {
     const config = rt.config as typeof rt.config & LedgerConfig;
     if (config.SHARD_INDEX >= config.SHARD_COUNT) throw new Error('SHARD_INDEX must be below SHARD_COUNT');
+    let natsUp = true;
     const nc = await connectNats({
       url: config.NATS_URL,
       name: `quota-ledger-${config.SHARD_INDEX}`,
       logger: rt.logger,
+      onDisconnect: () => {
+        natsUp = false;
+      },
+      onReconnect: () => {
+        natsUp = true;
+      },
     });
     const ledger = await assembleLedger({
       pool,
@@ -54,7 +61,7 @@ await runGrpcService({
     );
     return {
       server: ledger.server,
-      ready: () => !nc.isClosed(),
+      ready: () => natsUp && !nc.isClosed() && ledger.caughtUp(),
       close: async () => {
         await ledger.close();
         await nc.drain();

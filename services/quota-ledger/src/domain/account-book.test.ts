@@ -30,7 +30,7 @@ describe('AccountBook', () => {
     book.admit('r1', 'a', caps, T);
     book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', delta: 1 });
     book.release('r1');
-    expect(book.usage('a', T)).toEqual({ charged: { day: 1, month: 1 }, inFlight: 0 });
+    expect(book.usage('a', T)).toEqual({ used: { day: 1, month: 1 }, inFlight: 0 });
     book.admit('r2', 'a', caps, T);
     expect(book.admit('r3', 'a', caps, T)).toMatchObject({ kind: 'quota_exhausted' });
   });
@@ -62,7 +62,7 @@ describe('AccountBook', () => {
     // Idempotent: a second restore (or an id already admitted) changes nothing.
     expect(book.restore('r1', 'a', T, T + 5_000)).toBe(false);
     expect(book.inFlight).toBe(1);
-    expect(book.usage('a', T + 5_000)).toEqual({ charged: { day: 0, month: 0 }, inFlight: 1 });
+    expect(book.usage('a', T + 5_000)).toEqual({ used: { day: 1, month: 1 }, inFlight: 1 });
     expect(book.admit('r2', 'a', caps, T + 5_000)).toMatchObject({ kind: 'admitted' });
     expect(book.admit('r3', 'a', caps, T + 5_000)).toMatchObject({ kind: 'quota_exhausted' });
     expect(book.restore('r2', 'a', T + 5_000, T + 5_000)).toBe(false);
@@ -87,7 +87,7 @@ describe('AccountBook', () => {
     // Admitted 20 s earlier, on the 14th (IST): not the new day's quota, but the month's and the burst's.
     book.restore('r1', 'a', now - 20_000, now);
     book.restore('r0', 'a', now - 25_000, now);
-    expect(book.usage('a', now)).toEqual({ charged: { day: 0, month: 0 }, inFlight: 0 });
+    expect(book.usage('a', now)).toEqual({ used: { day: 0, month: 2 }, inFlight: 0 });
     expect(book.admit('r2', 'a', { daily: 1, monthly: 3, burst: 3 }, now)).toMatchObject({
       kind: 'admitted',
     });

@@ -134,15 +134,18 @@ export class AccountBook {
     }
   }
 
-  /** Charged and in-flight counts of the windows containing `now`. */
-  usage(accountId: string, now: number): { charged: { day: number; month: number }; inFlight: number } {
+  /**
+   * What the account has used in the windows containing `now`: charged (settled) plus held (admitted, not
+   * settled yet). Counting holds is what makes usage read-your-writes: a 200 already sent is held until
+   * its charge is consumed, and the consumer turns the hold into a charge in one step. A request that
+   * ends in an error is released as soon as the gateway says so, before the client sees the error.
+   */
+  usage(accountId: string, now: number): { used: { day: number; month: number }; inFlight: number } {
     const s = this.accounts.get(accountId);
     const day = istDay(now);
     const month = istMonth(now);
-    return {
-      charged: { day: s?.charged.get(day) ?? 0, month: s?.charged.get(month) ?? 0 },
-      inFlight: s?.held.get(day) ?? 0,
-    };
+    const used = (period: string) => (s?.charged.get(period) ?? 0) + (s?.held.get(period) ?? 0);
+    return { used: { day: used(day), month: used(month) }, inFlight: s?.held.get(day) ?? 0 };
   }
 
   /**
