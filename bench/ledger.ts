@@ -74,7 +74,7 @@ export async function benchLedger(): Promise<string[]> {
               traceparent: '',
             });
           }
-          call.write({ admissions, restored: [] });
+          call.write({ admissions, restored: [], released: [] });
         }
       };
       call.on('data', (response: ledger.AdmitResponse) => {

@@ -6,6 +6,7 @@ import { Counter, injectTraceContext, type Logger, type Registry } from '@mdp/te
 import { shardOf } from '@mdp/usage';
 import type { Principal } from './authenticator.ts';
 import { ledgerAccount } from './catalogue/account.ts';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
 
 const D = ledger.AdmitDecision;
 /** After a stream fails, refuse at once for this long instead of re-dialling on every request. */
@@ -66,6 +67,9 @@ class ShardStream {
   private readonly pending = new Map<string, Pending>();
   /** Requests of this turn of the event loop, sent together as one message. */
   private queue: ledger.Admission[] = [];
+  /** Releases of this turn, sent with the admissions; each waits for the shard's acknowledgement. */
+  private releases: string[] = [];
+  private readonly releasing = new Map<string, () => void>();
   private flushScheduled = false;
   private pausedUntil = 0;
   private readonly client: Client;
@@ -106,6 +110,7 @@ class ShardStream {
       new Metadata(),
     );
     stream.on('data', (response: ledger.AdmitResponse) => {
+      for (const id of response.released) this.releasing.get(id)?.();
       for (const res of response.results) {
         const p = this.pending.get(res.request_id);
         if (!p) continue;
@@ -124,6 +129,8 @@ class ShardStream {
         p.reject(ApiError.serviceUnavailable(5));
         this.pending.delete(id);
       }
+      // A release the shard may not have applied: the settlement event on the stream will.
+      for (const done of [...this.releasing.values()]) done();
     };
     stream.on('error', (err) => broken(err.message));
     stream.on('end', () => broken('ended by the ledger'));
@@ -132,7 +139,7 @@ class ShardStream {
     // (In messages of RESTORE_BATCH, well under gRPC's message size limit; the shard applies them in order.)
     const restored = this.outstanding.holds(Date.now());
     for (let i = 0; i < restored.length; i += RESTORE_BATCH)
-      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH) });
+      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH), released: [] });
     return stream;
   }
 
@@ -146,19 +153,46 @@ class ShardStream {
       }, deadlineMs);
       this.pending.set(req.request_id, { resolve, reject, timer });
       this.queue.push(req);
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  /**
+   * The request ended without a 200: the shard drops its hold now, so that usage read after the error
+   * response never counts it. Resolves when the shard has applied it, or after `deadlineMs` (the
+   * settlement event releases it then). It is never charged, so it needs no restoring either.
+   */
+  release(requestId: string, deadlineMs: number): Promise<void> {
+    this.outstanding.settled(requestId);
+    if (!this.stream) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.releasing.delete(requestId);
+        resolve();
+      };
+      const timer = setTimeout(done, deadlineMs);
+      this.releasing.set(requestId, done);
+      this.releases.push(requestId);
+      this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
   }
 
   private flush(): void {
     this.flushScheduled = false;
     const admissions = this.queue;
+    const released = this.releases;
     this.queue = [];
-    // A stream that broke since these were queued has already failed their promises.
-    if (this.stream && admissions.length > 0) this.stream.write({ admissions, restored: [] });
+    this.releases = [];
+    // A stream that broke since these were queued has already failed (or resolved) their promises.
+    if (this.stream && (admissions.length > 0 || released.length > 0))
+      this.stream.write({ admissions, restored: [], released });
   }
 
   close(): void {
@@ -167,22 +201,13 @@ class ShardStream {
   }
 }
 
-/** An admitted request: what settling it needs, and the figures for its rate-limit headers. */
+/** An admitted request: what settling it needs, and the rate-limit headers of its 200. */
 export interface Admission {
   requestId: string;
   accountId: string;
   shard: number;
   admittedAtMs: number;
-  rateLimit: ledger.RateLimit;
-}
-
-export function rateLimitHeaders(rl: ledger.RateLimit | undefined): Record<string, string> {
-  if (!rl) return {};
-  return {
-    ...(rl.limit !== undefined ? { 'X-RateLimit-Limit': String(rl.limit) } : {}),
-    ...(rl.remaining !== undefined ? { 'X-RateLimit-Remaining': String(rl.remaining) } : {}),
-    'X-RateLimit-Reset': String(rl.reset_unix),
-  };
+  headers: Record<string, string>;
 }
 
 /**
@@ -225,7 +250,7 @@ export class AdmissionClient {
       this.decisions.inc({ decision: 'unavailable' });
       throw err;
     }
-    const headers = rateLimitHeaders(res.rate_limit);
+    const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
         this.decisions.inc({ decision: 'admitted' });
@@ -235,7 +260,7 @@ export class AdmissionClient {
           accountId: caller.accountId,
           shard,
           admittedAtMs: res.admitted_at_ms,
-          rateLimit: res.rate_limit!,
+          headers,
         };
       case D.ADMIT_DECISION_RATE_LIMITED:
         this.decisions.inc({ decision: 'rate_limited' });
@@ -256,6 +281,11 @@ export class AdmissionClient {
         this.decisions.inc({ decision: 'unavailable' });
         throw ApiError.serviceUnavailable(5);
     }
+  }
+
+  /** The request ended without a 200; resolves once its shard no longer counts it (bounded). */
+  release(admission: Admission): Promise<void> {
+    return this.shards[admission.shard]?.release(admission.requestId, this.deadlineMs) ?? Promise.resolve();
   }
 
   /** The admission's settlement event is acknowledged (charged, refunded or voided). */

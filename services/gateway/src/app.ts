@@ -23,7 +23,6 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { rateLimitHeaders } from './admission.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
@@ -33,6 +32,7 @@ import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { ChargeNotConfirmed, type Metering, SETTLEMENT_RETRY_S } from './metering.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseQueryString } from './query-string.ts';
+import { RATE_LIMIT_HEADER_NAMES } from './rate-limit-headers.ts';
 import { toApiError } from './upstreams.ts';
 import { compileValidator } from './validation.ts';
 
@@ -50,7 +50,6 @@ export interface GatewayDeps {
 
 const ALLOWED_METHODS = 'GET, OPTIONS';
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -148,7 +147,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     origin: '*',
     methods: ['GET', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: [...RATE_LIMIT_HEADERS, 'X-Request-Id'],
+    exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'X-Request-Id'],
     maxAge: 600,
     strictPreflight: false,
   });
@@ -233,7 +232,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         (err) => asApiError(err).status,
       );
       return reply
-        .headers(rateLimitHeaders(admission.rateLimit))
+        .headers(admission.headers)
         .header('cache-control', 'no-store')
         .type('application/json; charset=utf-8')
         .send(body);

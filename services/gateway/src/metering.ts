@@ -40,9 +40,14 @@ export class Metering {
       result = await work();
     } catch (err) {
       this.settler.refund(admission, route, statusOf(err));
+      // Before the error goes out: usage read after it must not count it.
+      await this.admission.release(admission);
       throw err;
     }
-    if (!(await this.settler.charge(admission, route))) throw new ChargeNotConfirmed();
+    if (!(await this.settler.charge(admission, route))) {
+      await this.admission.release(admission);
+      throw new ChargeNotConfirmed();
+    }
     return result;
   }
 

@@ -77,9 +77,10 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         rate_limit: undefined,
         retry_after_seconds: 0,
         admitted_at_ms: admittedAt,
+        burst: undefined,
       };
     }
-    const { limit, remaining, resetUnix } = decision.rateLimit;
+    const { limit, remaining, resetUnix, policy } = decision.rateLimit;
     return {
       request_id: requestId,
       decision:
@@ -88,9 +89,21 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
           : decision.kind === 'rate_limited'
             ? D.ADMIT_DECISION_RATE_LIMITED
             : D.ADMIT_DECISION_QUOTA_EXHAUSTED,
-      rate_limit: { limit: limit ?? undefined, remaining: remaining ?? undefined, reset_unix: resetUnix },
+      rate_limit: {
+        limit: limit ?? undefined,
+        remaining: remaining ?? undefined,
+        reset_unix: resetUnix,
+        policy: policy ?? '',
+      },
       retry_after_seconds: decision.kind === 'admitted' ? 0 : decision.retryAfterSeconds,
       admitted_at_ms: admittedAt,
+      burst: decision.burst
+        ? {
+            limit: decision.burst.limit,
+            remaining: decision.burst.remaining,
+            reset_seconds: decision.burst.resetSeconds,
+          }
+        : undefined,
     };
   };
 
@@ -127,6 +140,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       rate_limit: undefined,
       retry_after_seconds: 0,
       admitted_at_ms: 0,
+      burst: undefined,
     };
   };
 
@@ -184,8 +198,18 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
           .finally(() => restoresPending--);
         restoring = restoring.then(() => done);
       }
+      if (batch.released.length > 0) {
+        // After any restore in progress, so that a hold restored late cannot outlive its release.
+        const release = () => {
+          for (const id of batch.released) book.release(id);
+          call.write({ results: [], released: batch.released });
+        };
+        if (restoresPending > 0) void restoring.then(release);
+        else release();
+      }
       if (batch.admissions.length === 0) return;
-      if (!deps.caughtUp()) return void call.write({ results: batch.admissions.map(unavailable) });
+      if (!deps.caughtUp())
+        return void call.write({ results: batch.admissions.map(unavailable), released: [] });
       if (restoresPending > 0) void restoring.then(() => decideBatch(call, batch.admissions));
       else decideBatch(call, batch.admissions);
     });
@@ -212,15 +236,16 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         );
       }
     }
-    if (ready.length > 0) call.write({ results: ready });
-    if (later.length > 0) void Promise.all(later).then((results) => call.write({ results }));
+    if (ready.length > 0) call.write({ results: ready, released: [] });
+    if (later.length > 0) void Promise.all(later).then((results) => call.write({ results, released: [] }));
   }
 
   return new GrpcServer(deps).add(ledger.QuotaLedgerServiceService, {
     admit,
     getUsage: async ({ account }) => {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
-      if (!deps.caughtUp()) throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
+      if (!deps.caughtUp())
+        throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
       const now = await ensureLoaded(account.account_id);
       const caps = capsOf(account);
       const { used } = book.usage(account.account_id, now);

@@ -14,7 +14,8 @@ describe('quota', () => {
   it('admits the 50th request of a free day and counts it in Remaining', () => {
     expect(decide(FREE, { ...none, day: 49 }, now)).toEqual({
       kind: 'admitted',
-      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z') },
+      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z'), policy: 'daily' },
+      burst: { limit: 60, remaining: 59, resetSeconds: 60 },
     });
   });
 
@@ -23,7 +24,8 @@ describe('quota', () => {
     expect(d).toEqual({
       kind: 'quota_exhausted',
       retryAfterSeconds: 8.5 * 3600,
-      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z') },
+      rateLimit: { limit: 50, remaining: 0, resetUnix: unix('2026-03-14T18:30:00Z'), policy: 'daily' },
+      burst: { limit: 60, remaining: 60, resetSeconds: 0 },
     });
   });
 
@@ -35,7 +37,8 @@ describe('quota', () => {
     // At 18:30:00Z the caller's day count is that of the new day (zero).
     expect(decide(FREE, { ...none, day: 0 }, at('2026-03-14T18:30:00Z'))).toEqual({
       kind: 'admitted',
-      rateLimit: { limit: 50, remaining: 49, resetUnix: unix('2026-03-15T18:30:00Z') },
+      rateLimit: { limit: 50, remaining: 49, resetUnix: unix('2026-03-15T18:30:00Z'), policy: 'daily' },
+      burst: { limit: 60, remaining: 59, resetSeconds: 60 },
     });
   });
 
@@ -44,7 +47,8 @@ describe('quota', () => {
     expect(d).toEqual({
       kind: 'quota_exhausted',
       retryAfterSeconds: 1,
-      rateLimit: { limit: 100000, remaining: 0, resetUnix: unix('2026-01-31T18:30:00Z') },
+      rateLimit: { limit: 100000, remaining: 0, resetUnix: unix('2026-01-31T18:30:00Z'), policy: 'monthly' },
+      burst: { limit: 60, remaining: 60, resetSeconds: 0 },
     });
   });
 
@@ -76,7 +80,8 @@ describe('binding window for the headers', () => {
   it('unlimited plans omit limit and remaining but still say when the day resets', () => {
     expect(decide(UNLIMITED, { ...none, day: 1e6, month: 1e7 }, now)).toEqual({
       kind: 'admitted',
-      rateLimit: { limit: null, remaining: null, resetUnix: unix('2026-03-20T18:30:00Z') },
+      rateLimit: { limit: null, remaining: null, resetUnix: unix('2026-03-20T18:30:00Z'), policy: null },
+      burst: { limit: 60, remaining: 59, resetSeconds: 60 },
     });
   });
 
@@ -97,6 +102,16 @@ describe('burst cap', () => {
       kind: 'rate_limited',
       retryAfterSeconds: 50,
       rateLimit: { limit: 5000, remaining: 4940 },
+      burst: { limit: 60, remaining: 0, resetSeconds: 50 },
+    });
+  });
+
+  it('says what is left of the burst window after each admission and when its oldest leaves', () => {
+    const ten = full.slice(0, 10);
+    expect(decide(PRO, { burst: ten, day: 10, month: 10 }, t0 + 20_000).burst).toEqual({
+      limit: 60,
+      remaining: 49,
+      resetSeconds: 40,
     });
   });
 

@@ -25,14 +25,26 @@ export interface RateLimitFigures {
   limit: number | null;
   remaining: number | null;
   resetUnix: number;
+  /** Which window binds; null on a plan with neither a daily nor a monthly cap. */
+  policy: 'daily' | 'monthly' | null;
 }
 
-export type Decision =
-  | { kind: 'admitted'; rateLimit: RateLimitFigures }
-  | { kind: 'rate_limited'; retryAfterSeconds: number; rateLimit: RateLimitFigures }
-  | { kind: 'quota_exhausted'; retryAfterSeconds: number; rateLimit: RateLimitFigures };
+/** The burst window after the decision (the IETF RateLimit header's "burst" policy). */
+export interface BurstFigures {
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest admission in the window leaves it. */
+  resetSeconds: number;
+}
+
+export type Decision = (
+  | { kind: 'admitted' }
+  | { kind: 'rate_limited'; retryAfterSeconds: number }
+  | { kind: 'quota_exhausted'; retryAfterSeconds: number }
+) & { rateLimit: RateLimitFigures; burst: BurstFigures | null };
 
 interface Window {
+  policy: 'daily' | 'monthly';
   limit: number;
   used: number;
   resetMs: number;
@@ -41,10 +53,17 @@ interface Window {
 function windows(caps: Caps, usage: Usage, now: number): { day?: Window; month?: Window } {
   return {
     ...(caps.daily !== null
-      ? { day: { limit: caps.daily, used: usage.day, resetMs: istNextDayStart(now) } }
+      ? { day: { policy: 'daily', limit: caps.daily, used: usage.day, resetMs: istNextDayStart(now) } }
       : {}),
     ...(caps.monthly !== null
-      ? { month: { limit: caps.monthly, used: usage.month, resetMs: istNextMonthStart(now) } }
+      ? {
+          month: {
+            policy: 'monthly',
+            limit: caps.monthly,
+            used: usage.month,
+            resetMs: istNextMonthStart(now),
+          },
+        }
       : {}),
   };
 }
@@ -58,11 +77,13 @@ function bindingWindow(w: { day?: Window; month?: Window }): Window | undefined 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 function figures(window: Window | undefined, now: number, extra: number): RateLimitFigures {
-  if (!window) return { limit: null, remaining: null, resetUnix: Math.floor(istNextDayStart(now) / 1000) };
+  if (!window)
+    return { limit: null, remaining: null, resetUnix: Math.floor(istNextDayStart(now) / 1000), policy: null };
   return {
     limit: window.limit,
     remaining: Math.max(0, window.limit - window.used - extra),
     resetUnix: Math.floor(window.resetMs / 1000),
+    policy: window.policy,
   };
 }
 
@@ -72,6 +93,8 @@ function figures(window: Window | undefined, now: number, extra: number): RateLi
  */
 export function decide(caps: Caps, usage: Usage, now: number): Decision {
   const w = windows(caps, usage, now);
+  const recent = usage.burst.filter((t) => t > now - BURST_WINDOW_MS);
+  const burst = caps.burst ?? BURST_LIMIT;
   const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
   if (exhausted.length > 0) {
     // Admission resumes only when every exhausted window has reset.
@@ -79,19 +102,38 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
     return {
       kind: 'quota_exhausted',
       retryAfterSeconds: seconds(last.resetMs - now),
-      rateLimit: { limit: last.limit, remaining: 0, resetUnix: Math.floor(last.resetMs / 1000) },
+      rateLimit: {
+        limit: last.limit,
+        remaining: 0,
+        resetUnix: Math.floor(last.resetMs / 1000),
+        policy: last.policy,
+      },
+      burst: burstFigures(burst, recent, now),
     };
   }
-  const recent = usage.burst.filter((t) => t > now - BURST_WINDOW_MS);
-  const burst = caps.burst ?? BURST_LIMIT;
   if (recent.length >= burst) {
     // The oldest admission in the window leaves it first; then one more fits.
     const oldest = recent[recent.length - burst]!;
+    const retryAfterSeconds = seconds(oldest + BURST_WINDOW_MS - now);
     return {
       kind: 'rate_limited',
-      retryAfterSeconds: seconds(oldest + BURST_WINDOW_MS - now),
+      retryAfterSeconds,
       rateLimit: figures(bindingWindow(w), now, 0),
+      burst: { limit: burst, remaining: 0, resetSeconds: retryAfterSeconds },
     };
   }
-  return { kind: 'admitted', rateLimit: figures(bindingWindow(w), now, 1) };
+  return {
+    kind: 'admitted',
+    rateLimit: figures(bindingWindow(w), now, 1),
+    burst: burstFigures(burst, [...recent, now], now),
+  };
+}
+
+/** The burst window holding `admissions` (times within the last minute, oldest first). */
+function burstFigures(limit: number, admissions: readonly number[], now: number): BurstFigures {
+  return {
+    limit,
+    remaining: Math.max(0, limit - admissions.length),
+    resetSeconds: admissions.length > 0 ? seconds(admissions[0]! + BURST_WINDOW_MS - now) : 0,
+  };
 }

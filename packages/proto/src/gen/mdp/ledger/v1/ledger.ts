@@ -108,6 +108,12 @@ export interface AdmitRequest {
    * again. No result is sent back for them.
    */
   restored: RestoredHold[];
+  /**
+   * Requests this gateway admitted that ended without a 200 (refunded or voided): the shard drops their
+   * holds now, before the client is answered, so usage never counts an error even for a moment. Their
+   * settlement events follow on the usage stream as usual; a release of an unknown id changes nothing.
+   */
+  released: string[];
 }
 
 /** A request admitted earlier and not yet settled, as the gateway remembers it. */
@@ -124,6 +130,8 @@ export interface RestoredHold {
 /** The decisions the ledger could make in one turn. */
 export interface AdmitResponse {
   results: AdmissionResult[];
+  /** The ids of `released` the shard has applied, so the gateway may answer the client. */
+  released: string[];
 }
 
 export interface Admission {
@@ -147,6 +155,16 @@ export interface RateLimit {
     | undefined;
   /** Unix seconds when the binding window resets. */
   reset_unix: number;
+  /** Which window binds: "daily" or "monthly"; empty on plans without either cap. */
+  policy: string;
+}
+
+/** The account's burst window (SPEC 8) after the decision. */
+export interface BurstWindow {
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest admission in the window leaves it (a slot frees). */
+  reset_seconds: number;
 }
 
 export interface AdmissionResult {
@@ -159,6 +177,8 @@ export interface AdmissionResult {
   retry_after_seconds: number;
   /** When the ledger admitted the request; its IST day and month are the windows it is charged to. */
   admitted_at_ms: number;
+  /** Absent when the plan has no burst cap. */
+  burst: BurstWindow | undefined;
 }
 
 export interface GetUsageRequest {
@@ -315,7 +335,7 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [], restored: [] };
+  return { admissions: [], restored: [], released: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
@@ -325,6 +345,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     for (const v of message.restored) {
       RestoredHold.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.released) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -358,6 +381,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.restored.push(RestoredHold.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.released.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -378,6 +409,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
       restored: globalThis.Array.isArray(object?.restored)
         ? object.restored.map((e: any) => RestoredHold.fromJSON(e))
         : [],
+      released: globalThis.Array.isArray(object?.released) ? object.released.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -389,6 +421,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.restored?.length) {
       obj.restored = message.restored.map((e) => RestoredHold.toJSON(e));
     }
+    if (message.released?.length) {
+      obj.released = message.released;
+    }
     return obj;
   },
 
@@ -399,6 +434,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     const message = createBaseAdmitRequest();
     message.admissions = object.admissions?.map((e) => Admission.fromPartial(e)) || [];
     message.restored = object.restored?.map((e) => RestoredHold.fromPartial(e)) || [];
+    message.released = object.released?.map((e) => e) || [];
     return message;
   },
 };
@@ -515,13 +551,16 @@ export const RestoredHold: MessageFns<RestoredHold> = {
 };
 
 function createBaseAdmitResponse(): AdmitResponse {
-  return { results: [] };
+  return { results: [], released: [] };
 }
 
 export const AdmitResponse: MessageFns<AdmitResponse> = {
   encode(message: AdmitResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.results) {
       AdmissionResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.released) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
@@ -547,6 +586,14 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
             message.results.push(AdmissionResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.released.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -564,6 +611,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
       results: globalThis.Array.isArray(object?.results)
         ? object.results.map((e: any) => AdmissionResult.fromJSON(e))
         : [],
+      released: globalThis.Array.isArray(object?.released) ? object.released.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -571,6 +619,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     const obj: any = {};
     if (message.results?.length) {
       obj.results = message.results.map((e) => AdmissionResult.toJSON(e));
+    }
+    if (message.released?.length) {
+      obj.released = message.released;
     }
     return obj;
   },
@@ -581,6 +632,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
   fromPartial<I extends Exact<DeepPartial<AdmitResponse>, I>>(object: I): AdmitResponse {
     const message = createBaseAdmitResponse();
     message.results = object.results?.map((e) => AdmissionResult.fromPartial(e)) || [];
+    message.released = object.released?.map((e) => e) || [];
     return message;
   },
 };
@@ -693,7 +745,7 @@ export const Admission: MessageFns<Admission> = {
 };
 
 function createBaseRateLimit(): RateLimit {
-  return { limit: undefined, remaining: undefined, reset_unix: 0 };
+  return { limit: undefined, remaining: undefined, reset_unix: 0, policy: "" };
 }
 
 export const RateLimit: MessageFns<RateLimit> = {
@@ -706,6 +758,9 @@ export const RateLimit: MessageFns<RateLimit> = {
     }
     if (message.reset_unix !== 0) {
       writer.uint32(24).int64(message.reset_unix);
+    }
+    if (message.policy !== "") {
+      writer.uint32(34).string(message.policy);
     }
     return writer;
   },
@@ -747,6 +802,14 @@ export const RateLimit: MessageFns<RateLimit> = {
             message.reset_unix = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.policy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -768,6 +831,7 @@ export const RateLimit: MessageFns<RateLimit> = {
         : isSet(object.reset_unix)
         ? globalThis.Number(object.reset_unix)
         : 0,
+      policy: isSet(object.policy) ? globalThis.String(object.policy) : "",
     };
   },
 
@@ -782,6 +846,9 @@ export const RateLimit: MessageFns<RateLimit> = {
     if (message.reset_unix !== 0) {
       obj.resetUnix = Math.round(message.reset_unix);
     }
+    if (message.policy !== "") {
+      obj.policy = message.policy;
+    }
     return obj;
   },
 
@@ -793,12 +860,125 @@ export const RateLimit: MessageFns<RateLimit> = {
     message.limit = object.limit ?? undefined;
     message.remaining = object.remaining ?? undefined;
     message.reset_unix = object.reset_unix ?? 0;
+    message.policy = object.policy ?? "";
+    return message;
+  },
+};
+
+function createBaseBurstWindow(): BurstWindow {
+  return { limit: 0, remaining: 0, reset_seconds: 0 };
+}
+
+export const BurstWindow: MessageFns<BurstWindow> = {
+  encode(message: BurstWindow, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.remaining !== 0) {
+      writer.uint32(16).int32(message.remaining);
+    }
+    if (message.reset_seconds !== 0) {
+      writer.uint32(24).int32(message.reset_seconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BurstWindow {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBurstWindow();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.remaining = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reset_seconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BurstWindow {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      remaining: isSet(object.remaining) ? globalThis.Number(object.remaining) : 0,
+      reset_seconds: isSet(object.resetSeconds)
+        ? globalThis.Number(object.resetSeconds)
+        : isSet(object.reset_seconds)
+        ? globalThis.Number(object.reset_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: BurstWindow): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.remaining !== 0) {
+      obj.remaining = Math.round(message.remaining);
+    }
+    if (message.reset_seconds !== 0) {
+      obj.resetSeconds = Math.round(message.reset_seconds);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BurstWindow>, I>>(base?: I): BurstWindow {
+    return BurstWindow.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BurstWindow>, I>>(object: I): BurstWindow {
+    const message = createBaseBurstWindow();
+    message.limit = object.limit ?? 0;
+    message.remaining = object.remaining ?? 0;
+    message.reset_seconds = object.reset_seconds ?? 0;
     return message;
   },
 };
 
 function createBaseAdmissionResult(): AdmissionResult {
-  return { request_id: "", decision: 0, rate_limit: undefined, retry_after_seconds: 0, admitted_at_ms: 0 };
+  return {
+    request_id: "",
+    decision: 0,
+    rate_limit: undefined,
+    retry_after_seconds: 0,
+    admitted_at_ms: 0,
+    burst: undefined,
+  };
 }
 
 export const AdmissionResult: MessageFns<AdmissionResult> = {
@@ -817,6 +997,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
     }
     if (message.admitted_at_ms !== 0) {
       writer.uint32(40).int64(message.admitted_at_ms);
+    }
+    if (message.burst !== undefined) {
+      BurstWindow.encode(message.burst, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -874,6 +1057,14 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
             message.admitted_at_ms = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.burst = BurstWindow.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -909,6 +1100,7 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
         : isSet(object.admitted_at_ms)
         ? globalThis.Number(object.admitted_at_ms)
         : 0,
+      burst: isSet(object.burst) ? BurstWindow.fromJSON(object.burst) : undefined,
     };
   },
 
@@ -929,6 +1121,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
     if (message.admitted_at_ms !== 0) {
       obj.admittedAtMs = Math.round(message.admitted_at_ms);
     }
+    if (message.burst !== undefined) {
+      obj.burst = BurstWindow.toJSON(message.burst);
+    }
     return obj;
   },
 
@@ -944,6 +1139,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
       : undefined;
     message.retry_after_seconds = object.retry_after_seconds ?? 0;
     message.admitted_at_ms = object.admitted_at_ms ?? 0;
+    message.burst = (object.burst !== undefined && object.burst !== null)
+      ? BurstWindow.fromPartial(object.burst)
+      : undefined;
     return message;
   },
 };

@@ -1,0 +1,62 @@
+import { ledger } from '@mdp/proto';
+import { describe, expect, it } from 'vitest';
+import { rateLimitHeaders } from './rate-limit-headers.ts';
+
+const D = ledger.AdmitDecision;
+const now = Date.parse('2026-02-10T12:00:00Z'); // 17:30 IST; the IST month of February 2026 has 28 days
+const resetDay = Date.parse('2026-02-10T18:30:00Z') / 1000;
+const free = { dailyCap: 50, monthlyCap: 1_000 };
+const burst = { limit: 60, remaining: 57, reset_seconds: 41 };
+
+describe('rate-limit headers', () => {
+  it('an admitted request: the SPEC headers and the IETF policy list and binding window agree', () => {
+    const h = rateLimitHeaders(
+      {
+        decision: D.ADMIT_DECISION_ADMITTED,
+        rate_limit: { limit: 50, remaining: 48, reset_unix: resetDay, policy: 'daily' },
+        burst,
+      },
+      free,
+      false,
+      now,
+    );
+    expect(h).toEqual({
+      'X-RateLimit-Limit': '50',
+      'X-RateLimit-Remaining': '48',
+      'X-RateLimit-Reset': String(resetDay),
+      'RateLimit-Policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
+      RateLimit: `"daily";r=48;t=${6.5 * 3600}`,
+    });
+  });
+
+  it('a burst refusal names the burst window with nothing left until a slot frees', () => {
+    const h = rateLimitHeaders(
+      {
+        decision: D.ADMIT_DECISION_RATE_LIMITED,
+        rate_limit: { limit: 50, remaining: 10, reset_unix: resetDay, policy: 'daily' },
+        burst: { limit: 60, remaining: 0, reset_seconds: 12 },
+      },
+      free,
+      true,
+      now,
+    );
+    expect(h.RateLimit).toBe('"burst";r=0;t=12');
+    expect(h['X-RateLimit-Remaining']).toBe('10');
+  });
+
+  it('a plan without quota caps binds on the burst window; one without any cap sends no IETF fields', () => {
+    const unlimited = { dailyCap: null, monthlyCap: null };
+    const admitted = {
+      decision: D.ADMIT_DECISION_ADMITTED,
+      rate_limit: { reset_unix: resetDay, policy: '' },
+    };
+    expect(rateLimitHeaders({ ...admitted, burst }, unlimited, false, now)).toEqual({
+      'X-RateLimit-Reset': String(resetDay),
+      'RateLimit-Policy': '"burst";q=60;w=60',
+      RateLimit: '"burst";r=57;t=41',
+    });
+    expect(rateLimitHeaders({ ...admitted, burst: undefined }, unlimited, false, now)).toEqual({
+      'X-RateLimit-Reset': String(resetDay),
+    });
+  });
+});

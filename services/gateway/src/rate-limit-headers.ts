@@ -1,0 +1,85 @@
+import { istMonthStart, istNextMonthStart } from '@mdp/ist-time';
+import type { ledger } from '@mdp/proto';
+import type { Principal } from './authenticator.ts';
+
+/**
+ * Every rate-limit header the gateway sends, so CORS can expose them all: the SPEC's X-RateLimit-* and
+ * Retry-After, and the IETF fields of draft-ietf-httpapi-ratelimit-headers (RateLimit-Policy, RateLimit).
+ */
+export const RATE_LIMIT_HEADER_NAMES = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
+
+const DAY_SECONDS = 86_400;
+const BURST_WINDOW_SECONDS = 60;
+
+/** The SPEC's headers: the binding window's limit and remaining (absent on unlimited plans), its reset. */
+export function xRateLimitHeaders(rl: ledger.RateLimit | undefined): Record<string, string> {
+  if (!rl) return {};
+  return {
+    ...(rl.limit !== undefined ? { 'X-RateLimit-Limit': String(rl.limit) } : {}),
+    ...(rl.remaining !== undefined ? { 'X-RateLimit-Remaining': String(rl.remaining) } : {}),
+    'X-RateLimit-Reset': String(rl.reset_unix),
+  };
+}
+
+/**
+ * `RateLimit-Policy`: every policy of the caller's plan as a Structured Field List (RFC 9651) of
+ * quota (`q`) over a window of `w` seconds. The monthly window is the current IST month's length; the
+ * burst cap is the one the ledger applied.
+ */
+export function rateLimitPolicy(
+  caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
+  burst: ledger.BurstWindow | undefined,
+  nowMs: number,
+): string {
+  const items: string[] = [];
+  if (caller.dailyCap !== null) items.push(`"daily";q=${caller.dailyCap};w=${DAY_SECONDS}`);
+  if (caller.monthlyCap !== null) {
+    const w = Math.round((istNextMonthStart(nowMs) - istMonthStart(nowMs)) / 1000);
+    items.push(`"monthly";q=${caller.monthlyCap};w=${w}`);
+  }
+  if (burst) items.push(`"burst";q=${burst.limit};w=${BURST_WINDOW_SECONDS}`);
+  return items.join(', ');
+}
+
+/**
+ * `RateLimit`: the binding policy with what remains (`r`) and the seconds until it resets (`t`). The
+ * binding policy is the quota window the X-RateLimit headers describe; on a plan without a daily or
+ * monthly cap it is the burst window; a burst refusal names the burst window.
+ */
+export function rateLimit(
+  result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
+  rateLimited: boolean,
+  nowMs: number,
+): string | undefined {
+  const rl = result.rate_limit;
+  const burst = result.burst;
+  if (rateLimited && burst) return `"burst";r=0;t=${burst.reset_seconds}`;
+  if (rl?.policy && rl.remaining !== undefined) {
+    return `"${rl.policy}";r=${rl.remaining};t=${Math.max(0, rl.reset_unix - Math.floor(nowMs / 1000))}`;
+  }
+  if (burst) return `"burst";r=${burst.remaining};t=${burst.reset_seconds}`;
+  return undefined;
+}
+
+/** All rate-limit headers of one admission decision. */
+export function rateLimitHeaders(
+  result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
+  caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
+  rateLimited: boolean,
+  nowMs: number,
+): Record<string, string> {
+  const policy = rateLimitPolicy(caller, result.burst, nowMs);
+  const current = rateLimit(result, rateLimited, nowMs);
+  return {
+    ...xRateLimitHeaders(result.rate_limit),
+    ...(policy ? { 'RateLimit-Policy': policy } : {}),
+    ...(current ? { RateLimit: current } : {}),
+  };
+}
