@@ -8,6 +8,16 @@ import { SearchItem } from './catalogue/stocks.ts';
 
 export const API_VERSION = '1.0.0';
 
+const TAGS: Record<string, string> = {
+  Stocks: 'Listed companies: search, profile, quotes, price history, financials, shareholding, deals',
+  Filings: 'Exchange filings: documents, page-range reads and summaries',
+  Options: 'F&O: expiries, option chains with implied volatility and Greeks, IV history',
+  Indices: 'Index rankings by return and index level history',
+  Market: 'Market-wide data: FII/DII flows, valuations, news and FPI sector flows',
+  Account: "The token's own plan and usage (free)",
+  Meta: 'This interface described (free, no token)',
+};
+
 /** JSON Schema as OpenAPI shows it: TypeBox's symbols and our private keywords removed. */
 function clean(schema: unknown): unknown {
   return JSON.parse(
@@ -35,7 +45,8 @@ function parameters(route: RouteDef) {
       out.push({
         name,
         in: location,
-        required: location === 'path' || required.has(name),
+        // A parameter with a default is optional to the caller, whatever the validator's schema says.
+        required: location === 'path' || (required.has(name) && !('default' in raw)),
         ...(description ? { description } : {}),
         schema,
         ...(raw[CSV] ? { style: 'form', explode: false } : {}),
@@ -45,10 +56,17 @@ function parameters(route: RouteDef) {
   return out;
 }
 
+const header = (name: string) => ({ [name]: { $ref: `#/components/headers/${name}` } });
+
+/** Sent on every response, success or error. */
+const requestIdHeader = header('X-Request-Id');
+
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
-  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
-  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+  ...header('X-RateLimit-Limit'),
+  ...header('X-RateLimit-Remaining'),
+  ...header('X-RateLimit-Reset'),
+  ...header('RateLimit-Policy'),
+  ...header('RateLimit'),
 };
 
 function responses(route: RouteDef) {
@@ -67,12 +85,13 @@ function responses(route: RouteDef) {
   return {
     '200': {
       description: 'Success',
-      ...(route.metered ? { headers: rateLimitHeaders } : {}),
+      headers: { ...requestIdHeader, ...(route.metered ? rateLimitHeaders : {}) },
       content: { 'application/json': { schema: body } },
     },
     '400': errorRef('BadRequest'),
     ...(route.authenticated ? { '401': errorRef('Unauthorized') } : {}),
     ...(route.upstream ? { '404': errorRef('NotFound') } : {}),
+    '405': errorRef('MethodNotAllowed'),
     ...(route.authenticated ? { '429': errorRef('TooManyRequests') } : {}),
     '500': errorRef('InternalError'),
     ...(route.upstream ? { '502': errorRef('UpstreamUnavailable') } : {}),
@@ -82,7 +101,7 @@ function responses(route: RouteDef) {
 
 const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
   description,
-  headers,
+  headers: { ...requestIdHeader, ...headers },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
@@ -126,12 +145,14 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Indian Stock-Market Data API',
       version: API_VERSION,
+      contact: { name: 'API support', email: 'api-support@example.com' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'Read-only JSON over HTTP for Indian equities, indices, derivatives and market flows, metered per bearer token: a 200 costs one unit, every error is free. Data is informational and not investment advice.',
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:8080' } } }],
     security: [{ bearerAuth: [] }],
-    tags: ['Stocks', 'Filings', 'Options', 'Indices', 'Market', 'Account', 'Meta'].map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Personal API token' } },
@@ -157,12 +178,38 @@ export function buildOpenApi(): Record<string, unknown> {
           schema: { type: 'integer' },
         },
         'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } },
+        'RateLimit-Policy': {
+          description:
+            'IETF rate-limit draft: every policy of the plan as a Structured Field list of quota `q` over a window of `w` seconds, e.g. `"daily";q=50;w=86400, "burst";q=60;w=60` (the monthly window is the current IST month)',
+          schema: { type: 'string' },
+        },
+        RateLimit: {
+          description:
+            'IETF rate-limit draft: the binding policy with what remains (`r`) and seconds until it resets (`t`), e.g. `"daily";r=48;t=23400`; the same window and figure as X-RateLimit-Remaining, `"burst";r=0;t=…` on a burst refusal',
+          schema: { type: 'string' },
+        },
+        'X-Request-Id': {
+          description:
+            "The request's id: the caller's own X-Request-Id when it is 8-64 characters of A-Z, a-z, 0-9, dot, underscore or hyphen, else a new UUID. Quote it when reporting a problem.",
+          schema: { type: 'string' },
+        },
+        'WWW-Authenticate': {
+          description: 'The Bearer scheme, with `error="invalid_token"` when a token was given but refused',
+          schema: { type: 'string' },
+        },
+        Allow: { description: 'The methods the path accepts: `GET, OPTIONS`', schema: { type: 'string' } },
       },
       responses: {
         BadRequest: errorResponse(
           '`invalid_request`: a parameter is unknown, malformed or out of range (`details.param` names it)',
         ),
-        Unauthorized: errorResponse('`authentication_required` (no token) or `invalid_token`'),
+        Unauthorized: errorResponse('`authentication_required` (no token) or `invalid_token`', {
+          ...header('WWW-Authenticate'),
+        }),
+        MethodNotAllowed: errorResponse(
+          '`method_not_allowed`: the path accepts GET and OPTIONS only (any other method gets this)',
+          { ...header('Allow') },
+        ),
         NotFound: errorResponse('`not_found`: the symbol, index or document does not exist'),
         TooManyRequests: errorResponse('`rate_limited` (burst cap) or `quota_exhausted` (plan quota); free', {
           ...rateLimitHeaders,
