@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run proto proto-check openapi openapi-check openapi-lint lint format typecheck \
-	test-unit test-int test bench lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
+	test-unit test-int test bench chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -133,6 +133,9 @@ bench: install infra ## Throughput and latency figures: the platform as real pro
 	npx tsx services/equities-data/bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
+
+chaos: install ## SIGKILL each process, NATS and a private Postgres in turn under load; fails on a broken invariant
+	npx tsx bench/chaos.ts
 
 clean: ## Stop the private instances, remove dist/ bundles and .local/
 	bash scripts/infra.sh stop

@@ -16,7 +16,8 @@ afterAll(async () => {
   await stack?.shutdown();
 }, 30_000);
 
-const newToken = async () => (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
+const newToken = async (plan = 'free') =>
+  (await stack.admin('demo-token', '--plan', plan)).split('\n').at(-1)!;
 
 async function call(base: string, token: string, path: string) {
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -77,4 +78,17 @@ describe('usage reads its own writes', () => {
     }
     expect((await call(second.baseUrl, token, SEARCH)).remaining).toBe('29');
   }, 120_000);
+
+  it('the shipped load-test plan has no burst cap: 150 requests in a minute are all 200s, each counted', async () => {
+    const token = await newToken('load-test');
+    const statuses = await Promise.all(
+      Array.from({ length: 150 }, () => call(stack.baseUrl, token, SEARCH).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const usage = await call(stack.baseUrl, token, '/v1/me/usage');
+    expect(usage.body.data!.day.used).toBe(150);
+    const last = await call(stack.baseUrl, token, SEARCH);
+    expect(last.headers.get('ratelimit-policy')).toBeNull();
+    expect(last.headers.get('x-ratelimit-limit')).toBeNull();
+  }, 60_000);
 });

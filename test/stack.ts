@@ -9,8 +9,8 @@ export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@loc
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const ALL_SERVICES = Object.keys(DEFAULT_PORTS) as ServiceName[];
 
-async function deleteStream(name: string): Promise<void> {
-  const nc = await connect({ servers: NATS_URL });
+async function deleteStream(natsUrl: string, name: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
   try {
     await (await nc.jetstreamManager()).streams.delete(name);
   } catch {
@@ -40,12 +40,23 @@ export interface Proc {
   output: string[];
 }
 
+/** Where the stack's services find their infrastructure; the module's DATABASE_URL and NATS_URL by default. */
+export interface StackOptions {
+  /** Used by the services, admin() and shutdown's schema drop instead of DATABASE_URL. */
+  databaseUrl?: string;
+  /** Used by the services and shutdown's stream delete instead of NATS_URL. */
+  natsUrl?: string;
+}
+
 export interface Stack {
   procs: Map<ServiceName, Proc>;
   /** This stack's settlement stream and subject prefix. */
   usage: { USAGE_STREAM: string; USAGE_SUBJECT: string };
   baseUrl: string;
   schemas: string[];
+  /** The Postgres and NATS this stack's services use. */
+  databaseUrl: string;
+  natsUrl: string;
   /** Runs the auth admin tool against this stack's auth schema; resolves to its stdout. */
   admin(...args: string[]): Promise<string>;
   /** A second gateway process sharing the same services; resolves to its base URL and ops port. */
@@ -68,7 +79,12 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
  * The whole platform as real processes run from source, on free ports and on uniquely named schemas
  * (dropped at shutdown), so several test files and a developer's `make run` never collide.
  */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  env: Record<string, string> = {},
+  options: StackOptions = {},
+): Promise<Stack> {
+  const databaseUrl = options.databaseUrl ?? DATABASE_URL;
+  const natsUrl = options.natsUrl ?? NATS_URL;
   const tag = `t${randomBytes(4).toString('hex')}`;
   const ports = new Map<ServiceName, { port: number; ops: number }>();
   for (const name of ALL_SERVICES) ports.set(name, { port: await freePort(), ops: await freePort() });
@@ -83,7 +99,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       return {
         PORT: String(p.port),
         OPS_PORT: String(p.ops),
-        NATS_URL,
+        NATS_URL: natsUrl,
         AUTH_ADDR: addr('auth'),
         EQUITIES_ADDR: addr('equities-data'),
         FILINGS_ADDR: addr('filings-reader'),
@@ -97,8 +113,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       GRPC_PORT: String(p.port),
       OPS_PORT: String(p.ops),
       DB_SCHEMA: schema,
-      DATABASE_URL,
-      NATS_URL,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
     };
     // filings-reader also serves signed public links on a port of its own.
     return name === 'filings-reader' ? { ...own, FILES_PORT: String(filesPort) } : own;
@@ -140,8 +156,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
 
   const shutdown = async () => {
     await Promise.all(ALL_SERVICES.map((n) => stop(n)));
-    for (const schema of schemas) await dropSchema(DATABASE_URL, schema);
-    await deleteStream(usage.USAGE_STREAM);
+    for (const schema of schemas) await dropSchema(databaseUrl, schema);
+    await deleteStream(natsUrl, usage.USAGE_STREAM);
   };
   // The gateway needs NATS and the auth service at start-up; the rest are independent. A stack that
   // fails to start stops what did start, so no process outlives the test run.
@@ -155,12 +171,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   return {
     procs,
     schemas,
+    databaseUrl,
+    natsUrl,
     admin: (...args) =>
       new Promise((resolve, reject) => {
         execFile(
           process.execPath,
           ['--import', 'tsx', 'services/auth/src/cli.ts', ...args],
-          { env: { ...process.env, DATABASE_URL, DB_SCHEMA: authSchema } },
+          { env: { ...process.env, DATABASE_URL: databaseUrl, DB_SCHEMA: authSchema } },
           (err, stdout, stderr) =>
             err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
         );

@@ -18,9 +18,9 @@ const USAGE = `usage: auth-admin <command> [options]
   token list <account-id>                         the account's tokens, never revealing them
   token revoke <token-id | token>                 revoke a token (at once, on every gateway)
   plan list                                       plans and their daily and monthly caps
-  plan create <plan> --daily <n|none> --monthly <n|none> [--burst <n>]
+  plan create <plan> --daily <n|none> --monthly <n|none> [--burst <n|none>]
                                                   add a plan (burst: requests a minute, default 60)
-  plan set-caps <plan> --daily <n|none> --monthly <n|none> [--burst <n>]
+  plan set-caps <plan> --daily <n|none> --monthly <n|none> [--burst <n|none>]
                                                   change a plan's caps (none = unlimited)
   demo-token [--plan <plan>]                      a new account with one token; prints the token last
 
@@ -34,10 +34,11 @@ function parseCap(value: string | undefined, flag: string): number | null {
   return Number(value);
 }
 
-function parseBurst(value: string | undefined): number | undefined {
+function parseBurst(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
+  if (value === 'none') return null;
   if (!/^[1-9]\d{0,8}$/.test(value))
-    throw new UsageError(`--burst must be a whole number of at least 1, not "${value}"`);
+    throw new UsageError(`--burst must be a whole number of at least 1, or none, not "${value}"`);
   return Number(value);
 }
 

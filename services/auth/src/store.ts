@@ -25,7 +25,7 @@ export interface Plan {
   id: string;
   daily_cap: number | null;
   monthly_cap: number | null;
-  burst_per_minute: number;
+  burst_per_minute: number | null;
 }
 
 const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -157,7 +157,7 @@ export class AuthStore {
 
   async createPlan(
     plan: string,
-    caps: { daily: number | null; monthly: number | null; burst: number },
+    caps: { daily: number | null; monthly: number | null; burst: number | null },
   ): Promise<void> {
     if (!PLAN_ID.test(plan))
       throw new AdminError(`a plan id is 1-32 of a-z, 0-9, _ and -, starting with a letter: "${plan}"`);
@@ -171,14 +171,16 @@ export class AuthStore {
 
   async setPlanCaps(
     plan: string,
-    caps: { daily: number | null; monthly: number | null; burst?: number },
+    /** `burst` undefined keeps the plan's burst cap; null removes it. */
+    caps: { daily: number | null; monthly: number | null; burst?: number | null },
   ): Promise<void> {
     await this.requirePlan(plan);
     await this.transaction(async (c) => {
       await c.query(
-        `UPDATE plans SET daily_cap = $2, monthly_cap = $3, burst_per_minute = coalesce($4, burst_per_minute),
-                updated_at = now() WHERE id = $1`,
-        [plan, caps.daily, caps.monthly, caps.burst ?? null],
+        `UPDATE plans SET daily_cap = $2, monthly_cap = $3,
+                burst_per_minute = CASE WHEN $5 THEN $4 ELSE burst_per_minute END, updated_at = now()
+          WHERE id = $1`,
+        [plan, caps.daily, caps.monthly, caps.burst ?? null, caps.burst !== undefined],
       );
       await this.emit<PlanChanged>(c, AUTH_EVENTS.planChanged, { plan });
     });

@@ -7,7 +7,8 @@ export interface TokenRecord {
   plan: string;
   daily_cap: number | null;
   monthly_cap: number | null;
-  burst_per_minute: number;
+  /** Null: the plan has no burst cap. */
+  burst_per_minute: number | null;
   expires_at: Date | null;
   revoked_at: Date | null;
   account_status: 'active' | 'suspended';
@@ -36,7 +37,7 @@ export function decide(record: TokenRecord | undefined, nowMs: number): auth.Ver
       daily_cap: record.daily_cap ?? undefined,
       monthly_cap: record.monthly_cap ?? undefined,
       expires_at_ms: record.expires_at?.getTime(),
-      burst_per_minute: record.burst_per_minute,
+      burst_per_minute: record.burst_per_minute ?? undefined,
     },
   };
 }

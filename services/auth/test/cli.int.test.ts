@@ -68,7 +68,7 @@ describe('auth-admin commands', () => {
 
   it('refuses unknown plans and accounts with a clear message', async () => {
     await expect(cli('account', 'create', '--plan', 'gold')).rejects.toThrow(
-      /unknown plan "gold"; plans are: business, free, pro, unlimited/,
+      /unknown plan "gold"; plans are: business, free, load-test, pro, unlimited/,
     );
     await expect(cli('token', 'issue', 'not-an-id')).rejects.toThrow(/no account with id not-an-id/);
     await expect(cli('token', 'issue', '11111111-1111-1111-1111-111111111111')).rejects.toThrow(/no account/);

@@ -25,8 +25,8 @@ export interface Principal {
   monthlyCap: number | null;
   /** Unix ms, or null for a token that does not expire. */
   expiresAtMs: number | null;
-  /** Requests admitted in any rolling minute. */
-  burstPerMinute: number;
+  /** Requests admitted in any rolling minute; null when the plan has no burst cap. */
+  burstPerMinute: number | null;
 }
 
 export interface AuthenticatorOptions {
@@ -78,7 +78,9 @@ export class Authenticator {
       ttl: REFUSED_TTL_MS,
     });
     this.breaker = circuitBreaker(handleAll, {
-      halfOpenAfter: opts.breakerOpenMs ?? 5_000,
+      // One trial a second while auth is away: cheap, and a returned auth is used within about a second
+      // (a trial can still fail while the channel waits out its reconnect backoff; the next one succeeds).
+      halfOpenAfter: opts.breakerOpenMs ?? 1_000,
       breaker: new ConsecutiveBreaker(opts.breakerThreshold ?? 5),
     });
     this.lookups = new Counter({
@@ -157,7 +159,7 @@ export class Authenticator {
       dailyCap: p.daily_cap ?? null,
       monthlyCap: p.monthly_cap ?? null,
       expiresAtMs: p.expires_at_ms ?? null,
-      burstPerMinute: p.burst_per_minute,
+      burstPerMinute: p.burst_per_minute ?? null,
     };
     this.verified.set(key, principal);
     return principal;

@@ -4,7 +4,7 @@ import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from
 import { ledger } from '@mdp/proto';
 import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/telemetry';
 import type { AccountBook } from './domain/account-book.ts';
-import { BURST_LIMIT, type Caps, type Decision } from './domain/admission.ts';
+import type { Caps, Decision } from './domain/admission.ts';
 import type { Mutex } from './mutex.ts';
 import type { ProjectionStore } from './projections.ts';
 
@@ -23,7 +23,7 @@ function capsOf(account: ledger.Account): Caps {
   return {
     daily: account.daily_cap ?? null,
     monthly: account.monthly_cap ?? null,
-    burst: account.burst_per_minute > 0 ? account.burst_per_minute : BURST_LIMIT,
+    burst: account.burst_per_minute ?? null,
   };
 }
 

@@ -8,7 +8,7 @@ export function ledgerAccount(caller: Caller) {
     plan: caller.plan,
     daily_cap: caller.dailyCap ?? undefined,
     monthly_cap: caller.monthlyCap ?? undefined,
-    burst_per_minute: caller.burstPerMinute,
+    burst_per_minute: caller.burstPerMinute ?? undefined,
   };
 }
 

@@ -98,4 +98,17 @@ describe('AccountBook', () => {
       kind: 'quota_exhausted',
     });
   });
+
+  it('keeps no burst window for an account without a burst cap', () => {
+    const book = new AccountBook(30_000);
+    loaded(book, 'a', T);
+    for (let i = 0; i < 1_000; i++)
+      expect(book.admit(`r${i}`, 'a', { daily: null, monthly: null, burst: null }, T)).toMatchObject({
+        kind: 'admitted',
+      });
+    // Were the admission times kept, a capped decision now would see 1,000 of them in the window.
+    expect(book.admit('capped', 'a', { daily: null, monthly: null, burst: 60 }, T)).toMatchObject({
+      kind: 'admitted',
+    });
+  });
 });

@@ -120,6 +120,13 @@ describe('burst cap', () => {
     expect(decide(PRO, { burst: full, day: 60, month: 60 }, t0 + 59_999).kind).toBe('rate_limited');
   });
 
+  it('a plan without a burst cap (the load-test plan) is never rate limited, and still quota capped', () => {
+    const noBurst = { daily: 5000, monthly: null, burst: null };
+    const d = decide(noBurst, { burst: full, day: 60, month: 60 }, t0 + 1000);
+    expect(d).toMatchObject({ kind: 'admitted', burst: null, rateLimit: { remaining: 4939 } });
+    expect(decide(noBurst, { burst: [], day: 5000, month: 5000 }, t0).kind).toBe('quota_exhausted');
+  });
+
   it('applies to unlimited plans too', () => {
     expect(decide(UNLIMITED, { burst: full, day: 0, month: 0 }, t0 + 1000).kind).toBe('rate_limited');
   });

@@ -8,8 +8,8 @@ export const BURST_WINDOW_MS = 60_000;
 export interface Caps {
   daily: number | null;
   monthly: number | null;
-  /** Admissions allowed in any rolling minute; BURST_LIMIT when not given. */
-  burst?: number;
+  /** Admissions allowed in any rolling minute; BURST_LIMIT when not given, null for no burst cap. */
+  burst?: number | null;
 }
 
 /** What an account has used, counting requests still in flight, in the windows containing `now`. */
@@ -94,7 +94,7 @@ function figures(window: Window | undefined, now: number, extra: number): RateLi
 export function decide(caps: Caps, usage: Usage, now: number): Decision {
   const w = windows(caps, usage, now);
   const recent = usage.burst.filter((t) => t > now - BURST_WINDOW_MS);
-  const burst = caps.burst ?? BURST_LIMIT;
+  const burst = caps.burst === undefined ? BURST_LIMIT : caps.burst;
   const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
   if (exhausted.length > 0) {
     // Admission resumes only when every exhausted window has reset.
@@ -108,10 +108,10 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
         resetUnix: Math.floor(last.resetMs / 1000),
         policy: last.policy,
       },
-      burst: burstFigures(burst, recent, now),
+      burst: burst === null ? null : burstFigures(burst, recent, now),
     };
   }
-  if (recent.length >= burst) {
+  if (burst !== null && recent.length >= burst) {
     // The oldest admission in the window leaves it first; then one more fits.
     const oldest = recent[recent.length - burst]!;
     const retryAfterSeconds = seconds(oldest + BURST_WINDOW_MS - now);
@@ -125,7 +125,7 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
   return {
     kind: 'admitted',
     rateLimit: figures(bindingWindow(w), now, 1),
-    burst: burstFigures(burst, [...recent, now], now),
+    burst: burst === null ? null : burstFigures(burst, [...recent, now], now),
   };
 }
 

@@ -103,7 +103,7 @@ export interface Principal {
     | number
     | undefined;
   /** Requests admitted in any rolling minute. */
-  burst_per_minute: number;
+  burst_per_minute?: number | undefined;
 }
 
 export interface VerifyTokenResponse {
@@ -187,7 +187,7 @@ function createBasePrincipal(): Principal {
     daily_cap: undefined,
     monthly_cap: undefined,
     expires_at_ms: undefined,
-    burst_per_minute: 0,
+    burst_per_minute: undefined,
   };
 }
 
@@ -211,7 +211,7 @@ export const Principal: MessageFns<Principal> = {
     if (message.expires_at_ms !== undefined) {
       writer.uint32(48).int64(message.expires_at_ms);
     }
-    if (message.burst_per_minute !== 0) {
+    if (message.burst_per_minute !== undefined) {
       writer.uint32(56).int32(message.burst_per_minute);
     }
     return writer;
@@ -330,7 +330,7 @@ export const Principal: MessageFns<Principal> = {
         ? globalThis.Number(object.burstPerMinute)
         : isSet(object.burst_per_minute)
         ? globalThis.Number(object.burst_per_minute)
-        : 0,
+        : undefined,
     };
   },
 
@@ -354,7 +354,7 @@ export const Principal: MessageFns<Principal> = {
     if (message.expires_at_ms !== undefined) {
       obj.expiresAtMs = Math.round(message.expires_at_ms);
     }
-    if (message.burst_per_minute !== 0) {
+    if (message.burst_per_minute !== undefined) {
       obj.burstPerMinute = Math.round(message.burst_per_minute);
     }
     return obj;
@@ -371,7 +371,7 @@ export const Principal: MessageFns<Principal> = {
     message.daily_cap = object.daily_cap ?? undefined;
     message.monthly_cap = object.monthly_cap ?? undefined;
     message.expires_at_ms = object.expires_at_ms ?? undefined;
-    message.burst_per_minute = object.burst_per_minute ?? 0;
+    message.burst_per_minute = object.burst_per_minute ?? undefined;
     return message;
   },
 };

@@ -95,8 +95,8 @@ export interface Account {
   monthly_cap?:
     | number
     | undefined;
-  /** Requests admitted in any rolling minute (SPEC 8: 60); 0 means the default. */
-  burst_per_minute: number;
+  /** Requests admitted in any rolling minute (SPEC 8: 60); absent when the plan has no burst cap. */
+  burst_per_minute?: number | undefined;
 }
 
 /** One message of the stream: the admissions one gateway turn produced. */
@@ -186,7 +186,7 @@ export interface GetUsageRequest {
 }
 
 function createBaseAccount(): Account {
-  return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined, burst_per_minute: 0 };
+  return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined, burst_per_minute: undefined };
 }
 
 export const Account: MessageFns<Account> = {
@@ -203,7 +203,7 @@ export const Account: MessageFns<Account> = {
     if (message.monthly_cap !== undefined) {
       writer.uint32(32).int32(message.monthly_cap);
     }
-    if (message.burst_per_minute !== 0) {
+    if (message.burst_per_minute !== undefined) {
       writer.uint32(40).int32(message.burst_per_minute);
     }
     return writer;
@@ -296,7 +296,7 @@ export const Account: MessageFns<Account> = {
         ? globalThis.Number(object.burstPerMinute)
         : isSet(object.burst_per_minute)
         ? globalThis.Number(object.burst_per_minute)
-        : 0,
+        : undefined,
     };
   },
 
@@ -314,7 +314,7 @@ export const Account: MessageFns<Account> = {
     if (message.monthly_cap !== undefined) {
       obj.monthlyCap = Math.round(message.monthly_cap);
     }
-    if (message.burst_per_minute !== 0) {
+    if (message.burst_per_minute !== undefined) {
       obj.burstPerMinute = Math.round(message.burst_per_minute);
     }
     return obj;
@@ -329,7 +329,7 @@ export const Account: MessageFns<Account> = {
     message.plan = object.plan ?? "";
     message.daily_cap = object.daily_cap ?? undefined;
     message.monthly_cap = object.monthly_cap ?? undefined;
-    message.burst_per_minute = object.burst_per_minute ?? 0;
+    message.burst_per_minute = object.burst_per_minute ?? undefined;
     return message;
   },
 };

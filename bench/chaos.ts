@@ -1,0 +1,29 @@
+// `make chaos`: a bounded loopback load on a metered route while each process of the platform, NATS and
+// a private Postgres is killed with SIGKILL and brought back in turn. Prints one row per fault and exits
+// non-zero when an invariant failed (see test/chaos/runner.ts; test/chaos.int.test.ts runs it smaller).
+import { writeFileSync } from 'node:fs';
+import { FAULTS, type Fault, formatReport, runChaos } from '../test/chaos/runner.ts';
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const only = process.env.CHAOS_FAULTS?.split(',').filter(Boolean) as Fault[] | undefined;
+for (const f of only ?? []) {
+  if (!FAULTS.includes(f))
+    throw new Error(`CHAOS_FAULTS: unknown fault "${f}" (one of ${FAULTS.join(', ')})`);
+}
+
+console.log('chaos: private Postgres and NATS, the platform on them, then each fault in turn…');
+const report = await runChaos({
+  clients: num('CHAOS_CLIENTS', 16),
+  ratePerSecond: num('CHAOS_RATE', 100),
+  warmupMs: num('CHAOS_WARMUP_MS', 2_000),
+  downMs: num('CHAOS_DOWN_MS', 3_000),
+  stableMs: 1_500,
+  recoveryTimeoutMs: 20_000,
+  settleTimeoutMs: 30_000,
+  requestTimeoutMs: 10_000,
+  ...(only ? { faults: only } : {}),
+  log: (line) => console.log(`  ${line}`),
+});
+console.log(`\n${formatReport(report)}`);
+if (process.env.CHAOS_JSON) writeFileSync(process.env.CHAOS_JSON, JSON.stringify(report, null, 2));
+process.exit(report.results.some((r) => r.violations.length > 0) ? 1 : 0);

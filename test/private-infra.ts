@@ -1,0 +1,288 @@
+// Private Postgres and NATS JetStream servers for tests that kill them: each on a free loopback port
+// with its data in a fresh temporary folder, so a SIGKILL hits only this run's instance and never the
+// machine's system services (5432, 4222) nor another engineer's.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freePort } from './stack.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A server this run started and may kill, restart and remove. */
+export interface PrivateServer {
+  readonly url: string;
+  readonly port: number;
+  /** The folder holding its data and logs (removed by cleanup). */
+  readonly dir: string;
+  /** Pid of the server process now (the postmaster for Postgres); undefined while it is down. */
+  pid(): number | undefined;
+  /** SIGKILL of the server process, resolved once it is gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data; resolves once it accepts connections. */
+  start(): Promise<void>;
+  /** Orderly stop (no-op when it is down). */
+  stop(): Promise<void>;
+  /** Stops it and removes its folder. */
+  cleanup(): Promise<void>;
+  /** The last lines of its log, for reports. */
+  logTail(lines?: number): string;
+}
+
+function run(file: string, args: string[], opts: { cwd?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { cwd: opts.cwd ?? '/' }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`${file} ${args.join(' ')}: ${err.message}\n${stderr}${stdout}`))
+        : resolve(stdout),
+    );
+  });
+}
+
+/** Is the process there and not a zombie (a killed daemon waits for init to reap it)? */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: trust the signal probe
+  }
+}
+
+async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await Promise.resolve(check()).catch(() => false)) return;
+    await sleep(50);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+function tail(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** The newest installed Postgres server binaries (Debian keeps them out of PATH). */
+function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (versions.length === 0) throw new Error(`no Postgres server binaries under ${root}`);
+  return join(root, versions[0]!, 'bin');
+}
+
+/**
+ * Postgres refuses to run as root, so as root the server tools run as the `postgres` user (as
+ * scripts/infra.sh does); as anyone else they run as that user.
+ */
+async function asPostgresUser(): Promise<{
+  wrap: (file: string, args: string[]) => [string, string[]];
+  uid?: number;
+  gid?: number;
+}> {
+  if (process.getuid?.() !== 0) return { wrap: (file, args) => [file, args] };
+  const uid = Number((await run('id', ['-u', 'postgres'])).trim());
+  const gid = Number((await run('id', ['-g', 'postgres'])).trim());
+  return { wrap: (file, args) => ['runuser', ['-u', 'postgres', '--', file, ...args]], uid, gid };
+}
+
+/** A private Postgres: initdb with trust auth in a fresh temporary folder, database `mdp`, 127.0.0.1 only. */
+export async function startPrivatePostgres(): Promise<PrivateServer> {
+  const bin = postgresBin();
+  const user = await asPostgresUser();
+  const dir = mkdtempSync(join(tmpdir(), 'mdp-chaos-pg-'));
+  const data = join(dir, 'data');
+  const sockets = join(dir, 'run');
+  const log = join(dir, 'postgres.log');
+  mkdirSync(sockets);
+  if (user.uid !== undefined) {
+    for (const path of [dir, sockets]) chownSync(path, user.uid, user.gid!);
+  }
+  const port = await freePort();
+  const url = `postgres://postgres@127.0.0.1:${port}/mdp`;
+  const tool = (name: string, args: string[]) => run(...user.wrap(join(bin, name), args));
+
+  await tool('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '-N']);
+
+  const postmasterPid = (): number | undefined => {
+    try {
+      const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      return pid > 0 && alive(pid) ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const accepts = async () => {
+    const client = new pg.Client({
+      connectionString: url.replace(/\/mdp$/, '/postgres'),
+      connectionTimeoutMillis: 1000,
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+
+  const start = async () => {
+    // After a SIGKILL of the postmaster its backends linger for a moment and keep the shared memory
+    // block in use; pg_ctl then refuses to start, so it is retried until they are gone.
+    const until = Date.now() + 30_000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await tool('pg_ctl', [
+          '-D',
+          data,
+          '-l',
+          log,
+          '-s',
+          '-w',
+          '-t',
+          '20',
+          '-o',
+          `-p ${port} -k ${sockets} -c listen_addresses=127.0.0.1`,
+          'start',
+        ]);
+        break;
+      } catch (err) {
+        if (Date.now() > until)
+          throw new Error(
+            `Postgres would not start after ${attempt} attempts: ${(err as Error).message}\n${tail(log, 10)}`,
+          );
+        await sleep(250);
+      }
+    }
+    await waitUntil(accepts, 20_000, `Postgres on port ${port}`);
+  };
+
+  const stop = async () => {
+    if (postmasterPid() === undefined) return;
+    await tool('pg_ctl', ['-D', data, '-s', '-m', 'fast', '-w', '-t', '20', 'stop']).catch(() => {});
+  };
+
+  await start();
+  const admin = new pg.Client({ connectionString: url.replace(/\/mdp$/, '/postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE mdp');
+  await admin.end();
+
+  return {
+    url,
+    port,
+    dir,
+    pid: postmasterPid,
+    // Exactly `kill -9` of the postmaster: its backends are left to notice and exit on their own.
+    kill: async () => {
+      const pid = postmasterPid();
+      if (pid === undefined) return;
+      process.kill(pid, 'SIGKILL');
+      await waitUntil(() => !alive(pid), 10_000, `postmaster ${pid} to exit`);
+    },
+    start,
+    stop,
+    cleanup: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+    logTail: (lines = 20) => tail(log, lines),
+  };
+}
+
+/** Resolves true when a NATS server greets on the port with JetStream enabled. */
+function natsGreets(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port });
+    let buf = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('data', (chunk) => {
+      buf += String(chunk);
+      if (buf.includes('\n')) done(buf.startsWith('INFO') && buf.includes('"jetstream":true'));
+    });
+  });
+}
+
+/** A private nats-server with JetStream, its store in a fresh temporary folder, as a child of this process. */
+export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promise<PrivateServer> {
+  if (!existsSync(binary)) throw new Error(`no nats-server at ${binary}`);
+  const dir = mkdtempSync(join(tmpdir(), 'mdp-chaos-nats-'));
+  const log = join(dir, 'nats.log');
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    const out = openSync(log, 'a');
+    const proc = spawn(
+      binary,
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')],
+      {
+        stdio: ['ignore', out, out],
+      },
+    );
+    child = proc;
+    await waitUntil(
+      () => {
+        if (proc.exitCode !== null || proc.signalCode !== null)
+          throw new Error(`nats-server exited: ${tail(log, 5)}`);
+        return natsGreets(port);
+      },
+      20_000,
+      `nats-server on port ${port}`,
+    );
+  };
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  const signal = async (sig: NodeJS.Signals) => {
+    if (!running()) return;
+    const proc = child!;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill(sig);
+    await exited;
+  };
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    dir,
+    pid: () => (running() ? child!.pid : undefined),
+    kill: () => signal('SIGKILL'),
+    start,
+    stop: () => signal('SIGTERM'),
+    cleanup: async () => {
+      await signal('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+    logTail: (lines = 20) => tail(log, lines),
+  };
+}
