@@ -5,7 +5,8 @@
  *   2. data             hook for later steps (migrations run by hand, the default dataset)
  *   3. start            every service from services/<svc>/dist/server.js, logs prefixed and coloured
  *   4. ready            wait for each ops /readyz to answer 200, then print where the API is
- *   5. stop             Ctrl-C / SIGTERM: SIGTERM to every service, wait for them to drain, exit 0
+ *   5. supervise        a service that exits is restarted with backoff (logged); a crash loop stops the run
+ *   6. stop             Ctrl-C / SIGTERM: SIGTERM to every service, wait for them to drain, exit 0
  *
  * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
  * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DEFAULT_EXAMPLES } from '@mdp/market';
 import { colours, createFormatter, type Formatter, useColour } from './lib/log-format.ts';
+import { RestartTracker } from './lib/restart-policy.ts';
 import { bundleFile, DEFAULT_PORTS, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
 
 const STOP_GRACE_MS = 15_000;
@@ -197,6 +199,8 @@ interface Running {
   formatter: Formatter;
   exited: Promise<void>;
   alive: boolean;
+  startedAt: number;
+  restarts: RestartTracker;
 }
 
 class Supervisor {
@@ -207,32 +211,42 @@ class Supervisor {
   start(plans: Plan[]): void {
     const width = Math.max(...plans.map((p) => p.name.length));
     plans.forEach((plan, index) => {
-      const formatter = createFormatter(plan.name, width, index, COLOUR);
-      // Own process group: a terminal Ctrl-C reaches this script only, and the children get exactly
-      // one SIGTERM from it, so each drains once instead of racing the terminal's SIGINT.
-      const child = spawn(process.execPath, ['--enable-source-maps', plan.bundle], {
-        cwd: ROOT,
-        env: childEnv(plan, plans),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      const entry: Running = { plan, child, formatter, alive: true, exited: Promise.resolve() };
-      entry.exited = new Promise((resolve) => {
-        child.once('error', (err) => {
-          entry.alive = false;
-          this.onExit(entry, `could not be started: ${err.message}`);
-          resolve();
-        });
-        child.once('exit', (code, signal) => {
-          entry.alive = false;
-          this.onExit(entry, signal ? `was killed by ${signal}` : `exited with code ${code}`);
-          resolve();
-        });
-      });
-      this.pipe(entry, child.stdout, false);
-      this.pipe(entry, child.stderr, true);
+      const entry = {
+        plan,
+        formatter: createFormatter(plan.name, width, index, COLOUR),
+        restarts: new RestartTracker(),
+      } as Running;
+      this.spawn(entry, plans);
       this.running.push(entry);
     });
+  }
+
+  private spawn(entry: Running, plans: Plan[]): void {
+    // Own process group: a terminal Ctrl-C reaches this script only, and the children get exactly
+    // one SIGTERM from it, so each drains once instead of racing the terminal's SIGINT.
+    const child = spawn(process.execPath, ['--enable-source-maps', entry.plan.bundle], {
+      cwd: ROOT,
+      env: childEnv(entry.plan, plans),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    entry.child = child;
+    entry.alive = true;
+    entry.startedAt = Date.now();
+    entry.exited = new Promise((resolve) => {
+      child.once('error', (err) => {
+        entry.alive = false;
+        this.onExit(entry, plans, `could not be started: ${err.message}`);
+        resolve();
+      });
+      child.once('exit', (code, signal) => {
+        entry.alive = false;
+        this.onExit(entry, plans, signal ? `was killed by ${signal}` : `exited with code ${code}`);
+        resolve();
+      });
+    });
+    this.pipe(entry, child.stdout, false);
+    this.pipe(entry, child.stderr, true);
   }
 
   private pipe(entry: Running, stream: NodeJS.ReadableStream | null, isStderr: boolean): void {
@@ -245,17 +259,30 @@ class Supervisor {
     });
   }
 
-  private onExit(entry: Running, how: string): void {
+  /** As an orchestrator would: restart with backoff, and stop everything only on a crash loop. */
+  private onExit(entry: Running, plans: Plan[], how: string): void {
     if (this.stopping) {
       say(
         `${entry.plan.name} ${how === 'exited with code 0' || how === 'was killed by SIGTERM' ? 'stopped' : how}`,
       );
       return;
     }
+    const next = entry.restarts.exited(entry.startedAt);
+    if (!next.restart) {
+      console.error(
+        `${c.bold('run')}: ${c.red(`${entry.plan.name} ${how}: crash loop (${next.why}); stopping the others`)}`,
+      );
+      void this.stop(1);
+      return;
+    }
     console.error(
-      `${c.bold('run')}: ${c.red(`${entry.plan.name} ${how} unexpectedly; stopping the others`)}`,
+      `${c.bold('run')}: ${c.yellow(`${entry.plan.name} ${how} unexpectedly; restart ${next.attempt} in ${next.delayMs} ms`)}`,
     );
-    void this.stop(1);
+    setTimeout(() => {
+      if (this.stopping) return;
+      this.spawn(entry, plans);
+      void waitReadyAgain(this, entry.plan);
+    }, next.delayMs);
   }
 
   /**
@@ -323,6 +350,16 @@ async function probe(port: number): Promise<string> {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     return cause === 'ECONNREFUSED' ? 'not listening yet' : (cause ?? (err as Error).name);
   }
+}
+
+/** After a restart: say when the service answers /readyz again (or that it has not, after a while). */
+async function waitReadyAgain(sup: Supervisor, plan: Plan): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!sup.stopping && Date.now() < deadline) {
+    if ((await probe(plan.opsPort)) === 'ready') return say(`${plan.name} is ready again`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  if (!sup.stopping) say(c.yellow(`${plan.name} is not ready ${READY_TIMEOUT_MS / 1000}s after its restart`));
 }
 
 async function waitUntilReady(sup: Supervisor, plans: Plan[]): Promise<void> {
