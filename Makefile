@@ -133,6 +133,7 @@ bench: install infra ## Throughput and latency figures: the platform as real pro
 	npx tsx services/equities-data/bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
+	npx tsx bench/chaos.ts
 
 chaos: install ## SIGKILL each process, NATS and a private Postgres in turn under load; fails on a broken invariant
 	npx tsx bench/chaos.ts
