@@ -3,7 +3,7 @@
  * against values.schema.json; every template's actions balanced and its YAML well formed once the
  * actions are taken out; every `.Values` path real; every value used; the objects the platform needs
  * present; and the variables handed to each service ones it really reads.
- * `helm lint` / `helm template` run where helm is installed (charts/README.md).
+ * Real helm (`helm lint --strict`, `helm template`) runs in test/ops/helm.int.test.ts.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
