@@ -11,15 +11,14 @@
  * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
  * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { DEFAULT_EXAMPLES } from '@mdp/market';
-import { colours, createFormatter, type Formatter, useColour } from './lib/log-format.ts';
-import { RestartTracker } from './lib/restart-policy.ts';
+import { colours, createFormatter, useColour } from './lib/log-format.ts';
 import { bundleFile, DEFAULT_PORTS, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
+import { type ProcessSpec, probe, Supervisor } from './lib/supervisor.ts';
 
 const STOP_GRACE_MS = 15_000;
 const READY_TIMEOUT_MS = Number(process.env.READY_TIMEOUT_SECONDS || 60) * 1_000;
@@ -191,176 +190,7 @@ async function checkPortsFree(plans: Plan[]): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Supervision
-
-interface Running {
-  plan: Plan;
-  child: ChildProcess;
-  formatter: Formatter;
-  exited: Promise<void>;
-  alive: boolean;
-  startedAt: number;
-  restarts: RestartTracker;
-}
-
-class Supervisor {
-  readonly running: Running[] = [];
-  stopping = false;
-  private firstSignalAt = 0;
-
-  start(plans: Plan[]): void {
-    const width = Math.max(...plans.map((p) => p.name.length));
-    plans.forEach((plan, index) => {
-      const entry = {
-        plan,
-        formatter: createFormatter(plan.name, width, index, COLOUR),
-        restarts: new RestartTracker(),
-      } as Running;
-      this.spawn(entry, plans);
-      this.running.push(entry);
-    });
-  }
-
-  private spawn(entry: Running, plans: Plan[]): void {
-    // Own process group: a terminal Ctrl-C reaches this script only, and the children get exactly
-    // one SIGTERM from it, so each drains once instead of racing the terminal's SIGINT.
-    const child = spawn(process.execPath, ['--enable-source-maps', entry.plan.bundle], {
-      cwd: ROOT,
-      env: childEnv(entry.plan, plans),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    entry.child = child;
-    entry.alive = true;
-    entry.startedAt = Date.now();
-    entry.exited = new Promise((resolve) => {
-      child.once('error', (err) => {
-        entry.alive = false;
-        this.onExit(entry, plans, `could not be started: ${err.message}`);
-        resolve();
-      });
-      child.once('exit', (code, signal) => {
-        entry.alive = false;
-        this.onExit(entry, plans, signal ? `was killed by ${signal}` : `exited with code ${code}`);
-        resolve();
-      });
-    });
-    this.pipe(entry, child.stdout, false);
-    this.pipe(entry, child.stderr, true);
-  }
-
-  private pipe(entry: Running, stream: NodeJS.ReadableStream | null, isStderr: boolean): void {
-    if (!stream) return;
-    const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', (line) => {
-      const out = entry.formatter.format(line).join('\n');
-      if (isStderr) process.stderr.write(`${out}\n`);
-      else process.stdout.write(`${out}\n`);
-    });
-  }
-
-  /** As an orchestrator would: restart with backoff, and stop everything only on a crash loop. */
-  private onExit(entry: Running, plans: Plan[], how: string): void {
-    if (this.stopping) {
-      say(
-        `${entry.plan.name} ${how === 'exited with code 0' || how === 'was killed by SIGTERM' ? 'stopped' : how}`,
-      );
-      return;
-    }
-    const next = entry.restarts.exited(entry.startedAt);
-    if (!next.restart) {
-      console.error(
-        `${c.bold('run')}: ${c.red(`${entry.plan.name} ${how}: crash loop (${next.why}); stopping the others`)}`,
-      );
-      void this.stop(1);
-      return;
-    }
-    console.error(
-      `${c.bold('run')}: ${c.yellow(`${entry.plan.name} ${how} unexpectedly; restart ${next.attempt} in ${next.delayMs} ms`)}`,
-    );
-    setTimeout(() => {
-      if (this.stopping) return;
-      this.spawn(entry, plans);
-      void waitReadyAgain(this, entry.plan);
-    }, next.delayMs);
-  }
-
-  /**
-   * Stops the front door first, so requests it is draining can still reach the services behind it,
-   * then the rest; SIGKILL for anything still running after the grace period; then exits.
-   */
-  async stop(code: number): Promise<never> {
-    if (!this.stopping) {
-      this.stopping = true;
-      const force = setTimeout(
-        () => this.killAll(`still running after ${STOP_GRACE_MS / 1000}s`),
-        STOP_GRACE_MS,
-      );
-      force.unref();
-      const waves = [
-        this.running.filter((r) => r.plan.name === 'gateway'),
-        this.running.filter((r) => r.plan.name !== 'gateway'),
-      ];
-      for (const wave of waves) {
-        const live = wave.filter((r) => r.alive);
-        if (live.length === 0) continue;
-        say(
-          `stopping ${live.map((r) => r.plan.name).join(', ')} (SIGTERM: finish in-flight work, then exit)`,
-        );
-        for (const r of live) r.child.kill('SIGTERM');
-        await Promise.all(live.map((r) => r.exited));
-      }
-      clearTimeout(force);
-      say(code === 0 ? 'all services stopped' : c.red('all services stopped after a failure'));
-      process.exit(code);
-    }
-    return new Promise<never>(() => {});
-  }
-
-  killAll(why: string): void {
-    for (const r of this.running.filter((x) => x.alive)) {
-      say(c.yellow(`${r.plan.name} ${why}: SIGKILL`));
-      r.child.kill('SIGKILL');
-    }
-  }
-
-  onSignal(signal: NodeJS.Signals): void {
-    const now = Date.now();
-    if (!this.stopping) {
-      this.firstSignalAt = now;
-      console.log('');
-      say(`${signal} received, stopping (Ctrl-C again kills at once)`);
-      void this.stop(0);
-    } else if (now - this.firstSignalAt > 1_000) {
-      // The same Ctrl-C can arrive twice (terminal and npx/tsx relaying it); only a later one forces.
-      this.killAll('asked to stop again');
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Readiness
-
-async function probe(port: number): Promise<string> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1_000) });
-    await res.arrayBuffer();
-    return res.status === 200 ? 'ready' : `HTTP ${res.status}`;
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    return cause === 'ECONNREFUSED' ? 'not listening yet' : (cause ?? (err as Error).name);
-  }
-}
-
-/** After a restart: say when the service answers /readyz again (or that it has not, after a while). */
-async function waitReadyAgain(sup: Supervisor, plan: Plan): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!sup.stopping && Date.now() < deadline) {
-    if ((await probe(plan.opsPort)) === 'ready') return say(`${plan.name} is ready again`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  if (!sup.stopping) say(c.yellow(`${plan.name} is not ready ${READY_TIMEOUT_MS / 1000}s after its restart`));
-}
 
 async function waitUntilReady(sup: Supervisor, plans: Plan[]): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -462,7 +292,14 @@ async function main(): Promise<void> {
   await prepareData();
   await checkPortsFree(plans);
 
-  const sup = new Supervisor();
+  const sup = new Supervisor({
+    say,
+    warn: (text) => console.error(`${c.bold('run')}: ${c.yellow(text)}`),
+    exit: (code) => process.exit(code),
+    stopGraceMs: STOP_GRACE_MS,
+    readyTimeoutMs: READY_TIMEOUT_MS,
+    stopFirst: (name) => name === 'gateway',
+  });
   process.on('SIGINT', () => sup.onSignal('SIGINT'));
   process.on('SIGTERM', () => sup.onSignal('SIGTERM'));
   process.on('SIGHUP', () => sup.onSignal('SIGHUP'));
@@ -474,7 +311,19 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
   say(`starting ${plans.map((p) => `${p.name} (${p.portLabel} :${p.port}, ops :${p.opsPort})`).join(', ')}`);
-  sup.start(plans);
+  const width = Math.max(...plans.map((p) => p.name.length));
+  sup.start(
+    plans.map(
+      (plan, index): ProcessSpec => ({
+        name: plan.name,
+        args: ['--enable-source-maps', plan.bundle],
+        env: childEnv(plan, plans),
+        cwd: ROOT,
+        opsPort: plan.opsPort,
+        formatter: createFormatter(plan.name, width, index, COLOUR),
+      }),
+    ),
+  );
   await waitUntilReady(sup, plans);
   await banner(plans, demoToken());
 }
