@@ -23,6 +23,8 @@ const USAGE = `usage: auth-admin <command> [options]
   plan set-caps <plan> --daily <n|none> --monthly <n|none> [--burst <n|none>]
                                                   change a plan's caps (none = unlimited)
   demo-token [--plan <plan>]                      a new account with one token; prints the token last
+  token-pool --plan <plan> --count <n>            n new accounts (1-10000) with one token each, for load
+                                                  tests spread over many accounts; prints one token a line
 
 Environment: DATABASE_URL, DB_SCHEMA (default auth), TOKEN_HASH_SECRET (must match the auth service).`;
 
@@ -83,6 +85,7 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       daily: { type: 'string' },
       monthly: { type: 'string' },
       burst: { type: 'string' },
+      count: { type: 'string' },
     },
   });
   const [group, action, ...args] = positionals;
@@ -120,7 +123,8 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       await store.createPlan(arg(0, '<plan>'), {
         daily: parseCap(values.daily, '--daily'),
         monthly: parseCap(values.monthly, '--monthly'),
-        burst: parseBurst(values.burst) ?? 60,
+        // Absent: SPEC 8's 60 a minute; `none`: no burst cap.
+        burst: values.burst === undefined ? 60 : (parseBurst(values.burst) ?? null),
       });
       return '';
     case 'plan set-caps':
@@ -134,6 +138,19 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       const account = await store.createAccount(values.plan ?? 'free', 'demo');
       process.stderr.write(`account ${account} on plan ${values.plan ?? 'free'}\n`);
       return (await store.issueToken(account, { name: 'demo' })).token;
+    }
+    case 'token-pool': {
+      if (!values.plan) throw new UsageError('--plan is required');
+      const count = Number(values.count);
+      if (!/^\d{1,5}$/.test(values.count ?? '') || count < 1 || count > 10_000)
+        throw new UsageError(`--count must be a whole number from 1 to 10000, not "${values.count}"`);
+      const tokens: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const account = await store.createAccount(values.plan, `pool ${i + 1}`);
+        tokens.push((await store.issueToken(account, { name: 'pool' })).token);
+        if ((i + 1) % 500 === 0) process.stderr.write(`${i + 1} of ${count} tokens issued\n`);
+      }
+      return tokens.join('\n');
     }
     default:
       throw new UsageError(
