@@ -1,49 +1,103 @@
-// `make bench`: figures, not assertions. Runs the platform as real processes on this machine and loads
-// it with autocannon from this process, beside a bare fastify route measured in the same run.
+// `make bench`: figures, not assertions. The platform as real processes on this machine, loaded with the
+// default dataset, driven by autocannon from this process, beside a bare fastify route measured in the
+// same run (before and after the metered scenarios). Tokens are on the shipped `load-test` plan (no cap,
+// no burst cap), so every answer should be a 200: any 429 or 5xx fails the run after the table.
 import { spawn, spawnSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, startStack } from '../test/stack.ts';
+import pg from 'pg';
+import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
+import { type CpuGroup, pidsNamed, snapshot } from './cpu.ts';
 import { benchLedger } from './ledger.ts';
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const POOL_ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000);
 
 interface Figure {
   name: string;
-  url: string;
   rps: number;
   p50: number;
   p99: number;
-  statuses: string;
+  ok: number;
+  failed: Record<string, number>;
+  cpuPer1k: Map<string, number>;
 }
 
-async function load(name: string, url: string, headers: Record<string, string> = {}): Promise<Figure> {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers });
-  const statuses = Object.entries({ '2xx': result['2xx'], '4xx': result['4xx'], '5xx': result['5xx'] })
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${k}=${n}`)
-    .join(' ');
+async function load(name: string, url: string, groups: CpuGroup[], tokens: string[] = []): Promise<Figure> {
+  let next = 0;
+  const before = snapshot(groups);
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    // One token per request, round robin over the pool (one token: the same hot account every time).
+    requests: [
+      {
+        setupRequest: (req) => {
+          if (tokens.length === 0) return req;
+          const token = tokens[next++ % tokens.length];
+          return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+        },
+      },
+    ],
+  });
+  const after = snapshot(groups);
+  const requests = result.requests.total;
+  const failed: Record<string, number> = {};
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
+    if (code !== '200') failed[code] = count ?? 0;
+  if (result.errors > 0) failed.connection_errors = result.errors;
+  if (result.timeouts > 0) failed.timeouts = result.timeouts;
   return {
     name,
-    url,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    statuses,
+    ok: result['2xx'],
+    failed,
+    cpuPer1k: new Map(
+      groups.map((g) => [g.name, ((after.get(g.name)! - before.get(g.name)!) / requests) * 1_000]),
+    ),
   };
 }
 
-function print(figures: Figure[]) {
-  const bare = figures[0]!.rps;
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, autocannon on loopback\n`);
+function print(figures: Figure[], groups: CpuGroup[]) {
+  const bares = figures.filter((f) => f.name.startsWith('bare'));
+  const bare = bares.map((f) => f.rps).sort((a, b) => a - b)[Math.floor(bares.length / 2)]!;
+  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, autocannon on loopback`);
   console.log(
-    `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  vs bare  statuses`,
+    `ratio: req/s over the bare route's (median of its ${bares.length} runs, ${bare.toFixed(0)} req/s)\n`,
+  );
+  const cpuHead = groups.map((g) => g.name.padStart(10)).join('');
+  console.log(
+    `${'scenario'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}   CPU s per 1,000 requests:${cpuHead}`,
   );
   for (const f of figures) {
-    const share = `${((f.rps / bare) * 100).toFixed(0)}%`.padStart(7);
+    const cpu = groups.map((g) => f.cpuPer1k.get(g.name)!.toFixed(3).padStart(10)).join('');
     console.log(
-      `${f.name.padEnd(58)} ${f.rps.toFixed(0).padStart(9)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)}  ${share}  ${f.statuses}`,
+      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${(f.rps / bare).toFixed(3).padStart(6)}   ${' '.repeat(25)}${cpu}`,
     );
+  }
+}
+
+/** Units the stack's ledger has charged, once its projections stop moving. */
+async function chargedUnits(ledgerSchema: string, expected: number): Promise<number> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    let last = -1;
+    for (let i = 0; i < 120; i++) {
+      const { rows } = await client.query<{ n: string | null }>(
+        `SELECT sum(charged) AS n FROM "${ledgerSchema}".usage_daily`,
+      );
+      const n = Number(rows[0]?.n ?? 0);
+      if (n === expected || (n === last && i > 10)) return n;
+      last = n;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return last;
+  } finally {
+    await client.end();
   }
 }
 
@@ -54,63 +108,59 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts']
 });
 console.log('starting the platform (six processes)…');
 const stack = await startStack({ LOG_LEVEL: 'warn' });
+const failures: string[] = [];
 try {
-  // A plan without caps and with a burst cap out of the load generator's reach: figures, not refusals.
-  await stack.admin(
-    'plan',
-    'create',
-    'bench',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    '100000000',
-  );
-  const account = await stack.admin('account', 'create', '--plan', 'bench');
-  const token = await stack.admin('token', 'issue', account);
-  const auth = { authorization: `Bearer ${token}` };
-  console.log('loading the options default dataset into this stack (about 20 s)…');
-  const options = stack.schemas.find((name) => name.endsWith('_options_analytics'))!;
+  const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
+  console.log('loading the equities default dataset into this stack (about a minute)…');
   const loaded = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'services/options-analytics/src/cli.ts', 'load-default'],
-    {
-      env: { ...process.env, DB_SCHEMA: options },
-      stdio: 'inherit',
-    },
+    ['--import', 'tsx', 'services/equities-data/src/cli.ts', 'load-default'],
+    { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
   );
-  if (loaded.status !== 0) throw new Error('could not load the options dataset');
+  if (loaded.status !== 0) throw new Error('could not load the equities dataset');
+  const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
+  const pool = (
+    await stack.admin('token-pool', '--plan', 'load-test', '--count', String(POOL_ACCOUNTS))
+  ).split('\n');
+  const groups: CpuGroup[] = [
+    ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
+    { name: 'postgres', pids: () => pidsNamed('postgres') },
+    { name: 'nats', pids: () => pidsNamed('nats-server') },
+  ];
+  const base = stack.baseUrl;
   const figures: Figure[] = [];
-  figures.push(await load('bare fastify JSON route', `http://127.0.0.1:${barePort}/bare`));
+  figures.push(await load('bare fastify (quote-shaped)', `http://127.0.0.1:${barePort}/bare`, groups));
+  figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, [hot]));
+  figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, [hot]));
   figures.push(
-    await load(
-      'gateway: cached token + validation (400, no upstream call)',
-      `${stack.baseUrl}/v1/stocks?q=tata&limit=99`,
-      auth,
-    ),
+    await load('365-day price page, one account', `${base}/v1/stocks/ARAVALIHOU/price?days=365`, groups, [
+      hot,
+    ]),
   );
   figures.push(
-    await load(
-      'metered: token + admission + equities search over gRPC',
-      `${stack.baseUrl}/v1/stocks?q=tata&limit=5`,
-      auth,
-    ),
+    await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, groups, pool),
   );
-  figures.push(
-    await load(
-      'metered, charged 200: token + admission + chain + JetStream ack',
-      `${stack.baseUrl}/v1/options/NIFTY/chain?strikes=5`,
-      auth,
-    ),
+  figures.push(await load('bare fastify again', `http://127.0.0.1:${barePort}/bare`, groups));
+  print(figures, groups);
+
+  const metered = figures.filter((f) => !f.name.startsWith('bare'));
+  const seen = metered.reduce((sum, f) => sum + f.ok, 0);
+  const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
+  console.log(
+    `\naccounting: ${seen} 200s seen, ${charged} units charged: ${seen === charged ? 'exact' : 'MISMATCH'}`,
   );
-  figures.push(
-    await load('gateway: /v1/openapi.json (free, pre-serialised)', `${stack.baseUrl}/v1/openapi.json`),
-  );
-  print(figures);
+  if (seen !== charged) failures.push(`${seen} 200s seen but ${charged} units charged`);
+  for (const f of metered)
+    if (Object.keys(f.failed).length > 0) failures.push(`${f.name}: ${JSON.stringify(f.failed)}`);
 } finally {
   bare.kill('SIGTERM');
   await stack.shutdown();
+}
+if (failures.length > 0) {
+  console.error(
+    `\nBENCH FAILED: a benchmark figure means nothing when requests failed\n  ${failures.join('\n  ')}`,
+  );
+  process.exit(1);
 }
 
 console.log('\nquota ledger on its own (real process, real NATS and Postgres):');

@@ -29,7 +29,10 @@ export function createPool(opts: {
     connectionString: opts.url,
     max: opts.max,
     application_name: opts.applicationName,
-    connectionTimeoutMillis: 3_000,
+    // The wait for a pooled connection, queueing included: a start-up read of many large tables queues
+    // behind itself on a busy machine (seen: equities-data failing to start after 3 s). A server that
+    // is down still fails at once (connection refused); only a hang waits this long.
+    connectionTimeoutMillis: 15_000,
     idleTimeoutMillis: 30_000,
     options: `-c search_path=${schema}`,
   });
