@@ -9,7 +9,10 @@ import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, pidsNamed, snapshot } from './cpu.ts';
 import { benchLedger } from './ledger.ts';
 
-const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+/** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+/** Set to a folder to have every platform process write a V8 CPU profile there (node --cpu-prof). */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const POOL_ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000);
 
@@ -29,7 +32,7 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    amount: REQUESTS,
     // One token per request, round robin over the pool (one token: the same hot account every time).
     requests: [
       {
@@ -50,7 +53,8 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
   if (result.timeouts > 0) failed.timeouts = result.timeouts;
   return {
     name,
-    rps: result.requests.average,
+    // Over the whole run (autocannon's per-second average is coarse for a run of a few seconds).
+    rps: requests / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     ok: result['2xx'],
@@ -64,7 +68,7 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
 function print(figures: Figure[], groups: CpuGroup[]) {
   const bares = figures.filter((f) => f.name.startsWith('bare'));
   const bare = bares.map((f) => f.rps).sort((a, b) => a - b)[Math.floor(bares.length / 2)]!;
-  console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, autocannon on loopback`);
+  console.log(`\n${CONNECTIONS} connections, ${REQUESTS} requests each, autocannon on loopback`);
   console.log(
     `ratio: req/s over the bare route's (median of its ${bares.length} runs, ${bare.toFixed(0)} req/s)\n`,
   );
@@ -107,7 +111,10 @@ const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts']
   stdio: 'inherit',
 });
 console.log('starting the platform (six processes)…');
-const stack = await startStack({ LOG_LEVEL: 'warn' });
+const stack = await startStack(
+  { LOG_LEVEL: 'warn' },
+  PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {},
+);
 const failures: string[] = [];
 try {
   const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
@@ -124,7 +131,7 @@ try {
   ).split('\n');
   const groups: CpuGroup[] = [
     ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
-    { name: 'postgres', pids: () => pidsNamed('postgres') },
+    { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
     { name: 'nats', pids: () => pidsNamed('nats-server') },
   ];
   const base = stack.baseUrl;

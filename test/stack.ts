@@ -46,6 +46,8 @@ export interface StackOptions {
   databaseUrl?: string;
   /** Used by the services and shutdown's stream delete instead of NATS_URL. */
   natsUrl?: string;
+  /** Extra node options for every service process, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs?: string[];
 }
 
 export interface Stack {
@@ -124,7 +126,8 @@ export async function startStack(
   // Settlement events of this stack only: its own JetStream stream and subjects.
   const usage = { USAGE_STREAM: `USAGE_${tag.toUpperCase()}`, USAGE_SUBJECT: `usage_${tag}` };
   const spawnService = (name: ServiceName, serviceEnv: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
+    const args = [...(options.nodeArgs ?? []), '--import', 'tsx', `services/${name}/src/server.ts`];
+    const child = spawn(process.execPath, args, {
       env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...usage, ...serviceEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
