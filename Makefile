@@ -99,9 +99,9 @@ openapi: install ## Regenerate the gateway's OpenAPI document
 openapi-check: install ## Fail if the committed OpenAPI document is out of date
 	npx tsx services/gateway/scripts/openapi.ts --check
 
-openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) and Spectral (.spectral.yaml); errors fail
+openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) and Spectral (.spectral.yaml); any warning fails
 	npx redocly lint --format=stylish services/gateway/openapi.json
-	npx spectral lint --fail-severity=error services/gateway/openapi.json
+	npx spectral lint --fail-severity=warn services/gateway/openapi.json
 
 lint: install ## Lint and check formatting (biome)
 	npx biome check .

@@ -40,6 +40,8 @@ export const accountRoutes = [
     operationId: 'getMyUsage',
     path: '/v1/me/usage',
     summary: "The token's plan and its usage in the current IST day and month (free)",
+    description:
+      'Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say. Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.',
     tag: 'Account',
     metered: false,
     authenticated: true,
