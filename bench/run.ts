@@ -13,6 +13,7 @@ import { benchLedger } from './ledger.ts';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 /** Set to a folder to have every platform process write a V8 CPU profile there (node --cpu-prof). */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+const WARMUP = Math.min(2_000, REQUESTS);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const POOL_ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000);
 
@@ -28,36 +29,46 @@ interface Figure {
 
 async function load(name: string, url: string, groups: CpuGroup[], tokens: string[] = []): Promise<Figure> {
   let next = 0;
-  const before = snapshot(groups);
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    amount: REQUESTS,
-    // One token per request, round robin over the pool (one token: the same hot account every time).
-    requests: [
-      {
-        setupRequest: (req) => {
-          if (tokens.length === 0) return req;
-          const token = tokens[next++ % tokens.length];
-          return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+  const run = (amount: number) =>
+    autocannon({
+      url,
+      connections: CONNECTIONS,
+      amount,
+      // One token per request, round robin over the pool (one token: the same hot account every time).
+      requests: [
+        {
+          setupRequest: (req) => {
+            if (tokens.length === 0) return req;
+            const token = tokens[next++ % tokens.length];
+            return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+          },
         },
-      },
-    ],
-  });
+      ],
+    });
+  // Warm-up, not measured: a cold JIT and cold connections made the first bare run a third of the next.
+  const warm = await run(WARMUP);
+  const before = snapshot(groups);
+  const result = await run(REQUESTS);
   const after = snapshot(groups);
   const requests = result.requests.total;
+  // Failures and 200s of both runs: the warm-up's are charged too.
   const failed: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
-    if (code !== '200') failed[code] = count ?? 0;
-  if (result.errors > 0) failed.connection_errors = result.errors;
-  if (result.timeouts > 0) failed.timeouts = result.timeouts;
+  const add = (key: string, n: number) => {
+    if (n > 0) failed[key] = (failed[key] ?? 0) + n;
+  };
+  for (const r of [warm, result]) {
+    for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {}))
+      if (code !== '200') add(code, count ?? 0);
+    add('connection_errors', r.errors);
+    add('timeouts', r.timeouts);
+  }
   return {
     name,
     // Over the whole run (autocannon's per-second average is coarse for a run of a few seconds).
     rps: requests / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    ok: result['2xx'],
+    ok: warm['2xx'] + result['2xx'],
     failed,
     cpuPer1k: new Map(
       groups.map((g) => [g.name, ((after.get(g.name)! - before.get(g.name)!) / requests) * 1_000]),
