@@ -72,6 +72,7 @@ export async function benchLedger(): Promise<string[]> {
               request_id: randomUUID(),
               account: { account_id: `bench-${sent % 2000}`, plan: 'bench', burst_per_minute: 1_000_000 },
               traceparent: '',
+              interface: 'rest',
             });
           }
           call.write({ admissions, restored: [], released: [] });

@@ -9,8 +9,15 @@ import { DATABASE_URL, startStack } from '../stack.ts';
 /** What the platform tests are given: where the loaded platform answers, a token, and its market. */
 export interface Platform {
   baseUrl: string;
+  /** The gateway's operations port (`/metrics`, `/readyz`). */
+  gatewayOpsUrl: string;
   /** On a plan without caps and with a burst cap no test reaches. */
   token: string;
+  /**
+   * Tokens of fresh accounts, each for one test that counts its own usage: on the `platform` plan
+   * (uncapped), on `free` (50 a day, 60 a minute) and on `burst-10` (uncapped, 10 a minute).
+   */
+  spare: { platform: string[]; free: string[]; burst10: string[] };
   /** Symbols with something to show: the largest company (F&O), a listed ETF, a company with filings. */
   symbols: { stock: string; etf: string; filer: string };
   /** The generated market the equities and options data were loaded from (regenerate it to compare). */
@@ -24,6 +31,9 @@ declare module 'vitest' {
 }
 
 const exec = promisify(execFile);
+
+/** Spare tokens of each kind (see `Platform.spare`). */
+const SPARE_TOKENS = 4;
 
 /**
  * The whole platform as real processes with data in every service, loaded with the data tools as
@@ -58,7 +68,15 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
       '--burst',
       '1000000',
     );
+    await stack.admin('plan', 'create', 'burst-10', '--daily', 'none', '--monthly', 'none', '--burst', '10');
     const token = (await stack.admin('demo-token', '--plan', 'platform')).split('\n').at(-1)!;
+    const pool = async (plan: string) =>
+      (await stack.admin('token-pool', '--plan', plan, '--count', String(SPARE_TOKENS))).trim().split('\n');
+    const spare = {
+      platform: await pool('platform'),
+      free: await pool('free'),
+      burst10: await pool('burst-10'),
+    };
     const tool = async (service: string, ...args: string[]) => {
       const schema = stack.schemas.find((s) => s.endsWith(`_${service.replace(/-/g, '_')}`))!;
       await exec(process.execPath, ['--import', 'tsx', `services/${service}/src/cli.ts`, ...args], {
@@ -77,7 +95,17 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
       if (Date.now() > until) throw new Error('the equities service never served the generated data');
       await new Promise((r) => setTimeout(r, 200));
     }
-    return { platform: { baseUrl: stack.baseUrl, token, symbols, market }, stop: () => stack.shutdown() };
+    return {
+      platform: {
+        baseUrl: stack.baseUrl,
+        gatewayOpsUrl: `http://127.0.0.1:${stack.procs.get('gateway')!.opsPort}`,
+        token,
+        spare,
+        symbols,
+        market,
+      },
+      stop: () => stack.shutdown(),
+    };
   } catch (err) {
     await stack.shutdown();
     throw err;

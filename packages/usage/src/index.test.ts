@@ -32,6 +32,8 @@ describe('usage contract', () => {
     expect(parseSettlementEvent(null)).toBe('not an object');
     expect(parseSettlementEvent({ ...event, v: 2 })).toBe('unknown version 2');
     expect(parseSettlementEvent({ ...event, kind: 'gifted' })).toBe('bad kind gifted');
+    expect(parseSettlementEvent({ ...event, interface: 'mcp' })).toEqual({ ...event, interface: 'mcp' });
+    expect(parseSettlementEvent({ ...event, interface: 'fax' })).toBe('bad interface fax');
     expect(parseSettlementEvent({ ...event, admitted_at_ms: 'soon' })).toBe('bad admitted_at_ms');
     expect(parseSettlementEvent({ ...event, request_id: "x'; drop table" })).toBe('bad request_id');
   });

@@ -20,6 +20,8 @@ export interface SettlementEvent {
   /** The operation id and HTTP status, for the audit trail. */
   route: string;
   status: number;
+  /** The front door the request came through; absent in events of before interfaces were told apart: `rest`. */
+  interface?: Interface;
 }
 
 /** JetStream subject of an event: `<prefix>.<shard>.<kind>`; each shard's consumer filters on its shard. */
@@ -56,6 +58,8 @@ export function parseSettlementEvent(value: unknown): SettlementEvent | string {
     if (typeof e[key] !== 'number' || !Number.isFinite(e[key])) return `bad ${key}`;
   }
   if (typeof e.route !== 'string' || e.route.length > 64) return 'bad route';
+  if (e.interface !== undefined && !INTERFACES.includes(e.interface as Interface))
+    return `bad interface ${String(e.interface)}`;
   return e as unknown as SettlementEvent;
 }
 
@@ -69,3 +73,7 @@ export function usageStreamSpec(name: string, subjectPrefix: string, retentionDa
     replicas,
   };
 }
+
+/** The front doors a metered call can come through; usage is also reported per interface. */
+export const INTERFACES = ['rest', 'mcp'] as const;
+export type Interface = (typeof INTERFACES)[number];

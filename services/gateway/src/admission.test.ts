@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OutstandingAdmissions } from './admission.ts';
 
 const account = { account_id: 'a', plan: 'free', daily_cap: 40, monthly_cap: undefined, burst_per_minute: 0 };
-const hold = (id: string, at = 1_000) => ({ request_id: id, account, admitted_at_ms: at });
+const hold = (id: string, at = 1_000) => ({ request_id: id, account, admitted_at_ms: at, interface: 'rest' });
 
 describe('OutstandingAdmissions', () => {
   it('lists admitted requests oldest first until they settle', () => {

@@ -3,7 +3,7 @@ import { ApiError } from '@mdp/errors';
 import { CHANNEL_OPTIONS } from '@mdp/grpc';
 import { ledger } from '@mdp/proto';
 import { Counter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
-import { shardOf } from '@mdp/usage';
+import { type Interface, shardOf } from '@mdp/usage';
 import type { Principal } from './authenticator.ts';
 import { ledgerAccount } from './catalogue/account.ts';
 import { rateLimitHeaders } from './rate-limit-headers.ts';
@@ -88,7 +88,12 @@ class ShardStream {
   /** The shard said ADMITTED: remember the request until it settles. */
   admitted(req: ledger.Admission, admittedAtMs: number): void {
     this.outstanding.add(
-      { request_id: req.request_id, account: req.account, admitted_at_ms: admittedAtMs },
+      {
+        request_id: req.request_id,
+        account: req.account,
+        admitted_at_ms: admittedAtMs,
+        interface: req.interface,
+      },
       Date.now(),
     );
   }
@@ -207,6 +212,8 @@ export interface Admission {
   accountId: string;
   shard: number;
   admittedAtMs: number;
+  /** The front door it came through. */
+  via: Interface;
   headers: Record<string, string>;
 }
 
@@ -216,7 +223,7 @@ export interface Admission {
  */
 export class AdmissionClient {
   private readonly shards: ShardStream[];
-  private readonly decisions: Counter<'decision'>;
+  private readonly decisions: Counter<'decision' | 'interface'>;
 
   constructor(
     addresses: string[],
@@ -228,13 +235,13 @@ export class AdmissionClient {
     this.shards = addresses.map((a) => new ShardStream(a, logger, holdTtlMs));
     this.decisions = new Counter({
       name: 'gateway_admissions_total',
-      help: 'Admission outcomes seen by the gateway: admitted, rate_limited, quota_exhausted, unavailable',
-      labelNames: ['decision'] as const,
+      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp)',
+      labelNames: ['decision', 'interface'] as const,
       registers: [registry],
     });
   }
 
-  async admit(requestId: string, caller: Principal): Promise<Admission> {
+  async admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
     const shard = shardOf(caller.accountId, this.shards.length);
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
@@ -242,28 +249,30 @@ export class AdmissionClient {
       request_id: requestId,
       account: ledgerAccount(caller),
       traceparent: carrier.traceparent ?? '',
+      interface: via,
     };
     let res: ledger.AdmissionResult;
     try {
       res = await this.shards[shard]!.admit(req, this.deadlineMs);
     } catch (err) {
-      this.decisions.inc({ decision: 'unavailable' });
+      this.decisions.inc({ decision: 'unavailable', interface: via });
       throw err;
     }
     const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
-        this.decisions.inc({ decision: 'admitted' });
+        this.decisions.inc({ decision: 'admitted', interface: via });
         this.shards[shard]!.admitted(req, res.admitted_at_ms);
         return {
           requestId,
           accountId: caller.accountId,
           shard,
           admittedAtMs: res.admitted_at_ms,
+          via,
           headers,
         };
       case D.ADMIT_DECISION_RATE_LIMITED:
-        this.decisions.inc({ decision: 'rate_limited' });
+        this.decisions.inc({ decision: 'rate_limited', interface: via });
         throw new ApiError(
           'rate_limited',
           `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
@@ -272,13 +281,13 @@ export class AdmissionClient {
           },
         );
       case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
-        this.decisions.inc({ decision: 'quota_exhausted' });
+        this.decisions.inc({ decision: 'quota_exhausted', interface: via });
         throw new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
           headers: { ...headers, 'Retry-After': res.retry_after_seconds },
         });
       default:
         // A duplicate id or a ledger that could not decide: never guess, never charge.
-        this.decisions.inc({ decision: 'unavailable' });
+        this.decisions.inc({ decision: 'unavailable', interface: via });
         throw ApiError.serviceUnavailable(5);
     }
   }

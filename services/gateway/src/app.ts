@@ -17,23 +17,22 @@ import {
 } from '@mdp/telemetry';
 import Fastify, {
   type FastifyBaseLogger,
-  type FastifyError,
   type FastifyInstance,
   type FastifyReply,
-  type FastifyRequest,
   LogController,
 } from 'fastify';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
-import { catalogue, type RouteDef, type Upstreams } from './catalogue/index.ts';
+import { catalogue, type Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
-import { envelope } from './envelope.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
-import { ChargeNotConfirmed, type Metering, SETTLEMENT_RETRY_S } from './metering.ts';
+import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
+import { toolsFromCatalogue } from './mcp/tools.ts';
+import type { Metering } from './metering.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseQueryString } from './query-string.ts';
 import { RATE_LIMIT_HEADER_NAMES } from './rate-limit-headers.ts';
-import { toApiError } from './upstreams.ts';
+import { asApiError, routeCaller } from './route-call.ts';
 import { compileValidator } from './validation.ts';
 
 export interface GatewayDeps {
@@ -71,17 +70,6 @@ function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
     .send(errorBody(err));
 }
 
-/** Any error reaching the edge, as one of the SPEC's codes. Framework 4xx errors are the client's. */
-function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(SETTLEMENT_RETRY_S, err);
-  const status = (err as FastifyError).statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new ApiError('invalid_request', 'the request could not be read');
-  }
-  return ApiError.internal(err);
-}
-
 /** A malformed request caught by Node's HTTP parser (oversized headers, timeouts) still gets an envelope. */
 function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
@@ -102,6 +90,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const { logger, tracer, upstreams, authenticator, metering, documents, clock } = deps;
   const metrics = httpServerMetrics(deps.registry);
   const isKnownPath = knownPathMatcher(catalogue);
+  const call = routeCaller({ upstreams, metering, clock, ...(documents ? { documents } : {}) });
   let closing = false;
 
   const app = Fastify({
@@ -131,9 +120,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       extractTraceContext(req.headers),
     );
     if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
+    const mcp = isMcpPath(req.url);
+    if (mcp && req.method === 'OPTIONS') return mcpPreflight(reply);
     // The rest of the request runs inside its span, so token verification, admission and settlement
     // (not only the data call) carry its trace id to auth, the ledger and the settlement event.
-    if (req.method === 'GET') return context.with(trace.setSpan(context.active(), req.span), done);
+    if (req.method === 'GET' || mcp) return context.with(trace.setSpan(context.active(), req.span), done);
     if (!isKnownPath(req.url)) {
       return void sendError(reply, new ApiError('route_not_found', `no route ${req.url.split('?')[0]}`));
     }
@@ -202,9 +193,19 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   const openApiJson = JSON.stringify(buildOpenApi());
+  const validators = new Map(catalogue.map((route) => [route, compileValidator(route)]));
+
+  registerMcp(app, {
+    tools: toolsFromCatalogue(catalogue),
+    validators,
+    call,
+    authenticator,
+    tracer,
+    registry: deps.registry,
+  });
 
   for (const route of catalogue) {
-    const validate = compileValidator(route);
+    const validate = validators.get(route)!;
     app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
       // Who is asking comes before what they ask: a request without a valid token learns nothing else.
       const caller = route.authenticated ? await authenticator.authenticate(req.headers.authorization) : null;
@@ -215,24 +216,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           .type('application/json; charset=utf-8')
           .send(openApiJson);
       }
-      if (!route.metered) {
-        const doc = await documentFor(route, upstreams, input, req, documents);
-        return reply
-          .header('cache-control', 'no-store')
-          .type('application/json; charset=utf-8')
-          .send(envelope(doc, route.operationId, clock()));
-      }
-      // Metered: admitted before any work, settled exactly once after it.
-      const admission = await metering.admit(req.id, caller!);
-      const body = await metering.settle(
-        admission,
-        route.operationId,
-        async () =>
-          envelope(await documentFor(route, upstreams, input, req, documents), route.operationId, clock()),
-        (err) => asApiError(err).status,
-      );
+      const { body, headers } = await call(route, input, { requestId: req.id, via: 'rest', span: req.span });
       return reply
-        .headers(admission.headers)
+        .headers(headers)
         .header('cache-control', 'no-store')
         .type('application/json; charset=utf-8')
         .send(body);
@@ -240,35 +226,4 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   }
 
   return app;
-}
-
-/** The route's document: from the cache when the route's data is cacheable, else from its service. */
-function documentFor(
-  route: RouteDef,
-  upstreams: Upstreams,
-  input: Parameters<NonNullable<RouteDef['dispatch']>>[1],
-  req: FastifyRequest,
-  documents: DocumentCache | undefined,
-) {
-  const upstream = route.upstream;
-  if (!documents || !upstream || upstream === 'ledger') return callOwner(route, upstreams, input, req);
-  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, () =>
-    callOwner(route, upstreams, input, req),
-  );
-}
-
-async function callOwner(
-  route: RouteDef,
-  upstreams: Upstreams,
-  input: Parameters<NonNullable<RouteDef['dispatch']>>[1],
-  req: FastifyRequest,
-) {
-  const dispatch = route.dispatch;
-  if (!dispatch) throw ApiError.internal(new Error(`route ${route.operationId} has no owner`));
-  const ctx = req.span ? trace.setSpan(context.active(), req.span) : context.active();
-  try {
-    return await context.with(ctx, () => dispatch(upstreams, input));
-  } catch (err) {
-    throw toApiError(err);
-  }
 }

@@ -1,4 +1,5 @@
 import { ApiError } from '@mdp/errors';
+import type { Interface } from '@mdp/usage';
 import type { Admission, AdmissionClient } from './admission.ts';
 import type { Principal } from './authenticator.ts';
 import type { Settler } from './settlement.ts';
@@ -23,9 +24,9 @@ export class Metering {
    * Admits or throws the 429/503 to answer with; nothing is held on a throw. While the settlement
    * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
    */
-  admit(requestId: string, caller: Principal): Promise<Admission> {
+  admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
     if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable(SETTLEMENT_RETRY_S));
-    return this.admission.admit(requestId, caller);
+    return this.admission.admit(requestId, caller, via);
   }
 
   /** Runs the admitted work and settles it: charged only if it produced a 200 whose charge JetStream acknowledged. */

@@ -1,10 +1,8 @@
-import { ERROR_CODES } from '@mdp/errors';
-import { type TSchema, Type } from '@sinclair/typebox';
-import { OPENAPI_OPERATION_ID, UsageDocument } from './catalogue/account.ts';
-import { DOCUMENT_SCHEMAS } from './catalogue/documents/index.ts';
+import type { TSchema } from '@sinclair/typebox';
+import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type RouteDef } from './catalogue/index.ts';
 import { CSV } from './catalogue/params.ts';
-import { SearchItem } from './catalogue/stocks.ts';
+import { clean, ErrorSchema, NAMED_SCHEMAS, withRefs } from './json-schema.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -18,18 +16,7 @@ const TAGS: Record<string, string> = {
   Meta: 'This interface described (free, no token)',
 };
 
-/** JSON Schema as OpenAPI shows it: TypeBox's symbols and our private keywords removed. */
-function clean(schema: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(schema, (key, value) => (key === CSV || key === '$id' ? undefined : value)),
-  );
-}
-
-function refs(schema: unknown): unknown {
-  return JSON.parse(
-    JSON.stringify(clean(schema)).replace(/"\$ref":"(\w+)"/g, '"$ref":"#/components/schemas/$1"'),
-  );
-}
+const refs = (schema: unknown) => withRefs(schema, '#/components/schemas/');
 
 function parameters(route: RouteDef) {
   const out: unknown[] = [];
@@ -105,24 +92,6 @@ const errorResponse = (description: string, headers: Record<string, unknown> = {
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
-const ErrorSchema = Type.Object({
-  error: Type.Object({
-    code: Type.Unsafe<string>({ type: 'string', enum: ERROR_CODES }),
-    message: Type.String({ description: 'Human text; wording may change. Branch on `code`.' }),
-    details: Type.Optional(
-      Type.Object({ param: Type.Optional(Type.String({ description: 'The parameter at fault' })) }),
-    ),
-  }),
-});
-
-const MetaSchema = Type.Object(
-  {
-    as_of: Type.String({ format: 'date-time', description: 'When the response was assembled (UTC)' }),
-    route: Type.String({ description: 'The operation id that served the request' }),
-  },
-  { additionalProperties: true, description: 'Extra keys carry paging and windows' },
-);
-
 /** The OpenAPI 3.1 description of the whole interface, built from the route catalogue. */
 export function buildOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -158,10 +127,7 @@ export function buildOpenApi(): Record<string, unknown> {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Personal API token' } },
       schemas: {
         Error: clean(ErrorSchema),
-        Meta: clean(MetaSchema),
-        SearchItem: clean(SearchItem),
-        UsageDocument: clean(UsageDocument),
-        ...Object.fromEntries(DOCUMENT_SCHEMAS.map((s) => [s.$id!, refs(s)])),
+        ...Object.fromEntries(Object.entries(NAMED_SCHEMAS).map(([name, s]) => [name, refs(s)])),
       },
       headers: {
         'X-RateLimit-Limit': {

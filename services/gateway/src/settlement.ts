@@ -106,6 +106,7 @@ export class Settler {
       settled_at_ms: Date.now(),
       route,
       status,
+      interface: a.via,
     };
   }
 

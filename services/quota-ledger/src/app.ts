@@ -3,7 +3,7 @@ import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } fr
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
 import { ledger } from '@mdp/proto';
 import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/telemetry';
-import type { AccountBook } from './domain/account-book.ts';
+import { type AccountBook, type ByInterface, interfaceOf } from './domain/account-book.ts';
 import type { Caps, Decision } from './domain/admission.ts';
 import type { Mutex } from './mutex.ts';
 import type { ProjectionStore } from './projections.ts';
@@ -127,7 +127,13 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
   };
 
   function decideNow(req: ledger.Admission, account: ledger.Account, now: number): ledger.AdmissionResult {
-    const decision = book.admit(req.request_id, account.account_id, capsOf(account), now);
+    const decision = book.admit(
+      req.request_id,
+      account.account_id,
+      capsOf(account),
+      now,
+      interfaceOf(req.interface),
+    );
     admissions.inc({ decision: decision === 'duplicate' ? 'duplicate' : decision.kind });
     return respond(req.request_id, decision, now);
   }
@@ -176,7 +182,9 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       const at = clock();
       for (const h of valid) {
         if (settled.has(h.request_id)) restoredHolds.inc({ outcome: 'settled' });
-        else if (book.restore(h.request_id, h.account.account_id, h.admitted_at_ms, at))
+        else if (
+          book.restore(h.request_id, h.account.account_id, h.admitted_at_ms, at, interfaceOf(h.interface))
+        )
           restoredHolds.inc({ outcome: 'restored' });
         else restoredHolds.inc({ outcome: 'skipped' });
       }
@@ -248,18 +256,25 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
       const now = await ensureLoaded(account.account_id);
       const caps = capsOf(account);
-      const { used } = book.usage(account.account_id, now);
-      const window = (period: string, used: number, limit: number | null, resetsAt: number) => ({
+      const { used, byInterface } = book.usage(account.account_id, now);
+      const window = (
+        period: string,
+        used: number,
+        by: ByInterface,
+        limit: number | null,
+        resetsAt: number,
+      ) => ({
         period,
         used,
         limit,
         remaining: limit === null ? null : Math.max(0, limit - used),
         resets_at: isoSeconds(resetsAt),
+        by_interface: by,
       });
       return jsonDocument({
         plan: account.plan,
-        day: window(istDay(now), used.day, caps.daily, istNextDayStart(now)),
-        month: window(istMonth(now), used.month, caps.monthly, istNextMonthStart(now)),
+        day: window(istDay(now), used.day, byInterface.day, caps.daily, istNextDayStart(now)),
+        month: window(istMonth(now), used.month, byInterface.month, caps.monthly, istNextMonthStart(now)),
       });
     },
   });

@@ -22,7 +22,7 @@ export async function run(store: ProjectionStore, argv: string[]): Promise<{ out
   if (diffs.length === 0)
     return { out: `${head}: projections equal the live ones (no differences)`, code: 0 };
   const lines = diffs.map(
-    (d) => `  account ${d.account_id} period ${d.period}: live ${d.live}, rebuilt ${d.rebuilt}`,
+    (d) => `  account ${d.account_id} period ${d.period} via ${d.via}: live ${d.live}, rebuilt ${d.rebuilt}`,
   );
   return { out: [`${head}: ${diffs.length} difference(s)`, ...lines].join('\n'), code: 1 };
 }

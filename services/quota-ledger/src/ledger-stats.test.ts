@@ -12,7 +12,12 @@ function bookWith(charged: number[]): AccountBook {
   for (const [i, n] of charged.entries())
     book.loaded(
       `acct-${i}`,
-      { day: '2026-03-14', dayCharged: n, month: '2026-03', monthCharged: n + 100 },
+      {
+        day: '2026-03-14',
+        dayCharged: { rest: n, mcp: 0 },
+        month: '2026-03',
+        monthCharged: { rest: n + 100, mcp: 0 },
+      },
       T,
     );
   return book;
@@ -35,6 +40,7 @@ function stats(opts: {
         Array.from({ length: opts.differences ?? 0 }, (_, i) => ({
           account_id: `a${i}`,
           period: '2026-03-14',
+          via: 'rest' as const,
           live: 1,
           rebuilt: 2,
         })),
@@ -107,8 +113,17 @@ describe('ledger stats gauges', () => {
     ).toBe(String(TOP_ACCOUNTS + 5));
     expect(text).not.toContain('account="acct-0"');
     // acct-0 becomes the busiest; the least busy of the old top drops out of the gauge.
-    book.loaded('acct-0', { day: '2026-03-14', dayCharged: 0, month: '2026-03', monthCharged: 0 }, T);
-    book.charge({ accountId: 'acct-0', day: '2026-03-14', month: '2026-03', delta: 1_000 });
+    book.loaded(
+      'acct-0',
+      {
+        day: '2026-03-14',
+        dayCharged: { rest: 0, mcp: 0 },
+        month: '2026-03',
+        monthCharged: { rest: 0, mcp: 0 },
+      },
+      T,
+    );
+    book.charge({ accountId: 'acct-0', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1_000 });
     await s.refresh();
     text = await metrics();
     expect(

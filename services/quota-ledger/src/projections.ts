@@ -1,7 +1,7 @@
 import type { Pool } from '@mdp/db';
 import { istDay, istMonth } from '@mdp/ist-time';
-import type { SettlementEvent, SettlementKind } from '@mdp/usage';
-import type { ChargeDelta } from './domain/account-book.ts';
+import type { Interface, SettlementEvent, SettlementKind } from '@mdp/usage';
+import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
 
 /** Does a request count as charged, given the kinds of event recorded for it? */
 const counts = (kinds: Set<string>) => kinds.has('charged') && !kinds.has('voided');
@@ -30,9 +30,9 @@ export class ProjectionStore {
     try {
       await client.query('BEGIN');
       const inserted = await client.query<{ request_id: string; kind: SettlementKind }>(
-        `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status)
+        `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::date[], $7::text[], $8::text[], $9::smallint[])
+                              $6::date[], $7::text[], $8::text[], $9::smallint[], $10::text[])
          ON CONFLICT (request_id, kind) DO NOTHING
          RETURNING request_id, kind`,
         [
@@ -45,6 +45,7 @@ export class ProjectionStore {
           events.map((e) => istMonth(e.admitted_at_ms)),
           events.map((e) => e.route),
           events.map((e) => e.status),
+          events.map((e) => e.interface ?? 'rest'),
         ],
       );
       const fresh = new Map<string, Set<string>>();
@@ -59,10 +60,11 @@ export class ProjectionStore {
           account_id: string;
           day: string;
           month: string;
+          via: Interface;
           kinds: string[];
         }>(
           `SELECT request_id, min(account_id) AS account_id, to_char(min(day), 'YYYY-MM-DD') AS day, min(month) AS month,
-                  array_agg(kind) AS kinds
+                  min(interface) AS via, array_agg(kind) AS kinds
              FROM usage_events WHERE request_id = ANY($1::text[]) GROUP BY request_id`,
           [[...fresh.keys()]],
         );
@@ -70,7 +72,8 @@ export class ProjectionStore {
           const after = new Set(row.kinds);
           const before = new Set([...after].filter((k) => !fresh.get(row.request_id)!.has(k)));
           const delta = Number(counts(after)) - Number(counts(before));
-          if (delta !== 0) deltas.push({ accountId: row.account_id, day: row.day, month: row.month, delta });
+          if (delta !== 0)
+            deltas.push({ accountId: row.account_id, day: row.day, month: row.month, via: row.via, delta });
         }
         await this.applyDeltas(client, deltas);
       }
@@ -86,11 +89,11 @@ export class ProjectionStore {
 
   private async applyDeltas(client: import('pg').PoolClient, deltas: ChargeDelta[]): Promise<void> {
     const sum = (key: (d: ChargeDelta) => string) => {
-      const m = new Map<string, { accountId: string; period: string; delta: number }>();
+      const m = new Map<string, { accountId: string; period: string; via: Interface; delta: number }>();
       for (const d of deltas) {
         const period = key(d);
-        const k = `${d.accountId} ${period}`;
-        const cur = m.get(k) ?? { accountId: d.accountId, period, delta: 0 };
+        const k = `${d.accountId} ${period} ${d.via}`;
+        const cur = m.get(k) ?? { accountId: d.accountId, period, via: d.via, delta: 0 };
         cur.delta += d.delta;
         m.set(k, cur);
       }
@@ -107,18 +110,23 @@ export class ProjectionStore {
       const cast = period === 'day' ? 'date' : 'text';
       if (up.length > 0) {
         await client.query(
-          `INSERT INTO ${table} (account_id, ${period}, charged)
-           SELECT * FROM unnest($1::text[], $2::${cast}[], $3::int[])
-           ON CONFLICT (account_id, ${period}) DO UPDATE SET charged = ${table}.charged + EXCLUDED.charged`,
-          [up.map((x) => x.accountId), up.map((x) => x.period), up.map((x) => x.delta)],
+          `INSERT INTO ${table} (account_id, ${period}, interface, charged)
+           SELECT * FROM unnest($1::text[], $2::${cast}[], $3::text[], $4::int[])
+           ON CONFLICT (account_id, ${period}, interface) DO UPDATE SET charged = ${table}.charged + EXCLUDED.charged`,
+          [up.map((x) => x.accountId), up.map((x) => x.period), up.map((x) => x.via), up.map((x) => x.delta)],
         );
       }
       if (down.length > 0) {
         await client.query(
           `UPDATE ${table} t SET charged = t.charged + d.delta
-             FROM unnest($1::text[], $2::${cast}[], $3::int[]) AS d(account_id, period, delta)
-            WHERE t.account_id = d.account_id AND t.${period} = d.period`,
-          [down.map((x) => x.accountId), down.map((x) => x.period), down.map((x) => x.delta)],
+             FROM unnest($1::text[], $2::${cast}[], $3::text[], $4::int[]) AS d(account_id, period, via, delta)
+            WHERE t.account_id = d.account_id AND t.${period} = d.period AND t.interface = d.via`,
+          [
+            down.map((x) => x.accountId),
+            down.map((x) => x.period),
+            down.map((x) => x.via),
+            down.map((x) => x.delta),
+          ],
         );
       }
     }
@@ -134,14 +142,21 @@ export class ProjectionStore {
     return new Set(rows.map((r) => r.request_id));
   }
 
-  /** Charged counts of one account's day and month, as the projections hold them. */
-  async charged(accountId: string, day: string, month: string): Promise<{ day: number; month: number }> {
-    const { rows } = await this.pool.query<{ day: number; month: number }>(
-      `SELECT coalesce((SELECT charged FROM usage_daily WHERE account_id = $1 AND day = $2::date), 0) AS day,
-              coalesce((SELECT charged FROM usage_monthly WHERE account_id = $1 AND month = $3), 0) AS month`,
+  /** Charged counts of one account's day and month by interface, as the projections hold them. */
+  async charged(
+    accountId: string,
+    day: string,
+    month: string,
+  ): Promise<{ day: ByInterface; month: ByInterface }> {
+    const { rows } = await this.pool.query<{ window: 'day' | 'month'; via: Interface; charged: number }>(
+      `SELECT 'day' AS window, interface AS via, charged FROM usage_daily WHERE account_id = $1 AND day = $2::date
+       UNION ALL
+       SELECT 'month', interface, charged FROM usage_monthly WHERE account_id = $1 AND month = $3`,
       [accountId, day, month],
     );
-    return rows[0]!;
+    const counts = { day: noUnits(), month: noUnits() };
+    for (const row of rows) counts[row.window][row.via] = row.charged;
+    return counts;
   }
 
   /**
@@ -150,35 +165,39 @@ export class ProjectionStore {
    * projections are exactly what the log implies.
    */
   async rebuildDifferences(): Promise<
-    { account_id: string; period: string; live: number; rebuilt: number }[]
+    { account_id: string; period: string; via: Interface; live: number; rebuilt: number }[]
   > {
     const { rows } = await this.pool.query<{
       account_id: string;
       period: string;
+      via: Interface;
       live: number;
       rebuilt: number;
     }>(
       `WITH per_request AS (
          SELECT request_id, min(account_id) AS account_id, min(day) AS day, min(month) AS month,
-                bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
+                min(interface) AS via, bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
            FROM usage_events GROUP BY request_id),
        rebuilt_daily AS (
-         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, count(*)::int AS n
-           FROM per_request WHERE charged GROUP BY account_id, day),
+         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, count(*)::int AS n
+           FROM per_request WHERE charged GROUP BY account_id, day, via),
        rebuilt_monthly AS (
-         SELECT account_id, month AS period, count(*)::int AS n
-           FROM per_request WHERE charged GROUP BY account_id, month),
-       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, charged AS n FROM usage_daily WHERE charged <> 0),
-       live_monthly AS (SELECT account_id, month AS period, charged AS n FROM usage_monthly WHERE charged <> 0)
+         SELECT account_id, month AS period, via, count(*)::int AS n
+           FROM per_request WHERE charged GROUP BY account_id, month, via),
+       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, interface AS via, charged AS n
+                        FROM usage_daily WHERE charged <> 0),
+       live_monthly AS (SELECT account_id, month AS period, interface AS via, charged AS n
+                          FROM usage_monthly WHERE charged <> 0)
        SELECT coalesce(l.account_id, r.account_id) AS account_id, coalesce(l.period, r.period) AS period,
-              coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
-         FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period)
+              coalesce(l.via, r.via) AS via, coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
+         FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period, via)
         WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
        UNION ALL
-       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.n, 0), coalesce(r.n, 0)
-         FROM live_monthly l FULL JOIN rebuilt_monthly r USING (account_id, period)
+       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.via, r.via),
+              coalesce(l.n, 0), coalesce(r.n, 0)
+         FROM live_monthly l FULL JOIN rebuilt_monthly r USING (account_id, period, via)
         WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
-       ORDER BY 1, 2`,
+       ORDER BY 1, 2, 3`,
     );
     return rows;
   }

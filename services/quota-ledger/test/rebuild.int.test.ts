@@ -49,8 +49,14 @@ beforeAll(async () => {
     event('r4', 'charged', 'acct-2', '2026-03-14T18:30:00Z'),
     event('r5', 'voided'),
     event('r5', 'charged'),
+    { ...event('r6', 'charged'), interface: 'mcp' },
   ]);
-  await store.record([event('r1', 'charged'), event('r2', 'voided')]);
+  await store.record([
+    event('r1', 'charged'),
+    event('r2', 'voided'),
+    { ...event('r7', 'charged'), interface: 'mcp' },
+    { ...event('r7', 'voided'), interface: 'mcp' },
+  ]);
 });
 afterAll(async () => {
   await pool.end();
@@ -58,20 +64,25 @@ afterAll(async () => {
 });
 
 describe('ledger rebuild', () => {
-  it('the projections count what the log implies: charges minus voids, in the IST day of admission', async () => {
+  it('the projections count what the log implies: charges minus voids, in the IST day of admission, by interface', async () => {
     const { rows } = await pool.query(
-      "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, charged FROM usage_daily ORDER BY 1, 2",
+      "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, interface, charged FROM usage_daily ORDER BY 1, 2, 3",
     );
     expect(rows).toEqual([
-      { account_id: 'acct-1', day: '2026-03-14', charged: 1 },
-      { account_id: 'acct-2', day: '2026-03-15', charged: 1 },
+      { account_id: 'acct-1', day: '2026-03-14', interface: 'mcp', charged: 1 },
+      { account_id: 'acct-1', day: '2026-03-14', interface: 'rest', charged: 1 },
+      { account_id: 'acct-2', day: '2026-03-15', interface: 'rest', charged: 1 },
     ]);
+    expect(await store.charged('acct-1', '2026-03-14', '2026-03')).toEqual({
+      day: { rest: 1, mcp: 1 },
+      month: { rest: 1, mcp: 1 },
+    });
   });
 
   it('replaying the log finds no difference, and the command says so with exit code 0', async () => {
     const { stdout } = await rebuild();
     expect(stdout).toMatch(
-      /replayed 7 events of 2 accounts: projections equal the live ones \(no differences\)/,
+      /replayed 10 events of 2 accounts: projections equal the live ones \(no differences\)/,
     );
   });
 
@@ -86,7 +97,7 @@ describe('ledger rebuild', () => {
     await pool.query("UPDATE usage_daily SET charged = charged + 2 WHERE account_id = 'acct-1'");
     await expect(rebuild()).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining('account acct-1 period 2026-03-14: live 3, rebuilt 1'),
+      stdout: expect.stringContaining('account acct-1 period 2026-03-14 via rest: live 3, rebuilt 1'),
     });
   });
 });

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { INTERFACES, type Interface } from '@mdp/usage';
+import { type TInteger, Type } from '@sinclair/typebox';
 import { type Caller, defineRoute, noParams } from './route.ts';
 
 /** The verified caller as the ledger needs it: it never reads the auth service's tables. */
@@ -22,6 +23,16 @@ const UsageWindow = (periodDescription: string, pattern: string) =>
       description: 'null when unlimited',
     }),
     resets_at: Type.String({ format: 'date-time', description: 'When the window resets (UTC)' }),
+    by_interface: Type.Object(
+      Object.fromEntries(INTERFACES.map((via) => [via, Type.Integer({ minimum: 0 })])) as Record<
+        Interface,
+        TInteger
+      >,
+      {
+        description:
+          'Of `used`, the units used through each interface: `rest` (this API) and `mcp` (the tool server). Every cap counts them together.',
+      },
+    ),
   });
 
 export const UsageDocument = Type.Object(
@@ -38,6 +49,7 @@ export const OPENAPI_OPERATION_ID = 'getOpenApi';
 export const accountRoutes = [
   defineRoute({
     operationId: 'getMyUsage',
+    toolName: 'get_usage',
     path: '/v1/me/usage',
     summary: "The token's plan and its usage in the current IST day and month (free)",
     description:

@@ -31,6 +31,8 @@ export interface RouteInput<P extends TObject, Q extends TObject> {
 export interface RouteDef<P extends TObject = TObject, Q extends TObject = TObject> {
   /** `meta.route` and the OpenAPI operationId. */
   operationId: string;
+  /** The MCP tool's name when it is not the operation id in snake_case. */
+  toolName?: string;
   /** OpenAPI path template, e.g. `/v1/stocks/{symbol}/quote`. */
   path: string;
   summary: string;

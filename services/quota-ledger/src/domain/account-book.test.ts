@@ -4,7 +4,16 @@ import { AccountBook } from './account-book.ts';
 const T = Date.parse('2026-03-14T10:00:00Z');
 const caps = { daily: 2, monthly: null };
 const loaded = (book: AccountBook, account: string, at = T) =>
-  book.loaded(account, { day: '2026-03-14', dayCharged: 0, month: '2026-03', monthCharged: 0 }, at);
+  book.loaded(
+    account,
+    {
+      day: '2026-03-14',
+      dayCharged: { rest: 0, mcp: 0 },
+      month: '2026-03',
+      monthCharged: { rest: 0, mcp: 0 },
+    },
+    at,
+  );
 
 describe('AccountBook', () => {
   it('counts requests in flight against the cap until they settle or expire', () => {
@@ -28,11 +37,43 @@ describe('AccountBook', () => {
     const book = new AccountBook(30_000);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
-    book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', delta: 1 });
+    book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1 });
     book.release('r1');
-    expect(book.usage('a', T)).toEqual({ used: { day: 1, month: 1 }, inFlight: 0 });
+    expect(book.usage('a', T)).toMatchObject({ used: { day: 1, month: 1 }, inFlight: 0 });
     book.admit('r2', 'a', caps, T);
     expect(book.admit('r3', 'a', caps, T)).toMatchObject({ kind: 'quota_exhausted' });
+  });
+
+  it('counts every interface against the caps and reports units by interface', () => {
+    const book = new AccountBook(30_000);
+    book.loaded(
+      'a',
+      {
+        day: '2026-03-14',
+        dayCharged: { rest: 3, mcp: 2 },
+        month: '2026-03',
+        monthCharged: { rest: 10, mcp: 4 },
+      },
+      T,
+    );
+    const daily7 = { daily: 7, monthly: null };
+    expect(book.admit('m1', 'a', daily7, T, 'mcp')).toMatchObject({ kind: 'admitted' });
+    expect(book.admit('r1', 'a', daily7, T, 'rest')).toMatchObject({ kind: 'admitted' });
+    expect(book.admit('m2', 'a', daily7, T, 'mcp')).toMatchObject({ kind: 'quota_exhausted' });
+    expect(book.usage('a', T)).toEqual({
+      used: { day: 7, month: 16 },
+      byInterface: { day: { rest: 4, mcp: 3 }, month: { rest: 11, mcp: 5 } },
+      inFlight: 2,
+    });
+    // m1 is charged (its hold becomes a charge), r1 is refunded: REST is back to what was charged.
+    book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'mcp', delta: 1 });
+    book.release('m1');
+    book.release('r1');
+    expect(book.usage('a', T).byInterface).toEqual({ day: { rest: 3, mcp: 3 }, month: { rest: 10, mcp: 5 } });
+    expect(book.usage('a', T).used).toEqual({ day: 6, month: 15 });
+    // A restored hold keeps its interface.
+    book.restore('m3', 'a', T - 1_000, T, 'mcp');
+    expect(book.usage('a', T).byInterface.day).toEqual({ rest: 3, mcp: 4 });
   });
 
   it('treats a repeated request id as a duplicate, not a second request', () => {
@@ -62,7 +103,7 @@ describe('AccountBook', () => {
     // Idempotent: a second restore (or an id already admitted) changes nothing.
     expect(book.restore('r1', 'a', T, T + 5_000)).toBe(false);
     expect(book.inFlight).toBe(1);
-    expect(book.usage('a', T + 5_000)).toEqual({ used: { day: 1, month: 1 }, inFlight: 1 });
+    expect(book.usage('a', T + 5_000)).toMatchObject({ used: { day: 1, month: 1 }, inFlight: 1 });
     expect(book.admit('r2', 'a', caps, T + 5_000)).toMatchObject({ kind: 'admitted' });
     expect(book.admit('r3', 'a', caps, T + 5_000)).toMatchObject({ kind: 'quota_exhausted' });
     expect(book.restore('r2', 'a', T + 5_000, T + 5_000)).toBe(false);
@@ -83,11 +124,20 @@ describe('AccountBook', () => {
   it('a restored hold counts against the period and the burst window of its admission', () => {
     const book = new AccountBook(60_000);
     const now = Date.parse('2026-03-14T18:30:10Z'); // 00:00:10 IST on 15 March
-    book.loaded('a', { day: '2026-03-15', dayCharged: 0, month: '2026-03', monthCharged: 0 }, now);
+    book.loaded(
+      'a',
+      {
+        day: '2026-03-15',
+        dayCharged: { rest: 0, mcp: 0 },
+        month: '2026-03',
+        monthCharged: { rest: 0, mcp: 0 },
+      },
+      now,
+    );
     // Admitted 20 s earlier, on the 14th (IST): not the new day's quota, but the month's and the burst's.
     book.restore('r1', 'a', now - 20_000, now);
     book.restore('r0', 'a', now - 25_000, now);
-    expect(book.usage('a', now)).toEqual({ used: { day: 0, month: 2 }, inFlight: 0 });
+    expect(book.usage('a', now)).toMatchObject({ used: { day: 0, month: 2 }, inFlight: 0 });
     expect(book.admit('r2', 'a', { daily: 1, monthly: 3, burst: 3 }, now)).toMatchObject({
       kind: 'admitted',
     });

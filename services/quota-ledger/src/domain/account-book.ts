@@ -1,19 +1,37 @@
 import { istDay, istMonth } from '@mdp/ist-time';
+import { INTERFACES, type Interface } from '@mdp/usage';
 import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './admission.ts';
 
 interface Hold {
   accountId: string;
   day: string;
   month: string;
+  via: Interface;
   expiresAt: number;
 }
+
+/** Units per interface. */
+export type ByInterface = Record<Interface, number>;
+
+export const noUnits = (): ByInterface => Object.fromEntries(INTERFACES.map((i) => [i, 0])) as ByInterface;
+
+/** An interface as a gateway names it; an older gateway names none, and only REST existed then. */
+export const interfaceOf = (name: string): Interface =>
+  (INTERFACES as readonly string[]).includes(name) ? (name as Interface) : 'rest';
+
+/**
+ * Counter keys: a period ('YYYY-MM-DD' or 'YYYY-MM') counts every interface, `<period>|<interface>` one
+ * of them. Caps read the first; the usage document also reports the others.
+ */
+const key = (period: string, via: Interface) => `${period}|${via}`;
+const periodOf = (k: string) => k.split('|', 1)[0]!;
 
 interface AccountState {
   /** Admission times of the last burst window, oldest first. */
   burst: number[];
-  /** Charged requests per period ('YYYY-MM-DD' and 'YYYY-MM'), as loaded from the projections and updated since. */
+  /** Charged requests per counter key, as loaded from the projections and updated since. */
   charged: Map<string, number>;
-  /** Requests admitted but not yet settled, per period. */
+  /** Requests admitted but not yet settled, per counter key. */
   held: Map<string, number>;
   lastSeen: number;
 }
@@ -23,7 +41,12 @@ export interface ChargeDelta {
   accountId: string;
   day: string;
   month: string;
+  via: Interface;
   delta: number;
+}
+
+function add(counts: Map<string, number>, period: string, via: Interface, n: number): void {
+  for (const k of [period, key(period, via)]) counts.set(k, (counts.get(k) ?? 0) + n);
 }
 
 /**
@@ -60,16 +83,28 @@ export class AccountBook {
   /** Records a charged count read from the projections; a count already held (and kept current) wins. */
   loaded(
     accountId: string,
-    counts: { day: string; dayCharged: number; month: string; monthCharged: number },
+    counts: { day: string; dayCharged: ByInterface; month: string; monthCharged: ByInterface },
     now: number,
   ) {
     const s = this.state(accountId, now);
-    if (!s.charged.has(counts.day)) s.charged.set(counts.day, counts.dayCharged);
-    if (!s.charged.has(counts.month)) s.charged.set(counts.month, counts.monthCharged);
+    for (const [period, charged] of [
+      [counts.day, counts.dayCharged],
+      [counts.month, counts.monthCharged],
+    ] as const) {
+      if (s.charged.has(period)) continue;
+      s.charged.set(period, 0);
+      for (const via of INTERFACES) add(s.charged, period, via, charged[via]);
+    }
   }
 
   /** Decides one request. Assumes the periods of `now` are loaded. A request id already held is a duplicate. */
-  admit(requestId: string, accountId: string, caps: Caps, now: number): Decision | 'duplicate' {
+  admit(
+    requestId: string,
+    accountId: string,
+    caps: Caps,
+    now: number,
+    via: Interface = 'rest',
+  ): Decision | 'duplicate' {
     if (this.holds.has(requestId)) return 'duplicate';
     const s = this.state(accountId, now);
     const day = istDay(now);
@@ -81,9 +116,9 @@ export class AccountBook {
     if (decision.kind === 'admitted') {
       // Without a burst cap there is no window to keep (a load-test account may admit thousands a second).
       if (caps.burst !== null) s.burst.push(now);
-      this.holds.set(requestId, { accountId, day, month, expiresAt: now + this.holdTtlMs });
-      s.held.set(day, (s.held.get(day) ?? 0) + 1);
-      s.held.set(month, (s.held.get(month) ?? 0) + 1);
+      this.holds.set(requestId, { accountId, day, month, via, expiresAt: now + this.holdTtlMs });
+      add(s.held, day, via, 1);
+      add(s.held, month, via, 1);
     }
     return decision;
   }
@@ -94,7 +129,13 @@ export class AccountBook {
    * expires like any hold, `holdTtl` after its admission. Assumes the account's periods of `now` are
    * loaded. A request id already held, or a hold that would already have expired, changes nothing.
    */
-  restore(requestId: string, accountId: string, admittedAt: number, now: number): boolean {
+  restore(
+    requestId: string,
+    accountId: string,
+    admittedAt: number,
+    now: number,
+    via: Interface = 'rest',
+  ): boolean {
     if (this.holds.has(requestId)) return false;
     const expiresAt = admittedAt + this.holdTtlMs;
     if (expiresAt <= now) return false;
@@ -107,9 +148,9 @@ export class AccountBook {
       while (i > 0 && s.burst[i - 1]! > admittedAt) i--;
       s.burst.splice(i, 0, admittedAt);
     }
-    this.holds.set(requestId, { accountId, day, month, expiresAt });
-    s.held.set(day, (s.held.get(day) ?? 0) + 1);
-    s.held.set(month, (s.held.get(month) ?? 0) + 1);
+    this.holds.set(requestId, { accountId, day, month, via, expiresAt });
+    add(s.held, day, via, 1);
+    add(s.held, month, via, 1);
     return true;
   }
 
@@ -119,9 +160,7 @@ export class AccountBook {
     if (!hold) return false;
     this.holds.delete(requestId);
     const s = this.accounts.get(hold.accountId);
-    if (s) {
-      for (const period of [hold.day, hold.month]) s.held.set(period, (s.held.get(period) ?? 1) - 1);
-    }
+    if (s) for (const period of [hold.day, hold.month]) add(s.held, period, hold.via, -1);
     return true;
   }
 
@@ -129,10 +168,8 @@ export class AccountBook {
   charge(delta: ChargeDelta): void {
     const s = this.accounts.get(delta.accountId);
     if (!s) return;
-    for (const period of [delta.day, delta.month]) {
-      const current = s.charged.get(period);
-      if (current !== undefined) s.charged.set(period, current + delta.delta);
-    }
+    for (const period of [delta.day, delta.month])
+      if (s.charged.has(period)) add(s.charged, period, delta.via, delta.delta);
   }
 
   /**
@@ -141,12 +178,25 @@ export class AccountBook {
    * its charge is consumed, and the consumer turns the hold into a charge in one step. A request that
    * ends in an error is released as soon as the gateway says so, before the client sees the error.
    */
-  usage(accountId: string, now: number): { used: { day: number; month: number }; inFlight: number } {
+  usage(
+    accountId: string,
+    now: number,
+  ): {
+    used: { day: number; month: number };
+    byInterface: { day: ByInterface; month: ByInterface };
+    inFlight: number;
+  } {
     const s = this.accounts.get(accountId);
     const day = istDay(now);
     const month = istMonth(now);
-    const used = (period: string) => (s?.charged.get(period) ?? 0) + (s?.held.get(period) ?? 0);
-    return { used: { day: used(day), month: used(month) }, inFlight: s?.held.get(day) ?? 0 };
+    const used = (k: string) => (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0);
+    const byInterface = (period: string) =>
+      Object.fromEntries(INTERFACES.map((via) => [via, used(key(period, via))])) as ByInterface;
+    return {
+      used: { day: used(day), month: used(month) },
+      byInterface: { day: byInterface(day), month: byInterface(month) },
+      inFlight: s?.held.get(day) ?? 0,
+    };
   }
 
   /**
@@ -169,8 +219,10 @@ export class AccountBook {
         continue;
       }
       // Periods that have ended are of no use to admission.
-      for (const period of s.charged.keys())
-        if (period !== day && period !== month && !s.held.get(period)) s.charged.delete(period);
+      for (const k of s.charged.keys()) {
+        const period = periodOf(k);
+        if (period !== day && period !== month && !s.held.get(k)) s.charged.delete(k);
+      }
     }
     return { expired, evicted };
   }

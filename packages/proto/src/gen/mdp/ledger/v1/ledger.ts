@@ -125,6 +125,8 @@ export interface RestoredHold {
     | undefined;
   /** When the ledger admitted it: its IST day and month are the windows it counts against. */
   admitted_at_ms: number;
+  /** The front door it came through, as sent with the admission. */
+  interface: string;
 }
 
 /** The decisions the ledger could make in one turn. */
@@ -141,6 +143,11 @@ export interface Admission {
     | undefined;
   /** W3C trace context of the request, so the ledger's work joins the request's trace. */
   traceparent: string;
+  /**
+   * The front door the request came through: "rest" (also when empty) or "mcp". Usage reports units by
+   * interface; every cap counts them together.
+   */
+  interface: string;
 }
 
 /** The binding window's figures for the X-RateLimit-* headers. */
@@ -440,7 +447,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
 };
 
 function createBaseRestoredHold(): RestoredHold {
-  return { request_id: "", account: undefined, admitted_at_ms: 0 };
+  return { request_id: "", account: undefined, admitted_at_ms: 0, interface: "" };
 }
 
 export const RestoredHold: MessageFns<RestoredHold> = {
@@ -453,6 +460,9 @@ export const RestoredHold: MessageFns<RestoredHold> = {
     }
     if (message.admitted_at_ms !== 0) {
       writer.uint32(24).int64(message.admitted_at_ms);
+    }
+    if (message.interface !== "") {
+      writer.uint32(34).string(message.interface);
     }
     return writer;
   },
@@ -494,6 +504,14 @@ export const RestoredHold: MessageFns<RestoredHold> = {
             message.admitted_at_ms = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.interface = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -519,6 +537,7 @@ export const RestoredHold: MessageFns<RestoredHold> = {
         : isSet(object.admitted_at_ms)
         ? globalThis.Number(object.admitted_at_ms)
         : 0,
+      interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
     };
   },
 
@@ -533,6 +552,9 @@ export const RestoredHold: MessageFns<RestoredHold> = {
     if (message.admitted_at_ms !== 0) {
       obj.admittedAtMs = Math.round(message.admitted_at_ms);
     }
+    if (message.interface !== "") {
+      obj.interface = message.interface;
+    }
     return obj;
   },
 
@@ -546,6 +568,7 @@ export const RestoredHold: MessageFns<RestoredHold> = {
       ? Account.fromPartial(object.account)
       : undefined;
     message.admitted_at_ms = object.admitted_at_ms ?? 0;
+    message.interface = object.interface ?? "";
     return message;
   },
 };
@@ -638,7 +661,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
 };
 
 function createBaseAdmission(): Admission {
-  return { request_id: "", account: undefined, traceparent: "" };
+  return { request_id: "", account: undefined, traceparent: "", interface: "" };
 }
 
 export const Admission: MessageFns<Admission> = {
@@ -651,6 +674,9 @@ export const Admission: MessageFns<Admission> = {
     }
     if (message.traceparent !== "") {
       writer.uint32(26).string(message.traceparent);
+    }
+    if (message.interface !== "") {
+      writer.uint32(34).string(message.interface);
     }
     return writer;
   },
@@ -692,6 +718,14 @@ export const Admission: MessageFns<Admission> = {
             message.traceparent = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.interface = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -713,6 +747,7 @@ export const Admission: MessageFns<Admission> = {
         : "",
       account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
       traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
+      interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
     };
   },
 
@@ -727,6 +762,9 @@ export const Admission: MessageFns<Admission> = {
     if (message.traceparent !== "") {
       obj.traceparent = message.traceparent;
     }
+    if (message.interface !== "") {
+      obj.interface = message.interface;
+    }
     return obj;
   },
 
@@ -740,6 +778,7 @@ export const Admission: MessageFns<Admission> = {
       ? Account.fromPartial(object.account)
       : undefined;
     message.traceparent = object.traceparent ?? "";
+    message.interface = object.interface ?? "";
     return message;
   },
 };

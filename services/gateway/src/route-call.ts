@@ -1,0 +1,99 @@
+import { ApiError } from '@mdp/errors';
+import type { Clock } from '@mdp/ist-time';
+import { context, type Span, trace } from '@mdp/telemetry';
+import type { Interface } from '@mdp/usage';
+import type { TObject } from '@sinclair/typebox';
+import type { FastifyError } from 'fastify';
+import type { RouteDef, RouteInput, Upstreams } from './catalogue/index.ts';
+import type { DocumentCache } from './document-cache.ts';
+import { envelope } from './envelope.ts';
+import { ChargeNotConfirmed, type Metering, SETTLEMENT_RETRY_S } from './metering.ts';
+import { toApiError } from './upstreams.ts';
+
+/** Any error reaching a front door, as one of the SPEC's codes. Framework 4xx errors are the client's. */
+export function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(SETTLEMENT_RETRY_S, err);
+  const status = (err as FastifyError).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('invalid_request', 'the request could not be read');
+  }
+  return ApiError.internal(err);
+}
+
+/** A validated call's input, with the verified caller (null on the unauthenticated route). */
+export type Input = RouteInput<TObject, TObject>;
+
+export interface CallContext {
+  /** The admission's id: unique per metered call. */
+  requestId: string;
+  /** Which front door the call came through, for usage by interface. */
+  via: Interface;
+  /** The call's span, so the data call, admission and settlement join its trace. */
+  span: Span | undefined;
+}
+
+export interface RouteOutcome {
+  /** The SPEC 2.1 envelope, serialised. */
+  body: string;
+  /** The rate-limit headers of a metered 200 (none for free routes). */
+  headers: Record<string, string>;
+}
+
+export type RouteCall = (route: RouteDef, input: Input, ctx: CallContext) => Promise<RouteOutcome>;
+
+export interface RouteCallDeps {
+  upstreams: Upstreams;
+  metering: Metering;
+  /** Absent: every data request asks its service. */
+  documents?: DocumentCache;
+  clock: Clock;
+}
+
+/**
+ * The one path from a validated call to its document, whatever the front door (REST, MCP): a metered
+ * route is admitted before any work and settled exactly once after it; a free route is just answered.
+ * Throws what the caller should be told (an `ApiError`, or anything `asApiError` turns into one).
+ */
+export function routeCaller(deps: RouteCallDeps): RouteCall {
+  const { upstreams, metering, documents, clock } = deps;
+  const answer = async (route: RouteDef, input: Input, span: Span | undefined) =>
+    envelope(await documentFor(route, upstreams, input, span, documents), route.operationId, clock());
+  return async (route, input, ctx) => {
+    if (!route.metered) return { body: await answer(route, input, ctx.span), headers: {} };
+    const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);
+    const body = await metering.settle(
+      admission,
+      route.operationId,
+      () => answer(route, input, ctx.span),
+      (err) => asApiError(err).status,
+    );
+    return { body, headers: admission.headers };
+  };
+}
+
+/** The route's document: from the cache when the route's data is cacheable, else from its service. */
+function documentFor(
+  route: RouteDef,
+  upstreams: Upstreams,
+  input: Input,
+  span: Span | undefined,
+  documents: DocumentCache | undefined,
+) {
+  const upstream = route.upstream;
+  if (!documents || !upstream || upstream === 'ledger') return callOwner(route, upstreams, input, span);
+  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, () =>
+    callOwner(route, upstreams, input, span),
+  );
+}
+
+async function callOwner(route: RouteDef, upstreams: Upstreams, input: Input, span: Span | undefined) {
+  const dispatch = route.dispatch;
+  if (!dispatch) throw ApiError.internal(new Error(`route ${route.operationId} has no owner`));
+  const ctx = span ? trace.setSpan(context.active(), span) : context.active();
+  try {
+    return await context.with(ctx, () => dispatch(upstreams, input));
+  } catch (err) {
+    throw toApiError(err);
+  }
+}

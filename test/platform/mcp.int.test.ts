@@ -1,0 +1,353 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok, platform } from './client.ts';
+
+// The companion tool server (SPEC 1, 5.3, 8.1) as an MCP client sees it: the SDK's own Client over
+// Streamable HTTP against the real platform, on the same tokens, datasets and quota as REST.
+
+const MCP_URL = new URL('/mcp', platform.baseUrl);
+const { stock, etf, filer } = platform.symbols;
+
+interface ToolOutcome {
+  isError: boolean;
+  data?: any;
+  meta?: any;
+  error?: { code: string; message: string; details?: { param?: string } };
+  retryAfter?: number;
+}
+
+const clients: Client[] = [];
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'mdp-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(MCP_URL, {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolOutcome> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: { data: unknown; meta: unknown };
+    content: { type: string; text: string }[];
+  };
+  if (result.isError) {
+    const body = JSON.parse(result.content[0]!.text);
+    return { isError: true, error: body.error, retryAfter: body.retry_after_seconds };
+  }
+  // The text rendering is the same document as the structured content.
+  expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent);
+  return { isError: false, data: result.structuredContent!.data, meta: result.structuredContent!.meta };
+}
+
+async function usage(client: Client) {
+  const u = await callTool(client, 'get_usage');
+  expect(u.isError).toBe(false);
+  return u.data as {
+    day: { used: number; remaining: number | null; by_interface: { rest: number; mcp: number } };
+    month: { used: number; by_interface: { rest: number; mcp: number } };
+  };
+}
+
+async function rest(token: string, path: string) {
+  const res = await fetch(`${platform.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+let openapi: any;
+let listed: Awaited<ReturnType<Client['listTools']>>['tools'];
+let docId: number;
+
+beforeAll(async () => {
+  openapi = await (await fetch(`${platform.baseUrl}/v1/openapi.json`)).json();
+  const docs = await ok(`/v1/stocks/${filer}/documents`);
+  docId = docs.data[0].doc_id;
+  listed = (await (await connect(platform.token)).listTools()).tools;
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+});
+
+/** One valid call of every tool (names of the generated default data), and the REST path that asks the same. */
+const validCalls = (): Record<string, { args: Record<string, unknown>; path: string }> => ({
+  search_stocks: { args: { q: stock, limit: 5 }, path: `/v1/stocks?q=${stock}&limit=5` },
+  get_stock_profile: {
+    args: { symbol: stock, include: ['peers'] },
+    path: `/v1/stocks/${stock}?include=peers`,
+  },
+  get_stock_quote: { args: { symbol: stock }, path: `/v1/stocks/${stock}/quote` },
+  get_quotes: { args: { symbols: [stock, etf] }, path: `/v1/quotes?symbols=${stock},${etf}` },
+  get_price_history: { args: { symbol: stock, days: 30 }, path: `/v1/stocks/${stock}/price?days=30` },
+  get_financials: { args: { symbol: stock }, path: `/v1/stocks/${stock}/financials` },
+  get_stock_events: { args: { symbol: stock }, path: `/v1/stocks/${stock}/events` },
+  get_deals: { args: { symbol: stock }, path: `/v1/stocks/${stock}/deals` },
+  get_shareholding: { args: { symbol: stock }, path: `/v1/stocks/${stock}/shareholding` },
+  get_forecasts: { args: { symbol: stock }, path: `/v1/stocks/${stock}/forecasts` },
+  get_pledge: { args: { symbol: stock }, path: `/v1/stocks/${stock}/pledge` },
+  get_ratings: { args: { symbol: stock }, path: `/v1/stocks/${stock}/ratings` },
+  get_earnings_calls: { args: { symbol: filer }, path: `/v1/stocks/${filer}/earnings-calls` },
+  list_documents: { args: { symbol: filer, limit: 5 }, path: `/v1/stocks/${filer}/documents?limit=5` },
+  read_document: {
+    args: { symbol: filer, doc_id: docId, pages: '1-2' },
+    path: `/v1/stocks/${filer}/documents/read?doc_id=${docId}&pages=1-2`,
+  },
+  get_document_summary: {
+    args: { symbol: filer, doc_id: docId },
+    path: `/v1/stocks/${filer}/documents/summary?doc_id=${docId}`,
+  },
+  get_stock_options: { args: { symbol: 'NIFTY' }, path: '/v1/stocks/NIFTY/options' },
+  get_option_chain: { args: { symbol: 'NIFTY', strikes: 10 }, path: '/v1/options/NIFTY/chain?strikes=10' },
+  get_iv_history: { args: { symbol: 'NIFTY', range: '3m' }, path: '/v1/options/NIFTY/iv-history?range=3m' },
+  list_indices: { args: { category: 'sectoral' }, path: '/v1/indices?category=sectoral' },
+  get_index_history: {
+    args: { name: 'NIFTY 50' },
+    path: `/v1/indices/${encodeURIComponent('NIFTY 50')}/history`,
+  },
+  get_fii_dii: { args: {}, path: '/v1/market/fii-dii' },
+  get_valuations: { args: { years: 3 }, path: '/v1/market/valuations?years=3' },
+  get_market_news: { args: { limit: 5 }, path: '/v1/market/news?limit=5' },
+  get_fpi_sectors: { args: {}, path: '/v1/market/fpi-sectors' },
+  get_usage: { args: {}, path: '/v1/me/usage' },
+});
+
+/** An out-of-bounds value for a tool's first parameter, read off its own input schema. */
+function invalidArgs(tool: (typeof listed)[number]): { args: Record<string, unknown>; param: string } {
+  const [name, schema] = Object.entries(tool.inputSchema.properties ?? {})[0] ?? [];
+  if (!name) return { args: { unexpected: 1 }, param: 'unexpected' };
+  const s = schema as any;
+  const wrong =
+    s.type === 'integer'
+      ? s.maximum + 1
+      : s.enum
+        ? 'no-such-value'
+        : s.type === 'array'
+          ? Array.from({ length: (s.maxItems ?? 1) + 1 }, (_, i) => `X${i}`)
+          : s.format === 'date'
+            ? '2025-02-30'
+            : 'x'.repeat((s.maxLength ?? 0) + 1);
+  return { args: { [name]: wrong }, param: name };
+}
+
+describe('the MCP tool server', () => {
+  it('lists one read-only tool per data route, with schemas from the route catalogue', () => {
+    const operations = Object.values<any>(openapi.paths)
+      .map((p) => p.get)
+      .filter((op) => op.operationId !== 'getOpenApi');
+    expect(listed.map((t) => t.name).sort()).toEqual(Object.keys(validCalls()).sort());
+    expect(listed).toHaveLength(operations.length);
+    for (const tool of listed) {
+      expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+      expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.description!.length, tool.name).toBeGreaterThan(40);
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tool.outputSchema).toMatchObject({ type: 'object', required: ['data', 'meta'] });
+    }
+    // The same bounds as REST: each tool's parameters are its operation's, schema for schema.
+    for (const op of operations) {
+      const tool = listed.find(
+        (t) => t.name === (op.operationId === 'getMyUsage' ? 'get_usage' : snake(op.operationId)),
+      )!;
+      expect(Object.keys(tool.inputSchema.properties ?? {}).sort(), op.operationId).toEqual(
+        op.parameters.map((p: any) => p.name).sort(),
+      );
+      for (const p of op.parameters) {
+        const { description: _d, ...restSchema } = p.schema;
+        const { description: _t, ...toolSchema } = (tool.inputSchema.properties as any)[p.name];
+        expect(toolSchema, `${op.operationId} ${p.name}`).toEqual(restSchema);
+      }
+    }
+    const search = listed.find((t) => t.name === 'search_stocks')!;
+    expect(search.inputSchema.required).toEqual(['q']);
+    expect((search.inputSchema.properties as any).limit).toMatchObject({
+      minimum: 1,
+      maximum: 50,
+      default: 10,
+    });
+  });
+
+  it('answers every tool with the REST document, one unit per data call, none for get_usage', async () => {
+    const token = platform.spare.platform[0]!;
+    const client = await connect(token);
+    const calls = validCalls();
+    for (const [name, { args, path }] of Object.entries(calls)) {
+      const outcome = await callTool(client, name, args);
+      expect(outcome.isError, `${name}: ${JSON.stringify(outcome.error)}`).toBe(false);
+      const viaRest = await ok(path);
+      expect(outcome.meta.route, name).toBe(viaRest.meta.route);
+      if (name !== 'get_usage') expect(outcome.data, name).toEqual(viaRest.data);
+    }
+    const metered = Object.keys(calls).length - 1;
+    const used = await usage(client);
+    expect(used.day.used).toBe(metered);
+    expect(used.day.by_interface).toEqual({ rest: 0, mcp: metered });
+    expect(used.month.by_interface).toEqual({ rest: 0, mcp: metered });
+    // REST reports the same usage of the token.
+    expect((await rest(token, '/v1/me/usage')).body.data.day).toMatchObject({
+      used: metered,
+      by_interface: { rest: 0, mcp: metered },
+    });
+  }, 120_000);
+
+  it('refuses an invalid input of every tool as a tool error naming the parameter, and charges nothing', async () => {
+    const token = platform.spare.platform[1]!;
+    const client = await connect(token);
+    for (const tool of listed) {
+      const { args, param } = invalidArgs(tool);
+      const outcome = await callTool(client, tool.name, { ...validCalls()[tool.name]!.args, ...args });
+      expect(outcome.isError, `${tool.name} with ${JSON.stringify(args).slice(0, 80)}`).toBe(true);
+      expect(outcome.error!.code, tool.name).toBe('invalid_request');
+      expect(outcome.error!.details?.param, tool.name).toBe(param);
+    }
+    const missing = await callTool(client, 'get_stock_quote', { symbol: 'NOSUCHCO' });
+    expect(missing).toMatchObject({ isError: true, error: { code: 'not_found' } });
+    const unknownArg = await callTool(client, 'get_stock_quote', { symbol: stock, colour: 'red' });
+    expect(unknownArg).toMatchObject({
+      isError: true,
+      error: { code: 'invalid_request', details: { param: 'colour' } },
+    });
+    expect((await usage(client)).day).toMatchObject({ used: 0, by_interface: { rest: 0, mcp: 0 } });
+  }, 120_000);
+
+  it('shares the daily quota with REST: 30 REST 200s, then 25 tool calls on 50 a day give 20 results and 5 quota_exhausted', async () => {
+    const token = platform.spare.free[0]!;
+    for (let i = 0; i < 30; i++) expect((await rest(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
+    const client = await connect(token);
+    const outcomes = [];
+    for (let i = 0; i < 25; i++) outcomes.push(await callTool(client, 'get_stock_quote', { symbol: stock }));
+    expect(outcomes.filter((o) => !o.isError)).toHaveLength(20);
+    const refused = outcomes.filter((o) => o.isError);
+    expect(refused).toHaveLength(5);
+    for (const o of refused) {
+      expect(o.error!.code).toBe('quota_exhausted');
+      // Seconds until the IST day resets.
+      expect(o.retryAfter).toBeGreaterThan(0);
+      expect(o.retryAfter).toBeLessThanOrEqual(86_400);
+    }
+    expect(outcomes.slice(0, 20).every((o) => !o.isError)).toBe(true);
+    const used = await usage(client);
+    expect(used.day).toMatchObject({ used: 50, remaining: 0, by_interface: { rest: 30, mcp: 20 } });
+    // And REST sees the quota gone too.
+    expect((await rest(token, `/v1/stocks/${stock}/quote`)).body.error.code).toBe('quota_exhausted');
+  }, 120_000);
+
+  it('counts both interfaces against the burst cap; initialize, tools/list and ping are not admitted', async () => {
+    const token = platform.spare.burst10[0]!;
+    const client = await connect(token);
+    // More protocol requests than the burst cap allows metered ones (listing is slow only in the
+    // client, which compiles every output schema each time).
+    for (let i = 0; i < 4; i++) await client.listTools();
+    for (let i = 0; i < 12; i++) await client.ping();
+    for (let i = 0; i < 5; i++) expect((await rest(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await callTool(client, 'get_stock_quote', { symbol: stock })).isError).toBe(false);
+    const tool = await callTool(client, 'get_stock_quote', { symbol: stock });
+    expect(tool).toMatchObject({ isError: true, error: { code: 'rate_limited' } });
+    expect(tool.retryAfter).toBeGreaterThan(0);
+    expect(tool.retryAfter).toBeLessThanOrEqual(60);
+    const viaRest = await rest(token, `/v1/stocks/${stock}/quote`);
+    expect(viaRest.status).toBe(429);
+    expect(viaRest.body.error.code).toBe('rate_limited');
+    expect((await usage(client)).day.by_interface).toEqual({ rest: 5, mcp: 5 });
+  }, 60_000);
+});
+
+describe('the /mcp endpoint over HTTP', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  };
+  const post = (headers: Record<string, string>, body: unknown = initialize) =>
+    fetch(MCP_URL, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('refuses a missing or bad token with 401 and WWW-Authenticate before reading any message', async () => {
+    const none = await post({});
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(((await none.json()) as any).error.code).toBe('authentication_required');
+    const bad = await post({ authorization: 'Bearer mdp_not_a_real_token' });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    // Not even a malformed message is looked at first.
+    const garbage = await post({}, { hello: 'world' });
+    expect(garbage.status).toBe(401);
+  });
+
+  it('answers initialize with JSON, and GET (no server stream) with 405', async () => {
+    const res = await post({ authorization: `Bearer ${platform.token}` });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.result.serverInfo.name).toBe('mdp-market-data');
+    expect(body.result.capabilities.tools).toBeDefined();
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const get = await fetch(MCP_URL, { headers: { authorization: `Bearer ${platform.token}` } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('allows a browser client across origins to POST', async () => {
+    const res = await fetch(MCP_URL, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://agent.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/i);
+    // REST stays GET-only.
+    const restPost = await fetch(`${platform.baseUrl}/v1/stocks`, { method: 'POST' });
+    expect(restPost.status).toBe(405);
+  });
+
+  it('counts tool calls and admissions by interface in /metrics', async () => {
+    const metrics = await (await fetch(`${platform.gatewayOpsUrl}/metrics`)).text();
+    /** The sample of `name` whose labels include all of `labels`. */
+    const sample = (name: string, labels: Record<string, string>) => {
+      const line = metrics
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+        );
+      return line ? Number(line.split(' ').at(-1)) : undefined;
+    };
+    expect(
+      sample('gateway_mcp_tool_calls_total', { tool: 'get_stock_quote', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
+    expect(
+      sample('gateway_mcp_tool_calls_total', { tool: 'get_stock_quote', outcome: 'quota_exhausted' }),
+    ).toBeGreaterThan(0);
+    expect(sample('gateway_admissions_total', { decision: 'admitted', interface: 'mcp' })).toBeGreaterThan(0);
+    expect(sample('gateway_admissions_total', { decision: 'admitted', interface: 'rest' })).toBeGreaterThan(
+      0,
+    );
+    expect(
+      sample('gateway_admissions_total', { decision: 'rate_limited', interface: 'mcp' }),
+    ).toBeGreaterThan(0);
+  });
+});
+
+function snake(operationId: string): string {
+  return operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
