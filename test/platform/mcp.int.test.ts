@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../../load-tests/lib/mcp.js';
 import { ok, platform } from './client.ts';
 
 // The companion tool server (SPEC 1, 5.3, 8.1) as an MCP client sees it: the SDK's own Client over
@@ -351,3 +352,54 @@ describe('the /mcp endpoint over HTTP', () => {
 function snake(operationId: string): string {
   return operationId.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
+
+// The Node-driven twin of `k6 run -e INTERFACE=mixed load-tests/burst-cap.js`: the same requests (REST
+// GETs and stateless tool calls, classified by the script's own lib/mcp.js), concurrently, on three
+// tokens of a 10-a-minute plan.
+describe('the burst cap under concurrent mixed REST and MCP load', () => {
+  it('admits exactly the cap per token across both interfaces and refuses the rest as rate_limited', async () => {
+    const tokens = platform.spare.burst10.slice(1, 4);
+    const PER_TOKEN = 40;
+    const one = async (token: string, i: number) => {
+      const auth = { authorization: `Bearer ${token}` };
+      if (i % 2 === 0) {
+        const res = await fetch(`${platform.baseUrl}/v1/stocks/${stock}/quote`, { headers: auth });
+        const body = (await res.json()) as any;
+        if (res.status === 200) return { via: 'rest', kind: 'admitted' } as const;
+        if (res.status === 429 && body.error.code === 'rate_limited')
+          return {
+            via: 'rest',
+            kind: 'rate_limited',
+            retryAfter: Number(res.headers.get('retry-after')),
+          } as const;
+        return { via: 'rest', kind: 'other', reason: `HTTP ${res.status}` } as const;
+      }
+      const res = await fetch(MCP_URL, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...auth },
+        body: toolCallBody('get_stock_quote', { symbol: stock }, i),
+      });
+      return { via: 'mcp', ...classifyToolResponse(res.status, await res.json()) };
+    };
+    const outcomes = await Promise.all(
+      tokens.map((token) => Promise.all(Array.from({ length: PER_TOKEN }, (_, i) => one(token, i)))),
+    );
+    for (const [t, perToken] of outcomes.entries()) {
+      expect(
+        perToken.filter((o) => o.kind === 'other'),
+        `token ${t}`,
+      ).toEqual([]);
+      const admitted = perToken.filter((o) => o.kind === 'admitted');
+      expect(admitted, `token ${t}`).toHaveLength(10);
+      const refused = perToken.filter((o) => o.kind === 'rate_limited');
+      expect(refused).toHaveLength(PER_TOKEN - 10);
+      for (const r of refused) expect((r as { retryAfter: number }).retryAfter).toBeGreaterThanOrEqual(1);
+      // The usage document agrees, by interface.
+      const { body } = await rest(tokens[t]!, '/v1/me/usage');
+      expect(body.data.day.by_interface).toEqual({
+        rest: admitted.filter((o) => o.via === 'rest').length,
+        mcp: admitted.filter((o) => o.via === 'mcp').length,
+      });
+    }
+  }, 60_000);
+});

@@ -96,8 +96,22 @@ describe('quota: exactly the cap, concurrency included', () => {
     const doc = await usage(token);
     expect(doc).toEqual({
       plan: 'free',
-      day: { period: '2026-03-14', used: 50, limit: 50, remaining: 0, resets_at: '2026-03-14T18:30:00Z' },
-      month: { period: '2026-03', used: 50, limit: null, remaining: null, resets_at: '2026-03-31T18:30:00Z' },
+      day: {
+        period: '2026-03-14',
+        used: 50,
+        limit: 50,
+        remaining: 0,
+        resets_at: '2026-03-14T18:30:00Z',
+        by_interface: { rest: 50, mcp: 0 },
+      },
+      month: {
+        period: '2026-03',
+        used: 50,
+        limit: null,
+        remaining: null,
+        resets_at: '2026-03-31T18:30:00Z',
+        by_interface: { rest: 50, mcp: 0 },
+      },
     });
   });
 
@@ -301,7 +315,7 @@ describe('settlement events', () => {
     const again = await services.projections.record([event]);
     expect(first.recorded).toBe(1);
     expect(first.deltas).toEqual([
-      { accountId: 'acct-replay', day: '2026-06-02', month: '2026-06', delta: 1 },
+      { accountId: 'acct-replay', day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 },
     ]);
     expect(again).toEqual({ recorded: 0, deltas: [] });
   });

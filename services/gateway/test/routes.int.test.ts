@@ -53,6 +53,7 @@ describe('the usage route reaches the ledger shard of the caller', () => {
         limit: null,
         remaining: null,
         resets_at: '2026-03-14T18:30:00Z',
+        by_interface: { rest: expect.any(Number), mcp: 0 },
       },
       month: {
         period: '2026-03',
@@ -60,6 +61,7 @@ describe('the usage route reaches the ledger shard of the caller', () => {
         limit: null,
         remaining: null,
         resets_at: '2026-03-31T18:30:00Z',
+        by_interface: { rest: expect.any(Number), mcp: 0 },
       },
     });
   });

@@ -78,8 +78,7 @@ function description(route: RouteDef): string {
   const cost = route.metered
     ? "Costs one request unit of the token's quota when it returns data; an error costs nothing."
     : 'Free: costs no request unit.';
-  const paging = 'Paging keys (`next_cursor`, `has_more`, …) come in `meta`, as in the REST API.';
-  return [`${route.summary}.`, route.description, cost, paging].filter(Boolean).join(' ');
+  return [`${route.summary}.`, route.description, cost].filter(Boolean).join(' ');
 }
 
 /** A tool argument as the query string would carry it; anything else is left for the validator to refuse. */
