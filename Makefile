@@ -9,7 +9,7 @@ BIN := node_modules/.bin
 # npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
 INSTALL_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install build run proto proto-check openapi openapi-check openapi-lint lint format typecheck \
+.PHONY: help install build run mcp-inspect proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test bench chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
@@ -45,6 +45,10 @@ run: install build ## Build, then run Postgres, NATS and all six services in the
 PLAN ?= free
 token: install infra ## Print a token for a new account on PLAN (default free) on the last line
 	@npx tsx services/auth/src/cli.ts demo-token --plan $(PLAN)
+
+MCP_ARGS ?= --method tools/list
+mcp-inspect: ## Run the MCP Inspector CLI against make run's /mcp (needs TOKEN; MCP_ARGS for other methods)
+	@bash scripts/mcp-inspect.sh $(MCP_ARGS)
 
 admin: install infra ## Run the auth admin tool: make admin ARGS="token list <account-id>"
 	@npx tsx services/auth/src/cli.ts $(ARGS)
