@@ -11,7 +11,10 @@ import {
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
+  ParentBasedSampler,
   SimpleSpanProcessor,
   type SpanExporter,
   type SpanProcessor,
@@ -34,8 +37,9 @@ export interface Tracing {
 
 /**
  * Registers the process-wide tracer provider with W3C trace-context propagation and AsyncLocalStorage
- * context. Without an exporter spans are still created, so trace ids propagate across services and
- * appear in logs even when nothing collects them.
+ * context. Without an exporter spans are not recorded (nothing would read them: on the hot path a
+ * recorded span per request and message is measurable work) but still have ids, so trace ids propagate
+ * across services and appear in logs even when nothing collects them.
  */
 export function initTracing(opts: TracingOptions): Tracing {
   const spanProcessors: SpanProcessor[] = [];
@@ -47,6 +51,10 @@ export function initTracing(opts: TracingOptions): Tracing {
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: opts.serviceName }),
     spanProcessors,
+    sampler:
+      spanProcessors.length > 0
+        ? new ParentBasedSampler({ root: new AlwaysOnSampler() })
+        : new AlwaysOffSampler(),
   });
   provider.register();
   return { tracer: trace.getTracer(opts.serviceName), shutdown: () => provider.shutdown() };

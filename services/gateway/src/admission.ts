@@ -224,6 +224,7 @@ export interface Admission {
 export class AdmissionClient {
   private readonly shards: ShardStream[];
   private readonly decisions: Counter<'decision' | 'interface'>;
+  private readonly shardByPrincipal = new WeakMap<Principal, number>();
 
   constructor(
     addresses: string[],
@@ -242,7 +243,7 @@ export class AdmissionClient {
   }
 
   async admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
-    const shard = shardOf(caller.accountId, this.shards.length);
+    const shard = this.shardOf(caller);
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
     const req: ledger.Admission = {
@@ -290,6 +291,19 @@ export class AdmissionClient {
         this.decisions.inc({ decision: 'unavailable', interface: via });
         throw ApiError.serviceUnavailable(5);
     }
+  }
+
+  /**
+   * The caller's shard, hashed once per verified principal (the token cache hands out the same object
+   * for every request of a token) rather than once per request.
+   */
+  private shardOf(caller: Principal): number {
+    let shard = this.shardByPrincipal.get(caller);
+    if (shard === undefined) {
+      shard = shardOf(caller.accountId, this.shards.length);
+      this.shardByPrincipal.set(caller, shard);
+    }
+    return shard;
   }
 
   /** The request ended without a 200; resolves once its shard no longer counts it (bounded). */

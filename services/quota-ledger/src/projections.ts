@@ -3,8 +3,67 @@ import { istDay, istMonth } from '@mdp/ist-time';
 import type { Interface, SettlementEvent, SettlementKind } from '@mdp/usage';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
 
-/** Does a request count as charged, given the kinds of event recorded for it? */
-const counts = (kinds: Set<string>) => kinds.has('charged') && !kinds.has('voided');
+/**
+ * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
+ * the events the log does not have yet, then move the projections by what those events changed. A
+ * request counts as charged when it has a `charged` event and no `voided` one; its delta is that count
+ * after the batch minus before it. "Before" reads the log as the statement found it (a data-modifying
+ * CTE's rows are invisible to the rest of the statement), which is exactly the log without this batch,
+ * so the result does not depend on arrival order. Each (account, period, interface) gets one net delta:
+ * increments upsert, decrements update rows that must exist (a row proposed for insertion is checked
+ * against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's consumer writes
+ * its accounts' rows, one batch at a time.
+ */
+const RECORD_BATCH = `
+WITH fresh AS (
+  INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                       $6::date[], $7::text[], $8::text[], $9::smallint[], $10::text[])
+  ON CONFLICT (request_id, kind) DO NOTHING
+  RETURNING request_id, kind, account_id, day, month, interface
+),
+requests AS (
+  SELECT f.request_id, min(f.account_id) AS account_id, min(f.day) AS day, min(f.month) AS month,
+         min(f.interface) AS via, array_agg(f.kind) AS fresh_kinds,
+         coalesce((SELECT array_agg(u.kind) FROM usage_events u WHERE u.request_id = f.request_id), '{}') AS before_kinds
+    FROM fresh f GROUP BY f.request_id
+),
+per_request AS (
+  SELECT account_id, day, month, via,
+         (('charged' = ANY (before_kinds || fresh_kinds)) AND NOT ('voided' = ANY (before_kinds || fresh_kinds)))::int
+       - (('charged' = ANY (before_kinds)) AND NOT ('voided' = ANY (before_kinds)))::int AS delta
+    FROM requests
+),
+daily AS (
+  SELECT account_id, day, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+),
+monthly AS (
+  SELECT account_id, month, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+),
+daily_up AS (
+  INSERT INTO usage_daily (account_id, day, interface, charged)
+  SELECT account_id, day, via, delta FROM daily WHERE delta > 0
+  ON CONFLICT (account_id, day, interface) DO UPDATE SET charged = usage_daily.charged + EXCLUDED.charged
+),
+daily_down AS (
+  UPDATE usage_daily t SET charged = t.charged + d.delta FROM daily d
+   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.interface = d.via
+),
+monthly_up AS (
+  INSERT INTO usage_monthly (account_id, month, interface, charged)
+  SELECT account_id, month, via, delta FROM monthly WHERE delta > 0
+  ON CONFLICT (account_id, month, interface) DO UPDATE SET charged = usage_monthly.charged + EXCLUDED.charged
+),
+monthly_down AS (
+  UPDATE usage_monthly t SET charged = t.charged + d.delta FROM monthly d
+   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.month = d.month AND t.interface = d.via
+)
+SELECT (SELECT count(*) FROM fresh)::int AS recorded,
+       coalesce((SELECT json_agg(json_build_object(
+                   'accountId', account_id, 'day', to_char(day, 'YYYY-MM-DD'), 'month', month, 'via', via, 'delta', delta))
+                   FROM (SELECT account_id, day, month, via, sum(delta)::int AS delta FROM per_request
+                          GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS net),
+                '[]'::json) AS deltas`;
 
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
@@ -14,7 +73,7 @@ export interface BatchResult {
 
 /**
  * The ledger's Postgres side: the append-only event log and the projections derived from it, written in
- * one transaction per batch so that a projection never disagrees with the log.
+ * one statement per batch so that a projection never disagrees with the log.
  */
 export class ProjectionStore {
   constructor(private readonly pool: Pool) {}
@@ -26,110 +85,19 @@ export class ProjectionStore {
    */
   async record(events: SettlementEvent[]): Promise<BatchResult> {
     if (events.length === 0) return { recorded: 0, deltas: [] };
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const inserted = await client.query<{ request_id: string; kind: SettlementKind }>(
-        `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::date[], $7::text[], $8::text[], $9::smallint[], $10::text[])
-         ON CONFLICT (request_id, kind) DO NOTHING
-         RETURNING request_id, kind`,
-        [
-          events.map((e) => e.request_id),
-          events.map((e) => e.kind),
-          events.map((e) => e.account_id),
-          events.map((e) => new Date(e.admitted_at_ms)),
-          events.map((e) => new Date(e.settled_at_ms)),
-          events.map((e) => istDay(e.admitted_at_ms)),
-          events.map((e) => istMonth(e.admitted_at_ms)),
-          events.map((e) => e.route),
-          events.map((e) => e.status),
-          events.map((e) => e.interface ?? 'rest'),
-        ],
-      );
-      const fresh = new Map<string, Set<string>>();
-      for (const row of inserted.rows) {
-        if (!fresh.has(row.request_id)) fresh.set(row.request_id, new Set());
-        fresh.get(row.request_id)!.add(row.kind);
-      }
-      const deltas: ChargeDelta[] = [];
-      if (fresh.size > 0) {
-        const now = await client.query<{
-          request_id: string;
-          account_id: string;
-          day: string;
-          month: string;
-          via: Interface;
-          kinds: string[];
-        }>(
-          `SELECT request_id, min(account_id) AS account_id, to_char(min(day), 'YYYY-MM-DD') AS day, min(month) AS month,
-                  min(interface) AS via, array_agg(kind) AS kinds
-             FROM usage_events WHERE request_id = ANY($1::text[]) GROUP BY request_id`,
-          [[...fresh.keys()]],
-        );
-        for (const row of now.rows) {
-          const after = new Set(row.kinds);
-          const before = new Set([...after].filter((k) => !fresh.get(row.request_id)!.has(k)));
-          const delta = Number(counts(after)) - Number(counts(before));
-          if (delta !== 0)
-            deltas.push({ accountId: row.account_id, day: row.day, month: row.month, via: row.via, delta });
-        }
-        await this.applyDeltas(client, deltas);
-      }
-      await client.query('COMMIT');
-      return { recorded: inserted.rowCount ?? 0, deltas };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-
-  private async applyDeltas(client: import('pg').PoolClient, deltas: ChargeDelta[]): Promise<void> {
-    const sum = (key: (d: ChargeDelta) => string) => {
-      const m = new Map<string, { accountId: string; period: string; via: Interface; delta: number }>();
-      for (const d of deltas) {
-        const period = key(d);
-        const k = `${d.accountId} ${period} ${d.via}`;
-        const cur = m.get(k) ?? { accountId: d.accountId, period, via: d.via, delta: 0 };
-        cur.delta += d.delta;
-        m.set(k, cur);
-      }
-      return [...m.values()].filter((x) => x.delta !== 0);
-    };
-    // Increments upsert; decrements (voids) update rows that must exist, because the CHECK on a row
-    // proposed for insertion is evaluated before ON CONFLICT could turn it into an update.
-    for (const [table, period, rows] of [
-      ['usage_daily', 'day', sum((d) => d.day)],
-      ['usage_monthly', 'month', sum((d) => d.month)],
-    ] as const) {
-      const up = rows.filter((r) => r.delta > 0);
-      const down = rows.filter((r) => r.delta < 0);
-      const cast = period === 'day' ? 'date' : 'text';
-      if (up.length > 0) {
-        await client.query(
-          `INSERT INTO ${table} (account_id, ${period}, interface, charged)
-           SELECT * FROM unnest($1::text[], $2::${cast}[], $3::text[], $4::int[])
-           ON CONFLICT (account_id, ${period}, interface) DO UPDATE SET charged = ${table}.charged + EXCLUDED.charged`,
-          [up.map((x) => x.accountId), up.map((x) => x.period), up.map((x) => x.via), up.map((x) => x.delta)],
-        );
-      }
-      if (down.length > 0) {
-        await client.query(
-          `UPDATE ${table} t SET charged = t.charged + d.delta
-             FROM unnest($1::text[], $2::${cast}[], $3::text[], $4::int[]) AS d(account_id, period, via, delta)
-            WHERE t.account_id = d.account_id AND t.${period} = d.period AND t.interface = d.via`,
-          [
-            down.map((x) => x.accountId),
-            down.map((x) => x.period),
-            down.map((x) => x.via),
-            down.map((x) => x.delta),
-          ],
-        );
-      }
-    }
+    const { rows } = await this.pool.query<{ recorded: number; deltas: ChargeDelta[] }>(RECORD_BATCH, [
+      events.map((e) => e.request_id),
+      events.map((e) => e.kind),
+      events.map((e) => e.account_id),
+      events.map((e) => new Date(e.admitted_at_ms)),
+      events.map((e) => new Date(e.settled_at_ms)),
+      events.map((e) => istDay(e.admitted_at_ms)),
+      events.map((e) => istMonth(e.admitted_at_ms)),
+      events.map((e) => e.route),
+      events.map((e) => e.status),
+      events.map((e) => e.interface ?? 'rest'),
+    ]);
+    return rows[0]!;
   }
 
   /** Which of these requests have a settlement event (of any kind) recorded in the log. */

@@ -169,7 +169,9 @@ export async function startSettlementConsumer(opts: {
       }
       end();
       for (const m of good) m.ack();
-      for (const e of events) recorded.inc({ kind: e.kind, outcome: 'consumed' });
+      const kinds = new Map<string, number>();
+      for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
+      for (const [kind, n] of kinds) recorded.inc({ kind, outcome: 'consumed' }, n);
       for (const span of spans) span.end();
     }
     flushing = null;
