@@ -1,0 +1,103 @@
+// `mdp`: the client on the command line. The token comes from MDP_TOKEN, the address from MDP_BASE_URL
+// (default http://localhost:8080). Exit codes: 0 done, 1 the API refused or failed, 2 a usage error.
+import { parseArgs } from 'node:util';
+import { MdpClient } from './client.ts';
+import { MdpError } from './errors.ts';
+import { pricePages } from './helpers.ts';
+
+const USAGE = `usage: mdp <command> [options]
+
+  quote <symbol>                       latest quote (JSON)
+  price <symbol> [--days N] [--csv]    daily bars of the last N sessions (default 365, up to the whole
+                                       history: pages are followed), oldest first; --csv for date,open,high,low,close,volume
+  usage                                this token's plan and usage today and this month (free)
+
+Environment: MDP_TOKEN (required), MDP_BASE_URL (default http://localhost:8080).`;
+
+class UsageError extends Error {}
+
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  out: (line: string) => void,
+): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  const parse = () =>
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { days: { type: 'string' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    });
+  try {
+    parsed = parse();
+    if (parsed.values.help) {
+      out(USAGE);
+      return 0;
+    }
+    const [command, symbol, ...extra] = parsed.positionals;
+    if (!command) throw new UsageError('no command given');
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+    if (!env.MDP_TOKEN) throw new UsageError('set MDP_TOKEN to your API token');
+    const client = new MdpClient({
+      token: env.MDP_TOKEN,
+      ...(env.MDP_BASE_URL ? { baseUrl: env.MDP_BASE_URL } : {}),
+    });
+    const needSymbol = () => {
+      if (!symbol) throw new UsageError(`${command} needs a symbol`);
+      return symbol;
+    };
+    switch (command) {
+      case 'quote':
+        out(JSON.stringify((await client.getStockQuote({ symbol: needSymbol() })).data, null, 2));
+        return 0;
+      case 'usage':
+        out(JSON.stringify((await client.getMyUsage()).data, null, 2));
+        return 0;
+      case 'price': {
+        const days = parsed.values.days ?? '365';
+        if (!/^[1-9]\d{0,5}$/.test(days))
+          throw new UsageError(`--days must be a whole number of at least 1, not "${days}"`);
+        // Pages of up to 2,000 sessions, newest first, until N sessions are in hand.
+        const pages: unknown[][] = [];
+        let have = 0;
+        for await (const page of pricePages(client, {
+          symbol: needSymbol(),
+          days: Math.min(Number(days), 2000),
+        })) {
+          pages.unshift(page.data);
+          have += page.data.length;
+          if (have >= Number(days)) break;
+        }
+        const wanted = pages.flat().slice(-Number(days));
+        if (parsed.values.csv) {
+          out('date,open,high,low,close,volume');
+          for (const b of wanted as {
+            date: string;
+            open: number;
+            high: number;
+            low: number;
+            close: number;
+            volume: number;
+          }[])
+            out(`${b.date},${b.open},${b.high},${b.low},${b.close},${b.volume}`);
+        } else out(JSON.stringify(wanted, null, 2));
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      process.stderr.write(`mdp: ${(err as Error).message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (err instanceof MdpError) {
+      const param = err.param ? ` (${err.param})` : '';
+      process.stderr.write(
+        `mdp: ${err.code}${param}: ${err.message}${err.requestId ? ` [request ${err.requestId}]` : ''}\n`,
+      );
+      return 1;
+    }
+    throw err;
+  }
+}
