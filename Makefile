@@ -9,7 +9,7 @@ BIN := node_modules/.bin
 # npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
 INSTALL_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install build run mcp-inspect proto proto-check openapi openapi-check openapi-lint lint format typecheck \
+.PHONY: help install build run mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test bench chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
@@ -103,6 +103,12 @@ openapi: install ## Regenerate the gateway's OpenAPI document
 openapi-check: install ## Fail if the committed OpenAPI document is out of date
 	npx tsx services/gateway/scripts/openapi.ts --check
 
+client: install ## Regenerate the typed client's types and operation table from the OpenAPI document
+	npx tsx packages/client/scripts/generate.ts
+
+client-check: install ## Fail if the typed client's generated code is out of date with the OpenAPI document
+	npx tsx packages/client/scripts/generate.ts --check
+
 openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) and Spectral (.spectral.yaml); any warning fails
 	npx redocly lint --format=stylish services/gateway/openapi.json
 	npx spectral lint --fail-severity=warn services/gateway/openapi.json
@@ -124,7 +130,7 @@ test-int: install infra ## Run the integration tests against real Postgres and N
 
 VITEST_REPORT := .local/vitest-report.json
 
-test: install lint typecheck proto-check openapi-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests
+test: install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests
 	@mkdir -p .local
 	npx vitest run --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'

@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// Tests import the typed client from its source, as the examples do (`--conditions=mdp-source`); the
+// published package resolves to its build.
+const resolve = { alias: { '@mdp/client': new URL('packages/client/src/index.ts', import.meta.url).pathname } };
+
 // Three projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
 // gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;
 // `platform` shares one whole platform loaded with data (started once per run by its global setup).
@@ -7,6 +11,7 @@ export default defineConfig({
   test: {
     projects: [
       {
+        resolve,
         test: {
           name: 'unit',
           include: ['{packages,services}/*/{src,test}/**/*.test.ts', 'test/**/*.test.ts'],
@@ -14,6 +19,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'int',
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
@@ -23,6 +29,7 @@ export default defineConfig({
         },
       },
       {
+        resolve,
         test: {
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],

@@ -3,12 +3,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../../load-tests/lib/mcp.js';
 import { ok, platform } from './client.ts';
+import { validCalls } from './valid-calls.ts';
 
 // The companion tool server (SPEC 1, 5.3, 8.1) as an MCP client sees it: the SDK's own Client over
 // Streamable HTTP against the real platform, on the same tokens, datasets and quota as REST.
 
 const MCP_URL = new URL('/mcp', platform.baseUrl);
-const { stock, etf, filer } = platform.symbols;
+const { stock, filer } = platform.symbols;
 
 interface ToolOutcome {
   isError: boolean;
@@ -68,6 +69,15 @@ let openapi: any;
 let listed: Awaited<ReturnType<Client['listTools']>>['tools'];
 let docId: number;
 
+/** The valid calls by tool name (a tool is named by its operation id in snake_case, but for get_usage). */
+const toolCalls = () =>
+  Object.fromEntries(
+    Object.entries(validCalls(docId)).map(([op, call]) => [
+      op === 'getMyUsage' ? 'get_usage' : snake(op),
+      call,
+    ]),
+  );
+
 beforeAll(async () => {
   openapi = await (await fetch(`${platform.baseUrl}/v1/openapi.json`)).json();
   const docs = await ok(`/v1/stocks/${filer}/documents`);
@@ -76,48 +86,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-});
-
-/** One valid call of every tool (names of the generated default data), and the REST path that asks the same. */
-const validCalls = (): Record<string, { args: Record<string, unknown>; path: string }> => ({
-  search_stocks: { args: { q: stock, limit: 5 }, path: `/v1/stocks?q=${stock}&limit=5` },
-  get_stock_profile: {
-    args: { symbol: stock, include: ['peers'] },
-    path: `/v1/stocks/${stock}?include=peers`,
-  },
-  get_stock_quote: { args: { symbol: stock }, path: `/v1/stocks/${stock}/quote` },
-  get_quotes: { args: { symbols: [stock, etf] }, path: `/v1/quotes?symbols=${stock},${etf}` },
-  get_price_history: { args: { symbol: stock, days: 30 }, path: `/v1/stocks/${stock}/price?days=30` },
-  get_financials: { args: { symbol: stock }, path: `/v1/stocks/${stock}/financials` },
-  get_stock_events: { args: { symbol: stock }, path: `/v1/stocks/${stock}/events` },
-  get_deals: { args: { symbol: stock }, path: `/v1/stocks/${stock}/deals` },
-  get_shareholding: { args: { symbol: stock }, path: `/v1/stocks/${stock}/shareholding` },
-  get_forecasts: { args: { symbol: stock }, path: `/v1/stocks/${stock}/forecasts` },
-  get_pledge: { args: { symbol: stock }, path: `/v1/stocks/${stock}/pledge` },
-  get_ratings: { args: { symbol: stock }, path: `/v1/stocks/${stock}/ratings` },
-  get_earnings_calls: { args: { symbol: filer }, path: `/v1/stocks/${filer}/earnings-calls` },
-  list_documents: { args: { symbol: filer, limit: 5 }, path: `/v1/stocks/${filer}/documents?limit=5` },
-  read_document: {
-    args: { symbol: filer, doc_id: docId, pages: '1-2' },
-    path: `/v1/stocks/${filer}/documents/read?doc_id=${docId}&pages=1-2`,
-  },
-  get_document_summary: {
-    args: { symbol: filer, doc_id: docId },
-    path: `/v1/stocks/${filer}/documents/summary?doc_id=${docId}`,
-  },
-  get_stock_options: { args: { symbol: 'NIFTY' }, path: '/v1/stocks/NIFTY/options' },
-  get_option_chain: { args: { symbol: 'NIFTY', strikes: 10 }, path: '/v1/options/NIFTY/chain?strikes=10' },
-  get_iv_history: { args: { symbol: 'NIFTY', range: '3m' }, path: '/v1/options/NIFTY/iv-history?range=3m' },
-  list_indices: { args: { category: 'sectoral' }, path: '/v1/indices?category=sectoral' },
-  get_index_history: {
-    args: { name: 'NIFTY 50' },
-    path: `/v1/indices/${encodeURIComponent('NIFTY 50')}/history`,
-  },
-  get_fii_dii: { args: {}, path: '/v1/market/fii-dii' },
-  get_valuations: { args: { years: 3 }, path: '/v1/market/valuations?years=3' },
-  get_market_news: { args: { limit: 5 }, path: '/v1/market/news?limit=5' },
-  get_fpi_sectors: { args: {}, path: '/v1/market/fpi-sectors' },
-  get_usage: { args: {}, path: '/v1/me/usage' },
 });
 
 /** An out-of-bounds value for a tool's first parameter, read off its own input schema. */
@@ -143,7 +111,7 @@ describe('the MCP tool server', () => {
     const operations = Object.values<any>(openapi.paths)
       .map((p) => p.get)
       .filter((op) => op.operationId !== 'getOpenApi');
-    expect(listed.map((t) => t.name).sort()).toEqual(Object.keys(validCalls()).sort());
+    expect(listed.map((t) => t.name).sort()).toEqual(Object.keys(toolCalls()).sort());
     expect(listed).toHaveLength(operations.length);
     for (const tool of listed) {
       expect(tool.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
@@ -178,7 +146,7 @@ describe('the MCP tool server', () => {
   it('answers every tool with the REST document, one unit per data call, none for get_usage', async () => {
     const token = platform.spare.platform[0]!;
     const client = await connect(token);
-    const calls = validCalls();
+    const calls = toolCalls();
     for (const [name, { args, path }] of Object.entries(calls)) {
       const outcome = await callTool(client, name, args);
       expect(outcome.isError, `${name}: ${JSON.stringify(outcome.error)}`).toBe(false);
@@ -203,7 +171,7 @@ describe('the MCP tool server', () => {
     const client = await connect(token);
     for (const tool of listed) {
       const { args, param } = invalidArgs(tool);
-      const outcome = await callTool(client, tool.name, { ...validCalls()[tool.name]!.args, ...args });
+      const outcome = await callTool(client, tool.name, { ...toolCalls()[tool.name]!.args, ...args });
       expect(outcome.isError, `${tool.name} with ${JSON.stringify(args).slice(0, 80)}`).toBe(true);
       expect(outcome.error!.code, tool.name).toBe('invalid_request');
       expect(outcome.error!.details?.param, tool.name).toBe(param);

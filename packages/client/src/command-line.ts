@@ -8,13 +8,28 @@ import { pricePages } from './helpers.ts';
 const USAGE = `usage: mdp <command> [options]
 
   quote <symbol>                       latest quote (JSON)
-  price <symbol> [--days N] [--csv]    daily bars of the last N sessions (default 365, up to the whole
-                                       history: pages are followed), oldest first; --csv for date,open,high,low,close,volume
+  price <symbol> [--days N] [--csv]    daily bars of the last N calendar days (default 365; more than
+                                       2,000 follows the pages), oldest first; --csv for date,open,high,low,close,volume
   usage                                this token's plan and usage today and this month (free)
 
 Environment: MDP_TOKEN (required), MDP_BASE_URL (default http://localhost:8080).`;
 
 class UsageError extends Error {}
+
+const DAY_MS = 86_400_000;
+
+/** Bars of the `days` calendar days up to the last session, oldest first, over as many pages as needed. */
+async function lastDays(client: MdpClient, symbol: string, days: number) {
+  const pages: { date: string }[][] = [];
+  let start: string | undefined;
+  for await (const page of pricePages(client, { symbol, days: Math.min(days, 2000) })) {
+    const window = page.meta.window as { from: string; to: string };
+    start ??= new Date(Date.parse(window.to) - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+    pages.unshift(page.data);
+    if (window.from <= start) break;
+  }
+  return pages.flat().filter((bar) => start === undefined || bar.date >= start);
+}
 
 export async function main(
   argv: string[],
@@ -57,18 +72,7 @@ export async function main(
         const days = parsed.values.days ?? '365';
         if (!/^[1-9]\d{0,5}$/.test(days))
           throw new UsageError(`--days must be a whole number of at least 1, not "${days}"`);
-        // Pages of up to 2,000 sessions, newest first, until N sessions are in hand.
-        const pages: unknown[][] = [];
-        let have = 0;
-        for await (const page of pricePages(client, {
-          symbol: needSymbol(),
-          days: Math.min(Number(days), 2000),
-        })) {
-          pages.unshift(page.data);
-          have += page.data.length;
-          if (have >= Number(days)) break;
-        }
-        const wanted = pages.flat().slice(-Number(days));
+        const wanted = await lastDays(client, needSymbol(), Number(days));
         if (parsed.values.csv) {
           out('date,open,high,low,close,volume');
           for (const b of wanted as {
