@@ -2,7 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // Tests import the typed client from its source, as the examples do (`--conditions=mdp-source`); the
 // published package resolves to its build.
-const resolve = { alias: { '@mdp/client': new URL('packages/client/src/index.ts', import.meta.url).pathname } };
+const resolve = {
+  alias: { '@mdp/client': new URL('packages/client/src/index.ts', import.meta.url).pathname },
+};
 
 // Three projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
 // gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;

@@ -1,6 +1,6 @@
 import type { Pool } from '@mdp/db';
 import { istDay, istMonth } from '@mdp/ist-time';
-import type { Interface, SettlementEvent, SettlementKind } from '@mdp/usage';
+import type { Interface, SettlementEvent } from '@mdp/usage';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
 
 /**
