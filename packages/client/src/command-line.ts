@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { MdpClient } from './client.ts';
 import { MdpError } from './errors.ts';
+import type { components } from './generated/openapi.ts';
 import { pricePages } from './helpers.ts';
 
 const USAGE = `usage: mdp <command> [options]
@@ -16,16 +17,19 @@ Environment: MDP_TOKEN (required), MDP_BASE_URL (default http://localhost:8080).
 
 class UsageError extends Error {}
 
+type PriceBar = components['schemas']['PriceBar'];
+
 const DAY_MS = 86_400_000;
 
 /** Bars of the `days` calendar days up to the last session, oldest first, over as many pages as needed. */
 async function lastDays(client: MdpClient, symbol: string, days: number) {
-  const pages: { date: string }[][] = [];
+  const pages: PriceBar[][] = [];
   let start: string | undefined;
   for await (const page of pricePages(client, { symbol, days: Math.min(days, 2000) })) {
     const window = page.meta.window as { from: string; to: string };
     start ??= new Date(Date.parse(window.to) - (days - 1) * DAY_MS).toISOString().slice(0, 10);
-    pages.unshift(page.data);
+    // Daily pages hold daily bars (weekly ones are asked for by `interval=weekly`, never here).
+    pages.unshift(page.data as PriceBar[]);
     if (window.from <= start) break;
   }
   return pages.flat().filter((bar) => start === undefined || bar.date >= start);
@@ -75,15 +79,7 @@ export async function main(
         const wanted = await lastDays(client, needSymbol(), Number(days));
         if (parsed.values.csv) {
           out('date,open,high,low,close,volume');
-          for (const b of wanted as {
-            date: string;
-            open: number;
-            high: number;
-            low: number;
-            close: number;
-            volume: number;
-          }[])
-            out(`${b.date},${b.open},${b.high},${b.low},${b.close},${b.volume}`);
+          for (const b of wanted) out(`${b.date},${b.open},${b.high},${b.low},${b.close},${b.volume}`);
         } else out(JSON.stringify(wanted, null, 2));
         return 0;
       }
