@@ -255,9 +255,15 @@ describe('the /mcp endpoint over HTTP', () => {
     const bad = await post({ authorization: 'Bearer mdp_not_a_real_token' });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
-    // Not even a malformed message is looked at first.
+    // Not even a malformed message, or a body that is not JSON, is looked at first.
     const garbage = await post({}, { hello: 'world' });
     expect(garbage.status).toBe(401);
+    const text = await fetch(MCP_URL, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(text.status).toBe(401);
   });
 
   it('answers initialize with JSON, and GET (no server stream) with 405', async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseSettlementEvent, settlementMsgId, settlementSubject, shardOf } from './index.ts';
+import {
+  parseSettlementEvent,
+  parseSettlementMessage,
+  settlementMsgId,
+  settlementSubject,
+  shardOf,
+} from './index.ts';
 
 const event = {
   v: 1,
@@ -36,5 +42,21 @@ describe('usage contract', () => {
     expect(parseSettlementEvent({ ...event, interface: 'fax' })).toBe('bad interface fax');
     expect(parseSettlementEvent({ ...event, admitted_at_ms: 'soon' })).toBe('bad admitted_at_ms');
     expect(parseSettlementEvent({ ...event, request_id: "x'; drop table" })).toBe('bad request_id');
+  });
+
+  it('reads a message of one event or of a batch, leaving out a batch’s unreadable events', () => {
+    expect(parseSettlementMessage(event)).toEqual({ events: [event], rejected: [] });
+    const second = {
+      ...event,
+      request_id: 'r2',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
+    expect(parseSettlementMessage({ v: 1, events: [event, second, { ...event, kind: 'gifted' }] })).toEqual({
+      events: [event, second],
+      rejected: ['bad kind gifted'],
+    });
+    expect(parseSettlementMessage({ v: 2, events: [] })).toBe('unknown batch version 2');
+    expect(parseSettlementMessage({ v: 1, events: Array(1_001).fill(event) })).toBe('batch of 1001 events');
+    expect(parseSettlementMessage('not json')).toBe('not an object');
   });
 });

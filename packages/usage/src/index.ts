@@ -22,7 +22,23 @@ export interface SettlementEvent {
   status: number;
   /** The front door the request came through; absent in events of before interfaces were told apart: `rest`. */
   interface?: Interface;
+  /** W3C trace context of the request, so the ledger's work joins its trace (events travel in batches). */
+  traceparent?: string;
 }
+
+/**
+ * One JetStream message may carry the charges of many requests (what one gateway turn settled on one
+ * shard): one publish and one acknowledgement for all of them. Each event is still keyed by its request
+ * id in the log; the message id of a batch is its own (`batch:<uuid>`), so a retried publish of the
+ * batch is stored once.
+ */
+export interface SettlementBatch {
+  v: 1;
+  events: SettlementEvent[];
+}
+
+/** Most events in one batch message (well under the NATS payload limit at ~300 bytes an event). */
+export const MAX_BATCH_EVENTS = 1_000;
 
 /** JetStream subject of an event: `<prefix>.<shard>.<kind>`; each shard's consumer filters on its shard. */
 export function settlementSubject(prefix: string, shard: number, kind: SettlementKind): string {
@@ -60,7 +76,33 @@ export function parseSettlementEvent(value: unknown): SettlementEvent | string {
   if (typeof e.route !== 'string' || e.route.length > 64) return 'bad route';
   if (e.interface !== undefined && !INTERFACES.includes(e.interface as Interface))
     return `bad interface ${String(e.interface)}`;
+  if (e.traceparent !== undefined && (typeof e.traceparent !== 'string' || e.traceparent.length > 128))
+    return 'bad traceparent';
   return e as unknown as SettlementEvent;
+}
+
+/**
+ * Reads a settlement message: one event, or a batch of them. Returns the events and, for a batch, the
+ * reasons its unreadable events were left out; a string when the message is neither.
+ */
+export function parseSettlementMessage(
+  value: unknown,
+): { events: SettlementEvent[]; rejected: string[] } | string {
+  const batch = value as Partial<SettlementBatch> | null;
+  if (typeof batch !== 'object' || batch === null || !Array.isArray(batch.events)) {
+    const single = parseSettlementEvent(value);
+    return typeof single === 'string' ? single : { events: [single], rejected: [] };
+  }
+  if (batch.v !== 1) return `unknown batch version ${String(batch.v)}`;
+  if (batch.events.length > MAX_BATCH_EVENTS) return `batch of ${batch.events.length} events`;
+  const events: SettlementEvent[] = [];
+  const rejected: string[] = [];
+  for (const item of batch.events) {
+    const parsed = parseSettlementEvent(item);
+    if (typeof parsed === 'string') rejected.push(parsed);
+    else events.push(parsed);
+  }
+  return { events, rejected };
 }
 
 /** The stream that holds settlement events, as every publisher and consumer declares it. */

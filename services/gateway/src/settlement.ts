@@ -1,13 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { ensureStream, type NatsConnection } from '@mdp/nats';
 import { Counter, Gauge, Histogram, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
 import {
+  MAX_BATCH_EVENTS,
   type SettlementEvent,
   type SettlementKind,
   settlementMsgId,
   settlementSubject,
   usageStreamSpec,
 } from '@mdp/usage';
-import { headers, type JetStreamClient } from 'nats';
+import type { JetStreamClient } from 'nats';
 import type { Admission } from './admission.ts';
 
 export interface SettlerOptions {
@@ -25,11 +27,21 @@ export interface SettlerOptions {
 /** How long refunds and voids keep being retried in the background (holds expire long before). */
 const BACKGROUND_RETRY_MS = 10 * 60_000;
 
+interface QueuedCharge {
+  event: SettlementEvent;
+  /** When the client's 200 stops waiting for the acknowledgement. */
+  deadline: number;
+  done(err?: Error): void;
+}
+
 /**
- * Settlement at the gateway: exactly one event per admitted request, with the request id as the
- * JetStream message id so that a retried publish is stored once. A charge is awaited (the 200 waits for
- * the ack); refunds go in the background. A charge that cannot be confirmed is followed by a `voided`
- * event, so a charge that did land after all is reversed: the client got a 503, not a 200.
+ * Settlement at the gateway: exactly one event per admitted request, each keyed by its request id. A
+ * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard travel
+ * as one JetStream message (a batch, message id `batch:<uuid>`; a lone charge is sent as itself with
+ * the request id as message id), so that a publish, an ack and a delivery are paid per batch, not per
+ * request; a retried publish is stored once either way. Refunds go in the background. A charge that
+ * cannot be confirmed is followed by a `voided` event, so a charge that did land after all is reversed:
+ * the client got a 503, not a 200.
  */
 export class Settler {
   private readonly js: JetStreamClient;
@@ -41,6 +53,10 @@ export class Settler {
   private connected = true;
   /** Charges waiting for an ack, failed at once when the connection drops rather than at their timeout. */
   private readonly awaitingAck = new Set<(err: Error) => void>();
+  /** Charges of the current turn, by shard, published together when the turn ends. */
+  private readonly queued = new Map<number, QueuedCharge[]>();
+  private flushScheduled = false;
+  private readonly batchSize: Histogram;
 
   private constructor(private readonly opts: SettlerOptions) {
     this.js = opts.nc.jetstream();
@@ -55,6 +71,12 @@ export class Settler {
       help: 'Time for JetStream to acknowledge one settlement publish attempt (acknowledged or failed)',
       labelNames: ['kind'] as const,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [opts.registry],
+    });
+    this.batchSize = new Histogram({
+      name: 'gateway_settlement_batch_events',
+      help: 'Charges per published settlement message (the charges of one gateway turn for one shard)',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
       registers: [opts.registry],
     });
     const background = this.background;
@@ -97,7 +119,10 @@ export class Settler {
   }
 
   private event(a: Admission, kind: SettlementKind, route: string, status: number): SettlementEvent {
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier);
     return {
+      ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
       v: 1,
       request_id: a.requestId,
       account_id: a.accountId,
@@ -110,20 +135,74 @@ export class Settler {
     };
   }
 
-  private async publish(event: SettlementEvent, shard: number, timeoutMs: number): Promise<void> {
-    const h = headers();
-    const carrier: Record<string, string> = {};
-    injectTraceContext(carrier);
-    for (const [k, v] of Object.entries(carrier)) h.set(k, v);
-    const end = this.publishSeconds.startTimer({ kind: event.kind });
+  /** One message of `events` (all of one kind and shard), acknowledged by JetStream or thrown. */
+  private async publish(
+    events: SettlementEvent[],
+    shard: number,
+    timeoutMs: number,
+    batchId?: string,
+  ): Promise<void> {
+    const kind = events[0]!.kind;
+    const single = events.length === 1;
+    const end = this.publishSeconds.startTimer({ kind });
     const ack = await this.js
-      .publish(settlementSubject(this.opts.subjectPrefix, shard, event.kind), JSON.stringify(event), {
-        msgID: settlementMsgId(event),
-        timeout: timeoutMs,
-        headers: h,
-      })
+      .publish(
+        settlementSubject(this.opts.subjectPrefix, shard, kind),
+        JSON.stringify(single ? events[0] : { v: 1, events }),
+        {
+          msgID: single ? settlementMsgId(events[0]!) : `batch:${batchId ?? randomUUID()}`,
+          timeout: timeoutMs,
+        },
+      )
       .finally(end);
-    this.published.inc({ kind: event.kind, outcome: ack.duplicate ? 'duplicate' : 'acked' });
+    this.published.inc({ kind, outcome: ack.duplicate ? 'duplicate' : 'acked' }, events.length);
+  }
+
+  /** Queues a charge for this turn's message to its shard; resolves when JetStream acknowledged it. */
+  private enqueue(event: SettlementEvent, shard: number, deadline: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let queue = this.queued.get(shard);
+      if (!queue) {
+        queue = [];
+        this.queued.set(shard, queue);
+      }
+      queue.push({ event, deadline, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.flushScheduled) return;
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const [shard, queue] of this.queued) {
+      this.queued.delete(shard);
+      for (let i = 0; i < queue.length; i += MAX_BATCH_EVENTS)
+        void this.publishBatch(shard, queue.slice(i, i + MAX_BATCH_EVENTS));
+    }
+  }
+
+  /** Publishes one batch, retrying (the same message) until the earliest deadline among its charges. */
+  private async publishBatch(shard: number, charges: QueuedCharge[]): Promise<void> {
+    this.batchSize.observe(charges.length);
+    const deadline = Math.min(...charges.map((c) => c.deadline));
+    // One message id for every retry of this batch, so JetStream stores it once.
+    const events = charges.map((c) => c.event);
+    const batchId = randomUUID();
+    for (;;) {
+      try {
+        if (!this.connected) throw new Error('NATS connection lost');
+        await this.publish(events, shard, Math.max(100, deadline - Date.now()), batchId);
+        for (const c of charges) c.done();
+        return;
+      } catch (err) {
+        if (!this.connected || Date.now() + 50 >= deadline) {
+          for (const c of charges) c.done(err as Error);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
   }
 
   /**
@@ -133,7 +212,6 @@ export class Settler {
    */
   async charge(a: Admission, route: string): Promise<boolean> {
     const event = this.event(a, 'charged', route, 200);
-    const deadline = Date.now() + this.opts.ackTimeoutMs;
     let fail: (err: Error) => void = () => {};
     const dropped = new Promise<never>((_, reject) => {
       fail = reject;
@@ -141,25 +219,18 @@ export class Settler {
     dropped.catch(() => {});
     this.awaitingAck.add(fail);
     try {
-      for (;;) {
-        try {
-          if (!this.connected) throw new Error('NATS connection lost');
-          await Promise.race([this.publish(event, a.shard, Math.max(100, deadline - Date.now())), dropped]);
-          this.settledListener(a);
-          return true;
-        } catch (err) {
-          if (!this.connected || Date.now() + 50 >= deadline) {
-            this.published.inc({ kind: 'charged', outcome: 'failed' });
-            this.opts.logger.warn(
-              { err: (err as Error).message, reqId: a.requestId },
-              'charge not acknowledged; voiding',
-            );
-            this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
-            return false;
-          }
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
+      if (!this.connected) throw new Error('NATS connection lost');
+      await Promise.race([this.enqueue(event, a.shard, Date.now() + this.opts.ackTimeoutMs), dropped]);
+      this.settledListener(a);
+      return true;
+    } catch (err) {
+      this.published.inc({ kind: 'charged', outcome: 'failed' });
+      this.opts.logger.warn(
+        { err: (err as Error).message, reqId: a.requestId },
+        'charge not acknowledged; voiding',
+      );
+      this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
+      return false;
     } finally {
       this.awaitingAck.delete(fail);
     }
@@ -175,7 +246,7 @@ export class Settler {
       const until = Date.now() + BACKGROUND_RETRY_MS;
       for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 5_000)) {
         try {
-          await this.publish(event, a.shard, 2_000);
+          await this.publish([event], a.shard, 2_000);
           this.settledListener(a);
           return;
         } catch {

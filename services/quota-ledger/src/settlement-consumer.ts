@@ -10,7 +10,7 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@mdp/telemetry';
-import { parseSettlementEvent, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
+import { parseSettlementMessage, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
 import type { Mutex } from './mutex.ts';
 
@@ -102,11 +102,15 @@ export async function startSettlementConsumer(opts: {
   let flushing: Promise<void> | null = null;
   const waiters: (() => void)[] = [];
 
-  /** A consumer span per message, child of the trace context the gateway put in the message headers. */
-  const settleSpan = (m: JsMsg): Span | undefined => {
+  /**
+   * A consumer span per event, child of the trace context of the request it settles: the event's own
+   * (events travel in batches), else the message's headers (single events published by older gateways).
+   */
+  const settleSpan = (m: JsMsg, e: SettlementEvent | null): Span | undefined => {
     if (!opts.tracer) return undefined;
     const carrier: Record<string, string> = {};
-    for (const key of m.headers?.keys() ?? []) carrier[key] = m.headers?.get(key) ?? '';
+    if (e?.traceparent) carrier.traceparent = e.traceparent;
+    else for (const key of m.headers?.keys() ?? []) carrier[key] = m.headers?.get(key) ?? '';
     return opts.tracer.startSpan(
       'ledger.settle',
       {
@@ -115,10 +119,16 @@ export async function startSettlementConsumer(opts: {
           'messaging.system': 'nats',
           'messaging.destination.name': m.subject,
           'mdp.shard': spec.shard,
+          ...(e ? { 'mdp.settlement.kind': e.kind, 'mdp.request_id': e.request_id } : {}),
         },
       },
       extractTraceContext(carrier),
     );
+  };
+
+  const poison = (m: JsMsg, reason: string) => {
+    logger.error({ subject: m.subject, seq: m.seq, reason }, 'poison settlement message terminated');
+    recorded.inc({ kind: 'unknown', outcome: 'poison' });
   };
 
   const flush = async () => {
@@ -128,30 +138,28 @@ export async function startSettlementConsumer(opts: {
       const good: JsMsg[] = [];
       const spans: Span[] = [];
       for (const m of batch) {
-        const span = settleSpan(m);
-        let parsed: SettlementEvent | string;
+        let parsed: ReturnType<typeof parseSettlementMessage>;
         try {
-          parsed = parseSettlementEvent(m.json());
+          parsed = parseSettlementMessage(m.json());
         } catch {
           parsed = 'not JSON';
         }
         if (typeof parsed === 'string') {
-          logger.error(
-            { subject: m.subject, seq: m.seq, reason: parsed },
-            'poison settlement message terminated',
-          );
-          recorded.inc({ kind: 'unknown', outcome: 'poison' });
+          poison(m, parsed);
           m.term();
+          const span = settleSpan(m, null);
           span?.setStatus({ code: SpanStatusCode.ERROR, message: parsed });
           span?.end();
-        } else {
-          events.push(parsed);
-          good.push(m);
-          if (span) {
-            span.setAttributes({ 'mdp.settlement.kind': parsed.kind, 'mdp.request_id': parsed.request_id });
-            spans.push(span);
-          }
+          continue;
         }
+        // A batch's unreadable events are counted and left out; the rest of it is recorded.
+        for (const reason of parsed.rejected) poison(m, reason);
+        for (const e of parsed.events) {
+          events.push(e);
+          const span = settleSpan(m, e);
+          if (span) spans.push(span);
+        }
+        good.push(m);
       }
       const end = batchSeconds.startTimer();
       for (;;) {

@@ -117,6 +117,40 @@ describe('settlement consumer telemetry', () => {
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  it('records a batch message event by event, each span under its own request, leaving out a bad event', async () => {
+    const traces = [0, 1].map(() => ({
+      traceId: randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+    }));
+    const events = traces.map((t, i) => ({
+      ...event(`req-${tag}-batch-${i}`, 'charged'),
+      traceparent: `00-${t.traceId}-${t.spanId}-01`,
+    }));
+    const batch = { v: 1, events: [...events, { ...event(`req-${tag}-batch-bad`), kind: 'gifted' }] };
+    await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(batch), {
+      msgID: `batch:${tag}`,
+    });
+    for (const [i, t] of traces.entries()) {
+      const span = await waitFor(`the settle span of event ${i}`, () =>
+        exporter.getFinishedSpans().find((s) => s.spanContext().traceId === t.traceId),
+      );
+      expect(span.parentSpanContext?.spanId).toBe(t.spanId);
+      expect(span.attributes).toMatchObject({ 'mdp.request_id': `req-${tag}-batch-${i}` });
+    }
+    const { rows } = await pool.query(
+      'SELECT request_id, kind FROM usage_events WHERE request_id LIKE $1 ORDER BY request_id',
+      [`req-${tag}-batch-%`],
+    );
+    expect(rows).toEqual([
+      { request_id: `req-${tag}-batch-0`, kind: 'charged' },
+      { request_id: `req-${tag}-batch-1`, kind: 'charged' },
+    ]);
+    const charged = await pool.query(
+      "SELECT charged FROM usage_daily WHERE account_id = 'acct-tel' AND interface = 'rest'",
+    );
+    expect(charged.rows).toEqual([{ charged: 2 }]);
+  });
+
   it('reports its lag: events waiting in JetStream for this shard', async () => {
     await consumer.idle();
     expect(await consumer.lag()).toEqual({ pending: 0, ackPending: 0 });

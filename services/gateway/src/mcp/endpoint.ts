@@ -70,6 +70,7 @@ function webHeaders(headers: IncomingHttpHeaders): Headers {
 export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   const { tools, validators, call, authenticator, tracer } = deps;
   const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const callers = new WeakMap<FastifyRequest, Principal>();
   const definitions = tools.map((t) => t.definition);
   const calls = new Counter({
     name: 'gateway_mcp_tool_calls_total',
@@ -133,9 +134,13 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     method: ['POST', 'GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
     config: { operationId: 'mcp' },
+    // Who is asking comes first, before the body is even parsed: without a valid token no MCP message
+    // is read.
+    onRequest: async (req) => {
+      callers.set(req, await authenticator.authenticate(req.headers.authorization));
+    },
     handler: async (req, reply) => {
-      // Who is asking comes first: without a valid token no MCP message is read.
-      const caller = await authenticator.authenticate(req.headers.authorization);
+      const caller = callers.get(req)!;
       if (req.method !== 'POST') {
         // Stateless: no server-initiated stream to GET, no session to DELETE (as the transport spec allows).
         return reply
