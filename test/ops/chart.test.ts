@@ -294,7 +294,13 @@ describe('objects the platform needs', () => {
   });
 
   it('secrets in the Secret, settings in the ConfigMap, never the other way round', () => {
-    const secretKeys = ['DATABASE_URL', 'TOKEN_HASH_SECRET', 'CURSOR_SIGNING_KEY', 'LINK_SIGNING_KEY'];
+    const secretKeys = [
+      'DATABASE_URL',
+      'TOKEN_HASH_SECRET',
+      'CURSOR_SIGNING_KEY',
+      'LINK_SIGNING_KEY',
+      'SITE_CSRF_KEY',
+    ];
     expect(kindsOf('secret.yaml')).toEqual(['Secret']);
     for (const key of secretKeys) expect(templates.get('secret.yaml')).toContain(key);
     const [config] = yamlDocs(templates.get('configmap.yaml')!);
@@ -306,6 +312,7 @@ describe('objects the platform needs', () => {
     expect(templates.get('auth/deployment.yaml')).toContain('"TOKEN_HASH_SECRET"');
     expect(templates.get('equities-data/deployment.yaml')).toContain('"CURSOR_SIGNING_KEY"');
     expect(templates.get('filings-reader/deployment.yaml')).toContain('"LINK_SIGNING_KEY"');
+    expect(templates.get('gateway/deployment.yaml')).toContain('"SITE_CSRF_KEY"');
     for (const file of ['gateway/deployment.yaml', 'options-analytics/deployment.yaml'])
       expect(templates.get(file)).not.toMatch(/TOKEN_HASH_SECRET|SIGNING_KEY/);
   });

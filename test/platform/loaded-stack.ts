@@ -55,7 +55,9 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
     etf: generated.stocks.find((s) => s.stockType === 'etf' && s.status === 'listed')!.symbol,
     filer: generateCompanies(1)[0]!.symbol,
   };
-  const stack = await startStack();
+  // One trusted proxy hop, as behind an ingress: the account site's tests stand for many client
+  // addresses with X-Forwarded-For.
+  const stack = await startStack({ TRUST_PROXY_HOPS: '1' });
   try {
     await stack.admin(
       'plan',

@@ -55,3 +55,4 @@ export function tokenDisplayPrefix(token: string): string {
 export function tokenFingerprint(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
+export { ACCOUNT_BOUNDS } from './account-bounds.ts';

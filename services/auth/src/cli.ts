@@ -3,9 +3,15 @@
 // stdout carries only the value asked for (an id, a token, a table); messages go to stderr.
 
 import { parseArgs } from 'node:util';
+import { type Clock, systemClock } from '@mdp/ist-time';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
+import { normaliseEmail } from './account-rules.ts';
+import { AccountStore } from './accounts.ts';
 import { authConfig } from './config.ts';
 import { AdminError, AuthStore, outboxChannel } from './store.ts';
+
+/** Where the gateway serves the account site under `make run` (its PORT). */
+const DEFAULT_SITE_URL = 'http://localhost:8080';
 
 const USAGE = `usage: auth-admin <command> [options]
 
@@ -13,6 +19,13 @@ const USAGE = `usage: auth-admin <command> [options]
   account set-plan <account-id> <plan>            move an account to another plan
   account suspend <account-id>                    refuse all of its tokens until reactivated
   account reactivate <account-id>
+  account set-password <account-id> <email>       set the account's sign-in to the site: the password is
+                                                  read from stdin (first line), never from the command line;
+                                                  ends the account's sessions
+  account invite <account-id> <email> [--base-url <url>]
+                                                  a single-use link (valid 7 days) for the holder of <email>
+                                                  to set the password; prints <url>/account/invite/<code>
+                                                  (default url ${DEFAULT_SITE_URL})
   token issue <account-id> [--name <name>] [--expires-in <N>d|h|m] [--expires-at <ISO time>]
                                                   issue a token; prints only the token
   token list <account-id>                         the account's tokens, never revealing them
@@ -72,8 +85,68 @@ function table(rows: Record<string, unknown>[]): string {
   return [line(keys), ...rows.map((r) => line(keys.map((k) => cell(r[k]))))].join('\n');
 }
 
+/** Reads a password from stdin: typed without echo (twice) at a terminal, else the first line piped in. */
+async function readPasswordFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    const first = await promptHidden('password: ');
+    if ((await promptHidden('password again: ')) !== first) throw new UsageError('the passwords differ');
+    return first;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (password === '') throw new UsageError('give the password on stdin, e.g. from a password manager');
+  return password;
+}
+
+function promptHidden(prompt: string): Promise<string> {
+  const { stdin, stderr } = process;
+  stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = (done: () => void) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      done();
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish(() => resolve(value));
+        if (ch === '\u0003') return finish(() => reject(new UsageError('cancelled')));
+        value = ch === '\u007f' || ch === '\b' ? [...value].slice(0, -1).join('') : value + ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+function siteUrl(value: string | undefined): string {
+  const raw = value ?? DEFAULT_SITE_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`--base-url must be an http or https URL, not "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash)
+    throw new UsageError(`--base-url must be an http or https URL without query, not "${raw}"`);
+  return url.href.replace(/\/+$/, '');
+}
+
+/** What a command reads besides its arguments; tests give their own. */
+export interface CliInput {
+  /** The password for `account set-password` (default: stdin). */
+  readPassword?: () => Promise<string>;
+  clock?: Clock;
+}
+
 /** Runs one command against the store; returns what goes to stdout. */
-export async function run(store: AuthStore, argv: string[]): Promise<string> {
+export async function run(store: AuthStore, argv: string[], input: CliInput = {}): Promise<string> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -86,8 +159,10 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
       monthly: { type: 'string' },
       burst: { type: 'string' },
       count: { type: 'string' },
+      'base-url': { type: 'string' },
     },
   });
+  const accounts = () => new AccountStore(store, { clock: input.clock ?? systemClock });
   const [group, action, ...args] = positionals;
   const arg = (i: number, what: string) => {
     const v = args[i];
@@ -107,6 +182,22 @@ export async function run(store: AuthStore, argv: string[]): Promise<string> {
     case 'account reactivate':
       await store.setSuspended(arg(0, '<account-id>'), false);
       return '';
+    case 'account set-password': {
+      const [account, email] = [arg(0, '<account-id>'), arg(1, '<email>')];
+      const password = await (input.readPassword ?? readPasswordFromStdin)();
+      await accounts().setPassword(account, email, password);
+      process.stderr.write(`account ${account} signs in as ${normaliseEmail(email)}; its sessions ended\n`);
+      return '';
+    }
+    case 'account invite': {
+      const [account, email] = [arg(0, '<account-id>'), arg(1, '<email>')];
+      const base = siteUrl(values['base-url']);
+      const invite = await accounts().createInvite(account, email);
+      process.stderr.write(
+        `invite to account ${account} for ${normaliseEmail(email)}: works once, until ${invite.expiresAt.toISOString()}\n`,
+      );
+      return `${base}/account/invite/${invite.code}`;
+    }
     case 'token issue': {
       const expiresAt = parseExpiry(values['expires-in'], values['expires-at']);
       const issued = await store.issueToken(arg(0, '<account-id>'), { name: values.name, expiresAt });

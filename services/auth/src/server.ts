@@ -1,6 +1,7 @@
 import { systemClock } from '@mdp/ist-time';
 import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
+import { AccountStore } from './accounts.ts';
 import { buildApp } from './app.ts';
 import { authConfig } from './config.ts';
 import { startOutboxRelay } from './outbox-relay.ts';
@@ -15,6 +16,16 @@ await runGrpcService({
     const config = rt.config as typeof rt.config & { TOKEN_HASH_SECRET: string; NATS_URL: string };
     const channel = outboxChannel(config.DB_SCHEMA);
     const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel);
+    const accounts = new AccountStore(store, { clock: systemClock });
+    // Ended sessions and invites and closed rate windows are deleted hourly (by every replica: harmless).
+    const purge = setInterval(
+      () =>
+        accounts
+          .purgeExpired()
+          .catch((err) => rt.logger.warn({ err: (err as Error).message }, 'purge of ended sessions failed')),
+      3_600_000,
+    );
+    purge.unref();
     // Token checks need only Postgres: a NATS outage delays revocation events (the outbox keeps them), so
     // it does not make auth unready.
     const nc = await connectNats({ url: config.NATS_URL, name: 'auth', logger: rt.logger });
@@ -32,9 +43,11 @@ await runGrpcService({
         tracer: rt.tracing.tracer,
         registry: rt.registry,
         store,
+        accounts,
         clock: systemClock,
       }),
       close: async () => {
+        clearInterval(purge);
         await relay.stop();
         await nc.drain();
       },

@@ -5,9 +5,18 @@ import { generateToken, TOKEN_PREFIX, tokenDisplayPrefix } from '@mdp/tokens';
 import type pg from 'pg';
 import type { TokenRecord } from './verify.ts';
 
-/** A refusal an administrator can act on; its message is shown as is. */
+/**
+ * A refusal an administrator (or subscriber) can act on; its message is shown as is. `reason` lets the
+ * gRPC handlers give it the right status.
+ */
 export class AdminError extends Error {
   override name = 'AdminError';
+  constructor(
+    message: string,
+    readonly reason: 'not_found' | 'conflict' | 'invalid' = 'invalid',
+  ) {
+    super(message);
+  }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -19,6 +28,7 @@ export interface TokenListing {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 export interface Plan {
@@ -37,13 +47,18 @@ const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
  */
 export class AuthStore {
   constructor(
-    private readonly pool: Pool,
+    readonly pool: Pool,
     private readonly hashSecret: string,
     private readonly outboxChannel: string,
   ) {}
 
   hash(token: string): Buffer {
     return createHmac('sha256', this.hashSecret).update(token).digest();
+  }
+
+  /** A keyed hash of another secret or key (a session token, an invite code), apart from token hashes. */
+  keyedHash(purpose: string, value: string): Buffer {
+    return createHmac('sha256', this.hashSecret).update(`${purpose}\0${value}`).digest();
   }
 
   async findByToken(token: string): Promise<TokenRecord | undefined> {
@@ -69,10 +84,10 @@ export class AuthStore {
   /** Issues a token and returns it: the only time it exists outside its owner's hands. */
   async issueToken(
     accountId: string,
-    opts: { name?: string; expiresAt?: Date } = {},
-  ): Promise<{ id: string; token: string }> {
+    opts: { name?: string; expiresAt?: Date; now?: number } = {},
+  ): Promise<{ id: string; token: string; displayPrefix: string }> {
     await this.requireAccount(accountId);
-    if (opts.expiresAt && opts.expiresAt.getTime() <= Date.now())
+    if (opts.expiresAt && opts.expiresAt.getTime() <= (opts.now ?? Date.now()))
       throw new AdminError('the expiry is in the past');
     const token = generateToken();
     const { rows } = await this.pool.query<{ id: string }>(
@@ -80,34 +95,43 @@ export class AuthStore {
        VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [accountId, this.hash(token), tokenDisplayPrefix(token), opts.name ?? '', opts.expiresAt ?? null],
     );
-    return { id: rows[0]!.id, token };
+    return { id: rows[0]!.id, token, displayPrefix: tokenDisplayPrefix(token) };
   }
 
-  async listTokens(accountId: string): Promise<TokenListing[]> {
+  async listTokens(accountId: string, opts: { newestFirst?: boolean } = {}): Promise<TokenListing[]> {
     await this.requireAccount(accountId);
+    const order = opts.newestFirst ? 'created_at DESC, id DESC' : 'created_at, id';
     const { rows } = await this.pool.query<TokenListing>(
-      `SELECT id, display_prefix, name, created_at, expires_at, revoked_at
-         FROM tokens WHERE account_id = $1 ORDER BY created_at, id`,
+      `SELECT id, display_prefix, name, created_at, expires_at, revoked_at, last_used_at
+         FROM tokens WHERE account_id = $1 ORDER BY ${order}`,
       [accountId],
     );
     return rows;
   }
 
-  /** Revokes by token id, or by the token itself (for whoever holds a leaked one but not its id). */
-  async revokeToken(idOrToken: string): Promise<void> {
+  /**
+   * Revokes by token id, or by the token itself (for whoever holds a leaked one but not its id). With
+   * `accountId`, only a token of that account: another account's token is "no such token", as if it did
+   * not exist.
+   */
+  async revokeToken(idOrToken: string, opts: { accountId?: string } = {}): Promise<void> {
     const tokenId = idOrToken.startsWith(TOKEN_PREFIX)
       ? (await this.findByToken(idOrToken))?.token_id
       : idOrToken;
-    if (!tokenId || !UUID.test(tokenId)) throw new AdminError('no such token');
+    if (!tokenId || !UUID.test(tokenId)) throw new AdminError('no such token', 'not_found');
     await this.transaction(async (c) => {
       const { rows } = await c.query<{ account_id: string; revoked_at: Date | null }>(
         'SELECT account_id, revoked_at FROM tokens WHERE id = $1 FOR UPDATE',
         [tokenId],
       );
       const row = rows[0];
-      if (!row) throw new AdminError('no such token');
+      if (!row || (opts.accountId !== undefined && row.account_id !== opts.accountId))
+        throw new AdminError('no such token', 'not_found');
       if (row.revoked_at)
-        throw new AdminError(`token ${tokenId} was already revoked at ${row.revoked_at.toISOString()}`);
+        throw new AdminError(
+          `token ${tokenId} was already revoked at ${row.revoked_at.toISOString()}`,
+          'conflict',
+        );
       await c.query('UPDATE tokens SET revoked_at = now() WHERE id = $1', [tokenId]);
       await this.emit<TokenRevoked>(c, AUTH_EVENTS.tokenRevoked, {
         token_id: tokenId,
@@ -123,7 +147,7 @@ export class AuthStore {
         'UPDATE accounts SET plan_id = $2, updated_at = now() WHERE id = $1',
         [accountId, plan],
       );
-      if (rowCount === 0) throw new AdminError(`no account with id ${accountId}`);
+      if (rowCount === 0) throw new AdminError(`no account with id ${accountId}`, 'not_found');
       await this.emit<AccountChanged>(c, AUTH_EVENTS.accountChanged, {
         account_id: accountId,
         change: 'plan_changed',
@@ -194,11 +218,11 @@ export class AuthStore {
     }
   }
 
-  private async requireAccount(accountId: string): Promise<void> {
+  async requireAccount(accountId: string): Promise<void> {
     const exists =
       UUID.test(accountId) &&
       (await this.pool.query('SELECT 1 FROM accounts WHERE id = $1', [accountId])).rowCount === 1;
-    if (!exists) throw new AdminError(`no account with id ${accountId}`);
+    if (!exists) throw new AdminError(`no account with id ${accountId}`, 'not_found');
   }
 
   private async emit<T>(c: pg.PoolClient, subject: string, payload: T): Promise<void> {
@@ -210,7 +234,8 @@ export class AuthStore {
     await c.query('SELECT pg_notify($1, $2)', [this.outboxChannel, subject]);
   }
 
-  private async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in one transaction on one connection; rolled back when it throws. */
+  async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
     try {
       await c.query('BEGIN');

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import { ApiError, errorBody } from '@mdp/errors';
+import type { AsyncClient } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
+import type { auth } from '@mdp/proto';
 import {
   context,
   extractTraceContext,
@@ -21,8 +23,11 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
+import { registerDocs } from './account-site/docs.ts';
+import { registerAccountSite } from './account-site/plugin.ts';
+import type { UsageDocument } from './account-site/usage-page.ts';
 import type { Authenticator } from './authenticator.ts';
-import { OPENAPI_OPERATION_ID } from './catalogue/account.ts';
+import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
@@ -41,6 +46,12 @@ export interface GatewayDeps {
   registry: Registry;
   upstreams: Upstreams;
   authenticator: Authenticator;
+  /** The auth service, for the account web site's sign-in, sessions and tokens. */
+  authClient: AsyncClient<typeof auth.AuthServiceService>;
+  /** Keys the account site's CSRF tokens; every replica must share it. */
+  siteCsrfKey: string;
+  /** Proxies in front of the gateway whose X-Forwarded-For/-Proto are believed (0: none). */
+  trustProxyHops?: number;
   metering: Metering;
   /** Absent: every data request asks its service. */
   documents?: DocumentCache;
@@ -48,6 +59,18 @@ export interface GatewayDeps {
 }
 
 const ALLOWED_METHODS = 'GET, OPTIONS';
+
+/** The account web site and the API reference: pages for people, with their own methods and headers. */
+function isSitePath(url: string): boolean {
+  return (
+    url === '/account' ||
+    url.startsWith('/account/') ||
+    url.startsWith('/account?') ||
+    url === '/docs' ||
+    url.startsWith('/docs/') ||
+    url.startsWith('/docs?')
+  );
+}
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 declare module 'fastify' {
@@ -110,6 +133,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       sendError(reply, new ApiError('invalid_request', `the request URL could not be read (${err.code})`));
     },
     clientErrorHandler,
+    // The n nearest hops (an ingress, a load balancer) are believed about the client's address and scheme.
+    trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
   });
 
   app.addHook('onRequest', (req, reply, done) => {
@@ -124,7 +149,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     if (mcp && req.method === 'OPTIONS') return mcpPreflight(reply);
     // The rest of the request runs inside its span, so token verification, admission and settlement
     // (not only the data call) carry its trace id to auth, the ledger and the settlement event.
-    if (req.method === 'GET' || mcp) return context.with(trace.setSpan(context.active(), req.span), done);
+    if (req.method === 'GET' || mcp || isSitePath(req.url))
+      return context.with(trace.setSpan(context.active(), req.span), done);
     if (!isKnownPath(req.url)) {
       return void sendError(reply, new ApiError('route_not_found', `no route ${req.url.split('?')[0]}`));
     }
@@ -134,13 +160,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   // Preflight is answered by the plugin for known paths (the hook above has refused the rest).
-  await app.register(cors, {
+  // The account site is same-origin only: no CORS headers on its pages.
+  const apiCors = {
     origin: '*',
     methods: ['GET', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
     exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'X-Request-Id'],
     maxAge: 600,
     strictPreflight: false,
+  };
+  await app.register(cors, {
+    delegator: (req, cb) => cb(null, isSitePath(req.url ?? '') ? { origin: false } : apiCors),
   });
 
   app.addHook('onResponse', (req, reply, done) => {
@@ -203,6 +233,23 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     tracer,
     registry: deps.registry,
   });
+
+  const usageRoute = catalogue.find((r) => r.operationId === USAGE_OPERATION_ID)!;
+  await registerAccountSite(app, {
+    auth: deps.authClient,
+    upstreams,
+    csrfKey: deps.siteCsrfKey,
+    clock,
+    usageOf: async (caller, requestId) => {
+      const { body } = await call(
+        usageRoute,
+        { params: {}, query: {}, caller },
+        { requestId, via: 'rest', span: undefined },
+      );
+      return (JSON.parse(body) as { data: UsageDocument }).data;
+    },
+  });
+  registerDocs(app);
 
   for (const route of catalogue) {
     const validate = validators.get(route)!;

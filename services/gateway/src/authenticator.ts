@@ -42,6 +42,8 @@ export interface AuthenticatorOptions {
   /** Consecutive failures that open the breaker, and how long it stays open before one trial call. */
   breakerThreshold?: number;
   breakerOpenMs?: number;
+  /** Told of every accepted token, for its "last used" time. */
+  onUse?: (tokenId: string, atMs: number) => void;
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -122,6 +124,7 @@ export class Authenticator {
         this.verified.delete(key);
         throw invalid();
       }
+      this.opts.onUse?.(cached.tokenId, now);
       return cached;
     }
     if (this.refused.has(key)) {
@@ -135,7 +138,9 @@ export class Authenticator {
       inFlight = this.verify(token, key).finally(() => this.verifying.delete(key));
       this.verifying.set(key, inFlight);
     }
-    return inFlight;
+    const principal = await inFlight;
+    this.opts.onUse?.(principal.tokenId, now);
+    return principal;
   }
 
   private async verify(token: string, key: string): Promise<Principal> {

@@ -1,5 +1,7 @@
+import type { AsyncClient } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
 import { connectNats, DATA_CHANGED, subscribeJson } from '@mdp/nats';
+import type { auth } from '@mdp/proto';
 import type { Logger, Registry } from '@mdp/telemetry';
 import { AdmissionClient } from './admission.ts';
 import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
@@ -7,6 +9,7 @@ import type { Upstreams } from './catalogue/index.ts';
 import { DocumentCache } from './document-cache.ts';
 import { Metering } from './metering.ts';
 import { Settler } from './settlement.ts';
+import { TokenUseReporter } from './token-use.ts';
 import { connectUpstreams, type UpstreamAddresses } from './upstreams.ts';
 
 export interface DependencyOptions {
@@ -30,6 +33,8 @@ export interface DependencyOptions {
   dataCacheMaxBytes: number;
   /** Shorter in tests, so a dead auth service is retried sooner. */
   authBreakerOpenMs?: number;
+  /** How often each token's last use is reported to the auth service (default 5 s). */
+  tokenUseReportMs?: number;
   clock: Clock;
   logger: Logger;
   registry: Registry;
@@ -39,6 +44,7 @@ export interface Dependencies {
   upstreams: Upstreams;
   documents: DocumentCache | undefined;
   authenticator: Authenticator;
+  authClient: AsyncClient<typeof auth.AuthServiceService>;
   metering: Metering;
   isConnected(): boolean;
   /** After the HTTP server has drained: flush settlements, close channels. */
@@ -48,7 +54,9 @@ export interface Dependencies {
 /** Everything the gateway talks to: gRPC channels, NATS for auth events and settlements. */
 export async function connectDependencies(o: DependencyOptions): Promise<Dependencies> {
   const { upstreams, authClient, close } = connectUpstreams(o.addresses, o.registry, o.upstreamDeadlineMs);
+  const tokenUse = new TokenUseReporter(authClient, o.logger, o.tokenUseReportMs ?? 5_000);
   const authenticator = new Authenticator({
+    onUse: (tokenId, atMs) => tokenUse.seen(tokenId, atMs),
     client: authClient,
     clock: o.clock,
     registry: o.registry,
@@ -110,12 +118,14 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     upstreams,
     documents,
     authenticator,
+    authClient,
     metering,
     // Not ready while NATS is away: no 200 could be charged.
     isConnected: () => natsUp && !nc.isClosed(),
     close: async () => {
       await metering.drain(5_000);
       metering.close();
+      await tokenUse.close();
       close();
       await nc.drain();
     },

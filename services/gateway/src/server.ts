@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, usageStreamConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
@@ -35,6 +36,19 @@ const rt = bootstrap(
     SETTLE_ACK_TIMEOUT_MS: Type.Integer({ default: 1_500, minimum: 100, maximum: 30_000 }),
     DATA_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
     DATA_CACHE_MAX_MB: Type.Integer({ default: 64, minimum: 1, maximum: 16_384 }),
+    SITE_CSRF_KEY: Type.String({
+      default: '',
+      maxLength: 1_000,
+      description:
+        "Keys the account web site's CSRF tokens (at least 32 characters); every replica must share it. Empty: a random key per process (one replica only)",
+    }),
+    TRUST_PROXY_HOPS: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 10,
+      description:
+        'Proxies in front of the gateway whose X-Forwarded-For/-Proto are believed (client address for sign-in limits, Secure cookies)',
+    }),
   }),
 );
 const { config, logger } = rt;
@@ -66,7 +80,15 @@ try {
     logger,
     registry: rt.registry,
   });
+  let siteCsrfKey = config.SITE_CSRF_KEY;
+  if (siteCsrfKey.length < 32) {
+    if (siteCsrfKey) throw new Error('SITE_CSRF_KEY must be at least 32 characters');
+    logger.warn('SITE_CSRF_KEY is not set: using a random key, valid for this process only');
+    siteCsrfKey = randomBytes(32).toString('base64url');
+  }
   const app = await buildGateway({
+    siteCsrfKey,
+    trustProxyHops: config.TRUST_PROXY_HOPS,
     logger,
     tracer: rt.tracing.tracer,
     registry: rt.registry,

@@ -335,7 +335,14 @@ export async function startGateway(
     logger,
     registry,
   });
-  const app = await buildGateway({ logger, tracer, registry, clock: opts.clock ?? Date.now, ...deps });
+  const app = await buildGateway({
+    logger,
+    tracer,
+    registry,
+    clock: opts.clock ?? Date.now,
+    siteCsrfKey: 'harness-site-csrf-key-of-32-characters',
+    ...deps,
+  });
   await app.ready();
   const inject = (o: InjectOptions & { anonymous?: boolean }) => {
     const { anonymous, ...rest } = o;

@@ -7,6 +7,7 @@ import { type AccountBook, type ByInterface, interfaceOf } from './domain/accoun
 import type { Caps, Decision } from './domain/admission.ts';
 import type { Mutex } from './mutex.ts';
 import type { ProjectionStore } from './projections.ts';
+import { historyWindow, usageHistoryDocument } from './usage-history.ts';
 
 export interface LedgerDeps extends GrpcServerOptions {
   book: AccountBook;
@@ -27,9 +28,15 @@ function capsOf(account: ledger.Account): Caps {
   };
 }
 
+/** As settlement events bound it: an account id longer than this has no events. */
+const MAX_ACCOUNT_ID_LENGTH = 128;
+
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
-/** The event-sourced usage ledger of one shard: admission over a stream, and the usage document. */
+/**
+ * The event-sourced usage ledger of one shard: admission over a stream, the usage document, and the
+ * usage history.
+ */
 export function buildApp(deps: LedgerDeps): GrpcServer {
   const { book, store, mutex, clock, logger } = deps;
   const admissions = new Counter({
@@ -276,6 +283,26 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         day: window(istDay(now), used.day, byInterface.day, caps.daily, istNextDayStart(now)),
         month: window(istMonth(now), used.month, byInterface.month, caps.monthly, istNextMonthStart(now)),
       });
+    },
+    /**
+     * The account site's charts, read from the recorded events and their projections, not from the
+     * book. Once the consumer has caught up, today's `days` entry equals getUsage's `day.used` minus the
+     * requests still in flight (held, not settled yet); otherwise the history trails the in-memory book
+     * by the consumer's lag. The page takes its headline figures from getUsage.
+     */
+    getUsageHistory: async ({ account_id }) => {
+      if (!account_id || account_id.length > MAX_ACCOUNT_ID_LENGTH)
+        throw RpcError.invalidArgument(
+          'account_id',
+          `usage history needs an account id of 1 to ${MAX_ACCOUNT_ID_LENGTH} characters`,
+        );
+      // Before catching up, the log lacks what is still in the stream: the history would under-count.
+      // The log is shared by every shard, but only the owner's consumer records this account's events;
+      // the gateway routes by account, so the owner answers and its catching up is the one that counts.
+      if (!deps.caughtUp())
+        throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
+      const w = historyWindow(clock);
+      return jsonDocument(usageHistoryDocument(w, await store.history(account_id, w)));
     },
   });
 }

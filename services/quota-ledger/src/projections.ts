@@ -2,6 +2,7 @@ import type { Pool } from '@mdp/db';
 import { istDay, istMonth } from '@mdp/ist-time';
 import type { Interface, SettlementEvent } from '@mdp/usage';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
+import type { HistoryRows, HistoryWindow } from './usage-history.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
@@ -65,6 +66,25 @@ SELECT (SELECT count(*) FROM fresh)::int AS recorded,
                           GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS net),
                 '[]'::json) AS deltas`;
 
+/** See `ProjectionStore.history`. */
+const HISTORY = `
+WITH charged AS (
+  SELECT c.admitted_at, c.day, c.route
+    FROM usage_events c
+   WHERE c.account_id = $1 AND c.day BETWEEN $4::date AND $5::date AND c.kind = 'charged'
+     AND NOT EXISTS (SELECT 1 FROM usage_events v WHERE v.request_id = c.request_id AND v.kind = 'voided')
+)
+SELECT
+  (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', interface, 'units', charged)),
+                   '[]'::json)
+     FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date AND charged > 0) AS daily,
+  (SELECT coalesce(json_agg(json_build_object('hourMs', hour_ms, 'units', n)), '[]'::json)
+     FROM (SELECT (floor(extract(epoch FROM admitted_at) / 3600) * 3600000)::bigint AS hour_ms, count(*)::int AS n
+             FROM charged WHERE admitted_at >= $6 AND admitted_at < $7 GROUP BY 1) AS h) AS hourly,
+  (SELECT coalesce(json_agg(json_build_object('route', route, 'day', d, 'month', m)), '[]'::json)
+     FROM (SELECT route, (count(*) FILTER (WHERE day = $9::date))::int AS d, count(*)::int AS m
+             FROM charged WHERE day >= $8::date GROUP BY route) AS r) AS routes`;
+
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
   recorded: number;
@@ -125,6 +145,29 @@ export class ProjectionStore {
     const counts = { day: noUnits(), month: noUnits() };
     for (const row of rows) counts[row.window][row.via] = row.charged;
     return counts;
+  }
+
+  /**
+   * One account's usage history over `w`, in one statement (one snapshot: the consumer's batch
+   * statements are atomic, so days, hours and routes never straddle a batch). Days come from the
+   * usage_daily projection (primary-key range). Hours and routes come from the log, with the
+   * projections' rule: a request counts when it has a `charged` event and no `voided` one (`refunded`
+   * never carried a charge); each is read by the (account_id, day) index over `w.eventDays` (at most a
+   * month and a day of the account's events), and the void check is a (request_id, kind) lookup.
+   */
+  async history(accountId: string, w: HistoryWindow): Promise<HistoryRows> {
+    const { rows } = await this.pool.query<HistoryRows>(HISTORY, [
+      accountId,
+      w.days[0],
+      w.days[w.days.length - 1],
+      w.eventDays.from,
+      w.eventDays.to,
+      new Date(w.hoursFrom),
+      new Date(w.hoursTo),
+      w.monthFirstDay,
+      w.today,
+    ]);
+    return rows[0]!;
   }
 
   /**

@@ -45,10 +45,11 @@ export const UsageDocument = Type.Object(
 );
 
 export const OPENAPI_OPERATION_ID = 'getOpenApi';
+export const USAGE_OPERATION_ID = 'getMyUsage';
 
 export const accountRoutes = [
   defineRoute({
-    operationId: 'getMyUsage',
+    operationId: USAGE_OPERATION_ID,
     toolName: 'get_usage',
     path: '/v1/me/usage',
     summary: "The token's plan and its usage in the current IST day and month (free)",

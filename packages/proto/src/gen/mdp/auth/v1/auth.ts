@@ -80,6 +80,78 @@ export function verifyOutcomeToJSON(object: VerifyOutcome): string {
   }
 }
 
+export enum SignInOutcome {
+  SIGN_IN_OUTCOME_UNSPECIFIED = 0,
+  SIGN_IN_OUTCOME_OK = 1,
+  /** SIGN_IN_OUTCOME_WRONG_CREDENTIALS - Unknown address or wrong password (the two are not told apart). */
+  SIGN_IN_OUTCOME_WRONG_CREDENTIALS = 2,
+  /** SIGN_IN_OUTCOME_RATE_LIMITED - Too many failed attempts for the address or the account; see retry_after_seconds. */
+  SIGN_IN_OUTCOME_RATE_LIMITED = 3,
+  /** SIGN_IN_OUTCOME_INVALID_INPUT - A field is not acceptable; see field and message. */
+  SIGN_IN_OUTCOME_INVALID_INPUT = 4,
+  SIGN_IN_OUTCOME_EMAIL_TAKEN = 5,
+  SIGN_IN_OUTCOME_INVITE_INVALID = 6,
+  SIGN_IN_OUTCOME_SUSPENDED = 7,
+  UNRECOGNIZED = -1,
+}
+
+export function signInOutcomeFromJSON(object: any): SignInOutcome {
+  switch (object) {
+    case 0:
+    case "SIGN_IN_OUTCOME_UNSPECIFIED":
+      return SignInOutcome.SIGN_IN_OUTCOME_UNSPECIFIED;
+    case 1:
+    case "SIGN_IN_OUTCOME_OK":
+      return SignInOutcome.SIGN_IN_OUTCOME_OK;
+    case 2:
+    case "SIGN_IN_OUTCOME_WRONG_CREDENTIALS":
+      return SignInOutcome.SIGN_IN_OUTCOME_WRONG_CREDENTIALS;
+    case 3:
+    case "SIGN_IN_OUTCOME_RATE_LIMITED":
+      return SignInOutcome.SIGN_IN_OUTCOME_RATE_LIMITED;
+    case 4:
+    case "SIGN_IN_OUTCOME_INVALID_INPUT":
+      return SignInOutcome.SIGN_IN_OUTCOME_INVALID_INPUT;
+    case 5:
+    case "SIGN_IN_OUTCOME_EMAIL_TAKEN":
+      return SignInOutcome.SIGN_IN_OUTCOME_EMAIL_TAKEN;
+    case 6:
+    case "SIGN_IN_OUTCOME_INVITE_INVALID":
+      return SignInOutcome.SIGN_IN_OUTCOME_INVITE_INVALID;
+    case 7:
+    case "SIGN_IN_OUTCOME_SUSPENDED":
+      return SignInOutcome.SIGN_IN_OUTCOME_SUSPENDED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return SignInOutcome.UNRECOGNIZED;
+  }
+}
+
+export function signInOutcomeToJSON(object: SignInOutcome): string {
+  switch (object) {
+    case SignInOutcome.SIGN_IN_OUTCOME_UNSPECIFIED:
+      return "SIGN_IN_OUTCOME_UNSPECIFIED";
+    case SignInOutcome.SIGN_IN_OUTCOME_OK:
+      return "SIGN_IN_OUTCOME_OK";
+    case SignInOutcome.SIGN_IN_OUTCOME_WRONG_CREDENTIALS:
+      return "SIGN_IN_OUTCOME_WRONG_CREDENTIALS";
+    case SignInOutcome.SIGN_IN_OUTCOME_RATE_LIMITED:
+      return "SIGN_IN_OUTCOME_RATE_LIMITED";
+    case SignInOutcome.SIGN_IN_OUTCOME_INVALID_INPUT:
+      return "SIGN_IN_OUTCOME_INVALID_INPUT";
+    case SignInOutcome.SIGN_IN_OUTCOME_EMAIL_TAKEN:
+      return "SIGN_IN_OUTCOME_EMAIL_TAKEN";
+    case SignInOutcome.SIGN_IN_OUTCOME_INVITE_INVALID:
+      return "SIGN_IN_OUTCOME_INVITE_INVALID";
+    case SignInOutcome.SIGN_IN_OUTCOME_SUSPENDED:
+      return "SIGN_IN_OUTCOME_SUSPENDED";
+    case SignInOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface VerifyTokenRequest {
   /** The bearer token as presented; never logged. */
   token: string;
@@ -110,6 +182,122 @@ export interface VerifyTokenResponse {
   outcome: VerifyOutcome;
   /** Set only when the outcome is VALID. */
   principal: Principal | undefined;
+}
+
+export interface SignUpRequest {
+  email: string;
+  /** Never logged or stored; only its argon2id hash is kept. */
+  password: string;
+  /** The browser's address, for the per-address rate limit. */
+  client_address: string;
+}
+
+export interface SignInRequest {
+  email: string;
+  password: string;
+  client_address: string;
+}
+
+export interface AcceptInviteRequest {
+  invite_code: string;
+  password: string;
+  client_address: string;
+}
+
+export interface SignInResponse {
+  outcome: SignInOutcome;
+  /** Set only when the outcome is OK. */
+  session: SessionGrant | undefined;
+  retry_after_seconds: number;
+  /** For INVALID_INPUT: the form field at fault (email or password) and what is wrong, in words. */
+  field: string;
+  message: string;
+}
+
+export interface SessionGrant {
+  /** The cookie value: shown to the browser once; only its hash is stored. */
+  session_token: string;
+  account_id: string;
+  expires_at_ms: number;
+}
+
+export interface GetSessionRequest {
+  session_token: string;
+}
+
+export interface GetSessionResponse {
+  /** False for an unknown, expired or signed-out session, or a suspended account. */
+  valid: boolean;
+  /** Stable id of the session (not its token): binds the CSRF tokens of its forms. */
+  session_id: string;
+  account_id: string;
+  email: string;
+  plan: string;
+  daily_cap?: number | undefined;
+  monthly_cap?: number | undefined;
+  burst_per_minute?: number | undefined;
+}
+
+export interface SignOutRequest {
+  session_token: string;
+  /** Ends every session of the account, not only this one. */
+  everywhere: boolean;
+}
+
+export interface SignOutResponse {
+}
+
+export interface CreateTokenRequest {
+  account_id: string;
+  name: string;
+  /** Unix milliseconds; absent for a token that does not expire. */
+  expires_at_ms?: number | undefined;
+}
+
+export interface CreateTokenResponse {
+  token_id: string;
+  /** The token itself: returned this once and never again. */
+  token: string;
+  display_prefix: string;
+}
+
+export interface ListTokensRequest {
+  account_id: string;
+}
+
+export interface TokenInfo {
+  token_id: string;
+  name: string;
+  display_prefix: string;
+  created_at_ms: number;
+  last_used_at_ms?: number | undefined;
+  expires_at_ms?: number | undefined;
+  revoked_at_ms?: number | undefined;
+}
+
+export interface ListTokensResponse {
+  /** Newest first. */
+  tokens: TokenInfo[];
+}
+
+export interface RevokeTokenRequest {
+  account_id: string;
+  token_id: string;
+}
+
+export interface RevokeTokenResponse {
+}
+
+export interface TokenUse {
+  token_id: string;
+  used_at_ms: number;
+}
+
+export interface RecordTokenUseRequest {
+  uses: TokenUse[];
+}
+
+export interface RecordTokenUseResponse {
 }
 
 function createBaseVerifyTokenRequest(): VerifyTokenRequest {
@@ -463,6 +651,1915 @@ export const VerifyTokenResponse: MessageFns<VerifyTokenResponse> = {
   },
 };
 
+function createBaseSignUpRequest(): SignUpRequest {
+  return { email: "", password: "", client_address: "" };
+}
+
+export const SignUpRequest: MessageFns<SignUpRequest> = {
+  encode(message: SignUpRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.client_address !== "") {
+      writer.uint32(26).string(message.client_address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignUpRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignUpRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.client_address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignUpRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      client_address: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: SignUpRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.client_address !== "") {
+      obj.clientAddress = message.client_address;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignUpRequest>, I>>(base?: I): SignUpRequest {
+    return SignUpRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignUpRequest>, I>>(object: I): SignUpRequest {
+    const message = createBaseSignUpRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    message.client_address = object.client_address ?? "";
+    return message;
+  },
+};
+
+function createBaseSignInRequest(): SignInRequest {
+  return { email: "", password: "", client_address: "" };
+}
+
+export const SignInRequest: MessageFns<SignInRequest> = {
+  encode(message: SignInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.client_address !== "") {
+      writer.uint32(26).string(message.client_address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.client_address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      client_address: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: SignInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.client_address !== "") {
+      obj.clientAddress = message.client_address;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInRequest>, I>>(base?: I): SignInRequest {
+    return SignInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInRequest>, I>>(object: I): SignInRequest {
+    const message = createBaseSignInRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    message.client_address = object.client_address ?? "";
+    return message;
+  },
+};
+
+function createBaseAcceptInviteRequest(): AcceptInviteRequest {
+  return { invite_code: "", password: "", client_address: "" };
+}
+
+export const AcceptInviteRequest: MessageFns<AcceptInviteRequest> = {
+  encode(message: AcceptInviteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.invite_code !== "") {
+      writer.uint32(10).string(message.invite_code);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.client_address !== "") {
+      writer.uint32(26).string(message.client_address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AcceptInviteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAcceptInviteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.invite_code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.client_address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AcceptInviteRequest {
+    return {
+      invite_code: isSet(object.inviteCode)
+        ? globalThis.String(object.inviteCode)
+        : isSet(object.invite_code)
+        ? globalThis.String(object.invite_code)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      client_address: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: AcceptInviteRequest): unknown {
+    const obj: any = {};
+    if (message.invite_code !== "") {
+      obj.inviteCode = message.invite_code;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.client_address !== "") {
+      obj.clientAddress = message.client_address;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AcceptInviteRequest>, I>>(base?: I): AcceptInviteRequest {
+    return AcceptInviteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AcceptInviteRequest>, I>>(object: I): AcceptInviteRequest {
+    const message = createBaseAcceptInviteRequest();
+    message.invite_code = object.invite_code ?? "";
+    message.password = object.password ?? "";
+    message.client_address = object.client_address ?? "";
+    return message;
+  },
+};
+
+function createBaseSignInResponse(): SignInResponse {
+  return { outcome: 0, session: undefined, retry_after_seconds: 0, field: "", message: "" };
+}
+
+export const SignInResponse: MessageFns<SignInResponse> = {
+  encode(message: SignInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== 0) {
+      writer.uint32(8).int32(message.outcome);
+    }
+    if (message.session !== undefined) {
+      SessionGrant.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.retry_after_seconds !== 0) {
+      writer.uint32(24).int32(message.retry_after_seconds);
+    }
+    if (message.field !== "") {
+      writer.uint32(34).string(message.field);
+    }
+    if (message.message !== "") {
+      writer.uint32(42).string(message.message);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = SessionGrant.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.retry_after_seconds = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignInResponse {
+    return {
+      outcome: isSet(object.outcome) ? signInOutcomeFromJSON(object.outcome) : 0,
+      session: isSet(object.session) ? SessionGrant.fromJSON(object.session) : undefined,
+      retry_after_seconds: isSet(object.retryAfterSeconds)
+        ? globalThis.Number(object.retryAfterSeconds)
+        : isSet(object.retry_after_seconds)
+        ? globalThis.Number(object.retry_after_seconds)
+        : 0,
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+    };
+  },
+
+  toJSON(message: SignInResponse): unknown {
+    const obj: any = {};
+    if (message.outcome !== 0) {
+      obj.outcome = signInOutcomeToJSON(message.outcome);
+    }
+    if (message.session !== undefined) {
+      obj.session = SessionGrant.toJSON(message.session);
+    }
+    if (message.retry_after_seconds !== 0) {
+      obj.retryAfterSeconds = Math.round(message.retry_after_seconds);
+    }
+    if (message.field !== "") {
+      obj.field = message.field;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignInResponse>, I>>(base?: I): SignInResponse {
+    return SignInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignInResponse>, I>>(object: I): SignInResponse {
+    const message = createBaseSignInResponse();
+    message.outcome = object.outcome ?? 0;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? SessionGrant.fromPartial(object.session)
+      : undefined;
+    message.retry_after_seconds = object.retry_after_seconds ?? 0;
+    message.field = object.field ?? "";
+    message.message = object.message ?? "";
+    return message;
+  },
+};
+
+function createBaseSessionGrant(): SessionGrant {
+  return { session_token: "", account_id: "", expires_at_ms: 0 };
+}
+
+export const SessionGrant: MessageFns<SessionGrant> = {
+  encode(message: SessionGrant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session_token !== "") {
+      writer.uint32(10).string(message.session_token);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(18).string(message.account_id);
+    }
+    if (message.expires_at_ms !== 0) {
+      writer.uint32(24).int64(message.expires_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionGrant {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionGrant();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session_token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expires_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionGrant {
+    return {
+      session_token: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      expires_at_ms: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: SessionGrant): unknown {
+    const obj: any = {};
+    if (message.session_token !== "") {
+      obj.sessionToken = message.session_token;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.expires_at_ms !== 0) {
+      obj.expiresAtMs = Math.round(message.expires_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionGrant>, I>>(base?: I): SessionGrant {
+    return SessionGrant.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionGrant>, I>>(object: I): SessionGrant {
+    const message = createBaseSessionGrant();
+    message.session_token = object.session_token ?? "";
+    message.account_id = object.account_id ?? "";
+    message.expires_at_ms = object.expires_at_ms ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetSessionRequest(): GetSessionRequest {
+  return { session_token: "" };
+}
+
+export const GetSessionRequest: MessageFns<GetSessionRequest> = {
+  encode(message: GetSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session_token !== "") {
+      writer.uint32(10).string(message.session_token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session_token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSessionRequest {
+    return {
+      session_token: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: GetSessionRequest): unknown {
+    const obj: any = {};
+    if (message.session_token !== "") {
+      obj.sessionToken = message.session_token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSessionRequest>, I>>(base?: I): GetSessionRequest {
+    return GetSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSessionRequest>, I>>(object: I): GetSessionRequest {
+    const message = createBaseGetSessionRequest();
+    message.session_token = object.session_token ?? "";
+    return message;
+  },
+};
+
+function createBaseGetSessionResponse(): GetSessionResponse {
+  return {
+    valid: false,
+    session_id: "",
+    account_id: "",
+    email: "",
+    plan: "",
+    daily_cap: undefined,
+    monthly_cap: undefined,
+    burst_per_minute: undefined,
+  };
+}
+
+export const GetSessionResponse: MessageFns<GetSessionResponse> = {
+  encode(message: GetSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    if (message.session_id !== "") {
+      writer.uint32(18).string(message.session_id);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(26).string(message.account_id);
+    }
+    if (message.email !== "") {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.plan !== "") {
+      writer.uint32(42).string(message.plan);
+    }
+    if (message.daily_cap !== undefined) {
+      writer.uint32(48).int32(message.daily_cap);
+    }
+    if (message.monthly_cap !== undefined) {
+      writer.uint32(56).int32(message.monthly_cap);
+    }
+    if (message.burst_per_minute !== undefined) {
+      writer.uint32(64).int32(message.burst_per_minute);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.plan = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.daily_cap = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.monthly_cap = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.burst_per_minute = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSessionResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      session_id: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      plan: isSet(object.plan) ? globalThis.String(object.plan) : "",
+      daily_cap: isSet(object.dailyCap)
+        ? globalThis.Number(object.dailyCap)
+        : isSet(object.daily_cap)
+        ? globalThis.Number(object.daily_cap)
+        : undefined,
+      monthly_cap: isSet(object.monthlyCap)
+        ? globalThis.Number(object.monthlyCap)
+        : isSet(object.monthly_cap)
+        ? globalThis.Number(object.monthly_cap)
+        : undefined,
+      burst_per_minute: isSet(object.burstPerMinute)
+        ? globalThis.Number(object.burstPerMinute)
+        : isSet(object.burst_per_minute)
+        ? globalThis.Number(object.burst_per_minute)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetSessionResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.session_id !== "") {
+      obj.sessionId = message.session_id;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.plan !== "") {
+      obj.plan = message.plan;
+    }
+    if (message.daily_cap !== undefined) {
+      obj.dailyCap = Math.round(message.daily_cap);
+    }
+    if (message.monthly_cap !== undefined) {
+      obj.monthlyCap = Math.round(message.monthly_cap);
+    }
+    if (message.burst_per_minute !== undefined) {
+      obj.burstPerMinute = Math.round(message.burst_per_minute);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSessionResponse>, I>>(base?: I): GetSessionResponse {
+    return GetSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSessionResponse>, I>>(object: I): GetSessionResponse {
+    const message = createBaseGetSessionResponse();
+    message.valid = object.valid ?? false;
+    message.session_id = object.session_id ?? "";
+    message.account_id = object.account_id ?? "";
+    message.email = object.email ?? "";
+    message.plan = object.plan ?? "";
+    message.daily_cap = object.daily_cap ?? undefined;
+    message.monthly_cap = object.monthly_cap ?? undefined;
+    message.burst_per_minute = object.burst_per_minute ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSignOutRequest(): SignOutRequest {
+  return { session_token: "", everywhere: false };
+}
+
+export const SignOutRequest: MessageFns<SignOutRequest> = {
+  encode(message: SignOutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session_token !== "") {
+      writer.uint32(10).string(message.session_token);
+    }
+    if (message.everywhere !== false) {
+      writer.uint32(16).bool(message.everywhere);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session_token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.everywhere = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignOutRequest {
+    return {
+      session_token: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      everywhere: isSet(object.everywhere) ? globalThis.Boolean(object.everywhere) : false,
+    };
+  },
+
+  toJSON(message: SignOutRequest): unknown {
+    const obj: any = {};
+    if (message.session_token !== "") {
+      obj.sessionToken = message.session_token;
+    }
+    if (message.everywhere !== false) {
+      obj.everywhere = message.everywhere;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignOutRequest>, I>>(base?: I): SignOutRequest {
+    return SignOutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignOutRequest>, I>>(object: I): SignOutRequest {
+    const message = createBaseSignOutRequest();
+    message.session_token = object.session_token ?? "";
+    message.everywhere = object.everywhere ?? false;
+    return message;
+  },
+};
+
+function createBaseSignOutResponse(): SignOutResponse {
+  return {};
+}
+
+export const SignOutResponse: MessageFns<SignOutResponse> = {
+  encode(_: SignOutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): SignOutResponse {
+    return {};
+  },
+
+  toJSON(_: SignOutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignOutResponse>, I>>(base?: I): SignOutResponse {
+    return SignOutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignOutResponse>, I>>(_: I): SignOutResponse {
+    const message = createBaseSignOutResponse();
+    return message;
+  },
+};
+
+function createBaseCreateTokenRequest(): CreateTokenRequest {
+  return { account_id: "", name: "", expires_at_ms: undefined };
+}
+
+export const CreateTokenRequest: MessageFns<CreateTokenRequest> = {
+  encode(message: CreateTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account_id !== "") {
+      writer.uint32(10).string(message.account_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.expires_at_ms !== undefined) {
+      writer.uint32(24).int64(message.expires_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.expires_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTokenRequest {
+    return {
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      expires_at_ms: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateTokenRequest): unknown {
+    const obj: any = {};
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.expires_at_ms !== undefined) {
+      obj.expiresAtMs = Math.round(message.expires_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTokenRequest>, I>>(base?: I): CreateTokenRequest {
+    return CreateTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTokenRequest>, I>>(object: I): CreateTokenRequest {
+    const message = createBaseCreateTokenRequest();
+    message.account_id = object.account_id ?? "";
+    message.name = object.name ?? "";
+    message.expires_at_ms = object.expires_at_ms ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateTokenResponse(): CreateTokenResponse {
+  return { token_id: "", token: "", display_prefix: "" };
+}
+
+export const CreateTokenResponse: MessageFns<CreateTokenResponse> = {
+  encode(message: CreateTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token_id !== "") {
+      writer.uint32(10).string(message.token_id);
+    }
+    if (message.token !== "") {
+      writer.uint32(18).string(message.token);
+    }
+    if (message.display_prefix !== "") {
+      writer.uint32(26).string(message.display_prefix);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.display_prefix = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTokenResponse {
+    return {
+      token_id: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      display_prefix: isSet(object.displayPrefix)
+        ? globalThis.String(object.displayPrefix)
+        : isSet(object.display_prefix)
+        ? globalThis.String(object.display_prefix)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateTokenResponse): unknown {
+    const obj: any = {};
+    if (message.token_id !== "") {
+      obj.tokenId = message.token_id;
+    }
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.display_prefix !== "") {
+      obj.displayPrefix = message.display_prefix;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateTokenResponse>, I>>(base?: I): CreateTokenResponse {
+    return CreateTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateTokenResponse>, I>>(object: I): CreateTokenResponse {
+    const message = createBaseCreateTokenResponse();
+    message.token_id = object.token_id ?? "";
+    message.token = object.token ?? "";
+    message.display_prefix = object.display_prefix ?? "";
+    return message;
+  },
+};
+
+function createBaseListTokensRequest(): ListTokensRequest {
+  return { account_id: "" };
+}
+
+export const ListTokensRequest: MessageFns<ListTokensRequest> = {
+  encode(message: ListTokensRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account_id !== "") {
+      writer.uint32(10).string(message.account_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTokensRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTokensRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTokensRequest {
+    return {
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTokensRequest): unknown {
+    const obj: any = {};
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTokensRequest>, I>>(base?: I): ListTokensRequest {
+    return ListTokensRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTokensRequest>, I>>(object: I): ListTokensRequest {
+    const message = createBaseListTokensRequest();
+    message.account_id = object.account_id ?? "";
+    return message;
+  },
+};
+
+function createBaseTokenInfo(): TokenInfo {
+  return {
+    token_id: "",
+    name: "",
+    display_prefix: "",
+    created_at_ms: 0,
+    last_used_at_ms: undefined,
+    expires_at_ms: undefined,
+    revoked_at_ms: undefined,
+  };
+}
+
+export const TokenInfo: MessageFns<TokenInfo> = {
+  encode(message: TokenInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token_id !== "") {
+      writer.uint32(10).string(message.token_id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.display_prefix !== "") {
+      writer.uint32(26).string(message.display_prefix);
+    }
+    if (message.created_at_ms !== 0) {
+      writer.uint32(32).int64(message.created_at_ms);
+    }
+    if (message.last_used_at_ms !== undefined) {
+      writer.uint32(40).int64(message.last_used_at_ms);
+    }
+    if (message.expires_at_ms !== undefined) {
+      writer.uint32(48).int64(message.expires_at_ms);
+    }
+    if (message.revoked_at_ms !== undefined) {
+      writer.uint32(56).int64(message.revoked_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TokenInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTokenInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.display_prefix = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.created_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.last_used_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expires_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.revoked_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TokenInfo {
+    return {
+      token_id: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      display_prefix: isSet(object.displayPrefix)
+        ? globalThis.String(object.displayPrefix)
+        : isSet(object.display_prefix)
+        ? globalThis.String(object.display_prefix)
+        : "",
+      created_at_ms: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      last_used_at_ms: isSet(object.lastUsedAtMs)
+        ? globalThis.Number(object.lastUsedAtMs)
+        : isSet(object.last_used_at_ms)
+        ? globalThis.Number(object.last_used_at_ms)
+        : undefined,
+      expires_at_ms: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : undefined,
+      revoked_at_ms: isSet(object.revokedAtMs)
+        ? globalThis.Number(object.revokedAtMs)
+        : isSet(object.revoked_at_ms)
+        ? globalThis.Number(object.revoked_at_ms)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TokenInfo): unknown {
+    const obj: any = {};
+    if (message.token_id !== "") {
+      obj.tokenId = message.token_id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.display_prefix !== "") {
+      obj.displayPrefix = message.display_prefix;
+    }
+    if (message.created_at_ms !== 0) {
+      obj.createdAtMs = Math.round(message.created_at_ms);
+    }
+    if (message.last_used_at_ms !== undefined) {
+      obj.lastUsedAtMs = Math.round(message.last_used_at_ms);
+    }
+    if (message.expires_at_ms !== undefined) {
+      obj.expiresAtMs = Math.round(message.expires_at_ms);
+    }
+    if (message.revoked_at_ms !== undefined) {
+      obj.revokedAtMs = Math.round(message.revoked_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TokenInfo>, I>>(base?: I): TokenInfo {
+    return TokenInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TokenInfo>, I>>(object: I): TokenInfo {
+    const message = createBaseTokenInfo();
+    message.token_id = object.token_id ?? "";
+    message.name = object.name ?? "";
+    message.display_prefix = object.display_prefix ?? "";
+    message.created_at_ms = object.created_at_ms ?? 0;
+    message.last_used_at_ms = object.last_used_at_ms ?? undefined;
+    message.expires_at_ms = object.expires_at_ms ?? undefined;
+    message.revoked_at_ms = object.revoked_at_ms ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTokensResponse(): ListTokensResponse {
+  return { tokens: [] };
+}
+
+export const ListTokensResponse: MessageFns<ListTokensResponse> = {
+  encode(message: ListTokensResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokens) {
+      TokenInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTokensResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTokensResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens.push(TokenInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTokensResponse {
+    return {
+      tokens: globalThis.Array.isArray(object?.tokens) ? object.tokens.map((e: any) => TokenInfo.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListTokensResponse): unknown {
+    const obj: any = {};
+    if (message.tokens?.length) {
+      obj.tokens = message.tokens.map((e) => TokenInfo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTokensResponse>, I>>(base?: I): ListTokensResponse {
+    return ListTokensResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTokensResponse>, I>>(object: I): ListTokensResponse {
+    const message = createBaseListTokensResponse();
+    message.tokens = object.tokens?.map((e) => TokenInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRevokeTokenRequest(): RevokeTokenRequest {
+  return { account_id: "", token_id: "" };
+}
+
+export const RevokeTokenRequest: MessageFns<RevokeTokenRequest> = {
+  encode(message: RevokeTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account_id !== "") {
+      writer.uint32(10).string(message.account_id);
+    }
+    if (message.token_id !== "") {
+      writer.uint32(18).string(message.token_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.token_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeTokenRequest {
+    return {
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      token_id: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RevokeTokenRequest): unknown {
+    const obj: any = {};
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.token_id !== "") {
+      obj.tokenId = message.token_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeTokenRequest>, I>>(base?: I): RevokeTokenRequest {
+    return RevokeTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeTokenRequest>, I>>(object: I): RevokeTokenRequest {
+    const message = createBaseRevokeTokenRequest();
+    message.account_id = object.account_id ?? "";
+    message.token_id = object.token_id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeTokenResponse(): RevokeTokenResponse {
+  return {};
+}
+
+export const RevokeTokenResponse: MessageFns<RevokeTokenResponse> = {
+  encode(_: RevokeTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeTokenResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeTokenResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeTokenResponse>, I>>(base?: I): RevokeTokenResponse {
+    return RevokeTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeTokenResponse>, I>>(_: I): RevokeTokenResponse {
+    const message = createBaseRevokeTokenResponse();
+    return message;
+  },
+};
+
+function createBaseTokenUse(): TokenUse {
+  return { token_id: "", used_at_ms: 0 };
+}
+
+export const TokenUse: MessageFns<TokenUse> = {
+  encode(message: TokenUse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token_id !== "") {
+      writer.uint32(10).string(message.token_id);
+    }
+    if (message.used_at_ms !== 0) {
+      writer.uint32(16).int64(message.used_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TokenUse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTokenUse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.used_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TokenUse {
+    return {
+      token_id: isSet(object.tokenId)
+        ? globalThis.String(object.tokenId)
+        : isSet(object.token_id)
+        ? globalThis.String(object.token_id)
+        : "",
+      used_at_ms: isSet(object.usedAtMs)
+        ? globalThis.Number(object.usedAtMs)
+        : isSet(object.used_at_ms)
+        ? globalThis.Number(object.used_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: TokenUse): unknown {
+    const obj: any = {};
+    if (message.token_id !== "") {
+      obj.tokenId = message.token_id;
+    }
+    if (message.used_at_ms !== 0) {
+      obj.usedAtMs = Math.round(message.used_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TokenUse>, I>>(base?: I): TokenUse {
+    return TokenUse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TokenUse>, I>>(object: I): TokenUse {
+    const message = createBaseTokenUse();
+    message.token_id = object.token_id ?? "";
+    message.used_at_ms = object.used_at_ms ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordTokenUseRequest(): RecordTokenUseRequest {
+  return { uses: [] };
+}
+
+export const RecordTokenUseRequest: MessageFns<RecordTokenUseRequest> = {
+  encode(message: RecordTokenUseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.uses) {
+      TokenUse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTokenUseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTokenUseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.uses.push(TokenUse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordTokenUseRequest {
+    return { uses: globalThis.Array.isArray(object?.uses) ? object.uses.map((e: any) => TokenUse.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: RecordTokenUseRequest): unknown {
+    const obj: any = {};
+    if (message.uses?.length) {
+      obj.uses = message.uses.map((e) => TokenUse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTokenUseRequest>, I>>(base?: I): RecordTokenUseRequest {
+    return RecordTokenUseRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTokenUseRequest>, I>>(object: I): RecordTokenUseRequest {
+    const message = createBaseRecordTokenUseRequest();
+    message.uses = object.uses?.map((e) => TokenUse.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordTokenUseResponse(): RecordTokenUseResponse {
+  return {};
+}
+
+export const RecordTokenUseResponse: MessageFns<RecordTokenUseResponse> = {
+  encode(_: RecordTokenUseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordTokenUseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordTokenUseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordTokenUseResponse {
+    return {};
+  },
+
+  toJSON(_: RecordTokenUseResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordTokenUseResponse>, I>>(base?: I): RecordTokenUseResponse {
+    return RecordTokenUseResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordTokenUseResponse>, I>>(_: I): RecordTokenUseResponse {
+    const message = createBaseRecordTokenUseResponse();
+    return message;
+  },
+};
+
 /** Accounts, plans and tokens: answers "who is this token". */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -475,10 +2572,124 @@ export const AuthServiceService = {
     responseSerialize: (value: VerifyTokenResponse): Buffer => Buffer.from(VerifyTokenResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): VerifyTokenResponse => VerifyTokenResponse.decode(value),
   },
+  /**
+   * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
+   * gateway calls these on behalf of a browser; the account id it passes comes from a session this
+   * service vouched for.
+   */
+  signUp: {
+    path: "/mdp.auth.v1.AuthService/SignUp" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignUpRequest): Buffer => Buffer.from(SignUpRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignUpRequest => SignUpRequest.decode(value),
+    responseSerialize: (value: SignInResponse): Buffer => Buffer.from(SignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignInResponse => SignInResponse.decode(value),
+  },
+  signIn: {
+    path: "/mdp.auth.v1.AuthService/SignIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignInRequest): Buffer => Buffer.from(SignInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignInRequest => SignInRequest.decode(value),
+    responseSerialize: (value: SignInResponse): Buffer => Buffer.from(SignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignInResponse => SignInResponse.decode(value),
+  },
+  /** Sets the password of an account an operator invited, and signs it in. */
+  acceptInvite: {
+    path: "/mdp.auth.v1.AuthService/AcceptInvite" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AcceptInviteRequest): Buffer => Buffer.from(AcceptInviteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AcceptInviteRequest => AcceptInviteRequest.decode(value),
+    responseSerialize: (value: SignInResponse): Buffer => Buffer.from(SignInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignInResponse => SignInResponse.decode(value),
+  },
+  getSession: {
+    path: "/mdp.auth.v1.AuthService/GetSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSessionRequest): Buffer => Buffer.from(GetSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSessionRequest => GetSessionRequest.decode(value),
+    responseSerialize: (value: GetSessionResponse): Buffer => Buffer.from(GetSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSessionResponse => GetSessionResponse.decode(value),
+  },
+  signOut: {
+    path: "/mdp.auth.v1.AuthService/SignOut" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignOutRequest): Buffer => Buffer.from(SignOutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignOutRequest => SignOutRequest.decode(value),
+    responseSerialize: (value: SignOutResponse): Buffer => Buffer.from(SignOutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignOutResponse => SignOutResponse.decode(value),
+  },
+  createToken: {
+    path: "/mdp.auth.v1.AuthService/CreateToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateTokenRequest): Buffer => Buffer.from(CreateTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateTokenRequest => CreateTokenRequest.decode(value),
+    responseSerialize: (value: CreateTokenResponse): Buffer => Buffer.from(CreateTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateTokenResponse => CreateTokenResponse.decode(value),
+  },
+  listTokens: {
+    path: "/mdp.auth.v1.AuthService/ListTokens" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTokensRequest): Buffer => Buffer.from(ListTokensRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTokensRequest => ListTokensRequest.decode(value),
+    responseSerialize: (value: ListTokensResponse): Buffer => Buffer.from(ListTokensResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTokensResponse => ListTokensResponse.decode(value),
+  },
+  /** NOT_FOUND when the token is not the account's; FAILED_PRECONDITION when already revoked. */
+  revokeToken: {
+    path: "/mdp.auth.v1.AuthService/RevokeToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeTokenRequest): Buffer => Buffer.from(RevokeTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeTokenRequest => RevokeTokenRequest.decode(value),
+    responseSerialize: (value: RevokeTokenResponse): Buffer => Buffer.from(RevokeTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeTokenResponse => RevokeTokenResponse.decode(value),
+  },
+  /**
+   * Gateways report, every few seconds, when each token was last presented (the tokens page's
+   * "last used"), so the hot path never writes to this service.
+   */
+  recordTokenUse: {
+    path: "/mdp.auth.v1.AuthService/RecordTokenUse" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordTokenUseRequest): Buffer =>
+      Buffer.from(RecordTokenUseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordTokenUseRequest => RecordTokenUseRequest.decode(value),
+    responseSerialize: (value: RecordTokenUseResponse): Buffer =>
+      Buffer.from(RecordTokenUseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordTokenUseResponse => RecordTokenUseResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
   verifyToken: handleUnaryCall<VerifyTokenRequest, VerifyTokenResponse>;
+  /**
+   * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
+   * gateway calls these on behalf of a browser; the account id it passes comes from a session this
+   * service vouched for.
+   */
+  signUp: handleUnaryCall<SignUpRequest, SignInResponse>;
+  signIn: handleUnaryCall<SignInRequest, SignInResponse>;
+  /** Sets the password of an account an operator invited, and signs it in. */
+  acceptInvite: handleUnaryCall<AcceptInviteRequest, SignInResponse>;
+  getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
+  signOut: handleUnaryCall<SignOutRequest, SignOutResponse>;
+  createToken: handleUnaryCall<CreateTokenRequest, CreateTokenResponse>;
+  listTokens: handleUnaryCall<ListTokensRequest, ListTokensResponse>;
+  /** NOT_FOUND when the token is not the account's; FAILED_PRECONDITION when already revoked. */
+  revokeToken: handleUnaryCall<RevokeTokenRequest, RevokeTokenResponse>;
+  /**
+   * Gateways report, every few seconds, when each token was last presented (the tokens page's
+   * "last used"), so the hot path never writes to this service.
+   */
+  recordTokenUse: handleUnaryCall<RecordTokenUseRequest, RecordTokenUseResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -496,6 +2707,152 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: VerifyTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
+   * gateway calls these on behalf of a browser; the account id it passes comes from a session this
+   * service vouched for.
+   */
+  signUp(
+    request: SignUpRequest,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signUp(
+    request: SignUpRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signUp(
+    request: SignUpRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signIn(
+    request: SignInRequest,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signIn(
+    request: SignInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  signIn(
+    request: SignInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  /** Sets the password of an account an operator invited, and signs it in. */
+  acceptInvite(
+    request: AcceptInviteRequest,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  acceptInvite(
+    request: AcceptInviteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  acceptInvite(
+    request: AcceptInviteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignInResponse) => void,
+  ): ClientUnaryCall;
+  getSession(
+    request: GetSessionRequest,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
+  ): ClientUnaryCall;
+  getSession(
+    request: GetSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
+  ): ClientUnaryCall;
+  getSession(
+    request: GetSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  createToken(
+    request: CreateTokenRequest,
+    callback: (error: ServiceError | null, response: CreateTokenResponse) => void,
+  ): ClientUnaryCall;
+  createToken(
+    request: CreateTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateTokenResponse) => void,
+  ): ClientUnaryCall;
+  createToken(
+    request: CreateTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateTokenResponse) => void,
+  ): ClientUnaryCall;
+  listTokens(
+    request: ListTokensRequest,
+    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
+  ): ClientUnaryCall;
+  listTokens(
+    request: ListTokensRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
+  ): ClientUnaryCall;
+  listTokens(
+    request: ListTokensRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTokensResponse) => void,
+  ): ClientUnaryCall;
+  /** NOT_FOUND when the token is not the account's; FAILED_PRECONDITION when already revoked. */
+  revokeToken(
+    request: RevokeTokenRequest,
+    callback: (error: ServiceError | null, response: RevokeTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeToken(
+    request: RevokeTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeTokenResponse) => void,
+  ): ClientUnaryCall;
+  revokeToken(
+    request: RevokeTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeTokenResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Gateways report, every few seconds, when each token was last presented (the tokens page's
+   * "last used"), so the hot path never writes to this service.
+   */
+  recordTokenUse(
+    request: RecordTokenUseRequest,
+    callback: (error: ServiceError | null, response: RecordTokenUseResponse) => void,
+  ): ClientUnaryCall;
+  recordTokenUse(
+    request: RecordTokenUseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordTokenUseResponse) => void,
+  ): ClientUnaryCall;
+  recordTokenUse(
+    request: RecordTokenUseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordTokenUseResponse) => void,
   ): ClientUnaryCall;
 }
 

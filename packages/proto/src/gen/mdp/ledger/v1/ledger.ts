@@ -192,6 +192,10 @@ export interface GetUsageRequest {
   account: Account | undefined;
 }
 
+export interface GetUsageHistoryRequest {
+  account_id: string;
+}
+
 function createBaseAccount(): Account {
   return { account_id: "", plan: "", daily_cap: undefined, monthly_cap: undefined, burst_per_minute: undefined };
 }
@@ -1254,6 +1258,79 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   },
 };
 
+function createBaseGetUsageHistoryRequest(): GetUsageHistoryRequest {
+  return { account_id: "" };
+}
+
+export const GetUsageHistoryRequest: MessageFns<GetUsageHistoryRequest> = {
+  encode(message: GetUsageHistoryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account_id !== "") {
+      writer.uint32(10).string(message.account_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageHistoryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageHistoryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsageHistoryRequest {
+    return {
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetUsageHistoryRequest): unknown {
+    const obj: any = {};
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageHistoryRequest>, I>>(base?: I): GetUsageHistoryRequest {
+    return GetUsageHistoryRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageHistoryRequest>, I>>(object: I): GetUsageHistoryRequest {
+    const message = createBaseGetUsageHistoryRequest();
+    message.account_id = object.account_id ?? "";
+    return message;
+  },
+};
+
 /**
  * The event-sourced usage ledger: admission, settlement projections and the usage document. One shard
  * (replica) owns each account; the gateway routes by account.
@@ -1283,6 +1360,20 @@ export const QuotaLedgerServiceService = {
     responseSerialize: (value: Document): Buffer => Buffer.from(Document.encode(value).finish()),
     responseDeserialize: (value: Buffer): Document => Document.decode(value),
   },
+  /**
+   * The account web site's charts: units per IST day over the last 30 days, per hour over the last 24
+   * hours, and per route in the current IST day and month, from the recorded events.
+   */
+  getUsageHistory: {
+    path: "/mdp.ledger.v1.QuotaLedgerService/GetUsageHistory" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsageHistoryRequest): Buffer =>
+      Buffer.from(GetUsageHistoryRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsageHistoryRequest => GetUsageHistoryRequest.decode(value),
+    responseSerialize: (value: Document): Buffer => Buffer.from(Document.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Document => Document.decode(value),
+  },
 } as const;
 
 export interface QuotaLedgerServiceServer extends UntypedServiceImplementation {
@@ -1293,6 +1384,11 @@ export interface QuotaLedgerServiceServer extends UntypedServiceImplementation {
    */
   admit: handleBidiStreamingCall<AdmitRequest, AdmitResponse>;
   getUsage: handleUnaryCall<GetUsageRequest, Document>;
+  /**
+   * The account web site's charts: units per IST day over the last 30 days, per hour over the last 24
+   * hours, and per route in the current IST day and month, from the recorded events.
+   */
+  getUsageHistory: handleUnaryCall<GetUsageHistoryRequest, Document>;
 }
 
 export interface QuotaLedgerServiceClient extends Client {
@@ -1315,6 +1411,25 @@ export interface QuotaLedgerServiceClient extends Client {
   ): ClientUnaryCall;
   getUsage(
     request: GetUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Document) => void,
+  ): ClientUnaryCall;
+  /**
+   * The account web site's charts: units per IST day over the last 30 days, per hour over the last 24
+   * hours, and per route in the current IST day and month, from the recorded events.
+   */
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
+    callback: (error: ServiceError | null, response: Document) => void,
+  ): ClientUnaryCall;
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Document) => void,
+  ): ClientUnaryCall;
+  getUsageHistory(
+    request: GetUsageHistoryRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Document) => void,

@@ -1,0 +1,90 @@
+/**
+ * The site's own assets, served from /account/assets/ with a content hash in their names so they can be
+ * cached for a year. Kept as strings so the bundled gateway needs no files beside it.
+ */
+import { createHash } from 'node:crypto';
+
+const SITE_CSS = `
+:root { color-scheme: light; --ink: #1a1a1a; --muted: #4d4d4d; --line: #c8c8c8; --accent: #0b57d0;
+  --bad: #a50e0e; --good: #0d652d; --bg: #ffffff; --panel: #f4f6f8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 8px; top: 8px; background: var(--bg); padding: 4px 8px; z-index: 1; }
+header.site { display: flex; flex-wrap: wrap; gap: 8px 20px; align-items: center; padding: 12px 16px; border-bottom: 1px solid var(--line); }
+header.site .brand { font-weight: 700; margin-right: auto; color: var(--ink); text-decoration: none; }
+header.site nav { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
+header.site form { display: inline; margin: 0; }
+main { max-width: 960px; margin: 0 auto; padding: 16px; }
+h1 { font-size: 1.6rem; margin: 8px 0 16px; }
+h2 { font-size: 1.2rem; margin: 28px 0 8px; }
+form.card, section.card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 16px; max-width: 480px; }
+section.card { max-width: none; margin-bottom: 16px; }
+label { display: block; font-weight: 600; margin-top: 12px; }
+.hint { color: var(--muted); font-size: 0.9rem; margin: 2px 0 0; }
+input[type=email], input[type=password], input[type=text], input[type=date] { width: 100%; font: inherit; padding: 8px; border: 1px solid #767676; border-radius: 4px; background: #fff; color: var(--ink); }
+input[aria-invalid=true] { border-color: var(--bad); border-width: 2px; }
+.field-error { color: var(--bad); font-weight: 600; margin: 4px 0 0; }
+.notice { border-left: 4px solid var(--accent); background: #e8f0fe; padding: 8px 12px; margin: 0 0 16px; }
+.notice.bad { border-color: var(--bad); background: #fce8e6; }
+.notice.good { border-color: var(--good); background: #e6f4ea; }
+button, .button { font: inherit; font-weight: 600; padding: 8px 16px; margin-top: 16px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: #fff; color: var(--bad); border-color: var(--bad); margin-top: 0; padding: 4px 10px; }
+header.site button { margin-top: 0; padding: 4px 10px; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, .token { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.token-box { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.token-box input { flex: 1 1 320px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.token-box button { margin-top: 0; }
+.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; }
+.stat { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+.stat dt { color: var(--muted); font-size: 0.9rem; }
+.stat dd { margin: 0 0 6px; font-size: 1.1rem; font-weight: 600; }
+figure.chart { margin: 8px 0 20px; }
+figure.chart svg { width: 100%; height: auto; max-height: 220px; }
+figure.chart .bar { fill: var(--accent); }
+figure.chart .axis { stroke: var(--muted); }
+figure.chart text { font-size: 11px; fill: var(--muted); }
+figcaption { color: var(--muted); font-size: 0.9rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;
+
+/** Progressive enhancement only: without it the token is still shown, selected, in a read-only field. */
+const COPY_JS = `
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    const field = document.getElementById(button.dataset.copy);
+    const status = document.getElementById(button.dataset.copy + '-status');
+    try {
+      await navigator.clipboard.writeText(field.value);
+      status.textContent = 'Copied to the clipboard.';
+    } catch {
+      field.select();
+      status.textContent = 'Press Ctrl+C (or Cmd+C) to copy.';
+    }
+  });
+}
+`;
+
+export interface Asset {
+  path: string;
+  type: string;
+  body: string;
+}
+
+function asset(name: string, ext: string, type: string, body: string): Asset {
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+  return { path: `/account/assets/${name}.${hash}.${ext}`, type, body };
+}
+
+export const ASSETS = {
+  css: asset('site', 'css', 'text/css; charset=utf-8', SITE_CSS),
+  copyJs: asset('copy', 'js', 'text/javascript; charset=utf-8', COPY_JS),
+};
