@@ -144,6 +144,14 @@ describe('account site security', () => {
       expect(page.html).not.toContain(created.token);
     }
     expect((await s.get('/account/tokens')).html).toContain(`<code>${created.token.slice(0, 8)}`);
+    // "Last used" follows the API: gateways report token use every few seconds.
+    const lastUsed = async () =>
+      /<td data-last-used>([^<]*)<\/td>/.exec((await s.get('/account/tokens')).html)?.[1];
+    expect(await lastUsed()).toBe('never');
+    expect(await apiStatus(created.token)).toBe(200);
+    const until = Date.now() + 15_000;
+    while ((await lastUsed()) === 'never' && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    expect(await lastUsed()).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2} IST$/);
     // The revoke form goes through CSRF too, and revocation reaches the gateway quickly.
     await s.get('/account/tokens');
     const revoked = await s.post(`/account/tokens/${created.id}/revoke`, {});

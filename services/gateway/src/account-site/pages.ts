@@ -84,7 +84,7 @@ export function tokensPage(o: {
   <td>${t.name || '(unnamed)'}</td>
   <td><code>${t.display_prefix}…</code></td>
   <td>${formatIst(t.created_at_ms)}</td>
-  <td>${t.last_used_at_ms === undefined ? 'never' : formatIst(t.last_used_at_ms)}</td>
+  <td data-last-used>${t.last_used_at_ms === undefined ? 'never' : formatIst(t.last_used_at_ms)}</td>
   <td>${t.expires_at_ms === undefined ? 'never' : formatIst(t.expires_at_ms)}</td>
   <td>${state}</td>
   <td>${
