@@ -68,13 +68,14 @@ export interface Stack {
   shutdown(): Promise<void>;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/** `what` is read when the wait fails, so it can say what the process printed by then. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what()}`);
 }
 
 /**
@@ -135,6 +136,7 @@ export async function startStack(
   };
 
   const start = async (name: ServiceName): Promise<Proc> => {
+    const startedAt = Date.now();
     const child = spawnService(name, envFor(name));
     const output: string[] = [];
     child.stdout?.on('data', (c) => output.push(String(c)));
@@ -143,8 +145,11 @@ export async function startStack(
     procs.set(name, proc);
     await waitFor(
       async () => (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
-      120_000, // generous: several stacks (and the platform tests' data loads) may start at once on two cores
-      `${name} to be ready (output: ${output.join('').slice(-500)})`,
+      // Generous: several stacks and the platform tests' data loads may start at once on two cores, each
+      // process compiling its TypeScript on a clean clone's first run (seen: over 120 s in CI).
+      240_000,
+      () =>
+        `${name} to be ready after ${(Date.now() - startedAt) / 1000} s (output: ${output.join('').slice(-2000)})`,
     );
     return proc;
   };
@@ -200,7 +205,7 @@ export async function startStack(
       await waitFor(
         async () => (await fetch(`http://127.0.0.1:${opsPort}/readyz`)).status === 200,
         120_000,
-        `the second gateway (output: ${output.join('').slice(-500)})`,
+        () => `the second gateway (output: ${output.join('').slice(-2000)})`,
       );
       return {
         baseUrl: `http://127.0.0.1:${port}`,

@@ -149,36 +149,31 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         );
       });
 
-      site.post('/sign-in', { preHandler: site.csrfProtection }, async (req, reply) => {
-        const body = req.body as Body;
-        const email = text(body, 'email', 320);
-        const r = await o.auth.signIn({
-          email,
-          password: text(body, 'password', 1024),
-          client_address: req.ip,
-        });
-        if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
-        const { code, errors } = refusal(r);
-        return sendPage(reply.code(code), signInPage({ csrf: await csrfFor(reply, null), email, errors }), r);
-      });
-
       site.get('/sign-up', async (req, reply) => {
         if (req.siteSession) return reply.redirect('/account/usage', 303);
         return sendPage(reply, signUpPage({ csrf: await csrfFor(reply, null) }));
       });
 
-      site.post('/sign-up', { preHandler: site.csrfProtection }, async (req, reply) => {
-        const body = req.body as Body;
-        const email = text(body, 'email', 320);
-        const r = await o.auth.signUp({
-          email,
-          password: text(body, 'password', 1024),
-          client_address: req.ip,
+      // Sign-in and sign-up take the same form and end the same way: a session, or the form again with
+      // the refusal said next to its field.
+      const credentialForms = [
+        { path: '/sign-in', rpc: o.auth.signIn, render: signInPage },
+        { path: '/sign-up', rpc: o.auth.signUp, render: signUpPage },
+      ];
+      for (const form of credentialForms) {
+        site.post(form.path, { preHandler: site.csrfProtection }, async (req, reply) => {
+          const body = req.body as Body;
+          const email = text(body, 'email', 320);
+          const r = await form.rpc({ email, password: text(body, 'password', 1024), client_address: req.ip });
+          if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
+          const { code, errors } = refusal(r);
+          return sendPage(
+            reply.code(code),
+            form.render({ csrf: await csrfFor(reply, null), email, errors }),
+            r,
+          );
         });
-        if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
-        const { code, errors } = refusal(r);
-        return sendPage(reply.code(code), signUpPage({ csrf: await csrfFor(reply, null), email, errors }), r);
-      });
+      }
 
       site.get('/invite/:code', async (req, reply) => {
         const code = String((req.params as { code: string }).code).slice(0, 200);
