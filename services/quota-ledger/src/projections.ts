@@ -2,7 +2,7 @@ import type { Pool } from '@mdp/db';
 import { istDay, istMonth } from '@mdp/ist-time';
 import type { Interface, SettlementEvent } from '@mdp/usage';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
-import type { HistoryRows, HistoryWindow } from './usage-history.ts';
+import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage-history.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
@@ -79,7 +79,7 @@ SELECT
                    '[]'::json)
      FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date AND charged > 0) AS daily,
   (SELECT coalesce(json_agg(json_build_object('hourMs', hour_ms, 'units', n)), '[]'::json)
-     FROM (SELECT (floor(extract(epoch FROM admitted_at) / 3600) * 3600000)::bigint AS hour_ms, count(*)::int AS n
+     FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $10) / 3600000) * 3600000 + $10)::bigint AS hour_ms, count(*)::int AS n
              FROM charged WHERE admitted_at >= $6 AND admitted_at < $7 GROUP BY 1) AS h) AS hourly,
   (SELECT coalesce(json_agg(json_build_object('route', route, 'day', d, 'month', m)), '[]'::json)
      FROM (SELECT route, (count(*) FILTER (WHERE day = $9::date))::int AS d, count(*)::int AS m
@@ -166,6 +166,7 @@ export class ProjectionStore {
       new Date(w.hoursTo),
       w.monthFirstDay,
       w.today,
+      IST_HOUR_PHASE_MS,
     ]);
     return rows[0]!;
   }

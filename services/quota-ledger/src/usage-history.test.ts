@@ -26,13 +26,13 @@ describe('usage history window', () => {
     expect(historyWindow(at('2027-01-05T00:00:00Z')).days.slice(0, 2)).toEqual(['2026-12-07', '2026-12-08']);
   });
 
-  it('covers the last 24 clock hours, ending with the current one', () => {
+  it('covers the last 24 IST clock hours (starting at half past a UTC hour), ending with the current one', () => {
     const w = historyWindow(at('2026-03-14T10:42:17.123Z'));
     expect(w.hours).toHaveLength(24);
-    expect(new Date(w.hours[23]!).toISOString()).toBe('2026-03-14T10:00:00.000Z');
-    expect(new Date(w.hours[0]!).toISOString()).toBe('2026-03-13T11:00:00.000Z');
+    expect(new Date(w.hours[23]!).toISOString()).toBe('2026-03-14T10:30:00.000Z');
+    expect(new Date(w.hours[0]!).toISOString()).toBe('2026-03-13T11:30:00.000Z');
     expect(w.hoursFrom).toBe(w.hours[0]);
-    expect(new Date(w.hoursTo).toISOString()).toBe('2026-03-14T11:00:00.000Z');
+    expect(new Date(w.hoursTo).toISOString()).toBe('2026-03-14T11:30:00.000Z');
   });
 
   it('reads events from the month start, or earlier when the hours reach into the previous month', () => {
@@ -57,7 +57,7 @@ describe('usage history document', () => {
     expect(doc.days.every((d) => d.units === 0)).toBe(true);
     expect(doc.hours).toHaveLength(24);
     expect(doc.hours.every((h) => h.units === 0)).toBe(true);
-    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T10:00:00Z', units: 0 });
+    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T10:30:00Z', units: 0 });
     expect(doc.by_route).toEqual({ day: {}, month: {} });
     expect(doc.by_interface_days[29]).toEqual({ day: '2026-03-14', by_interface: { rest: 0, mcp: 0 } });
   });
@@ -84,13 +84,13 @@ describe('usage history document', () => {
     const doc = usageHistoryDocument(w, {
       ...none,
       hourly: [
-        { hourMs: Date.parse('2026-03-14T10:00:00Z'), units: 4 },
-        { hourMs: Date.parse('2026-03-13T11:00:00Z'), units: 1 },
-        { hourMs: Date.parse('2026-03-13T10:00:00Z'), units: 7 },
+        { hourMs: Date.parse('2026-03-14T10:30:00Z'), units: 4 },
+        { hourMs: Date.parse('2026-03-13T11:30:00Z'), units: 1 },
+        { hourMs: Date.parse('2026-03-13T10:30:00Z'), units: 7 },
       ],
     });
-    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T10:00:00Z', units: 4 });
-    expect(doc.hours[0]).toEqual({ hour: '2026-03-13T11:00:00Z', units: 1 });
+    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T10:30:00Z', units: 4 });
+    expect(doc.hours[0]).toEqual({ hour: '2026-03-13T11:30:00Z', units: 1 });
     expect(doc.hours.reduce((s, h) => s + h.units, 0)).toBe(5);
   });
 

@@ -1,13 +1,15 @@
-import { type Clock, istDay, istDayStart, istMonth, istMonthStart } from '@mdp/ist-time';
+import { type Clock, IST_OFFSET_MS, istDay, istDayStart, istMonth, istMonthStart } from '@mdp/ist-time';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import { type ByInterface, noUnits } from './domain/account-book.ts';
 
-/** How many IST days and clock hours the account site's charts show. */
+/** How many IST days and IST clock hours the account site's charts show. */
 export const HISTORY_DAYS = 30;
 export const HISTORY_HOURS = 24;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+/** Where IST hours start within a UTC hour (IST is UTC+05:30: at half past). */
+export const IST_HOUR_PHASE_MS = IST_OFFSET_MS % HOUR_MS;
 
 /** As the usage document writes instants: `2026-03-14T10:00:00Z`. */
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
@@ -16,7 +18,7 @@ const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', '
 export interface HistoryWindow {
   /** The last 30 IST days as YYYY-MM-DD, oldest first, ending with today. */
   days: string[];
-  /** Epoch ms starts of the last 24 clock (UTC) hours, oldest first, ending with the current one. */
+  /** Epoch ms starts of the last 24 IST clock hours, oldest first, ending with the current one. */
   hours: number[];
   /** Today (IST) and the current IST month: the windows of `by_route`. */
   today: string;
@@ -34,8 +36,8 @@ export interface HistoryWindow {
 }
 
 /**
- * The window as of one reading of `clock`. Hours are UTC clock hours (IST is UTC+05:30, so the 18:00Z
- * hour holds the last half hour of one IST day and the first of the next); days are IST days.
+ * The window as of one reading of `clock`. Days are IST days and hours IST clock hours (they start at
+ * half past a UTC hour), so an hour never straddles two IST days.
  */
 export function historyWindow(clock: Clock): HistoryWindow {
   const now = clock();
@@ -44,7 +46,7 @@ export function historyWindow(clock: Clock): HistoryWindow {
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
     istDay(dayStart - (HISTORY_DAYS - 1 - i) * DAY_MS),
   );
-  const hourStart = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const hourStart = Math.floor((now - IST_HOUR_PHASE_MS) / HOUR_MS) * HOUR_MS + IST_HOUR_PHASE_MS;
   const hours = Array.from(
     { length: HISTORY_HOURS },
     (_, i) => hourStart - (HISTORY_HOURS - 1 - i) * HOUR_MS,

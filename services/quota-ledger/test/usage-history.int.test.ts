@@ -21,7 +21,7 @@ const prefix = `usage_hist_${tag}`;
 const logger = createLogger('test', 'silent');
 const account = `acct-hist-${tag}`;
 
-// 00:40 IST on 15 March: the IST day began at 18:30Z, in the middle of the 18:00Z clock hour.
+// 00:40 IST on 15 March: the IST day and its first IST hour began at 18:30Z.
 const NOW = Date.parse('2026-03-14T19:10:00Z');
 
 let pool: Pool;
@@ -161,14 +161,14 @@ describe('GetUsageHistory', () => {
     expect(doc.by_interface_days[29]).toEqual({ day: '2026-03-15', by_interface: { rest: 1, mcp: 1 } });
   });
 
-  it('counts them per clock hour of admission over the last 24 hours, ending with the current one', async () => {
+  it('counts them per IST clock hour of admission over the last 24 hours, ending with the current one', async () => {
     const doc = await history();
     expect(doc.hours).toHaveLength(24);
-    expect(doc.hours[0].hour).toBe('2026-03-13T20:00:00Z');
-    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T19:00:00Z', units: 1 });
-    // The 18:00Z hour holds the end of 14 March IST (b1) and the start of 15 March (a1).
-    expect(doc.hours[22]).toEqual({ hour: '2026-03-14T18:00:00Z', units: 2 });
-    expect(doc.hours[14]).toEqual({ hour: '2026-03-14T10:00:00Z', units: 1 });
+    expect(doc.hours[0].hour).toBe('2026-03-13T19:30:00Z');
+    // 00:00-01:00 IST on 15 March (a1 and a2; a3 was voided); the hour before it ends 14 March (b1).
+    expect(doc.hours[23]).toEqual({ hour: '2026-03-14T18:30:00Z', units: 2 });
+    expect(doc.hours[22]).toEqual({ hour: '2026-03-14T17:30:00Z', units: 1 });
+    expect(doc.hours[14]).toEqual({ hour: '2026-03-14T09:30:00Z', units: 1 });
     expect(doc.hours.reduce((s: number, h: { units: number }) => s + h.units, 0)).toBe(4);
   });
 
