@@ -162,6 +162,27 @@ describe('account site security', () => {
     expect(after.html).not.toContain(created.token);
   });
 
+  it("lets an operator's invitation set the password once, then sign in with it", async () => {
+    const invited = new SiteSession('198.51.100.22');
+    const path = new URL(platform.invite.url).pathname;
+    expect((await invited.get(path)).html).toContain('Set your password');
+    const short = await invited.post(path, { password: 'short' });
+    expect(short.status).toBe(400);
+    expect(short.html).toMatch(/id="f-password-error"[^>]*>[^<]*12/);
+    const set = await invited.post(path, { password: PASSWORD });
+    expect(set.status).toBe(303);
+    const usage = await invited.get('/account/usage');
+    expect(usage.status).toBe(200);
+    expect(usage.html).toContain('<strong data-figure="plan">pro</strong>');
+    // The link works once.
+    const again = new SiteSession('198.51.100.22');
+    await again.get(path);
+    const reused = await again.post(path, { password: `${PASSWORD} again` });
+    expect(reused.status).toBe(404);
+    expect(reused.html).toContain('This invitation is not valid');
+    expect((await new SiteSession('198.51.100.22').signIn(platform.invite.email, PASSWORD)).status).toBe(303);
+  });
+
   it('serves its pages with a strict policy and no CORS, and keeps cookies to /account', async () => {
     const s = new SiteSession('198.51.100.20');
     await s.signUp(PASSWORD);

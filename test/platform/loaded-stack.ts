@@ -18,6 +18,8 @@ export interface Platform {
    * (uncapped), on `free` (50 a day, 60 a minute) and on `burst-10` (uncapped, 10 a minute).
    */
   spare: { platform: string[]; free: string[]; burst10: string[] };
+  /** An account an operator created and invited with the admin tool: its one-use link and address. */
+  invite: { url: string; email: string };
   /** Symbols with something to show: the largest company (F&O), a listed ETF, a company with filings. */
   symbols: { stock: string; etf: string; filer: string };
   /** The generated market the equities and options data were loaded from (regenerate it to compare). */
@@ -74,6 +76,14 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
     const token = (await stack.admin('demo-token', '--plan', 'platform')).split('\n').at(-1)!;
     const pool = async (plan: string) =>
       (await stack.admin('token-pool', '--plan', plan, '--count', String(SPARE_TOKENS))).trim().split('\n');
+    const accountId = (await stack.admin('account', 'create', '--plan', 'pro', '--name', 'invited')).trim();
+    const inviteEmail = `invited-${Date.now().toString(36)}@example.com`;
+    const inviteUrl = (
+      await stack.admin('account', 'invite', accountId, inviteEmail, '--base-url', stack.baseUrl)
+    )
+      .trim()
+      .split('\n')
+      .at(-1)!;
     const spare = {
       platform: await pool('platform'),
       free: await pool('free'),
@@ -103,6 +113,7 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
         gatewayOpsUrl: `http://127.0.0.1:${stack.procs.get('gateway')!.opsPort}`,
         token,
         spare,
+        invite: { url: inviteUrl, email: inviteEmail },
         symbols,
         market,
       },
