@@ -5,6 +5,7 @@ import { formatDay } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
 import { AreaData } from './areas/index.ts';
+import { registerFreshnessMetrics } from './freshness.ts';
 import { EquitiesDataset } from './service/dataset.ts';
 import { pgBarSource } from './store/bar-source.ts';
 import { readDataset } from './store/read-dataset.ts';
@@ -37,6 +38,7 @@ await runGrpcService({
       return loaded;
     };
     let loaded = await load();
+    registerFreshnessMetrics(rt.registry, () => loaded.stocks.lastDay, systemClock);
     const listener = listenForReloads({
       databaseUrl: rt.config.DATABASE_URL,
       schema: rt.config.DB_SCHEMA,
