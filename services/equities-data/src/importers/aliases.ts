@@ -6,7 +6,7 @@ import { BUILT_IN_BRANDS } from './brands.ts';
 import { cleanText, readCsv, readHeaderless, type SourceFile } from './csv.ts';
 import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
 import type { Rejection, Sourced } from './report.ts';
-import { addAliases } from './stock-book.ts';
+import { addAliases, cleanIsin } from './stock-book.ts';
 
 /** Importers of the other names a stock is searched by: former symbols, former names, brands. */
 
@@ -177,31 +177,62 @@ export const nseNameChanges = defineKind<NameChange>({
 });
 
 interface Brand {
+  /** NSE symbol (or BSE code); empty when the row names its stock by ISIN only. */
   symbol: string;
+  /** ISIN of the owner's shares, when given: it names the stock before the symbol does. */
+  isin: string | null;
   brand: string;
 }
 
-/** Brand names: the built-in list (no file), or CSV files with `symbol,brand` columns. */
+/** Listed stocks by ISIN, and by issue (ISIN without serial and check digit) when only one has it. */
+async function listedIsinDirectory(client: pg.PoolClient) {
+  const { rows } = await client.query<{ id: number; name: string; isin: string }>(
+    `SELECT id, name, isin FROM stocks WHERE status = 'listed' AND isin IS NOT NULL ORDER BY id`,
+  );
+  const byIsin = new Map<string, Holder>();
+  const byIssue = new Map<string, Holder | null>();
+  for (const r of rows) {
+    const holder = { id: r.id, name: r.name, listed: true };
+    byIsin.set(r.isin, holder);
+    const issue = r.isin.slice(0, 9);
+    byIssue.set(issue, byIssue.has(issue) ? null : holder);
+  }
+  // An ISIN replaced after a split or consolidation still names the issuer's one listed equity.
+  return (isin: string) => byIsin.get(isin) ?? byIssue.get(isin.slice(0, 9)) ?? undefined;
+}
+
+/**
+ * Brand names: the built-in list (no file), or CSV files with `symbol,brand` columns and an optional
+ * `isin` column. A row is given to the listed stock with its ISIN, else to the one trading under its
+ * symbol. Brands are only ever added: an import of files adds to the built-in list imported before.
+ */
 export const brands = defineKind<Brand>({
-  describe: 'brand names: the built-in list when no file is given, or CSV files with symbol,brand',
+  describe: 'brand names: the built-in list when no file is given, or CSV files with symbol,brand[,isin]',
   needsFiles: false,
   parse(file) {
     const out = new ParseResult<Brand>(file.path);
     for (const r of readCsv(file, ['SYMBOL', 'BRAND']).rows) {
-      if (!r.text('SYMBOL') || !r.text('BRAND')) out.reject(r.line, 'symbol or brand missing');
-      else out.ok(r.line, { symbol: r.text('SYMBOL').toUpperCase(), brand: cleanText(r.text('BRAND')) });
+      const isin = r.has('ISIN') ? cleanIsin(r.text('ISIN')) : null;
+      if (r.has('ISIN') && !isin) out.reject(r.line, 'invalid ISIN');
+      else if ((!r.text('SYMBOL') && !isin) || !r.text('BRAND'))
+        out.reject(r.line, 'symbol (or ISIN) or brand missing');
+      else
+        out.ok(r.line, { symbol: r.text('SYMBOL').toUpperCase(), isin, brand: cleanText(r.text('BRAND')) });
     }
     return out;
   },
   async apply(client, rows) {
     const { current } = await symbolDirectory(client);
+    const byIsin = await listedIsinDirectory(client);
     const loaded: Sourced<Brand>[] = [];
     const rejections: Rejection[] = [];
     const aliases: { stockId: number; kind: AliasKind; alias: string; until: DayNumber | null }[] = [];
     for (const row of rows) {
-      const holder = current.get(row.value.symbol);
+      const { isin, symbol } = row.value;
+      const holder = (isin ? byIsin(isin) : undefined) ?? (symbol ? current.get(symbol) : undefined);
       if (!holder?.listed) {
-        rejections.push(rejectionOf(row, 'no listed stock has this symbol'));
+        const reason = isin ? 'no listed stock has this ISIN or symbol' : 'no listed stock has this symbol';
+        rejections.push(rejectionOf(row, reason));
         continue;
       }
       aliases.push({ stockId: holder.id, kind: 'brand', alias: row.value.brand, until: null });
@@ -214,7 +245,7 @@ export const brands = defineKind<Brand>({
 /** The built-in brand list as parsed rows, for `import brands` without files. */
 export function builtInBrandRows(): Sourced<Brand>[] {
   let line = 0;
-  return Object.entries(BUILT_IN_BRANDS).flatMap(([symbol, names]) =>
-    names.map((brand) => ({ file: '(built-in brands)', line: ++line, value: { symbol, brand } })),
+  return BUILT_IN_BRANDS.flatMap(({ isin, symbol, brands }) =>
+    brands.map((brand) => ({ file: '(built-in brands)', line: ++line, value: { symbol, isin, brand } })),
   );
 }
