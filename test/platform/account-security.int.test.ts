@@ -183,6 +183,27 @@ describe('account site security', () => {
     expect((await new SiteSession('198.51.100.22').signIn(platform.invite.email, PASSWORD)).status).toBe(303);
   });
 
+  it('says next to the field what is wrong with a token form, and creates nothing', async () => {
+    const s = new SiteSession('198.51.100.23');
+    await s.signUp(PASSWORD);
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ name: '', expires: '' }, 'name', /./],
+      [{ name: 'x'.repeat(201), expires: '' }, 'name', /200/],
+      [{ name: 'bad date', expires: 'next week' }, 'expires', /YYYY-MM-DD/],
+      [{ name: 'past', expires: '2020-01-01' }, 'expires', /./],
+      [{ name: 'too far', expires: '2099-01-01' }, 'expires', /730/],
+    ];
+    for (const [form, fieldName, words] of cases) {
+      await s.get('/account/tokens');
+      const res = await s.post('/account/tokens', form);
+      expect(res.status, JSON.stringify(form)).toBe(400);
+      const error = new RegExp(`id="f-${fieldName}-error">([^<]+)<`).exec(res.html)?.[1];
+      expect(error, JSON.stringify(form)).toMatch(words);
+      expect(res.html).not.toMatch(/value="mdp_/);
+    }
+    expect((await s.get('/account/tokens')).html).toContain('No tokens yet.');
+  });
+
   it('serves its pages with a strict policy and no CORS, and keeps cookies to /account', async () => {
     const s = new SiteSession('198.51.100.20');
     await s.signUp(PASSWORD);

@@ -39,6 +39,7 @@ const rt = bootstrap(
     SITE_CSRF_KEY: Type.String({
       default: '',
       maxLength: 1_000,
+      pattern: '^$|^.{32,}$',
       description:
         "Keys the account web site's CSRF tokens (at least 32 characters); every replica must share it. Empty: a random key per process (one replica only)",
     }),
@@ -81,8 +82,7 @@ try {
     registry: rt.registry,
   });
   let siteCsrfKey = config.SITE_CSRF_KEY;
-  if (siteCsrfKey.length < 32) {
-    if (siteCsrfKey) throw new Error('SITE_CSRF_KEY must be at least 32 characters');
+  if (!siteCsrfKey) {
     logger.warn('SITE_CSRF_KEY is not set: using a random key, valid for this process only');
     siteCsrfKey = randomBytes(32).toString('base64url');
   }
