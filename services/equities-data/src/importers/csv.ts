@@ -12,14 +12,20 @@ export interface SourceFile {
 }
 
 export function readSource(path: string): SourceFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'latin1');
+    bytes = readFileSync(path);
   } catch (err) {
     throw new ImportFileError(path, 0, `cannot read the file: ${(err as Error).message}`);
   }
+  return sourceFromBytes(path, bytes);
+}
+
+/** A file's bytes as text; `path` is how messages name it (a zip member is `archive.zip/inner.csv`). */
+export function sourceFromBytes(path: string, bytes: Uint8Array): SourceFile {
+  let text = Buffer.from(bytes).toString('latin1');
   // Exchange files are ASCII or Windows-1252; UTF-8 files read as latin1 are re-decoded.
-  if (/[\u00c2-\u00f4][\u0080-\u00bf]/.test(text)) text = Buffer.from(text, 'latin1').toString('utf8');
+  if (/[\u00c2-\u00f4][\u0080-\u00bf]/.test(text)) text = Buffer.from(bytes).toString('utf8');
   return { path, name: basename(path), text: text.replace(/^\uFEFF/, '') };
 }
 

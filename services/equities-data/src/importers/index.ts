@@ -3,7 +3,7 @@ import { AREAS } from '../areas/index.ts';
 import { RELOAD_CHANNEL } from '../store/channel.ts';
 import { LOAD_LOCK_SQL } from '../store/load-generated.ts';
 import { brands, builtInBrandRows, nseNameChanges, nseSymbolChanges } from './aliases.ts';
-import { readSource } from './csv.ts';
+import { readSource, type SourceFile } from './csv.ts';
 import type { ImportKind } from './kind.ts';
 import { bseAllStatus, bseScrips, nseDelisted, nseEtfs, nseIndexList, nseSecurities } from './listings.ts';
 import { marketReport } from './market-report.ts';
@@ -39,21 +39,32 @@ export const IMPORT_KINDS: Record<string, ImportKind> = {
  * transaction.
  */
 export async function runImport(pool: Pool, kindName: string, paths: string[]): Promise<ImportReport> {
+  return importSources(pool, kindName, paths.map(readSource));
+}
+
+/** runImport over files already read (the platform's folder import hands over zip members this way). */
+export async function importSources(
+  pool: Pool,
+  kindName: string,
+  sources: readonly SourceFile[],
+  onParsed: (file: string) => void = () => {},
+): Promise<ImportReport> {
   const kind = IMPORT_KINDS[kindName];
   if (!kind) throw new Error(`unknown import kind "${kindName}"`);
   const files: { file: string; read: number }[] = [];
   const rows: Sourced<unknown>[] = [];
   const rejections: Rejection[] = [];
-  if (paths.length === 0 && kind === brands) {
+  if (sources.length === 0 && kind === brands) {
     const builtIn = builtInBrandRows();
     files.push({ file: '(built-in brands)', read: builtIn.length });
     rows.push(...builtIn);
   }
-  for (const path of paths) {
-    const parsed = kind.parse(readSource(path));
-    files.push({ file: path, read: parsed.read });
+  for (const source of sources) {
+    const parsed = kind.parse(source);
+    files.push({ file: source.path, read: parsed.read });
     rows.push(...parsed.rows);
     rejections.push(...parsed.rejections);
+    onParsed(source.path);
   }
   const client = await pool.connect();
   try {

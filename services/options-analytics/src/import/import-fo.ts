@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { dailyRowFromSnapshot } from '../domain/daily-row.ts';
 import { OptionsStore } from '../store/options-store.ts';
-import { parseUdiff } from './udiff.ts';
+import { parseUdiff, UdiffFormatError } from './udiff.ts';
 
 export interface FoImportSummary {
   file: string;
@@ -24,39 +25,106 @@ export async function expandPaths(paths: readonly string[]): Promise<string[]> {
   return out;
 }
 
+/** A file's text and the name messages give it (a zip member is `archive.zip/inner.csv`). */
+export interface TextFile {
+  path: string;
+  text: string;
+}
+
+/** A file that is not what its kind expects: nothing of the import it belongs to is written. */
+export class OptionsFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+  ) {
+    super(`${file}:${line}: ${detail}`);
+    this.name = 'OptionsFileError';
+  }
+}
+
+/** The parsers say "line N: detail"; the error names the file too. */
+export function located(file: string, err: Error): OptionsFileError {
+  const m = /^line (\d+): (.*)$/s.exec(err.message);
+  return m ? new OptionsFileError(file, Number(m[1]), m[2]!) : new OptionsFileError(file, 1, err.message);
+}
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The files among these whose exact content an earlier load of `kind` recorded. */
+export async function loadedBefore(
+  pool: Pool,
+  kind: string,
+  files: readonly TextFile[],
+): Promise<Set<string>> {
+  const { rows } = await pool.query<{ sha: string }>(
+    `SELECT detail->>'sha256' AS sha FROM loads WHERE kind = $1 AND detail->>'sha256' = ANY($2::text[])`,
+    [kind, files.map((f) => sha256(f.text))],
+  );
+  const known = new Set(rows.map((r) => r.sha));
+  return new Set(files.filter((f) => known.has(sha256(f.text))).map((f) => f.path));
+}
+
 /**
- * Imports one UDiFF F&O bhavcopy: every underlying's snapshot for the day (replacing an earlier import
- * of the same day), its daily analytics row, and the underlying itself, in one transaction.
+ * Imports UDiFF F&O bhavcopies in one transaction, every file parsed before anything is written (a
+ * malformed one throws OptionsFileError naming file and line): each underlying's snapshot for the
+ * day (replacing an earlier import of the same day), its daily analytics row, and the underlying.
+ * With `skipLoaded`, a file whose exact content was imported before is left out (reported unchanged).
  */
+export async function importFoTexts(
+  pool: Pool,
+  files: readonly TextFile[],
+  opts: { r: number; symbols?: ReadonlySet<string>; skipLoaded?: boolean },
+): Promise<(FoImportSummary & { unchanged: boolean })[]> {
+  const skip = opts.skipLoaded ? await loadedBefore(pool, 'nse_udiff', files) : new Set<string>();
+  const parsed = files.map((f) => {
+    if (skip.has(f.path)) return { f, snapshots: [] };
+    try {
+      return { f, snapshots: parseUdiff(f.text, opts.symbols) };
+    } catch (err) {
+      if (err instanceof UdiffFormatError) throw located(f.path, err);
+      throw err;
+    }
+  });
+  await OptionsStore.transaction(pool, async (store) => {
+    for (const { f, snapshots } of parsed) {
+      if (skip.has(f.path)) continue;
+      const rows = snapshots.map((s) => dailyRowFromSnapshot(s, opts.r, 'nse_udiff'));
+      await store.upsertUnderlyings(
+        [...new Map(snapshots.map((s) => [s.underlying, s])).values()].map((s) => ({
+          symbol: s.underlying,
+          name: null,
+          kind: s.kind,
+          derivativesUntil: null,
+          source: 'nse_udiff',
+        })),
+      );
+      await store.saveSnapshots(snapshots, 'nse_udiff');
+      await store.saveDailyRows(rows);
+      await store.recordLoad('nse_udiff', {
+        file: f.path,
+        sha256: sha256(f.text),
+        tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))],
+        underlyings: snapshots.length,
+      });
+    }
+  });
+  return parsed.map(({ f, snapshots }) => ({
+    file: f.path,
+    unchanged: skip.has(f.path),
+    tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))].sort(),
+    underlyings: new Set(snapshots.map((s) => s.underlying)).size,
+    options: snapshots.reduce((n, s) => n + s.options.length, 0),
+  }));
+}
+
+/** Imports one UDiFF F&O bhavcopy file (again, even when its content was imported before). */
 export async function importFoFile(
   pool: Pool,
   file: string,
   opts: { r: number; symbols?: ReadonlySet<string> },
 ): Promise<FoImportSummary> {
-  const snapshots = parseUdiff(await readFile(file, 'utf8'), opts.symbols);
-  const rows = snapshots.map((s) => dailyRowFromSnapshot(s, opts.r, 'nse_udiff'));
-  await OptionsStore.transaction(pool, async (store) => {
-    await store.upsertUnderlyings(
-      [...new Map(snapshots.map((s) => [s.underlying, s])).values()].map((s) => ({
-        symbol: s.underlying,
-        name: null,
-        kind: s.kind,
-        derivativesUntil: null,
-        source: 'nse_udiff',
-      })),
-    );
-    await store.saveSnapshots(snapshots, 'nse_udiff');
-    await store.saveDailyRows(rows);
-    await store.recordLoad('nse_udiff', {
-      file,
-      tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))],
-      underlyings: snapshots.length,
-    });
-  });
-  return {
-    file,
-    tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))].sort(),
-    underlyings: new Set(snapshots.map((s) => s.underlying)).size,
-    options: snapshots.reduce((n, s) => n + s.options.length, 0),
-  };
+  const [summary] = await importFoTexts(pool, [{ path: file, text: await readFile(file, 'utf8') }], opts);
+  const { unchanged: _, ...rest } = summary!;
+  return rest;
 }

@@ -1,11 +1,34 @@
 import { readFile } from 'node:fs/promises';
 import type { Pool } from 'pg';
 import { OptionsStore } from '../store/options-store.ts';
-import { parseLotSizes } from './lot-sizes.ts';
+import { loadedBefore, located, sha256, type TextFile } from './import-fo.ts';
+import { LotFileFormatError, parseLotSizes } from './lot-sizes.ts';
 
-/** Imports NSE's market-lot file: the underlyings with derivatives, their names and lot sizes. */
-export async function importLotFile(pool: Pool, file: string): Promise<{ indices: number; stocks: number }> {
-  const rows = parseLotSizes(await readFile(file, 'utf8'));
+export interface LotImportSummary {
+  indices: number;
+  stocks: number;
+  /** The file's exact content was imported before (only with `skipLoaded`). */
+  unchanged: boolean;
+}
+
+/**
+ * Imports NSE's market-lot file: the underlyings with derivatives, their names and lot sizes. A
+ * malformed file throws OptionsFileError naming file and line, and nothing is written.
+ */
+export async function importLotText(
+  pool: Pool,
+  file: TextFile,
+  opts: { skipLoaded?: boolean } = {},
+): Promise<LotImportSummary> {
+  if (opts.skipLoaded && (await loadedBefore(pool, 'nse_mktlots', [file])).size > 0)
+    return { indices: 0, stocks: 0, unchanged: true };
+  let rows: ReturnType<typeof parseLotSizes>;
+  try {
+    rows = parseLotSizes(file.text);
+  } catch (err) {
+    if (err instanceof LotFileFormatError) throw located(file.path, err);
+    throw err;
+  }
   await OptionsStore.transaction(pool, async (store) => {
     await store.upsertUnderlyings(
       rows.map((r) => ({
@@ -17,10 +40,24 @@ export async function importLotFile(pool: Pool, file: string): Promise<{ indices
       })),
     );
     await store.replaceLotSizes(rows.flatMap((r) => r.lots.map((l) => ({ symbol: r.symbol, ...l }))));
-    await store.recordLoad('nse_mktlots', { file, underlyings: rows.length });
+    await store.recordLoad('nse_mktlots', {
+      file: file.path,
+      sha256: sha256(file.text),
+      underlyings: rows.length,
+    });
   });
   return {
     indices: rows.filter((r) => r.kind === 'index').length,
     stocks: rows.filter((r) => r.kind === 'stock').length,
+    unchanged: false,
   };
+}
+
+/** Imports the market-lot file at `file`. */
+export async function importLotFile(pool: Pool, file: string): Promise<{ indices: number; stocks: number }> {
+  const { unchanged: _, ...counts } = await importLotText(pool, {
+    path: file,
+    text: await readFile(file, 'utf8'),
+  });
+  return counts;
 }

@@ -1,0 +1,157 @@
+// The platform's import of a folder of exchange files: `make import DIR=<folder>`, `make run DATA=`,
+// and the chart's daily CronJob (with --day-folder). Each file goes to the data service that owns its
+// kind, written into that service's schema; the services announce the change to every gateway
+// themselves. The report goes to stdout, progress to stderr.
+//
+// Exit codes: 0 done (rejected rows included), 1 a kind failed or the day's folder is missing,
+// 2 usage, 78 configuration.
+
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { databaseConfig, loadConfig } from '@mdp/config';
+import { createPool, migrate, type Pool } from '@mdp/db';
+import { sessionsBehind } from '@mdp/equities-data/import';
+import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
+import { optionsConfig } from '@mdp/options-analytics/import';
+import { createLogger } from '@mdp/telemetry';
+import { type Static, Type } from '@sinclair/typebox';
+import { importFolder } from './import-folder.ts';
+import type { DataService } from './kinds.ts';
+import { pushMetrics, runMetrics } from './metrics.ts';
+import { progressEvents } from './progress.ts';
+import { formatReport } from './report.ts';
+
+export const USAGE = `usage: data-import <folder> [--day-folder] [--json]
+
+  Imports every exchange file under <folder> (nested folders and zip archives too): each file's kind is
+  recognised from its name and header and imported by the service that owns it, kinds in their
+  required order, each all or nothing. A second run of the same folder changes nothing and says so.
+  --day-folder   import <folder>/<YYYY-MM-DD> of the last completed NSE session (IST) instead
+  --json         print the report as JSON
+
+Environment: DATABASE_URL, EQUITIES_DB_SCHEMA (equities), OPTIONS_DB_SCHEMA (options),
+FILINGS_DB_SCHEMA (filings), RISK_FREE_RATE, PUSHGATEWAY_URL (push this run's metrics there).`;
+
+const schemaName = (fallback: string) =>
+  Type.String({ default: fallback, pattern: '^[a-z_][a-z0-9_]{0,62}$' });
+
+export const importConfig = Type.Object({
+  DATABASE_URL: databaseConfig.DATABASE_URL,
+  EQUITIES_DB_SCHEMA: schemaName('equities'),
+  OPTIONS_DB_SCHEMA: schemaName('options'),
+  FILINGS_DB_SCHEMA: schemaName('filings'),
+  RISK_FREE_RATE: optionsConfig.RISK_FREE_RATE,
+  PUSHGATEWAY_URL: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
+});
+export type ImportConfig = Static<typeof importConfig>;
+
+/** Each data service's schema variable and its migrations (the same relative path from src/ and dist/). */
+const SERVICES: Record<DataService, { schema: keyof ImportConfig; migrations: URL }> = {
+  'equities-data': {
+    schema: 'EQUITIES_DB_SCHEMA',
+    migrations: new URL('../../equities-data/migrations/', import.meta.url),
+  },
+  'options-analytics': {
+    schema: 'OPTIONS_DB_SCHEMA',
+    migrations: new URL('../../options-analytics/migrations/', import.meta.url),
+  },
+  'filings-reader': {
+    schema: 'FILINGS_DB_SCHEMA',
+    migrations: new URL('../../filings-reader/migrations/', import.meta.url),
+  },
+};
+
+/** The latest trading day in the prices, and how many completed sessions are missing after it. */
+async function freshness(pool: Pool, nowMs: number) {
+  const { rows } = await pool.query<{ d: string | null }>('SELECT max(d)::text AS d FROM daily_bars');
+  const last = rows[0]?.d ? parseDay(rows[0].d) : undefined;
+  return { lastTradingDay: last, sessionsBehind: sessionsBehind(last, nowMs) };
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args: ReturnType<
+    typeof parseArgs<{
+      options: { 'day-folder': { type: 'boolean' }; json: { type: 'boolean' } };
+      allowPositionals: true;
+    }>
+  >;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { 'day-folder': { type: 'boolean' }, json: { type: 'boolean' } },
+    });
+    if (args.positionals.length !== 1)
+      throw new Error(args.positionals.length === 0 ? 'missing <folder>' : 'one <folder> only');
+  } catch (err) {
+    process.stderr.write(`data-import: ${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  let config: ImportConfig;
+  try {
+    config = loadConfig(importConfig);
+  } catch (err) {
+    process.stderr.write(`data-import: invalid configuration: ${(err as Error).message}\n`);
+    return 78;
+  }
+  const now = Date.now();
+  let folder = args.positionals[0]!;
+  if (args.values['day-folder']) folder = join(folder, formatDay(lastCompletedSession(now)));
+  const isDir = await stat(folder).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) {
+    process.stderr.write(
+      `data-import: ${folder} is not a folder${args.values['day-folder'] ? ' (the last session’s files have not arrived yet?)' : ''}\n`,
+    );
+    return 1;
+  }
+  const pools = {} as Record<DataService, Pool>;
+  const logger = createLogger('data-import', 'warn');
+  try {
+    for (const [service, { schema, migrations }] of Object.entries(SERVICES) as [
+      DataService,
+      (typeof SERVICES)[DataService],
+    ][]) {
+      const name = config[schema] as string;
+      await migrate({ url: config.DATABASE_URL, schema: name, dir: migrations.pathname, logger });
+      pools[service] = createPool({
+        url: config.DATABASE_URL,
+        schema: name,
+        max: 2,
+        applicationName: 'data-import',
+      });
+    }
+    const events = progressEvents();
+    const report = await importFolder(folder, { pools, riskFreeRate: config.RISK_FREE_RATE }, events);
+    events.stop();
+    const fresh = await freshness(pools['equities-data'], Date.now());
+    const last = fresh.lastTradingDay === undefined ? 'none' : formatDay(fresh.lastTradingDay);
+    process.stdout.write(
+      args.values.json
+        ? `${JSON.stringify({ ...report, lastTradingDay: last, sessionsBehind: fresh.sessionsBehind }, null, 2)}\n`
+        : `${formatReport(report)}\nprices now end on ${last}${
+            Number.isFinite(fresh.sessionsBehind) && fresh.sessionsBehind > 0
+              ? ` (${fresh.sessionsBehind} completed session(s) behind)`
+              : ''
+          }\n`,
+    );
+    if (config.PUSHGATEWAY_URL) {
+      await pushMetrics(config.PUSHGATEWAY_URL, runMetrics(report, fresh, Date.now())).catch((err: Error) =>
+        process.stderr.write(
+          `data-import: could not push metrics to ${config.PUSHGATEWAY_URL}: ${err.message}\n`,
+        ),
+      );
+    }
+    return report.failed.length > 0 ? 1 : 0;
+  } catch (err) {
+    process.stderr.write(`data-import: failed: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    await Promise.all(Object.values(pools).map((p) => p.end().catch(() => {})));
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,5 @@
+// What the platform's folder import (services/data-import) uses of this service's importers.
+export { optionsConfig } from '../config.ts';
+export { importFoTexts, OptionsFileError } from './import-fo.ts';
+export { importLotText } from './import-lots.ts';
+export { type OptionsFileKind, recogniseOptionsFile } from './recognise.ts';
