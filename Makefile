@@ -9,7 +9,7 @@ BIN := node_modules/.bin
 # npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
 INSTALL_STAMP := node_modules/.package-lock.json
 
-.PHONY: help install build run mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
+.PHONY: help install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test bench chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
@@ -39,8 +39,12 @@ lock-check: ## Fail when package-lock.json is not what `npm install` makes of pa
 build: install ## Bundle every service into services/<svc>/dist/server.js
 	npx tsx scripts/build.ts
 
-run: install build ## Build, then run Postgres, NATS and all six services in the foreground (Ctrl-C stops)
-	npx tsx scripts/run.ts
+run: install build ## Build, then run everything in the foreground (Ctrl-C stops); DATA=<folder> serves real exchange files
+	DATA="$(DATA)" npx tsx scripts/run.ts
+
+import: install infra ## Import a folder of exchange files: make import DIR=<folder> [ARGS=--json|--day-folder]
+	@test -n "$(DIR)" || { echo "make import: give the folder, e.g. make import DIR=~/Downloads/nse" >&2; exit 2; }
+	@npx tsx services/data-import/src/cli.ts "$(DIR)" $(ARGS)
 
 PLAN ?= free
 token: install infra ## Print a token for a new account on PLAN (default free) on the last line

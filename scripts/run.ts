@@ -8,14 +8,20 @@
  *   5. supervise        a service that exits is restarted with backoff (logged); a crash loop stops the run
  *   6. stop             Ctrl-C / SIGTERM: SIGTERM to every service, wait for them to drain, exit 0
  *
+ * DATA=<folder> (`make run DATA=...`): the data services serve real exchange files instead of the generated
+ * default, on schemas of their own for that folder (`<service>_real_<name>_<hash>`), imported first with the
+ * platform's folder import (a repeat run of the same folder finds nothing to change and starts at once).
+ *
  * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
  * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { DEFAULT_EXAMPLES } from '@mdp/market';
+import { basename, join, resolve } from 'node:path';
+import { createPool } from '@mdp/db';
+import { DEFAULT_EXAMPLES, DEFAULT_SEED } from '@mdp/market';
 import { colours, createFormatter, useColour } from './lib/log-format.ts';
 import { bundleFile, DEFAULT_PORTS, ROOT, rel, SERVICES, type ServiceName } from './lib/services.ts';
 import { type ProcessSpec, probe, Supervisor } from './lib/supervisor.ts';
@@ -137,12 +143,51 @@ function ensureInfrastructure(): void {
   if (result.status !== 0) fail('infrastructure is not ready (see above)');
 }
 
+/** The real-data folder of `make run DATA=...`, absolute, or undefined for the generated default. */
+const DATA_DIR = process.env.DATA ? resolve(process.env.DATA) : undefined;
+
+/** The services whose data a folder import writes, and the import's variable for each one's schema. */
+const IMPORT_SCHEMA_VARS: [ServiceName, string][] = [
+  ['equities-data', 'EQUITIES_DB_SCHEMA'],
+  ['options-analytics', 'OPTIONS_DB_SCHEMA'],
+  ['filings-reader', 'FILINGS_DB_SCHEMA'],
+];
+
+/** Schemas of their own for a real-data folder, so it never mixes with the default dataset or another folder. */
+function realDataSchemas(dir: string): void {
+  const name = basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 20);
+  const hash = createHash('sha256').update(dir).digest('hex').slice(0, 6);
+  for (const [service] of IMPORT_SCHEMA_VARS) {
+    const key = envKey(service, 'DB_SCHEMA');
+    process.env[key] ||= `${service.split('-')[0]}_real_${name}_${hash}`;
+  }
+}
+
 /**
- * Hook for data steps that need the infrastructure but must finish before any service starts:
- * migrations run from here rather than by each service, loading the default dataset, and so on.
- * Services still apply their own schema migrations when they start.
+ * Data steps that need the infrastructure but must finish before any service starts: the generated
+ * default dataset, or with DATA the folder's import. Services still apply their own migrations.
  */
 async function prepareData(): Promise<void> {
+  if (DATA_DIR) {
+    if (!existsSync(DATA_DIR) || !statSync(DATA_DIR).isDirectory()) fail(`DATA=${DATA_DIR} is not a folder`);
+    realDataSchemas(DATA_DIR);
+    const env = { ...process.env };
+    for (const [service, variable] of IMPORT_SCHEMA_VARS)
+      env[variable] = process.env[envKey(service, 'DB_SCHEMA')];
+    say(`real data: importing ${DATA_DIR} (services/data-import; a repeat finds nothing to change)`);
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'services', 'data-import', 'src', 'cli.ts'), DATA_DIR],
+      { env, stdio: 'inherit' },
+    );
+    if (result.status === 1)
+      say(c.yellow('some kinds of file were not imported (see the report above); serving the rest'));
+    else if (result.status !== 0) fail('the import of DATA could not run (see above)');
+    return;
+  }
   for (const [service, cli] of DATASETS) {
     const env = { ...process.env };
     const schema = process.env[envKey(service, 'DB_SCHEMA')];
@@ -237,6 +282,50 @@ function demoToken(): string {
   return result.stdout.trim().split('\n').at(-1)!;
 }
 
+/** What the platform serves, for the banner: where the data comes from, its last day, a stock in it. */
+interface Served {
+  source: string;
+  lastDay: string;
+  stock: string;
+  search: string;
+}
+
+/**
+ * Reads the equities schema for the banner. With real data the example stock is the most traded one of
+ * the last day (the generated names do not exist there); with the default dataset, the documented one.
+ */
+async function served(): Promise<Served> {
+  const pool = createPool({
+    url: process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp',
+    schema: process.env[envKey('equities-data', 'DB_SCHEMA')] || 'equities',
+    max: 1,
+    applicationName: 'run-banner',
+  });
+  try {
+    const { rows } = await pool.query<{ last: string | null; symbol: string | null; name: string | null }>(
+      `SELECT b.d::text AS last, s.symbol, s.name FROM daily_bars b JOIN stocks s ON s.id = b.stock_id
+        WHERE b.d = (SELECT max(d) FROM daily_bars) ORDER BY b.close::bigint * b.volume DESC LIMIT 1`,
+    );
+    const row = rows[0];
+    const lastDay = row?.last ?? 'none (no prices loaded)';
+    if (!DATA_DIR)
+      return {
+        source: `the generated default dataset (seed ${DEFAULT_SEED})`,
+        lastDay,
+        stock: DEFAULT_EXAMPLES.stock,
+        search: DEFAULT_EXAMPLES.search,
+      };
+    return {
+      source: `real exchange files from ${DATA_DIR}`,
+      lastDay,
+      stock: row?.symbol ?? DEFAULT_EXAMPLES.stock,
+      search: (row?.name ?? '').split(/\s+/)[0]!.toLowerCase() || 'bank',
+    };
+  } finally {
+    await pool.end();
+  }
+}
+
 /**
  * The first request a new user would make, made for them with the demo token: the banner then shows a
  * curl line known to answer 200, or says plainly that it did not (the demo account is charged one unit).
@@ -244,8 +333,9 @@ function demoToken(): string {
 async function firstRequest(
   base: string,
   token: string,
+  search: string,
 ): Promise<{ path: string; outcome: string; ok: boolean }> {
-  const path = `/v1/stocks?q=${DEFAULT_EXAMPLES.search}&limit=3`;
+  const path = `/v1/stocks?q=${encodeURIComponent(search)}&limit=3`;
   try {
     const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
     const body = (await res.json()) as {
@@ -263,16 +353,18 @@ async function firstRequest(
 async function banner(plans: Plan[], token: string): Promise<void> {
   const gateway = plans.find((p) => p.name === 'gateway')!;
   const base = `http://localhost:${gateway.port}`;
-  const first = await firstRequest(base, token);
+  const data = await served();
+  const first = await firstRequest(base, token, data.search);
   const rule = c.dim('─'.repeat(72));
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   const lines = [rule];
   lines.push(`  ${c.bold('API ready at')} ${c.green(base)}`);
+  lines.push(`  data       ${data.source}`, `             last trading day ${c.bold(data.lastDay)}`);
   lines.push(`  token      export TOKEN=${token}   (demo account, free plan: 50 a day)`);
   lines.push(
     `  first call ${first.ok ? c.green(first.outcome) : c.red(first.outcome)}`,
     `             curl -s ${auth} '${base}${first.path}'`,
-    `  try        curl -s ${auth} ${base}/v1/stocks/${DEFAULT_EXAMPLES.stock}/quote`,
+    `  try        curl -s ${auth} ${base}/v1/stocks/${data.stock}/quote`,
     `             curl -s ${auth} ${base}/v1/me/usage`,
     `             curl -s ${base}/v1/openapi.json`,
   );
