@@ -23,6 +23,8 @@ export interface KindOutcome {
   loaded: number;
   rejected: number;
   changed: number;
+  /** Files whose exact content was imported before, so not read again. */
+  skipped?: number;
   /** Rejection reason → rows, with the first few places (file:line) as examples. */
   reasons: Record<string, { count: number; at: string[] }>;
 }
@@ -90,7 +92,8 @@ const foBhavcopy: FileKind = {
     });
     for (const _ of done) onFile();
     const options = done.reduce((n, d) => n + d.options, 0);
-    return { ...emptyOutcome(), read: options, loaded: options, changed: options };
+    const skipped = done.filter((d) => d.unchanged).length;
+    return { ...emptyOutcome(), read: options, loaded: options, changed: options, skipped };
   },
 };
 
@@ -102,6 +105,7 @@ const foLots: FileKind = {
     // Oldest name first, so the newest market-lot file decides when several are given.
     for (const f of [...files].sort((a, b) => a.path.localeCompare(b.path))) {
       const s = await importLotText(t.pools['options-analytics'], await text(f), { skipLoaded: true });
+      if (s.unchanged) outcome.skipped = (outcome.skipped ?? 0) + 1;
       outcome.read += s.indices + s.stocks;
       outcome.loaded += s.indices + s.stocks;
       outcome.changed += s.indices + s.stocks;

@@ -22,7 +22,7 @@ export function formatReport(r: FolderReport): string {
     out.push(
       `  ${name}  ${count.padEnd(10)} read ${n(k.read)}, loaded ${n(k.loaded)}, rejected ${n(k.rejected)}, ${
         k.changed > 0 ? `${n(k.changed)} changed` : 'unchanged'
-      } (${k.seconds.toFixed(1)} s)`,
+      }${k.skipped ? ` (${plural(k.skipped, 'file')} imported before)` : ''} (${k.seconds.toFixed(1)} s)`,
     );
     for (const [reason, { count: c, at }] of Object.entries(k.reasons).sort(
       (a, b) => b[1].count - a[1].count,
@@ -41,6 +41,9 @@ export function formatReport(r: FolderReport): string {
   );
   if (r.failed.length > 0)
     out.push(`FAILED kinds: ${r.failed.join(', ')} (fix the files named above and run again)`);
-  else if (!r.changed) out.push('nothing changed: everything in this folder was imported before');
+  if (!r.changed)
+    out.push(
+      `nothing changed: everything${r.failed.length > 0 ? ' else' : ''} in this folder was imported before`,
+    );
   return out.join('\n');
 }

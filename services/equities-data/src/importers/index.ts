@@ -14,7 +14,7 @@ export { ImportFileError } from './report.ts';
 
 /**
  * Every import kind, in the order a full import runs them: the stock master first (NSE lists, then
- * BSE, then the delisted lists), then aliases, then prices, delivery and the market report.
+ * BSE, then the delisted lists), then aliases, then prices, the delivery on them and the market report.
  */
 export const IMPORT_KINDS: Record<string, ImportKind> = {
   'nse-securities': nseSecurities,
@@ -27,8 +27,9 @@ export const IMPORT_KINDS: Record<string, ImportKind> = {
   'nse-name-changes': nseNameChanges,
   brands,
   bhavcopy,
-  delivery,
+  // Delivery figures land on price bars, so every source of bars comes before it.
   'daily-history': dailyHistory,
+  delivery,
   'market-report': marketReport,
   ...Object.assign({}, ...AREAS.map((a) => a.importKinds)),
 };

@@ -19,6 +19,7 @@ interface Rule {
 
 /** The head's first lines: raw text and, for CSV, its cells normalised like the parsers' headers. */
 interface Lines {
+  text: string;
   raw: string[];
   header: Set<string>;
   cells: string[][];
@@ -33,7 +34,7 @@ function linesOf(head: string): Lines {
     .filter((l) => l.trim() !== '')
     .slice(0, 4);
   const cells = raw.map(splitCells);
-  return { raw, header: new Set(cells[0] ?? []), cells };
+  return { text: head, raw, header: new Set(cells[0] ?? []), cells };
 }
 
 const has =
@@ -45,7 +46,11 @@ const squashed = (l: Lines) => new Set([...l.header].map((h) => h.replace(/[^A-Z
 
 /** In the order they are tried; a file two rules accept is reported as ambiguous, not guessed. */
 const RULES: Rule[] = [
-  { kind: 'nse-securities', test: has('SYMBOL', 'NAME OF COMPANY', 'SERIES', 'DATE OF LISTING') },
+  {
+    // Not the preference-share and warrant lists: their rows carry an ISIN their header does not name.
+    kind: 'nse-securities',
+    test: has('SYMBOL', 'NAME OF COMPANY', 'SERIES', 'DATE OF LISTING', 'ISIN NUMBER'),
+  },
   { kind: 'nse-etfs', test: has('SYMBOL', 'UNDERLYING', 'SECURITYNAME', 'DATEOFLISTING', 'ISINNUMBER') },
   { kind: 'nse-index', test: has('COMPANY NAME', 'INDUSTRY', 'SYMBOL', 'SERIES', 'ISIN CODE') },
   {
@@ -97,7 +102,7 @@ const RULES: Rule[] = [
   },
   {
     kind: 'nse-xbrl',
-    test: (n, l) => /\.xml$/i.test(n) && /<(xbrli:)?xbrl[\s>]/.test(l.raw.join('\n')),
+    test: (n, l) => /\.xml$/i.test(n) && /<(xbrli:)?xbrl[\s>]/.test(l.text),
   },
   {
     kind: 'nse-deals',
@@ -109,7 +114,7 @@ const RULES: Rule[] = [
   {
     kind: 'nse-corporate-actions',
     test: (n, l) =>
-      (/\.json$/i.test(n) && /"subject"/.test(l.raw.join('\n')) && /"exDate"/.test(l.raw.join('\n'))) ||
+      (/\.json$/i.test(n) && /"subject"/.test(l.text) && /"exDate"/.test(l.text)) ||
       has('SYMBOL', 'SERIES', 'PURPOSE', 'EX DT')(n, l),
   },
   { kind: 'index-close', test: has('INDEX NAME', 'INDEX DATE', 'CLOSING INDEX VALUE') },
