@@ -63,8 +63,8 @@ ledger-rebuild: install infra ## Replay the usage event log into fresh projectio
 IMAGE_REGISTRY ?= mdp
 IMAGE_TAG ?= dev
 
-images: ## Build one container image per service: $(IMAGE_REGISTRY)/mdp-<service>:$(IMAGE_TAG)
-	@for s in gateway auth quota-ledger equities-data filings-reader options-analytics; do \
+images: ## Build one container image per service and the data-import job: $(IMAGE_REGISTRY)/mdp-<name>:$(IMAGE_TAG)
+	@for s in gateway auth quota-ledger equities-data filings-reader options-analytics data-import; do \
 	  docker build -f deploy/docker/Dockerfile --build-arg SERVICE=$$s -t $(IMAGE_REGISTRY)/mdp-$$s:$(IMAGE_TAG) . || exit 1; \
 	done
 

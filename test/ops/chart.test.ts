@@ -2,7 +2,8 @@
  * The Helm chart's structure, without helm: values (default, production and deliberately bad ones)
  * against values.schema.json; every template's actions balanced and its YAML well formed once the
  * actions are taken out; every `.Values` path real; every value used; the objects the platform needs
- * present; and the variables handed to each service ones it really reads.
+ * present (the daily import's CronJob too); and the variables handed to each service, and to the
+ * import tool, ones it really reads.
  * Real helm (`helm lint --strict`, `helm template`) runs in test/ops/helm.int.test.ts.
  */
 import { readdirSync } from 'node:fs';
@@ -276,6 +277,9 @@ describe('objects the platform needs', () => {
   it('NetworkPolicies: default deny, the gateway open, everything else only from the gateway', () => {
     const docs = yamlDocs(templates.get('networkpolicy.yaml')!);
     expect(docs.map((d) => d.kind)).toEqual(['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy']);
+    // Ingress only: egress stays open, so the services and the daily import reach Postgres, NATS, the
+    // object store and the Pushgateway wherever the operator runs them.
+    for (const doc of docs) expect(doc.spec.policyTypes).toEqual(['Ingress']);
     const [deny, gateway, backends] = docs;
     expect(deny!.spec).toMatchObject({ policyTypes: ['Ingress'] });
     expect(deny!.spec.ingress).toBeUndefined();
@@ -377,6 +381,113 @@ describe('objects the platform needs', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
       appVersion: expect.any(String),
     });
+  });
+});
+
+describe('the daily import CronJob', () => {
+  const src = templates.get('data-import/cronjob.yaml')!;
+  const [cronJob] = yamlDocs(src);
+  const pod = cronJob!.spec.jobTemplate.spec.template.spec;
+  const container = pod.containers[0];
+  const envOf = (c: { env?: { name: string }[] }) => (c.env ?? []).map((e) => e.name);
+
+  it('is off by default; when on, a CronJob at 19:30 IST on weekdays, one run at a time', () => {
+    expect(defaults.dataImport).toMatchObject({
+      enabled: false,
+      schedule: '30 19 * * 1-5',
+      timeZone: 'Asia/Kolkata',
+      concurrencyPolicy: 'Forbid',
+      image: { repository: 'mdp-data-import' },
+      source: { type: 'volume' },
+    });
+    expect(src).toMatch(/\*\/ -\}\}\n\{\{- if \.Values\.dataImport\.enabled \}\}\n/);
+    expect(kindsOf('data-import/cronjob.yaml')).toEqual(['CronJob']);
+    expect(cronJob).toMatchObject({ apiVersion: 'batch/v1', kind: 'CronJob' });
+    for (const key of [
+      'schedule',
+      'timeZone',
+      'suspend',
+      'concurrencyPolicy',
+      'startingDeadlineSeconds',
+      'successfulJobsHistoryLimit',
+      'failedJobsHistoryLimit',
+    ])
+      expect(src).toContain(`  ${key}: {{ $v.${key}`);
+    for (const key of ['backoffLimit', 'activeDeadlineSeconds'])
+      expect(src).toContain(`      ${key}: {{ $v.${key} }}`);
+    expect(pod.restartPolicy).toBe('Never');
+    // The controller suffixes each run's Job name with 11 characters; a name has at most 63.
+    expect(helpers.get('mdp.dataImportName')).toContain('include "mdp.fullname" . | trunc 40');
+  });
+
+  it('runs the tool on the last session’s day folder, read-only, with the security of every workload', () => {
+    expect(container).toMatchObject({
+      name: 'data-import',
+      command: ['node', 'dist/cli.js'],
+      args: ['/data', '--day-folder'],
+    });
+    expect(container.volumeMounts).toContainEqual(
+      expect.objectContaining({ name: 'data', mountPath: '/data', readOnly: true }),
+    );
+    expect(container.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    const data = pod.volumes.find((v: { name: string }) => v.name === 'data');
+    expect(data.persistentVolumeClaim).toMatchObject({ readOnly: true });
+    expect(data.emptyDir).toBeDefined(); // the object-store branch
+    expect(src).toContain('include "mdp.podSpecCommon" $ctx');
+    expect(src).toMatch(/image: \{\{ include "mdp\.image" \$ctx \}\}/);
+    expect(src).toMatch(/resources:\s+\{\{- toYaml \$v\.resources/);
+    expect(src.match(/securityContext:\s+\{\{- toYaml \.Values\.securityContext/g)).toHaveLength(2);
+    // A usage or configuration error is not retried: the tool's exit codes for them.
+    expect(cronJob!.spec.jobTemplate.spec.podFailurePolicy.rules[0]).toEqual({
+      action: 'FailJob',
+      onExitCodes: { containerName: 'data-import', operator: 'In', values: [2, 78] },
+    });
+  });
+
+  it('writes the schemas the data services read, through the DATABASE_URL they are given', () => {
+    for (const [name, key] of [
+      ['EQUITIES_DB_SCHEMA', 'equitiesData'],
+      ['OPTIONS_DB_SCHEMA', 'optionsAnalytics'],
+      ['FILINGS_DB_SCHEMA', 'filingsReader'],
+    ])
+      expect(src).toMatch(
+        new RegExp(`- name: ${name}\\s+value: \\{\\{ \\.Values\\.${key}\\.dbSchema \\| quote \\}\\}`),
+      );
+    expect(src).toContain('include "mdp.secretEnv" (dict "root" . "key" "DATABASE_URL")');
+    // The services read DB_SCHEMA from the same values (mdp.grpcDeployment).
+    expect(helpers.get('mdp.grpcDeployment')).toMatch(/- name: DB_SCHEMA\s+value: \{\{ \$values\.dbSchema/);
+  });
+
+  it('sets only variables the import tool reads', () => {
+    const cli = read('services/data-import/src/cli.ts');
+    const schemaBody = cli.slice(cli.indexOf('Type.Object(', cli.indexOf('importConfig')));
+    const known = new Set([
+      ...[...schemaBody.slice(0, schemaBody.indexOf('});')).matchAll(/^\s*([A-Z][A-Z0-9_]+):/gm)].map(
+        (m) => m[1]!,
+      ),
+      // Every process's logging level (@mdp/config's commonConfig).
+      'LOG_LEVEL',
+    ]);
+    expect([...known]).toEqual(expect.arrayContaining(['DATABASE_URL', 'PUSHGATEWAY_URL', 'RISK_FREE_RATE']));
+    const names = [...envOf(container), 'DATABASE_URL', 'RISK_FREE_RATE'];
+    expect(names.filter((n) => !known.has(n))).toEqual([]);
+    // RISK_FREE_RATE, when options-analytics is given one, so both compute implied volatility alike.
+    expect(src).toContain('range .Values.optionsAnalytics.extraEnv');
+    expect(src).toContain('eq .name "RISK_FREE_RATE"');
+  });
+
+  it('from an object store: an init container copies the recent day folders into an emptyDir', () => {
+    const [init] = pod.initContainers;
+    expect(init).toMatchObject({ name: 'fetch', command: ['/bin/sh', '-ec'] });
+    expect(init.args[0]).toContain('aws s3 sync "$SOURCE_URL/" /data/');
+    expect(init.volumeMounts).toContainEqual({ name: 'data', mountPath: '/data' });
+    expect(envOf(init)).toEqual(
+      expect.arrayContaining(['SOURCE_URL', 'DAYS', 'HOME', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']),
+    );
+    expect(src).toContain('{{- if eq $src.type "objectStore" }}');
+    expect(src).toMatch(/name: AWS_ACCESS_KEY_ID\s+valueFrom:\s+secretKeyRef:/);
+    expect(src).toContain('image: {{ printf "%s:%s" $store.image.repository $store.image.tag | quote }}');
+    expect(defaults.dataImport.source.objectStore.image.repository).toMatch(/amazon\/aws-cli$/);
   });
 });
 

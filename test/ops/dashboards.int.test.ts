@@ -1,8 +1,10 @@
 /**
  * Every PromQL expression of every Grafana panel and every Prometheus rule, run against a real
  * Prometheus (Debian's `prometheus` package) scraping the whole platform after a short load: each must
- * parse and return data, and select only metrics the services really export. The rules also load into
- * that Prometheus and evaluate without error, and promtool checks and unit-tests them.
+ * parse and return data, and select only metrics the services really export. The daily import job's
+ * metrics come as in production: one run of the data-import tool against the platform's schemas pushes
+ * them to a Pushgateway (the stand-in of test/ops/pushgateway.ts) that Prometheus scrapes. The rules
+ * also load into that Prometheus and evaluate without error, and promtool checks and unit-tests them.
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +19,7 @@ import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, NATS_URL, type Stack, startStack } from '../stack.ts';
 import { alertOperands, filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
+import { type FakePushgateway, startFakePushgateway } from './pushgateway.ts';
 
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? 'prometheus';
 const PROMTOOL = process.env.PROMTOOL_BIN ?? 'promtool';
@@ -32,6 +35,7 @@ let prometheus: ChildProcess | undefined;
 let promUrl = '';
 let workDir = '';
 let stub: GrpcServer;
+let pushgateway: FakePushgateway | undefined;
 const promLog: string[] = [];
 
 /**
@@ -176,6 +180,30 @@ async function driveLoad(): Promise<void> {
   expect([200, 404]).toContain(status);
 }
 
+/**
+ * One run of the daily import (the chart's CronJob), from source, against the stack's data schemas: an
+ * empty folder, so nothing changes, but the run's metrics are pushed as after any run.
+ */
+async function runDataImport(): Promise<void> {
+  const folder = mkdtempSync(join(workDir, 'import-'));
+  const schema = (service: string) => {
+    const name = stack.schemas.find((s) => s.endsWith(`_${service.replace(/-/g, '_')}`));
+    if (!name) throw new Error(`the stack has no ${service} schema`);
+    return name;
+  };
+  await exec(process.execPath, ['--import', 'tsx', 'services/data-import/src/cli.ts', folder], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: stack.databaseUrl,
+      EQUITIES_DB_SCHEMA: schema('equities-data'),
+      OPTIONS_DB_SCHEMA: schema('options-analytics'),
+      FILINGS_DB_SCHEMA: schema('filings-reader'),
+      PUSHGATEWAY_URL: pushgateway!.url,
+    },
+  });
+}
+
 interface Expression {
   where: string;
   expr: string;
@@ -233,6 +261,7 @@ beforeAll(async () => {
   });
 
   workDir = mkdtempSync(join(tmpdir(), 'mdp-prometheus-'));
+  pushgateway = await startFakePushgateway();
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
   const targets = [...stack.procs.values()].map((p) => `127.0.0.1:${p.opsPort}`);
@@ -241,7 +270,11 @@ beforeAll(async () => {
     JSON.stringify({
       global: { scrape_interval: '1s', evaluation_interval: '1s' },
       rule_files: [RULES],
-      scrape_configs: [{ job_name: 'mdp', static_configs: [{ targets }] }],
+      scrape_configs: [
+        { job_name: 'mdp', static_configs: [{ targets }] },
+        // As a Pushgateway is scraped: honor_labels keeps each series' job="mdp-data-import".
+        { job_name: 'pushgateway', honor_labels: true, static_configs: [{ targets: [pushgateway.address] }] },
+      ],
     }),
   );
   prometheus = spawn(
@@ -271,13 +304,15 @@ beforeAll(async () => {
   );
 
   await driveLoad();
+  await runDataImport();
   // Several scrapes and rule evaluations after the load, and the ledger's periodic gauges refreshed.
   await waitFor(
-    'the top-accounts gauge and the rebuild check to be scraped',
+    'the top-accounts gauge, the rebuild check and the import run to be scraped',
     async () =>
       (await evaluate('ledger_top_account_charged')).rows > 0 &&
       (await evaluate('ledger_rebuild_check_timestamp_seconds')).rows > 0 &&
-      (await evaluate('auth_cache_invalidations_total')).rows > 0,
+      (await evaluate('auth_cache_invalidations_total')).rows > 0 &&
+      (await evaluate('mdp_data_import_last_success_timestamp_seconds{job="mdp-data-import"}')).rows > 0,
     20_000,
   );
   await new Promise((r) => setTimeout(r, 3_000));
@@ -291,6 +326,7 @@ afterAll(async () => {
   }
   await stack?.shutdown();
   await stub?.shutdown(1_000);
+  await pushgateway?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -338,6 +374,10 @@ describe('dashboards and alert rules against a Prometheus scraping the platform'
       'ledger_rebuild_differences',
       'ledger_rebuild_check_timestamp_seconds',
       'gateway_settlement_publish_seconds_bucket',
+      // Pushed by the daily import job, read by its alerts.
+      'mdp_data_import_sessions_behind',
+      'mdp_data_import_last_success_timestamp_seconds',
+      'mdp_data_import_failed_kinds',
     ])
       expect(exported.has(name), name).toBe(true);
   });

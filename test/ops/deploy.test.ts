@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extraEntries } from '../../deploy/docker/bundle.ts';
+import { extraEntries, JOBS } from '../../deploy/docker/bundle.ts';
 import {
   configKeys,
   DEFAULT_PORTS,
@@ -73,14 +73,32 @@ describe('the Dockerfile', () => {
       }
       seen.add(stage.name);
     }
-    const runtime = all.at(-1)!;
-    expect(runtime.name).toBe('runtime');
+    const stage = (name: string) => all.find((s) => s.name === name)!;
+    const app = stage('app');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a JS template
-    expect(runtime.from).toBe('${NODE_IMAGE}');
+    expect(app.from).toBe('${NODE_IMAGE}');
     expect(read('deploy/docker/Dockerfile')).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
-    // The runtime stage copies built output only, never the source tree or the dev dependencies.
-    const copies = runtime.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    // The final image copies built output only, never the source tree or the dev dependencies.
+    const copies = app.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).toEqual(['--from=prod-deps /deps/ /app/', '--from=build /out/ /app/']);
+    expect(stage('service').from).toBe('app');
+    expect(stage('job').from).toBe('app');
+    for (const later of all.slice(all.indexOf(app) + 1))
+      expect(
+        later.body.some((i) => i.keyword === 'COPY' || i.keyword === 'RUN'),
+        later.name,
+      ).toBe(false);
+    // The final stage is the one SERVICE names: each service's is the service stage, each job's the job's.
+    const runtime = all.at(-1)!;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a JS template
+    expect(runtime).toMatchObject({ name: 'runtime', from: 'image-${SERVICE}', body: [] });
+    expect(dockerfile.findIndex((i) => i.keyword === 'ARG' && i.args === 'SERVICE')).toBeLessThan(
+      dockerfile.findIndex((i) => i.keyword === 'FROM'),
+    );
+    const images = all.filter((s) => s.name.startsWith('image-'));
+    expect(Object.fromEntries(images.map((s) => [s.name.slice('image-'.length), s.from]))).toEqual(
+      Object.fromEntries([...SERVICES.map((s) => [s, 'service']), ...JOBS.map((j) => [j, 'job'])]),
+    );
   });
 
   it('declares ARG SERVICE in every stage that uses it', () => {
@@ -94,14 +112,21 @@ describe('the Dockerfile', () => {
   });
 
   it('runs as a non-root numeric user, with a health check and an exec-form entry point', () => {
-    const runtime = stages().at(-1)!.body;
-    const user = runtime.find((i) => i.keyword === 'USER')!;
+    const body = (name: string) => stages().find((s) => s.name === name)!.body;
+    const app = body('app');
+    const user = app.find((i) => i.keyword === 'USER')!;
     expect(user.args).toMatch(/^[1-9]\d*:[1-9]\d*$/);
-    const health = runtime.find((i) => i.keyword === 'HEALTHCHECK')!;
-    expect(health.args).toMatch(/CMD \["node", "\/app\/healthcheck\.mjs"\]$/);
-    expect(runtime.find((i) => i.keyword === 'ENTRYPOINT')!.args).toBe('["node", "dist/server.js"]');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a JS template
-    expect(runtime.find((i) => i.keyword === 'WORKDIR')!.args).toBe('/app/services/${SERVICE}');
+    expect(app.find((i) => i.keyword === 'WORKDIR')!.args).toBe('/app/services/${SERVICE}');
+    const service = body('service');
+    const health = service.find((i) => i.keyword === 'HEALTHCHECK')!;
+    expect(health.args).toMatch(/CMD \["node", "\/app\/healthcheck\.mjs"\]$/);
+    expect(service.find((i) => i.keyword === 'ENTRYPOINT')!.args).toBe('["node", "dist/server.js"]');
+    // A job runs its tool and exits: nothing listens, so nothing to health-check.
+    const job = body('job');
+    expect(job.find((i) => i.keyword === 'HEALTHCHECK')!.args).toBe('NONE');
+    expect(job.find((i) => i.keyword === 'ENTRYPOINT')!.args).toBe('["node", "dist/cli.js"]');
+    expect(body('app').some((i) => i.keyword === 'ENTRYPOINT' || i.keyword === 'HEALTHCHECK')).toBe(false);
     // The bundle's place in the image is its place in the repository (scripts/lib/services.ts).
     expect(read('scripts/lib/services.ts')).toContain("join(serviceDir(name), 'dist', 'server.js')");
   });
@@ -118,6 +143,7 @@ describe('the Dockerfile', () => {
       'deploy/docker/healthcheck.mjs',
       ...filesUnder('packages').filter((f) => /^packages\/[^/]+\/(package\.json|src\/)/.test(f)),
       ...SERVICES.flatMap((s) => [`services/${s}/package.json`, `services/${s}/src/server.ts`]),
+      ...JOBS.flatMap((j) => [`services/${j}/package.json`, `services/${j}/src/cli.ts`]),
       ...filesUnder('services').filter((f) => /^services\/[^/]+\/migrations\/.+\.sql$/.test(f)),
     ].filter((f) => !f.endsWith('.test.ts'));
     for (const f of used) {
@@ -141,6 +167,34 @@ describe('the Dockerfile', () => {
         existsSync(join(ROOT, 'services', service, 'src', 'cli.ts')),
       );
     }
+    // A job's image has its tool alone: the entry point.
+    for (const job of JOBS)
+      expect(
+        extraEntries(job).map(([, out]) => out),
+        job,
+      ).toEqual(['cli.js']);
+  });
+
+  it('the data-import image carries the migrations its tool applies, where the bundle looks for them', () => {
+    const build = dockerfile.find((i) => i.keyword === 'RUN' && i.args.includes('= data-import ]'))!;
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a JS template
+    expect(build.args).toContain('npx tsx deploy/docker/bundle.ts "${SERVICE}"');
+    const copied = /for s in ([\w -]+); do/.exec(build.args)![1]!.trim().split(/\s+/);
+    expect(build.args).toContain('cp -r "services/$s/migrations" "/out/services/$s/"');
+    // The tool resolves each as new URL('../../<service>/migrations/', import.meta.url) from
+    // /app/services/data-import/dist/cli.js.
+    const wanted = filesUnder('services/data-import/src')
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .flatMap((f) =>
+        [...read(f).matchAll(/new URL\('\.\.\/\.\.\/([\w-]+)\/migrations\/'/g)].map((m) => m[1]!),
+      );
+    expect(wanted.length).toBeGreaterThan(0);
+    expect([...copied].sort()).toEqual([...new Set(wanted)].sort());
+    for (const service of copied)
+      expect(
+        filesUnder(`services/${service}/migrations`).some((f) => f.endsWith('.sql')),
+        service,
+      ).toBe(true);
   });
 
   it("the health check knows every service's default ops port", () => {

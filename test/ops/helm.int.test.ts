@@ -1,18 +1,29 @@
 /**
  * The chart under a real helm (scripts/helm.sh: the binary DESIGN.md names, pinned and checked, or
  * HELM_BIN): `helm lint --strict` and `helm template` with the default and the production values, every
- * workload rendered, and each deliberately bad values file refused by the chart's values.schema.json.
+ * workload rendered, the daily import's CronJob from either source, and each deliberately bad values
+ * file refused by the chart's values.schema.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { CHART, ROOT, SERVICES } from './lib.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { CHART, ROOT, readYaml, SERVICES } from './lib.ts';
 
 let helm: string;
 const PRODUCTION = join(ROOT, 'deploy', 'values-production.yaml');
 const BAD = join(ROOT, 'test', 'ops', 'chart-bad-values');
+const work = mkdtempSync(join(tmpdir(), 'mdp-helm-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A values file in the test's folder; its path. */
+function valuesFile(name: string, values: unknown): string {
+  const file = join(work, `${name}.yaml`);
+  writeFileSync(file, stringify(values));
+  return file;
+}
 
 function run(...args: string[]) {
   const r = spawnSync(helm, args, { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
@@ -23,9 +34,12 @@ function render(...values: string[]) {
   const r = run('template', 'mdp', CHART, '--namespace', 'mdp', ...values.flatMap((v) => ['-f', v]));
   expect(r.status, r.err).toBe(0);
   return parseAllDocuments(r.out)
-    .map((d) => d.toJS() as { kind: string; metadata: { name: string } } | null)
+    .map((d) => d.toJS() as { kind: string; metadata: { name: string }; spec?: any } | null)
     .filter((d) => d !== null);
 }
+
+/** The CronJobs a render holds. */
+const cronJobs = (docs: ReturnType<typeof render>) => docs.filter((d) => d.kind === 'CronJob');
 
 beforeAll(() => {
   helm = execFileSync('bash', [join(ROOT, 'scripts', 'helm.sh')], { encoding: 'utf8' }).trim();
@@ -57,6 +71,10 @@ describe('the chart under real helm', () => {
     }
   });
 
+  it('renders no daily import by default', () => {
+    expect(cronJobs(render())).toEqual([]);
+  });
+
   it('refuses every deliberately bad values file, at the place the file names', () => {
     const files = readdirSync(BAD).filter((f) => f.endsWith('.yaml'));
     expect(files.length).toBeGreaterThan(10);
@@ -66,5 +84,179 @@ describe('the chart under real helm', () => {
       expect(r.status, `${file} was accepted`).not.toBe(0);
       expect(r.err, file).toContain(`at '${at}'`);
     }
+  });
+});
+
+describe('the daily import CronJob under real helm', () => {
+  const fromVolume = {
+    equitiesData: { dbSchema: 'equities_live' },
+    optionsAnalytics: { extraEnv: [{ name: 'RISK_FREE_RATE', value: '0.07' }] },
+    dataImport: {
+      enabled: true,
+      source: { type: 'volume', volume: { claimName: 'nse-files', subPath: 'daily' } },
+      pushgatewayUrl: 'http://prometheus-pushgateway.monitoring.svc:9091',
+    },
+  };
+  const fromBucket = {
+    dataImport: {
+      enabled: true,
+      source: {
+        type: 'objectStore',
+        objectStore: {
+          url: 's3://nse-files/daily/',
+          endpoint: 'https://minio.storage.svc:9000',
+          region: 'ap-south-1',
+          existingSecret: 'nse-bucket',
+          days: 3,
+        },
+      },
+    },
+  };
+  const podOf = (cronJob: any) => cronJob.spec.jobTemplate.spec.template.spec;
+  const envMap = (container: any) =>
+    Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+  it('passes helm lint --strict from a volume and from an object store', () => {
+    for (const values of [valuesFile('volume', fromVolume), valuesFile('bucket', fromBucket)]) {
+      const r = run('lint', '--strict', CHART, '-f', values);
+      expect(r.status, `${r.out}${r.err}`).toBe(0);
+    }
+  });
+
+  it('from a volume: the schedule in IST, one run at a time, the tool on the day folder of a read-only claim', () => {
+    const [cronJob, ...more] = cronJobs(render(valuesFile('volume', fromVolume)));
+    expect(more).toEqual([]);
+    expect(cronJob!.metadata.name).toBe('mdp-data-import');
+    expect(cronJob!.spec).toMatchObject({
+      schedule: '30 19 * * 1-5',
+      timeZone: 'Asia/Kolkata',
+      concurrencyPolicy: 'Forbid',
+      suspend: false,
+      startingDeadlineSeconds: expect.any(Number),
+      successfulJobsHistoryLimit: expect.any(Number),
+      failedJobsHistoryLimit: expect.any(Number),
+      jobTemplate: { spec: { backoffLimit: 2, activeDeadlineSeconds: expect.any(Number) } },
+    });
+    const pod = podOf(cronJob);
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.initContainers).toBeUndefined();
+    const [container] = pod.containers;
+    expect(container).toMatchObject({
+      // <image.registry>/<repository>:<the chart's appVersion>, as every service's image.
+      image: `ghcr.io/your-org/mdp-data-import:${readYaml('charts/mdp/Chart.yaml').appVersion}`,
+      command: ['node', 'dist/cli.js'],
+      args: ['/data', '--day-folder'],
+    });
+    expect(container.volumeMounts).toContainEqual({
+      name: 'data',
+      mountPath: '/data',
+      readOnly: true,
+      subPath: 'daily',
+    });
+    expect(pod.volumes).toContainEqual({
+      name: 'data',
+      persistentVolumeClaim: { claimName: 'nse-files', readOnly: true },
+    });
+    expect(pod.volumes).toContainEqual({ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } });
+    // The same security as every workload of the chart.
+    expect(pod).toMatchObject({
+      automountServiceAccountToken: false,
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+    });
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container.resources).toMatchObject({ requests: expect.any(Object), limits: expect.any(Object) });
+  });
+
+  it('writes exactly the schemas the data services read, with the DATABASE_URL they are given', () => {
+    for (const extra of [[], [PRODUCTION]]) {
+      const docs = render(...extra, valuesFile('volume', fromVolume));
+      const schemaOf = (service: string) => {
+        const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === `mdp-${service}`)!;
+        return envMap(deployment.spec.template.spec.containers[0]).DB_SCHEMA;
+      };
+      const env = envMap(podOf(cronJobs(docs)[0]).containers[0]);
+      expect(env).toMatchObject({
+        EQUITIES_DB_SCHEMA: schemaOf('equities-data'),
+        OPTIONS_DB_SCHEMA: schemaOf('options-analytics'),
+        FILINGS_DB_SCHEMA: schemaOf('filings-reader'),
+        DATABASE_URL: { secretKeyRef: { name: 'mdp-secrets', key: 'DATABASE_URL' } },
+        PUSHGATEWAY_URL: 'http://prometheus-pushgateway.monitoring.svc:9091',
+        RISK_FREE_RATE: '0.07',
+        LOG_LEVEL: 'info',
+      });
+      expect(env.EQUITIES_DB_SCHEMA).toBe('equities_live');
+      const deployment = docs.find(
+        (d) => d.kind === 'Deployment' && d.metadata.name === 'mdp-equities-data',
+      )!;
+      expect(envMap(deployment.spec.template.spec.containers[0]).DATABASE_URL).toEqual(env.DATABASE_URL);
+    }
+  });
+
+  it('from an object store: an init container copies the recent day folders, with keys from the Secret', () => {
+    const pod = podOf(cronJobs(render(valuesFile('bucket', fromBucket)))[0]);
+    const [fetch] = pod.initContainers;
+    expect(fetch.image).toBe('docker.io/amazon/aws-cli:2.32.8');
+    expect(envMap(fetch)).toMatchObject({
+      SOURCE_URL: 's3://nse-files/daily',
+      DAYS: '3',
+      HOME: '/tmp',
+      AWS_ENDPOINT_URL_S3: 'https://minio.storage.svc:9000',
+      AWS_REGION: 'ap-south-1',
+      AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 'nse-bucket', key: 'AWS_ACCESS_KEY_ID' } },
+      AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: 'nse-bucket', key: 'AWS_SECRET_ACCESS_KEY' } },
+    });
+    expect(fetch.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(fetch.volumeMounts).toEqual([
+      { name: 'data', mountPath: '/data' },
+      { name: 'tmp', mountPath: '/tmp' },
+    ]);
+    expect(pod.volumes).toContainEqual({ name: 'data', emptyDir: { sizeLimit: '4Gi' } });
+    expect(pod.containers[0].volumeMounts).toContainEqual({
+      name: 'data',
+      mountPath: '/data',
+      readOnly: true,
+    });
+
+    // The copy script, run with a stand-in `aws`: the day folders of the last DAYS days in IST.
+    const bin = join(work, 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'aws'), '#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n');
+    chmodSync(join(bin, 'aws'), 0o755);
+    const out = execFileSync('/bin/sh', ['-ec', fetch.args[0]], {
+      env: { PATH: `${bin}:${process.env.PATH}`, SOURCE_URL: 's3://nse-files/daily', DAYS: '3' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const istDay = (daysAgo: number) =>
+      new Date(Date.now() + 19_800_000 - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    // Every line the stand-in printed, then the script's own report of what /data holds.
+    const lines = out.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^day folders in \/data:/);
+    expect(lines.slice(0, -1)).toEqual([
+      's3',
+      'sync',
+      's3://nse-files/daily/',
+      '/data/',
+      '--no-progress',
+      '--exclude',
+      '*',
+      ...[0, 1, 2].flatMap((i) => ['--include', `${istDay(i)}/*`]),
+    ]);
+  });
+
+  it('with the production values: from the bucket, with the production Secret and Pushgateway', () => {
+    const [cronJob] = cronJobs(render(PRODUCTION));
+    const pod = podOf(cronJob);
+    expect(envMap(pod.initContainers[0]).SOURCE_URL).toBe('s3://mdp-exchange-files/nse');
+    expect(envMap(pod.containers[0]).DATABASE_URL).toEqual({
+      secretKeyRef: { name: 'mdp-secrets', key: 'DATABASE_URL' },
+    });
   });
 });

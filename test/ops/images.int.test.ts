@@ -1,21 +1,24 @@
 /**
  * What the images run besides the server, without Docker: the `dist/migrate.js` bundle the chart's
  * pre-upgrade Job runs migrates a schema exactly as the service does at start-up, and the admin tool
- * bundles (`dist/cli.js`) run. The bundles are built as the Dockerfile builds them, into .local/, laid
- * out as in the image (<service>/dist beside <service>/migrations).
+ * bundles (`dist/cli.js`) run; so does the data-import job's entry point, as the chart's daily CronJob
+ * runs it. The bundles are built as the Dockerfile builds them, into .local/, laid out as in the image
+ * (<service>/dist beside <service>/migrations).
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createPool, dropSchema } from '@mdp/db';
+import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleExtras } from '../../deploy/docker/bundle.ts';
 import { DATABASE_URL } from '../stack.ts';
-import { filesUnder, ROOT } from './lib.ts';
+import { filesUnder, metricNames, ROOT, readYaml } from './lib.ts';
+import { startFakePushgateway } from './pushgateway.ts';
 
 const exec = promisify(execFile);
 const out = join(ROOT, '.local', `images-test-${randomBytes(4).toString('hex')}`);
@@ -29,6 +32,12 @@ beforeAll(async () => {
     symlinkSync(join(ROOT, 'services', service, 'migrations'), join(out, service, 'migrations'));
     await bundleExtras(service, join(out, service, 'dist'));
   }
+  // The job's image: its tool, and beside it the data services' migrations it applies.
+  for (const service of ['equities-data', 'filings-reader', 'options-analytics']) {
+    mkdirSync(join(out, service), { recursive: true });
+    symlinkSync(join(ROOT, 'services', service, 'migrations'), join(out, service, 'migrations'));
+  }
+  await bundleExtras('data-import', join(out, 'data-import', 'dist'));
 }, 60_000);
 afterAll(async () => {
   rmSync(out, { recursive: true, force: true });
@@ -89,4 +98,81 @@ describe('the image entry points', () => {
       server.close();
     }
   });
+});
+
+describe("the data-import job's entry point, as the chart's CronJob runs it", () => {
+  const cli = () => join(out, 'data-import', 'dist', 'cli.js');
+  const REALDATA = join(ROOT, '..', 'shared', 'realdata');
+
+  it('exits 2 on a usage error and 78 on a bad configuration (the CronJob does not retry those)', async () => {
+    const usage = await node(cli(), [], { DATABASE_URL }).catch((e) => e);
+    expect(usage.code).toBe(2);
+    const config = await node(cli(), ['/data', '--day-folder'], {
+      DATABASE_URL,
+      EQUITIES_DB_SCHEMA: 'Not-A-Schema',
+    }).catch((e) => e);
+    expect(config.code).toBe(78);
+    expect(config.stderr).toMatch(/invalid configuration/);
+  });
+
+  it("exits 1, saying so, while the last session's day folder is not there", async () => {
+    const data = join(out, 'data-empty');
+    mkdirSync(data, { recursive: true });
+    const err = await node(cli(), [data, '--day-folder'], { DATABASE_URL }).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stderr).toContain(
+      `${join(data, formatDay(lastCompletedSession(Date.now())))} is not a folder`,
+    );
+  });
+
+  it('imports the day folder into the three schemas, applying their migrations from beside it, and pushes what the alerts read', async () => {
+    const tag = `img_${randomBytes(4).toString('hex')}`;
+    const schema = { equities: `${tag}_eq`, options: `${tag}_op`, filings: `${tag}_fi` };
+    schemas.push(...Object.values(schema));
+    // /data/<YYYY-MM-DD>/ of the last completed session, holding one real NSE bhavcopy.
+    const bhavcopies = join(REALDATA, 'nse_cm_bhavcopy_2025-08_to_2026-07');
+    const day = join(out, 'data', formatDay(lastCompletedSession(Date.now())));
+    mkdirSync(day, { recursive: true });
+    const file = readdirSync(bhavcopies)
+      .filter((f) => f.endsWith('.csv'))
+      .sort()
+      .at(-1)!;
+    copyFileSync(join(bhavcopies, file), join(day, file));
+    const pushgateway = await startFakePushgateway();
+    try {
+      const { stdout } = await node(cli(), [join(out, 'data'), '--day-folder'], {
+        DATABASE_URL,
+        EQUITIES_DB_SCHEMA: schema.equities,
+        OPTIONS_DB_SCHEMA: schema.options,
+        FILINGS_DB_SCHEMA: schema.filings,
+        PUSHGATEWAY_URL: pushgateway.url,
+      });
+      expect(stdout).toContain(day);
+      for (const [service, name] of [
+        ['equities-data', schema.equities],
+        ['options-analytics', schema.options],
+        ['filings-reader', schema.filings],
+      ] as const) {
+        const pool = createPool({ url: DATABASE_URL, schema: name, max: 1, applicationName: 'images-test' });
+        try {
+          const { rows } = await pool.query('SELECT count(*)::int AS n FROM pgmigrations');
+          expect(rows[0].n, service).toBe(filesUnder(`services/${service}/migrations`).length);
+        } finally {
+          await pool.end();
+        }
+      }
+      // One pushAdd (POST: a failed run keeps the last success time) under the job the rules expect.
+      expect(pushgateway.pushes.map((p) => [p.method, p.job])).toEqual([['POST', 'mdp-data-import']]);
+      const pushed = pushgateway.pushes[0]!.body;
+      const alerted = readYaml('deploy/prometheus/rules/mdp.yaml')
+        .groups.flatMap((g: any) => g.rules.map((r: any) => r.expr as string))
+        .flatMap(metricNames)
+        .filter((name: string) => name.startsWith('mdp_data_import_'));
+      expect(alerted.length).toBeGreaterThanOrEqual(3);
+      for (const name of alerted) expect(pushed).toMatch(new RegExp(`^${name} `, 'm'));
+      expect(pushed).toMatch(/^mdp_data_import_rows\{kind="bhavcopy",outcome="(loaded|rejected)"\} \d+$/m);
+    } finally {
+      await pushgateway.close();
+    }
+  }, 60_000);
 });

@@ -84,6 +84,14 @@ Ingress host (https when the Ingress has TLS).
 {{- end }}
 {{- end }}
 
+{{/*
+The daily import's CronJob, <fullname>-data-import in at most 52 characters: the controller names each
+run's Job after it with an 11-character suffix, and a Job's name has at most 63.
+*/}}
+{{- define "mdp.dataImportName" -}}
+{{- printf "%s-data-import" (include "mdp.fullname" . | trunc 40 | trimSuffix "-") }}
+{{- end }}
+
 {{/* The headless Service whose DNS names address each ledger shard. */}}
 {{- define "mdp.ledgerHeadless" -}}
 {{- printf "%s-headless" (include "mdp.componentName" (dict "root" . "component" "quota-ledger")) }}

@@ -9,16 +9,17 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { databaseConfig, loadConfig } from '@mdp/config';
+import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
 import { createPool, migrate, type Pool } from '@mdp/db';
 import { sessionsBehind } from '@mdp/equities-data/import';
 import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { optionsConfig } from '@mdp/options-analytics/import';
 import { createLogger } from '@mdp/telemetry';
 import { type Static, Type } from '@sinclair/typebox';
+import type { Registry } from 'prom-client';
 import { importFolder } from './import-folder.ts';
 import type { DataService } from './kinds.ts';
-import { pushMetrics, runMetrics } from './metrics.ts';
+import { type Freshness, missedRunMetrics, pushMetrics, runMetrics } from './metrics.ts';
 import { progressEvents } from './progress.ts';
 import { formatReport } from './report.ts';
 
@@ -43,6 +44,8 @@ export const importConfig = Type.Object({
   FILINGS_DB_SCHEMA: schemaName('filings'),
   RISK_FREE_RATE: optionsConfig.RISK_FREE_RATE,
   PUSHGATEWAY_URL: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
+  // The tool's own lines (migrations) are quiet unless asked: its report is what an operator reads.
+  LOG_LEVEL: Type.Union(commonConfig.LOG_LEVEL.anyOf, { default: 'warn' }),
 });
 export type ImportConfig = Static<typeof importConfig>;
 
@@ -63,7 +66,7 @@ const SERVICES: Record<DataService, { schema: keyof ImportConfig; migrations: UR
 };
 
 /** The latest trading day in the prices, and how many completed sessions are missing after it. */
-async function freshness(pool: Pool, nowMs: number) {
+async function freshness(pool: Pool, nowMs: number): Promise<Freshness> {
   const { rows } = await pool.query<{ d: string | null }>('SELECT max(d)::text AS d FROM daily_bars');
   const last = rows[0]?.d ? parseDay(rows[0].d) : undefined;
   return { lastTradingDay: last, sessionsBehind: sessionsBehind(last, nowMs) };
@@ -98,18 +101,16 @@ async function main(argv: string[]): Promise<number> {
   const now = Date.now();
   let folder = args.positionals[0]!;
   if (args.values['day-folder']) folder = join(folder, formatDay(lastCompletedSession(now)));
-  const isDir = await stat(folder).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) {
-    process.stderr.write(
-      `data-import: ${folder} is not a folder${args.values['day-folder'] ? ' (the last session’s files have not arrived yet?)' : ''}\n`,
+  const push = async (registry: Registry) => {
+    if (!config.PUSHGATEWAY_URL) return;
+    await pushMetrics(config.PUSHGATEWAY_URL, registry).catch((err: Error) =>
+      process.stderr.write(
+        `data-import: could not push metrics to ${config.PUSHGATEWAY_URL}: ${err.message}\n`,
+      ),
     );
-    return 1;
-  }
+  };
   const pools = {} as Record<DataService, Pool>;
-  const logger = createLogger('data-import', 'warn');
+  const logger = createLogger('data-import', config.LOG_LEVEL);
   try {
     for (const [service, { schema, migrations }] of Object.entries(SERVICES) as [
       DataService,
@@ -123,6 +124,19 @@ async function main(argv: string[]): Promise<number> {
         max: 2,
         applicationName: 'data-import',
       });
+    }
+    if (
+      !(await stat(folder).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    ) {
+      process.stderr.write(
+        `data-import: ${folder} is not a folder${args.values['day-folder'] ? ' (the last session’s files have not arrived yet?)' : ''}\n`,
+      );
+      // Still say how fresh the prices are, so a feed that stopped arriving is seen as days behind.
+      await push(missedRunMetrics(await freshness(pools['equities-data'], Date.now()), Date.now()));
+      return 1;
     }
     const events = progressEvents();
     const report = await importFolder(folder, { pools, riskFreeRate: config.RISK_FREE_RATE }, events);
@@ -138,13 +152,7 @@ async function main(argv: string[]): Promise<number> {
               : ''
           }\n`,
     );
-    if (config.PUSHGATEWAY_URL) {
-      await pushMetrics(config.PUSHGATEWAY_URL, runMetrics(report, fresh, Date.now())).catch((err: Error) =>
-        process.stderr.write(
-          `data-import: could not push metrics to ${config.PUSHGATEWAY_URL}: ${err.message}\n`,
-        ),
-      );
-    }
+    await push(runMetrics(report, fresh, Date.now()));
     return report.failed.length > 0 ? 1 : 0;
   } catch (err) {
     process.stderr.write(`data-import: failed: ${(err as Error).message}\n`);

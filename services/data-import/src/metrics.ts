@@ -9,12 +9,40 @@ export interface Freshness {
   sessionsBehind: number;
 }
 
+type GaugeOf = (name: string, help: string, labelNames?: string[]) => Gauge;
+
+function registryWithGauges(): { registry: Registry; gauge: GaugeOf } {
+  const registry = new Registry();
+  return {
+    registry,
+    gauge: (name, help, labelNames = []) => new Gauge({ name, help, labelNames, registers: [registry] }),
+  };
+}
+
+/** What every run reports, even one that found no folder to import: when it ran, how fresh the prices are. */
+function setFreshness(gauge: GaugeOf, freshness: Freshness, nowMs: number): void {
+  gauge('mdp_data_import_last_run_timestamp_seconds', 'When the last import run ended').set(nowMs / 1000);
+  gauge(
+    'mdp_data_import_last_trading_day_timestamp_seconds',
+    'Start (00:00 UTC) of the latest trading day in the prices after the last run; NaN when none',
+  ).set(freshness.lastTradingDay === undefined ? Number.NaN : freshness.lastTradingDay * 86_400);
+  gauge(
+    'mdp_data_import_sessions_behind',
+    'Completed NSE sessions missing from the prices after the last run',
+  ).set(freshness.sessionsBehind);
+}
+
+/** A run that had nothing to import (the day's folder has not arrived): freshness only, no success. */
+export function missedRunMetrics(freshness: Freshness, nowMs: number): Registry {
+  const { registry, gauge } = registryWithGauges();
+  setFreshness(gauge, freshness, nowMs);
+  return registry;
+}
+
 /** The run's metrics in a registry of their own (a job has no /metrics to be scraped). */
 export function runMetrics(report: FolderReport, freshness: Freshness, nowMs: number): Registry {
-  const registry = new Registry();
-  const gauge = (name: string, help: string, labelNames: string[] = []) =>
-    new Gauge({ name, help, labelNames, registers: [registry] });
-  gauge('mdp_data_import_last_run_timestamp_seconds', 'When the last import run ended').set(nowMs / 1000);
+  const { registry, gauge } = registryWithGauges();
+  setFreshness(gauge, freshness, nowMs);
   if (report.failed.length === 0)
     gauge(
       'mdp_data_import_last_success_timestamp_seconds',
@@ -38,14 +66,6 @@ export function runMetrics(report: FolderReport, freshness: Freshness, nowMs: nu
     rows.set({ kind: k.kind, outcome: 'loaded' }, k.loaded);
     rows.set({ kind: k.kind, outcome: 'rejected' }, k.rejected);
   }
-  gauge(
-    'mdp_data_import_last_trading_day_timestamp_seconds',
-    'Start (00:00 UTC) of the latest trading day in the prices after the last run; NaN when none',
-  ).set(freshness.lastTradingDay === undefined ? Number.NaN : freshness.lastTradingDay * 86_400);
-  gauge(
-    'mdp_data_import_sessions_behind',
-    'Completed NSE sessions missing from the prices after the last run',
-  ).set(freshness.sessionsBehind);
   return registry;
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { dropSchema } from '@mdp/db';
 import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startFakePushgateway } from '../../../test/ops/pushgateway.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
@@ -48,11 +49,21 @@ describe('the data-import command line', () => {
     expect(r.stderr).toMatch(/invalid configuration: .*OPTIONS_DB_SCHEMA/);
   });
 
-  it('--day-folder before the day’s files arrived: exit 1 saying which folder it looked for', async () => {
+  it('--day-folder before the day’s files arrived: exit 1 saying which folder it looked for, and freshness pushed without a success', async () => {
     const day = formatDay(lastCompletedSession(Date.now()));
-    const r = await cli([dir, '--day-folder']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`${join(dir, day)} is not a folder`);
+    const gateway = await startFakePushgateway();
+    try {
+      const r = await cli([dir, '--day-folder'], { PUSHGATEWAY_URL: gateway.url });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${join(dir, day)} is not a folder`);
+      expect(gateway.pushes).toHaveLength(1);
+      const served = gateway.exposition();
+      expect(served).toMatch(/^mdp_data_import_last_run_timestamp_seconds\{job="mdp-data-import"\} \d+/m);
+      expect(served).toContain('mdp_data_import_sessions_behind{job="mdp-data-import"} Nan'); // no prices at all
+      expect(served).not.toContain('mdp_data_import_last_success_timestamp_seconds');
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('--day-folder imports the last session’s folder; --json gives the report as data', async () => {

@@ -1,7 +1,5 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { startFakePushgateway } from '../../../test/ops/pushgateway.ts';
 import type { FolderReport } from '../src/import-folder.ts';
 import { pushMetrics, runMetrics } from '../src/metrics.ts';
 import { formatReport } from '../src/report.ts';
@@ -73,33 +71,25 @@ describe('the job’s metrics', () => {
   });
 
   it('pushes with POST (pushAdd) to the job’s group, so a failed run keeps the last success time', async () => {
-    const seen: { method?: string; url?: string; body: string }[] = [];
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        seen.push({ method: req.method, url: req.url, body });
-        res.writeHead(202).end();
-      });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    const gateway = await startFakePushgateway();
     try {
-      const { port } = server.address() as AddressInfo;
-      const registry = runMetrics(
-        report([kind('bhavcopy')]),
-        { lastTradingDay: DAY_23, sessionsBehind: 0 },
-        NOW,
+      const fresh = { lastTradingDay: DAY_23, sessionsBehind: 0 };
+      await pushMetrics(gateway.url, runMetrics(report([kind('bhavcopy')]), fresh, NOW));
+      await pushMetrics(
+        gateway.url,
+        runMetrics(report([kind('bhavcopy', { error: 'x' })]), fresh, NOW + 86_400_000),
       );
-      await pushMetrics(`http://127.0.0.1:${port}`, registry);
-      expect(seen).toHaveLength(1);
-      expect(seen[0]!.method).toBe('POST');
-      expect(seen[0]!.url).toBe('/metrics/job/mdp-data-import');
-      expect(seen[0]!.body).toContain('mdp_data_import_sessions_behind 0');
+      expect(gateway.pushes.map((p) => [p.method, p.job])).toEqual([
+        ['POST', 'mdp-data-import'],
+        ['POST', 'mdp-data-import'],
+      ]);
+      const served = gateway.exposition();
+      expect(served).toContain(
+        `mdp_data_import_last_success_timestamp_seconds{job="mdp-data-import"} ${NOW / 1000}`,
+      );
+      expect(served).toContain('mdp_data_import_failed_kinds{job="mdp-data-import"} 1');
     } finally {
-      server.close();
+      await gateway.close();
     }
   });
 });
