@@ -9,7 +9,7 @@ export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@loc
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const ALL_SERVICES = Object.keys(DEFAULT_PORTS) as ServiceName[];
 
-async function deleteStream(natsUrl: string, name: string): Promise<void> {
+export async function deleteStream(natsUrl: string, name: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {
     await (await nc.jetstreamManager()).streams.delete(name);

@@ -6,7 +6,7 @@
 // Exit codes: 0 done (rejected rows included), 1 a kind failed or the day's folder is missing,
 // 2 usage, 78 configuration.
 
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
@@ -28,7 +28,8 @@ export const USAGE = `usage: data-import <folder> [--day-folder] [--json]
   Imports every exchange file under <folder> (nested folders and zip archives too): each file's kind is
   recognised from its name and header and imported by the service that owns it, kinds in their
   required order, each all or nothing. A second run of the same folder changes nothing and says so.
-  --day-folder   import <folder>/<YYYY-MM-DD> of the last completed NSE session (IST) instead
+  --day-folder   import the day folders <folder>/<YYYY-MM-DD> after the last day the prices hold, up to
+                 the last completed NSE session (IST); exit 1 when that session's folder is missing
   --json         print the report as JSON
 
 Environment: DATABASE_URL, EQUITIES_DB_SCHEMA (equities), OPTIONS_DB_SCHEMA (options),
@@ -72,6 +73,29 @@ async function freshness(pool: Pool, nowMs: number): Promise<Freshness> {
   return { lastTradingDay: last, sessionsBehind: sessionsBehind(last, nowMs) };
 }
 
+const isFolder = (path: string) =>
+  stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+
+/**
+ * The day folders (`YYYY-MM-DD`) of `root` a daily run imports, oldest first: every one after the last
+ * day the prices hold (all of them when none is held), so a missed day is caught up, and the last
+ * session's (again: unchanged files change nothing), never one after the last session.
+ */
+export async function dayFolders(
+  root: string,
+  held: string | undefined,
+  lastSession: string,
+): Promise<string[]> {
+  const names = (await readdir(root, { withFileTypes: true }))
+    .filter((e) => e.isDirectory() && /^\d{4}-\d{2}-\d{2}$/.test(e.name) && parseDay(e.name) !== undefined)
+    .map((e) => e.name)
+    .sort();
+  return names.filter((d) => d <= lastSession && (held === undefined || d > held || d === lastSession));
+}
+
 async function main(argv: string[]): Promise<number> {
   let args: ReturnType<
     typeof parseArgs<{
@@ -98,9 +122,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`data-import: invalid configuration: ${(err as Error).message}\n`);
     return 78;
   }
-  const now = Date.now();
-  let folder = args.positionals[0]!;
-  if (args.values['day-folder']) folder = join(folder, formatDay(lastCompletedSession(now)));
+  const folder = args.positionals[0]!;
   const push = async (registry: Registry) => {
     if (!config.PUSHGATEWAY_URL) return;
     await pushMetrics(config.PUSHGATEWAY_URL, registry).catch((err: Error) =>
@@ -125,21 +147,36 @@ async function main(argv: string[]): Promise<number> {
         applicationName: 'data-import',
       });
     }
-    if (
-      !(await stat(folder).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-    ) {
-      process.stderr.write(
-        `data-import: ${folder} is not a folder${args.values['day-folder'] ? ' (the last session’s files have not arrived yet?)' : ''}\n`,
-      );
-      // Still say how fresh the prices are, so a feed that stopped arriving is seen as days behind.
-      await push(missedRunMetrics(await freshness(pools['equities-data'], Date.now()), Date.now()));
+    const missed = async () =>
+      push(missedRunMetrics(await freshness(pools['equities-data'], Date.now()), Date.now()));
+    if (!(await isFolder(folder))) {
+      process.stderr.write(`data-import: ${folder} is not a folder\n`);
+      await missed();
       return 1;
     }
+    let days: string[] | undefined;
+    let notArrived: string | undefined;
+    if (args.values['day-folder']) {
+      const lastSession = formatDay(lastCompletedSession(Date.now()));
+      const held = (await freshness(pools['equities-data'], Date.now())).lastTradingDay;
+      days = await dayFolders(folder, held === undefined ? undefined : formatDay(held), lastSession);
+      if (!days.includes(lastSession)) notArrived = join(folder, lastSession);
+      if (days.length === 0) {
+        process.stderr.write(
+          `data-import: ${notArrived} is not a folder: the last session’s files have not arrived\n`,
+        );
+        await missed();
+        return 1;
+      }
+    }
     const events = progressEvents();
-    const report = await importFolder(folder, { pools, riskFreeRate: config.RISK_FREE_RATE }, events);
+    const report = await importFolder(
+      folder,
+      { pools, riskFreeRate: config.RISK_FREE_RATE },
+      events,
+      Date.now,
+      days,
+    );
     events.stop();
     const fresh = await freshness(pools['equities-data'], Date.now());
     const last = fresh.lastTradingDay === undefined ? 'none' : formatDay(fresh.lastTradingDay);
@@ -153,6 +190,12 @@ async function main(argv: string[]): Promise<number> {
           }\n`,
     );
     await push(runMetrics(report, fresh, Date.now()));
+    if (notArrived) {
+      process.stderr.write(
+        `data-import: ${notArrived} is not a folder: the last session’s files have not arrived (imported the days before it)\n`,
+      );
+      return 1;
+    }
     return report.failed.length > 0 ? 1 : 0;
   } catch (err) {
     process.stderr.write(`data-import: failed: ${(err as Error).message}\n`);

@@ -108,11 +108,13 @@ async function expandArchive(
 }
 
 /**
- * The files under `root`, nested folders and zip archives (zips in zips too) opened, in a stable
- * order. Hidden files and folders (a leading dot) are not exchange files and are left out.
+ * The files under `root` (only under its entries named in `only`, when given), nested folders and zip
+ * archives (zips in zips too) opened, in a stable order. Hidden files and folders (a leading dot) are
+ * not exchange files and are left out.
  */
 export async function listFolder(
   root: string,
+  only?: readonly string[],
 ): Promise<{ files: FolderFile[]; unreadable: UnreadableFile[]; archives: number }> {
   const out = { files: [] as FolderFile[], unreadable: [] as UnreadableFile[], archives: 0 };
   const walk = async (dir: string): Promise<void> => {
@@ -121,6 +123,7 @@ export async function listFolder(
     );
     for (const e of entries) {
       if (e.name.startsWith('.')) continue;
+      if (only && dir === root && !only.includes(e.name)) continue;
       const full = join(dir, e.name);
       if (e.isDirectory()) await walk(full);
       else if (e.isFile()) {

@@ -12,6 +12,8 @@ export interface KindResult extends KindOutcome {
 
 export interface FolderReport {
   folder: string;
+  /** The day folders imported (--day-folder), oldest first. */
+  days?: string[];
   archives: number;
   kinds: KindResult[];
   unrecognised: { path: string; reason: string }[];
@@ -56,9 +58,10 @@ export async function importFolder(
   targets: Targets,
   events: ImportEvents = silent,
   now: () => number = Date.now,
+  days?: readonly string[],
 ): Promise<FolderReport> {
   const started = now();
-  const listed = await listFolder(folder);
+  const listed = await listFolder(folder, days);
   const unrecognised = [...listed.unreadable];
   const recognised: { file: FolderFile; kind: FileKind }[] = [];
   for (const file of listed.files) {
@@ -94,6 +97,7 @@ export async function importFolder(
   }
   return {
     folder,
+    ...(days ? { days: [...days] } : {}),
     archives: listed.archives,
     kinds,
     unrecognised,

@@ -7,7 +7,7 @@ const plural = (count: number, word: string) => `${n(count)} ${word}${count === 
 export function formatReport(r: FolderReport): string {
   const files = r.kinds.reduce((a, k) => a + k.files.length, 0);
   const out = [
-    `import of ${r.folder}: ${plural(files, 'file')} recognised, ${plural(r.unrecognised.length, 'file')} not${
+    `import of ${r.folder}${r.days ? ` (day folders ${r.days.join(', ')})` : ''}: ${plural(files, 'file')} recognised, ${plural(r.unrecognised.length, 'file')} not${
       r.archives > 0 ? ` (${plural(r.archives, 'zip archive')} opened)` : ''
     }`,
   ];

@@ -18,6 +18,14 @@ const schemas = {
   FILINGS_DB_SCHEMA: `${tag}_fi`,
 };
 const dir = mkdtempSync(join(tmpdir(), 'mdp-import-cli-'));
+const BHAV = 'nse_cm_bhavcopy_2025-08_to_2026-07/';
+
+interface Report {
+  folder: string;
+  days?: string[];
+  kinds: { kind: string; files: string[]; loaded: number }[];
+  lastTradingDay: string;
+}
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -66,22 +74,47 @@ describe('the data-import command line', () => {
     }
   });
 
-  it('--day-folder imports the last session’s folder; --json gives the report as data', async () => {
-    const day = formatDay(lastCompletedSession(Date.now()));
-    mkdirSync(join(dir, day));
-    copyFileSync(`${REAL}nse_fo/fo_mktlots_2026-08.csv`, join(dir, day, 'fo_mktlots.csv'));
-    copyFileSync(`${REAL}nse_fo/fo_mktlots_2026-08.csv`, join(dir, 'not-today.csv'));
-    const r = await cli([dir, '--day-folder', '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as {
-      folder: string;
-      kinds: { kind: string; files: string[]; loaded: number }[];
-      unrecognised: unknown[];
-      lastTradingDay: string;
+  it('--day-folder imports every day folder after the last day held, up to the last session; --json gives the report as data', async () => {
+    const session = lastCompletedSession(Date.now());
+    const day = formatDay(session);
+    const put = (from: string, to: string) => {
+      mkdirSync(join(dir, to, '..'), { recursive: true });
+      copyFileSync(`${REAL}${from}`, join(dir, to));
     };
-    expect(report.folder).toBe(join(dir, day));
-    expect(report.kinds.map((k) => [k.kind, k.files])).toEqual([['fo-lots', ['fo_mktlots.csv']]]);
-    expect(report.kinds[0]!.loaded).toBeGreaterThan(200);
-    expect(report.lastTradingDay).toBe('none');
+    put('nse_EQUITY_L_2026-07.csv', '2026-07-22/EQUITY_L.csv');
+    put(`${BHAV}cm_bhav_2026-07-22.csv`, '2026-07-22/cm_bhav_2026-07-22.csv');
+    put('nse_fo/fo_mktlots_2026-08.csv', `${day}/fo_mktlots.csv`);
+    put('nse_fo/fo_mktlots_2026-08.csv', `${formatDay(session + 1)}/fo_mktlots.csv`); // not a session yet
+    put('nse_fo/fo_mktlots_2026-08.csv', 'misc/fo_mktlots.csv'); // not a day folder
+    put('nse_fo/fo_mktlots_2026-08.csv', 'not-today.csv');
+    const first = await cli([dir, '--day-folder', '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const report = JSON.parse(first.stdout) as Report;
+    expect(report.folder).toBe(dir);
+    expect(report.days).toEqual(['2026-07-22', day]);
+    expect(report.kinds.map((k) => [k.kind, k.files])).toEqual([
+      ['nse-securities', ['2026-07-22/EQUITY_L.csv']],
+      ['brands', []],
+      ['bhavcopy', ['2026-07-22/cm_bhav_2026-07-22.csv']],
+      ['fo-lots', [`${day}/fo_mktlots.csv`]],
+    ]);
+    expect(report.lastTradingDay).toBe('2026-07-22');
+
+    // A missed day is caught up; a day already held is not read again; without the last session's
+    // folder the run still imports the days before it, and says the last one is missing.
+    rmSync(join(dir, day), { recursive: true });
+    put(`${BHAV}cm_bhav_2026-07-21.csv`, '2026-07-21/cm_bhav_2026-07-21.csv');
+    put(`${BHAV}cm_bhav_2026-07-23.csv`, '2026-07-23/cm_bhav_2026-07-23.csv');
+    const second = await cli([dir, '--day-folder', '--json']);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(
+      `${join(dir, day)} is not a folder: the last session’s files have not arrived (imported the days before it)`,
+    );
+    const caughtUp = JSON.parse(second.stdout) as Report;
+    expect(caughtUp.days).toEqual(['2026-07-23']);
+    expect(caughtUp.kinds.find((k) => k.kind === 'bhavcopy')?.files).toEqual([
+      '2026-07-23/cm_bhav_2026-07-23.csv',
+    ]);
+    expect(caughtUp.lastTradingDay).toBe('2026-07-23');
   });
 });

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createPool, dropSchema } from '@mdp/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_URL, deleteStream, freePort, NATS_URL } from './stack.ts';
+
+// `make run DATA=<folder>`: the whole platform from its bundles, on real exchange files imported into
+// schemas of that folder's own, with a banner that says so. Every port, the auth and ledger schemas and
+// the settlement stream are this test's own, so a developer's `make run` is never disturbed.
+
+const REAL = new URL('../../shared/realdata/', import.meta.url).pathname;
+const BHAV = 'nse_cm_bhavcopy_2025-08_to_2026-07/';
+const days = readdirSync(`${REAL}${BHAV}`).sort().slice(-2);
+const tag = `t${randomBytes(4).toString('hex')}`;
+const dir = join(mkdtempSync(join(tmpdir(), 'mdp-run-')), `nse-${tag}`);
+let run: ChildProcess | undefined;
+let out = '';
+
+const SERVICES = ['GATEWAY', 'AUTH', 'QUOTA_LEDGER', 'EQUITIES_DATA', 'FILINGS_READER', 'OPTIONS_ANALYTICS'];
+
+beforeAll(async () => {
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(`${REAL}nse_EQUITY_L_2026-07.csv`, join(dir, 'EQUITY_L.csv'));
+  for (const day of days) copyFileSync(`${REAL}${BHAV}${day}`, join(dir, day));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA: dir,
+    DATABASE_URL,
+    NATS_URL,
+    AUTH_DB_SCHEMA: `${tag}_auth`,
+    QUOTA_LEDGER_DB_SCHEMA: `${tag}_ledger`,
+    USAGE_STREAM: `USAGE_${tag.toUpperCase()}`,
+    USAGE_SUBJECT: `usage_${tag}`,
+    READY_TIMEOUT_SECONDS: '240',
+    PORT: String(await freePort()),
+    FILES_PORT: String(await freePort()),
+  };
+  for (const s of SERVICES) {
+    env[`${s}_OPS_PORT`] = String(await freePort());
+    if (s !== 'GATEWAY') env[`${s}_GRPC_PORT`] = String(await freePort());
+  }
+  run = spawn('make', ['-s', 'run'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  run.stdout!.on('data', (c) => {
+    out += String(c);
+  });
+  run.stderr!.on('data', (c) => {
+    out += String(c);
+  });
+  const until = Date.now() + 280_000;
+  while (!/^ {2}first call /m.test(out)) {
+    if (run.exitCode !== null || Date.now() > until)
+      throw new Error(`make run did not become ready:\n${out.slice(-3000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}, 300_000);
+
+afterAll(async () => {
+  if (run && run.exitCode === null) {
+    const exited = new Promise((r) => run!.once('exit', r));
+    process.kill(-run.pid!, 'SIGINT');
+    await exited;
+  }
+  const pool = createPool({ url: DATABASE_URL, schema: 'public', max: 1, applicationName: 'test' });
+  const { rows } = await pool.query<{ nspname: string }>(
+    `SELECT nspname FROM pg_namespace WHERE nspname LIKE $1 OR nspname LIKE $2`,
+    [`%\\_real\\_nse\\_${tag}\\_%`, `${tag}\\_%`],
+  );
+  await pool.end();
+  for (const { nspname } of rows) await dropSchema(DATABASE_URL, nspname);
+  await deleteStream(NATS_URL, `USAGE_${tag.toUpperCase()}`);
+  rmSync(dirname(dir), { recursive: true, force: true });
+}, 60_000);
+
+describe('make run DATA=<folder>', () => {
+  it('imports the folder first, into schemas of its own', () => {
+    expect(out).toContain(`real data: importing ${dir}`);
+    expect(out).toContain(`import of ${dir}: 3 files recognised, 0 files not`);
+    expect(out).toMatch(new RegExp(`schema=equities_real_nse_${tag}_[0-9a-f]{6}`));
+  });
+
+  it('says in its banner which data it serves and its last trading day, and a first call on it answers', () => {
+    const lastDay = days.at(-1)!.replace(/^cm_bhav_|\.csv$/g, '');
+    expect(out).toContain(`  data       real exchange files from ${dir}`);
+    expect(out).toContain(`last trading day ${lastDay}`);
+    expect(out).toMatch(/^ {2}first call 200, [A-Z0-9&-]+ \(/m);
+  });
+});
