@@ -147,7 +147,9 @@ describe("the data-import job's entry point, as the chart's CronJob runs it", ()
         FILINGS_DB_SCHEMA: schema.filings,
         PUSHGATEWAY_URL: pushgateway.url,
       });
-      expect(stdout).toContain(day);
+      expect(stdout).toContain(
+        `import of ${join(out, 'data')} (day folders ${formatDay(lastCompletedSession(Date.now()))}):`,
+      );
       for (const [service, name] of [
         ['equities-data', schema.equities],
         ['options-analytics', schema.options],

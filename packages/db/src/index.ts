@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '@mdp/telemetry';
+import { createLogger, type Logger } from '@mdp/telemetry';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 
@@ -85,6 +85,25 @@ export async function migrate(opts: {
   if (applied.length > 0)
     opts.logger.info({ schema, migrations: applied.map((m) => m.name) }, 'migrations applied');
   return applied.length;
+}
+
+/**
+ * Applies `dir`'s migrations to `schema` (creating it), then opens a pool on it: `migrate` followed by
+ * `createPool` on the same url and schema. `logger` receives the migration messages (silent when
+ * omitted); `poolLogger` is createPool's `logger`, told of lost connections (none when omitted).
+ */
+export async function migratedPool(opts: {
+  url: string;
+  schema: string;
+  dir: string | null;
+  max: number;
+  applicationName: string;
+  logger?: Logger;
+  poolLogger?: Logger;
+}): Promise<Pool> {
+  const { url, schema, dir, max, applicationName } = opts;
+  await migrate({ url, schema, dir, logger: opts.logger ?? createLogger('db', 'silent') });
+  return createPool({ url, schema, max, applicationName, logger: opts.poolLogger });
 }
 
 /** Drops a schema and everything in it; for test teardown. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_PORTS, databaseConfig, type GrpcServiceName } from '@mdp/config';
-import { createPool, migrate, type Pool } from '@mdp/db';
+import { migratedPool, type Pool } from '@mdp/db';
 import { GrpcServer } from '@mdp/grpc';
 import { type TProperties, Type } from '@sinclair/typebox';
 import { bootstrap, exitOnStartupError, type Runtime, serveUntilSignal } from './index.ts';
@@ -59,18 +59,14 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
   const { config, logger } = rt;
   try {
     const dir = spec.migrationsDir.pathname;
-    await migrate({
+    const pool = await migratedPool({
       url: config.DATABASE_URL,
       schema: config.DB_SCHEMA,
       dir: existsSync(dir) ? dir : null,
-      logger,
-    });
-    const pool = createPool({
-      url: config.DATABASE_URL,
-      schema: config.DB_SCHEMA,
       max: config.DB_POOL_MAX,
       applicationName: spec.name,
       logger,
+      poolLogger: logger,
     });
     const built = await spec.build(rt as GrpcServiceRuntime, pool);
     const { server, close, ready }: BuiltService = built instanceof GrpcServer ? { server: built } : built;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
 import { auth } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
@@ -33,13 +33,13 @@ let client: TypedClient<typeof auth.AuthServiceService>;
 let rpc: TypedClient<typeof auth.AuthServiceService>['call'];
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: silent,
+    max: 4,
+    applicationName: 'accounts-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'accounts-test' });
   store = new AuthStore(pool, SECRET, outboxChannel(schema));
   accounts = new AccountStore(store, { clock });
   server = buildApp({

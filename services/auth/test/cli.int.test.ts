@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createLogger } from '@mdp/telemetry';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { isWellFormedToken } from '@mdp/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli.ts';
@@ -15,13 +14,13 @@ let pool: Pool;
 let store: AuthStore;
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('t', 'silent'),
+    max: 2,
+    applicationName: 'cli-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'cli-test' });
   store = new AuthStore(pool, SECRET, outboxChannel(schema));
 });
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
-import { createPool, migrate, type Pool } from '@mdp/db';
+import { migratedPool, type Pool } from '@mdp/db';
 import { sessionsBehind } from '@mdp/equities-data/import';
 import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { optionsConfig } from '@mdp/options-analytics/import';
@@ -139,12 +139,13 @@ async function main(argv: string[]): Promise<number> {
       (typeof SERVICES)[DataService],
     ][]) {
       const name = config[schema] as string;
-      await migrate({ url: config.DATABASE_URL, schema: name, dir: migrations.pathname, logger });
-      pools[service] = createPool({
+      pools[service] = await migratedPool({
         url: config.DATABASE_URL,
         schema: name,
+        dir: migrations.pathname,
         max: 2,
         applicationName: 'data-import',
+        logger,
       });
     }
     const missed = async () =>

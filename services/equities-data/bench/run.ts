@@ -10,11 +10,11 @@
 //   EQUITIES_BENCH_SCHEMA=name keeps (and reuses) a loaded schema instead of a scratch one.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate } from '@mdp/db';
+import { dropSchema, migratedPool } from '@mdp/db';
 import { createClient } from '@mdp/grpc';
 import { Rng } from '@mdp/market';
 import { equities } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics } from '@mdp/telemetry';
+import { createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import autocannon from 'autocannon';
 import { freePort, startStack } from '../../../test/stack.ts';
 import { run } from '../src/cli.ts';
@@ -242,14 +242,13 @@ async function benchHttp(ds: EquitiesDataset): Promise<string[]> {
   }
 }
 
-const logger = createLogger('bench', 'silent');
-await migrate({
+const pool = await migratedPool({
   url: DATABASE_URL,
   schema,
   dir: new URL('../migrations/', import.meta.url).pathname,
-  logger,
+  max: 4,
+  applicationName: 'equities-bench',
 });
-const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'equities-bench' });
 let service: ChildProcess | undefined;
 try {
   console.log(`equities-data bench on schema ${schema}: loading the default dataset if empty…`);

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { withCheckDigit } from '@mdp/market';
-import { createLogger } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_BRANDS } from '../src/importers/brands.ts';
 import { runImport } from '../src/importers/index.ts';
@@ -29,13 +28,13 @@ const ownerOf = async (brand: string) =>
   ).rows.map((r) => r.symbol);
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('t', 'silent'),
+    max: 2,
+    applicationName: 'equities-brands-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'equities-brands-test' });
   await runImport(pool, 'nse-securities', [join(REALDATA, 'nse_EQUITY_L_2026-07.csv')]);
   await runImport(pool, 'bse-scrips', [join(REALDATA, 'bse_Equity_scrip_master_with_industry.csv')]);
 });

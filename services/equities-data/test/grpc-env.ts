@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { createClient, PARAM_METADATA_KEY, type TypedClient } from '@mdp/grpc';
 import { equities } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
@@ -38,8 +38,13 @@ export async function startService(opts: {
   areas?: readonly Area<unknown>[];
 }): Promise<ServiceEnv> {
   const schema = `${opts.prefix}_${randomBytes(5).toString('hex')}`;
-  await migrate({ url: DATABASE_URL, schema, dir: MIGRATIONS, logger: silent });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: `${opts.prefix}-test` });
+  const pool = await migratedPool({
+    url: DATABASE_URL,
+    schema,
+    dir: MIGRATIONS,
+    max: 4,
+    applicationName: `${opts.prefix}-test`,
+  });
   let dataset: EquitiesDataset;
   let areas: AreaData;
   const reload = async () => {

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createLogger } from '@mdp/telemetry';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImportFileError, runImport } from '../src/importers/index.ts';
 import { formatReport, type ImportReport } from '../src/importers/report.ts';
@@ -64,13 +63,13 @@ const HISTORIES = ['INFY', 'RELIANCE', 'TCS', 'SBIN', 'ITC'].map((s) =>
 const UDIFF = join(tmp, 'BhavCopy_NSE_CM_0_0_0_20260724_F_0000.csv');
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('t', 'silent'),
+    max: 4,
+    applicationName: 'equities-import-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'equities-import-test' });
   // No real UDiFF cash-market file is in the shared folder: this one follows NSE's UDiFF layout (the
   // same header as the real F&O UDiFF file there), with one equity row, one debt row and one F&O row.
   const header = readFileSync(

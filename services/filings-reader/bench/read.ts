@@ -2,7 +2,7 @@
 // statements) and the gRPC ReadDocument call the gateway makes. Figures, not assertions.
 // Run: npx tsx services/filings-reader/bench/read.ts   (env: DATABASE_URL, BENCH_READS, BENCH_CONCURRENCY)
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate } from '@mdp/db';
+import { dropSchema, migratedPool } from '@mdp/db';
 import { createClient } from '@mdp/grpc';
 import { filings } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
@@ -65,8 +65,13 @@ export async function benchFilingsRead(
   const concurrency = opts.concurrency ?? 16;
   const schema = `bench_filings_${randomBytes(4).toString('hex')}`;
   const silent = createLogger('bench', 'silent');
-  await migrate({ url, schema, dir: new URL('../migrations/', import.meta.url).pathname, logger: silent });
-  const pool = createPool({ url, schema, max: 10, applicationName: 'filings-bench' });
+  const pool = await migratedPool({
+    url,
+    schema,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    max: 10,
+    applicationName: 'filings-bench',
+  });
   try {
     const store = new FilingsStore(pool);
     const [company] = generateCompanies(1) as [ReturnType<typeof generateCompanies>[0]];

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { common } from '@mdp/proto';
-import { createLogger } from '@mdp/telemetry';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 export const REALDATA = new URL('../../../../shared/realdata/', import.meta.url);
@@ -11,13 +10,13 @@ export async function freshSchema(
   prefix: string,
 ): Promise<{ pool: Pool; schema: string; drop: () => Promise<void> }> {
   const schema = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await migrate({
+  const pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('t', 'silent'),
+    max: 4,
+    applicationName: prefix,
   });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: prefix });
   return {
     pool,
     schema,

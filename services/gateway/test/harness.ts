@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate } from '@mdp/db';
+import { createPool, dropSchema, migratedPool } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
 import { connectNats } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
@@ -89,27 +89,17 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
   const ledgerSchema = `gw_${tag}_ledger`;
   const usageStream = `USAGE_T${tag}`;
   const usageSubject = `usage_t${tag}`;
-  await migrate({
+  const authPool = await migratedPool({
     url: DATABASE_URL,
     schema: authSchema,
     dir: new URL('../../auth/migrations/', import.meta.url).pathname,
-    logger: silentLogger,
-  });
-  await migrate({
-    url: DATABASE_URL,
-    schema: ledgerSchema,
-    dir: new URL('../../quota-ledger/migrations/', import.meta.url).pathname,
-    logger: silentLogger,
-  });
-  const authPool = createPool({
-    url: DATABASE_URL,
-    schema: authSchema,
     max: 4,
     applicationName: 'gateway-test-auth',
   });
-  const ledgerPool = createPool({
+  const ledgerPool = await migratedPool({
     url: DATABASE_URL,
     schema: ledgerSchema,
+    dir: new URL('../../quota-ledger/migrations/', import.meta.url).pathname,
     max: 4,
     applicationName: 'gateway-test-ledger',
   });

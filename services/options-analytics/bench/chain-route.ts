@@ -3,10 +3,10 @@
 // Run: npx tsx services/options-analytics/bench/chain-route.ts   (BENCH_SECONDS, BENCH_CONCURRENCY)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate } from '@mdp/db';
+import { dropSchema, migratedPool } from '@mdp/db';
 import { createClient } from '@mdp/grpc';
 import { options } from '@mdp/proto';
-import { createLogger, createRegistry, grpcClientMetrics } from '@mdp/telemetry';
+import { createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import { freePort } from '../../../test/stack.ts';
 import { DEFAULT_SEED, marketOf } from '../src/generate/dataset.ts';
 import { fnoStocks } from '../src/generate/universe.ts';
@@ -31,14 +31,13 @@ function summary(name: string, ms: number[], wallMs?: number): string {
 
 export async function benchRoutes(): Promise<string[]> {
   const schema = `bench_options_${randomBytes(4).toString('hex')}`;
-  const logger = createLogger('bench', 'silent');
-  await migrate({
+  const pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger,
+    max: 2,
+    applicationName: 'options-bench',
   });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'options-bench' });
   const lines: string[] = [];
   const [grpcPort, opsPort] = [await freePort(), await freePort()];
   let child: ReturnType<typeof spawn> | undefined;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { createClient, type GrpcServer, type TypedClient } from '@mdp/grpc';
 import { options } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
@@ -16,13 +16,13 @@ export async function freshSchema(
   prefix: string,
 ): Promise<{ schema: string; pool: Pool; drop(): Promise<void> }> {
   const schema = `${prefix}_${randomBytes(5).toString('hex')}`;
-  await migrate({
+  const pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: silent,
+    max: 4,
+    applicationName: 'options-test',
   });
-  const pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'options-test' });
   return {
     schema,
     pool,

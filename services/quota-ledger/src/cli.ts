@@ -2,7 +2,7 @@
 // reports every difference from the live ones; there must be none. Exit code 0 when they agree, 1 when
 // they differ, 2 for a usage error.
 import { databaseConfig, loadConfig } from '@mdp/config';
-import { createPool, migrate } from '@mdp/db';
+import { migratedPool } from '@mdp/db';
 import { createLogger } from '@mdp/telemetry';
 import { Type } from '@sinclair/typebox';
 import { ProjectionStore } from './projections.ts';
@@ -35,17 +35,13 @@ async function main(): Promise<number> {
     }),
   );
   // A ledger that never ran has an empty log: migrate so the answer is "0 events", not an error.
-  await migrate({
+  const pool = await migratedPool({
     url: config.DATABASE_URL,
     schema: config.DB_SCHEMA,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('ledger-admin', 'warn'),
-  });
-  const pool = createPool({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
     max: 2,
     applicationName: 'ledger-admin',
+    logger: createLogger('ledger-admin', 'warn'),
   });
   try {
     const { out, code } = await run(new ProjectionStore(pool), process.argv.slice(2));

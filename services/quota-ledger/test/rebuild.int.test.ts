@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
-import { createLogger } from '@mdp/telemetry';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/projections.ts';
@@ -34,13 +33,13 @@ const event = (
 });
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger: createLogger('t', 'silent'),
+    max: 2,
+    applicationName: 'rebuild-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'rebuild-test' });
   store = new ProjectionStore(pool);
   await store.record([
     event('r1', 'charged'),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
@@ -55,13 +55,13 @@ async function waitFor<T>(what: string, probe: () => T | undefined, ms = 5_000):
 }
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger,
+    max: 2,
+    applicationName: 'settlement-telemetry-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'settlement-telemetry-test' });
   nc = await connectNats({ url: NATS_URL, name: 'settlement-telemetry-test', logger });
   const store = new ProjectionStore(pool);
   consumer = await startSettlementConsumer({

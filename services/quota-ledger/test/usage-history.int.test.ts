@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createPool, dropSchema, migrate, type Pool } from '@mdp/db';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { createClient, status, type TypedClient } from '@mdp/grpc';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { ledger } from '@mdp/proto';
@@ -109,13 +109,13 @@ function connect(address: string) {
 }
 
 beforeAll(async () => {
-  await migrate({
+  pool = await migratedPool({
     url: DATABASE_URL,
     schema,
     dir: new URL('../migrations/', import.meta.url).pathname,
-    logger,
+    max: 4,
+    applicationName: 'usage-history-test',
   });
-  pool = createPool({ url: DATABASE_URL, schema, max: 4, applicationName: 'usage-history-test' });
   nc = await connectNats({ url: NATS_URL, name: 'usage-history-test', logger });
   assembled = await assembleLedger({
     pool,

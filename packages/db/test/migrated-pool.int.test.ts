@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@mdp/telemetry';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dropSchema, migratedPool } from '../src/index.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
+const schema = `t${randomBytes(4).toString('hex')}_migrated_pool`;
+const dir = mkdtempSync(join(tmpdir(), 'mdp-db-migrations-'));
+writeFileSync(
+  join(dir, '0001_widgets.sql'),
+  `-- Up Migration
+CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL);
+INSERT INTO widgets VALUES (1, 'first');
+
+-- Down Migration
+DROP TABLE widgets;
+`,
+);
+
+afterAll(async () => {
+  await dropSchema(DATABASE_URL, schema);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A logger whose lines are kept, to see which migrations a call reports applying. */
+function recordingLogger() {
+  const lines: { msg: string; migrations?: string[] }[] = [];
+  const logger = createLogger('db-test', 'info', { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+describe('migratedPool', () => {
+  it('migrates a fresh schema, then opens a pool on it; a second call applies nothing', async () => {
+    const first = recordingLogger();
+    const pool = await migratedPool({
+      url: DATABASE_URL,
+      schema,
+      dir,
+      max: 2,
+      applicationName: 'db-migrated-pool-test',
+      logger: first.logger,
+    });
+    try {
+      // Unqualified: the pool's search_path is the migrated schema.
+      const { rows } = await pool.query('SELECT name FROM widgets WHERE id = 1');
+      expect(rows).toEqual([{ name: 'first' }]);
+      const settings = await pool.query(
+        "SELECT current_schema() AS schema, current_setting('application_name') AS app",
+      );
+      expect(settings.rows[0]).toEqual({ schema, app: 'db-migrated-pool-test' });
+    } finally {
+      await pool.end();
+    }
+    expect(first.lines.filter((l) => l.msg === 'migrations applied')).toEqual([
+      expect.objectContaining({ migrations: ['0001_widgets'] }),
+    ]);
+
+    const second = recordingLogger();
+    const again = await migratedPool({
+      url: DATABASE_URL,
+      schema,
+      dir,
+      max: 1,
+      applicationName: 'db-migrated-pool-test',
+      logger: second.logger,
+    });
+    try {
+      expect(second.lines.filter((l) => l.msg === 'migrations applied')).toEqual([]);
+      expect((await again.query('SELECT count(*)::int AS n FROM pgmigrations')).rows[0].n).toBe(1);
+      expect((await again.query('SELECT count(*)::int AS n FROM widgets')).rows[0].n).toBe(1);
+    } finally {
+      await again.end();
+    }
+  });
+});
