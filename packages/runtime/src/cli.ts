@@ -66,7 +66,8 @@ export async function runServiceCli<P extends TProperties>(spec: ServiceCliSpec<
     if (out) process.stdout.write(`${out}\n`);
     code = 0;
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const errCode = (err as { code?: unknown }).code;
+    if (err instanceof UsageError || (typeof errCode === 'string' && errCode.startsWith('ERR_PARSE_ARGS'))) {
       say(`${(err as Error).message}\n\n${spec.usage}`);
       code = 2;
     } else {

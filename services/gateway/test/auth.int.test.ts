@@ -169,6 +169,37 @@ describe('when the auth service is down', () => {
     }
     expect(await until(200, `Bearer ${uncached.token}`, 5_000)).toBeLessThan(5_000);
   });
+
+  it('the account site answers with its 503 page, no internal detail, and recovers', async () => {
+    const page = () =>
+      gw.inject({
+        method: 'GET',
+        url: '/account/tokens',
+        anonymous: true,
+        headers: { cookie: `mdp_session=${'s'.repeat(43)}` },
+      });
+    await services.stopAuth();
+    try {
+      const res = await page();
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain('The account service is unavailable just now. Try again in a minute.');
+      // Nothing of the gRPC failure (status name, connection error, address) reaches the page.
+      expect(res.body).not.toMatch(/grpc|ECONNREFUSED|deadline|127\.0\.0\.1|localhost:\d/i);
+      expect(res.body).not.toMatch(/UNAVAILABLE|No connection established/);
+    } finally {
+      await services.startAuth();
+    }
+    // Back up: the unknown session is sent to sign in, as any stale cookie is.
+    const deadline = Date.now() + 5_000;
+    let res = await page();
+    while (res.statusCode !== 303 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await page();
+    }
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/account/sign-in');
+  });
 });
 
 describe('secrecy', () => {

@@ -101,8 +101,9 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
       });
 
       site.setErrorHandler((err, req, reply) => {
-        const code = (err as { code?: string }).code ?? '';
-        if (code.startsWith('FST_CSRF')) {
+        // A gRPC error's code is a number (14 when auth is down); fastify's are strings.
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'string' && code.startsWith('FST_CSRF')) {
           req.log.info({ code }, 'account site: form refused (CSRF)');
           return sendPage(
             reply.code(403),
