@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Pool } from 'pg';
 import { dailyRowFromSnapshot } from '../domain/daily-row.ts';
 import { OptionsStore } from '../store/options-store.ts';
-import { parseUdiff, UdiffFormatError } from './udiff.ts';
+import { FileFormatError } from './format-error.ts';
+import { parseUdiff } from './udiff.ts';
 
 export interface FoImportSummary {
   file: string;
@@ -43,26 +44,23 @@ export class OptionsFileError extends Error {
   }
 }
 
-/** The parsers say "line N: detail"; the error names the file too. */
-export function located(file: string, err: Error): OptionsFileError {
-  const m = /^line (\d+): (.*)$/s.exec(err.message);
-  return m ? new OptionsFileError(file, Number(m[1]), m[2]!) : new OptionsFileError(file, 1, err.message);
-}
+/** A parser's format error, naming the file too. */
+export const located = (file: string, err: FileFormatError) =>
+  new OptionsFileError(file, err.line, err.detail);
 
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** The files among these whose exact content an earlier load of `kind` recorded. */
+/** Which of these content hashes an earlier load of `kind` recorded. */
 export async function loadedBefore(
   pool: Pool,
   kind: string,
-  files: readonly TextFile[],
+  hashes: readonly string[],
 ): Promise<Set<string>> {
   const { rows } = await pool.query<{ sha: string }>(
     `SELECT detail->>'sha256' AS sha FROM loads WHERE kind = $1 AND detail->>'sha256' = ANY($2::text[])`,
-    [kind, files.map((f) => sha256(f.text))],
+    [kind, hashes],
   );
-  const known = new Set(rows.map((r) => r.sha));
-  return new Set(files.filter((f) => known.has(sha256(f.text))).map((f) => f.path));
+  return new Set(rows.map((r) => r.sha));
 }
 
 /**
@@ -76,19 +74,22 @@ export async function importFoTexts(
   files: readonly TextFile[],
   opts: { r: number; symbols?: ReadonlySet<string>; skipLoaded?: boolean },
 ): Promise<(FoImportSummary & { unchanged: boolean })[]> {
-  const skip = opts.skipLoaded ? await loadedBefore(pool, 'nse_udiff', files) : new Set<string>();
-  const parsed = files.map((f) => {
-    if (skip.has(f.path)) return { f, snapshots: [] };
+  const hashes = files.map((f) => sha256(f.text));
+  const known = opts.skipLoaded ? await loadedBefore(pool, 'nse_udiff', hashes) : new Set<string>();
+  const parsed = files.map((f, i) => {
+    const sha = hashes[i]!;
+    const unchanged = known.has(sha);
+    if (unchanged) return { f, sha, unchanged, snapshots: [] };
     try {
-      return { f, snapshots: parseUdiff(f.text, opts.symbols) };
+      return { f, sha, unchanged, snapshots: parseUdiff(f.text, opts.symbols) };
     } catch (err) {
-      if (err instanceof UdiffFormatError) throw located(f.path, err);
+      if (err instanceof FileFormatError) throw located(f.path, err);
       throw err;
     }
   });
   await OptionsStore.transaction(pool, async (store) => {
-    for (const { f, snapshots } of parsed) {
-      if (skip.has(f.path)) continue;
+    for (const { f, sha, unchanged, snapshots } of parsed) {
+      if (unchanged) continue;
       const rows = snapshots.map((s) => dailyRowFromSnapshot(s, opts.r, 'nse_udiff'));
       await store.upsertUnderlyings(
         [...new Map(snapshots.map((s) => [s.underlying, s])).values()].map((s) => ({
@@ -103,15 +104,15 @@ export async function importFoTexts(
       await store.saveDailyRows(rows);
       await store.recordLoad('nse_udiff', {
         file: f.path,
-        sha256: sha256(f.text),
+        sha256: sha,
         tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))],
         underlyings: snapshots.length,
       });
     }
   });
-  return parsed.map(({ f, snapshots }) => ({
+  return parsed.map(({ f, unchanged, snapshots }) => ({
     file: f.path,
-    unchanged: skip.has(f.path),
+    unchanged,
     tradeDates: [...new Set(snapshots.map((s) => s.tradeDate))].sort(),
     underlyings: new Set(snapshots.map((s) => s.underlying)).size,
     options: snapshots.reduce((n, s) => n + s.options.length, 0),

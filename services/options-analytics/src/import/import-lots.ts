@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Pool } from 'pg';
 import { OptionsStore } from '../store/options-store.ts';
+import { FileFormatError } from './format-error.ts';
 import { loadedBefore, located, sha256, type TextFile } from './import-fo.ts';
-import { LotFileFormatError, parseLotSizes } from './lot-sizes.ts';
+import { parseLotSizes } from './lot-sizes.ts';
 
 export interface LotImportSummary {
   indices: number;
@@ -20,13 +21,14 @@ export async function importLotText(
   file: TextFile,
   opts: { skipLoaded?: boolean } = {},
 ): Promise<LotImportSummary> {
-  if (opts.skipLoaded && (await loadedBefore(pool, 'nse_mktlots', [file])).size > 0)
+  const sha = sha256(file.text);
+  if (opts.skipLoaded && (await loadedBefore(pool, 'nse_mktlots', [sha])).size > 0)
     return { indices: 0, stocks: 0, unchanged: true };
   let rows: ReturnType<typeof parseLotSizes>;
   try {
     rows = parseLotSizes(file.text);
   } catch (err) {
-    if (err instanceof LotFileFormatError) throw located(file.path, err);
+    if (err instanceof FileFormatError) throw located(file.path, err);
     throw err;
   }
   await OptionsStore.transaction(pool, async (store) => {
@@ -42,7 +44,7 @@ export async function importLotText(
     await store.replaceLotSizes(rows.flatMap((r) => r.lots.map((l) => ({ symbol: r.symbol, ...l }))));
     await store.recordLoad('nse_mktlots', {
       file: file.path,
-      sha256: sha256(file.text),
+      sha256: sha,
       underlyings: rows.length,
     });
   });

@@ -1,4 +1,5 @@
 import type { UnderlyingKind } from '../domain/snapshot.ts';
+import { FileFormatError } from './format-error.ts';
 
 /**
  * NSE's market-lot file (`fo_mktlots.csv`): fixed-width-padded CSV, one row per underlying with its lot
@@ -14,7 +15,7 @@ export interface LotSizeRow {
   lots: { month: string; lotSize: number }[];
 }
 
-export class LotFileFormatError extends Error {}
+export class LotFileFormatError extends FileFormatError {}
 
 const MONTHS: Record<string, string> = {
   JAN: '01',
@@ -35,7 +36,7 @@ const MONTHS: Record<string, string> = {
 function month(label: string, line: number): string {
   const m = /^([A-Z]{3})-(\d{2})$/.exec(label.trim().toUpperCase());
   const mm = m ? MONTHS[m[1]!] : undefined;
-  if (!m || !mm) throw new LotFileFormatError(`line ${line}: not a month column "${label.trim()}"`);
+  if (!m || !mm) throw new LotFileFormatError(line, `not a month column "${label.trim()}"`);
   return `20${m[2]}-${mm}`;
 }
 
@@ -46,7 +47,7 @@ export function parseLotSizes(text: string): LotSizeRow[] {
     (header[0] ?? '').trim().toUpperCase() !== 'UNDERLYING' ||
     (header[1] ?? '').trim().toUpperCase() !== 'SYMBOL'
   )
-    throw new LotFileFormatError('not an NSE market-lot file: the header must start UNDERLYING,SYMBOL');
+    throw new LotFileFormatError(1, 'not an NSE market-lot file: the header must start UNDERLYING,SYMBOL');
   const months = header.slice(2).map((h) => (h.trim() === '' ? null : month(h, 1)));
   const rows: LotSizeRow[] = [];
   let kind: UnderlyingKind = 'index';
@@ -65,7 +66,8 @@ export function parseLotSizes(text: string): LotSizeRow[] {
       const lotSize = Number(cell);
       if (!Number.isInteger(lotSize) || lotSize <= 0)
         throw new LotFileFormatError(
-          `line ${n + 1}: lot size for ${symbol} ${m} is not a positive whole number: "${cell}"`,
+          n + 1,
+          `lot size for ${symbol} ${m} is not a positive whole number: "${cell}"`,
         );
       lots.push({ month: m, lotSize });
     });

@@ -1,5 +1,6 @@
 import { marketCloseMs } from '../analytics/time.ts';
 import type { FutureQuote, OptionContractQuote, Snapshot, UnderlyingKind } from '../domain/snapshot.ts';
+import { FileFormatError } from './format-error.ts';
 
 /**
  * NSE's F&O bhavcopy in the UDiFF format (`BhavCopy_NSE_FO_0_0_0_YYYYMMDD_F_0000.csv`, from July 2024):
@@ -38,20 +39,20 @@ const KINDS: Record<string, { kind: UnderlyingKind; option: boolean }> = {
   STF: { kind: 'stock', option: false },
 };
 
-export class UdiffFormatError extends Error {}
+export class UdiffFormatError extends FileFormatError {}
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function num(value: string | undefined, what: string, line: number): number {
   const v = Number(value);
   if (value === undefined || value.trim() === '' || !Number.isFinite(v))
-    throw new UdiffFormatError(`line ${line}: ${what} is not a number: "${value ?? ''}"`);
+    throw new UdiffFormatError(line, `${what} is not a number: "${value ?? ''}"`);
   return v;
 }
 
 function date(value: string | undefined, what: string, line: number): string {
   const v = (value ?? '').trim();
-  if (!ISO_DATE.test(v)) throw new UdiffFormatError(`line ${line}: ${what} is not a YYYY-MM-DD date: "${v}"`);
+  if (!ISO_DATE.test(v)) throw new UdiffFormatError(line, `${what} is not a YYYY-MM-DD date: "${v}"`);
   return v;
 }
 
@@ -73,7 +74,7 @@ export function parseUdiff(text: string, symbols?: ReadonlySet<string>): Snapsho
   const col = new Map(header.map((h, i) => [h, i]));
   const missing = REQUIRED.filter((c) => !col.has(c));
   if (missing.length > 0)
-    throw new UdiffFormatError(`not a UDiFF F&O bhavcopy: missing column(s) ${missing.join(', ')}`);
+    throw new UdiffFormatError(1, `not a UDiFF F&O bhavcopy: missing column(s) ${missing.join(', ')}`);
   const idx = (name: string) => col.get(name)!;
   const iActual = col.get('FininstrmActlXpryDt');
   const builders = new Map<string, Builder>();
@@ -123,7 +124,7 @@ export function parseUdiff(text: string, symbols?: ReadonlySet<string>): Snapsho
     if (type.option) {
       const optionType = (f[idx('OptnTp')] ?? '').trim();
       if (optionType !== 'CE' && optionType !== 'PE')
-        throw new UdiffFormatError(`line ${lineNo}: OptnTp must be CE or PE, not "${optionType}"`);
+        throw new UdiffFormatError(lineNo, `OptnTp must be CE or PE, not "${optionType}"`);
       const quote: OptionContractQuote = {
         ...common,
         strike: num(f[idx('StrkPric')], 'StrkPric', lineNo),
