@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
 import { migratedPool, type Pool } from '@mdp/db';
-import { sessionsBehind } from '@mdp/equities-data/import';
+import { lastPriceDay, sessionsBehind } from '@mdp/equities-data/import';
 import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { optionsConfig } from '@mdp/options-analytics/import';
 import { createLogger } from '@mdp/telemetry';
@@ -68,8 +68,7 @@ const SERVICES: Record<DataService, { schema: keyof ImportConfig; migrations: UR
 
 /** The latest trading day in the prices, and how many completed sessions are missing after it. */
 async function freshness(pool: Pool, nowMs: number): Promise<Freshness> {
-  const { rows } = await pool.query<{ d: string | null }>('SELECT max(d)::text AS d FROM daily_bars');
-  const last = rows[0]?.d ? parseDay(rows[0].d) : undefined;
+  const last = await lastPriceDay(pool);
   return { lastTradingDay: last, sessionsBehind: sessionsBehind(last, nowMs) };
 }
 
