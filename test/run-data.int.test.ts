@@ -87,4 +87,25 @@ describe('make run DATA=<folder>', () => {
     expect(out).toContain(`last trading day ${lastDay}`);
     expect(out).toMatch(/^ {2}first call 200, [A-Z0-9&-]+ \(/m);
   });
+
+  it('refuses a DATA that is not a folder, naming it, before anything starts', async () => {
+    const missing = join(dirname(dir), 'no-such-folder');
+    const refused = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
+        env: { ...process.env, DATA: missing },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      child.stdout.on('data', (c) => {
+        text += String(c);
+      });
+      child.stderr.on('data', (c) => {
+        text += String(c);
+      });
+      child.on('exit', (code) => resolve({ code, out: text }));
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.out).toContain(`ERROR: DATA=${missing} is not a folder`);
+    expect(refused.out).not.toMatch(/starting auth/);
+  }, 60_000);
 });

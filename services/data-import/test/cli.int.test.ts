@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropSchema } from '@mdp/db';
 import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakePushgateway } from '../../../test/ops/pushgateway.ts';
+import { freePort } from '../../../test/stack.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
@@ -51,10 +52,13 @@ describe('the data-import command line', () => {
     expect(r.stderr).toContain('usage: data-import <folder>');
   });
 
-  it('a bad schema name: exit 78 naming the variable', async () => {
+  it('a bad schema name or Pushgateway URL: exit 78 naming the variable', async () => {
     const r = await cli([dir], { OPTIONS_DB_SCHEMA: 'Options; DROP' });
     expect(r.code).toBe(78);
     expect(r.stderr).toMatch(/invalid configuration: .*OPTIONS_DB_SCHEMA/);
+    const push = await cli([dir], { PUSHGATEWAY_URL: 'pushgateway:9091' });
+    expect(push.code).toBe(78);
+    expect(push.stderr).toMatch(/invalid configuration: .*PUSHGATEWAY_URL/);
   });
 
   it('--day-folder before the day’s files arrived: exit 1 saying which folder it looked for, and freshness pushed without a success', async () => {
@@ -116,5 +120,23 @@ describe('the data-import command line', () => {
       '2026-07-23/cm_bhav_2026-07-23.csv',
     ]);
     expect(caughtUp.lastTradingDay).toBe('2026-07-23');
+  });
+
+  it('a broken zip is reported, not fatal; a Pushgateway that is down costs only a warning', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'mdp-import-cli-'));
+    try {
+      writeFileSync(join(other, 'PR161225.zip'), 'PK\u0003\u0004 this is not a zip archive');
+      copyFileSync(`${REAL}nse_fo/fo_mktlots_2026-08.csv`, join(other, 'fo_mktlots.csv'));
+      const r = await cli([other, '--json'], { PUSHGATEWAY_URL: `http://127.0.0.1:${await freePort()}` });
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as Report & { unrecognised: { path: string; reason: string }[] };
+      expect(report.unrecognised).toEqual([
+        { path: 'PR161225.zip', reason: expect.stringMatching(/^not a readable zip archive \(.+\)$/) },
+      ]);
+      expect(report.kinds.map((k) => k.kind)).toEqual(['fo-lots']);
+      expect(r.stderr).toMatch(/could not push metrics to http:\/\/127\.0\.0\.1:\d+: /);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 });
