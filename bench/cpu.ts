@@ -3,11 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/**
- * User + system CPU seconds a process has used so far (and, with `reaped`, its children that have exited
- * and been waited for: Postgres backends that ended); 0 once it is gone.
- */
-export function cpuSeconds(pid: number, reaped = false): number {
+/** A process's own user + system CPU seconds so far, and those of its children that ended and were reaped. */
+function cpuOf(pid: number): { own: number; reaped: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.
@@ -15,10 +12,12 @@ export function cpuSeconds(pid: number, reaped = false): number {
       .slice(stat.lastIndexOf(')') + 2)
       .split(' ')
       .map(Number);
-    const own = fields[11]! + fields[12]!;
-    return (own + (reaped ? fields[13]! + fields[14]! : 0)) / TICKS_PER_SECOND;
+    return {
+      own: (fields[11]! + fields[12]!) / TICKS_PER_SECOND,
+      reaped: (fields[13]! + fields[14]!) / TICKS_PER_SECOND,
+    };
   } catch {
-    return 0;
+    return null;
   }
 }
 
@@ -40,15 +39,43 @@ export function pidsNamed(name: string): number[] {
 export interface CpuGroup {
   name: string;
   pids: () => number[];
-  /** Count exited children too (each process's reaped children's time). */
+  /** Count children that ended in the window too (Postgres backends of a pool that closed them). */
   withReapedChildren?: boolean;
 }
 
-export function snapshot(groups: CpuGroup[]): Map<string, number> {
+/** Where a group's processes stood at one moment. */
+export interface GroupReading {
+  /** Own CPU seconds of each live process. */
+  byPid: Map<number, number>;
+  /** CPU seconds of the group's ended and reaped children, in all. */
+  reaped: number;
+}
+
+export function snapshot(groups: CpuGroup[]): Map<string, GroupReading> {
   return new Map(
-    groups.map((g) => [
-      g.name,
-      g.pids().reduce((sum, pid) => sum + cpuSeconds(pid, g.withReapedChildren), 0),
-    ]),
+    groups.map((g) => {
+      const byPid = new Map<number, number>();
+      let reaped = 0;
+      for (const pid of g.pids()) {
+        const cpu = cpuOf(pid);
+        if (!cpu) continue;
+        byPid.set(pid, cpu.own);
+        if (g.withReapedChildren) reaped += cpu.reaped;
+      }
+      return [g.name, { byPid, reaped }];
+    }),
   );
+}
+
+/**
+ * CPU seconds a group used between two readings. A child that ended in between counts only what it used
+ * after the first reading: the parent's reaped total grows by the child's whole life, so what the child
+ * had used by the first reading is taken off again (without that, a backend ending after an hour of
+ * work would be charged to the scenario it happened to end in).
+ */
+export function cpuBetween(before: GroupReading, after: GroupReading): number {
+  let seconds = after.reaped - before.reaped;
+  for (const [pid, cpu] of after.byPid) seconds += cpu - (before.byPid.get(pid) ?? 0);
+  for (const [pid, cpu] of before.byPid) if (!after.byPid.has(pid)) seconds -= cpu;
+  return Math.max(0, seconds);
 }

@@ -7,7 +7,7 @@ import type { EventEmitter } from 'node:events';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
-import { type CpuGroup, pidsNamed, snapshot } from './cpu.ts';
+import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
 import { benchLedger } from './ledger.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
@@ -82,7 +82,7 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
     ok: warm['2xx'] + result['2xx'],
     failed,
     cpuPer1k: new Map(
-      groups.map((g) => [g.name, ((after.get(g.name)! - before.get(g.name)!) / requests) * 1_000]),
+      groups.map((g) => [g.name, (cpuBetween(before.get(g.name)!, after.get(g.name)!) / requests) * 1_000]),
     ),
   };
 }

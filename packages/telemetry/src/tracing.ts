@@ -32,6 +32,8 @@ export interface TracingOptions {
 
 export interface Tracing {
   tracer: Tracer;
+  /** Whether spans are recorded (an exporter is set): per-message spans that nothing reads can be skipped. */
+  recording: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -57,7 +59,11 @@ export function initTracing(opts: TracingOptions): Tracing {
         : new AlwaysOffSampler(),
   });
   provider.register();
-  return { tracer: trace.getTracer(opts.serviceName), shutdown: () => provider.shutdown() };
+  return {
+    tracer: trace.getTracer(opts.serviceName),
+    recording: spanProcessors.length > 0,
+    shutdown: () => provider.shutdown(),
+  };
 }
 
 /** Writes the active trace context into a string map (gRPC metadata, NATS headers). */

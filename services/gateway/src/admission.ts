@@ -58,7 +58,6 @@ export class OutstandingAdmissions {
 interface Pending {
   resolve(res: ledger.AdmissionResult): void;
   reject(err: ApiError): void;
-  timer: NodeJS.Timeout;
 }
 
 /** One long-lived admission stream to one ledger shard, multiplexing every request of this gateway. */
@@ -67,6 +66,7 @@ class ShardStream {
   private readonly pending = new Map<string, Pending>();
   /** Requests of this turn of the event loop, sent together as one message. */
   private queue: ledger.Admission[] = [];
+  private queuedPending: Pending[] = [];
   /** Releases of this turn, sent with the admissions; each waits for the shard's acknowledgement. */
   private releases: string[] = [];
   private readonly releasing = new Map<string, () => void>();
@@ -79,6 +79,7 @@ class ShardStream {
   constructor(
     address: string,
     private readonly logger: Logger,
+    private readonly deadlineMs: number,
     holdTtlMs: number,
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
@@ -120,7 +121,6 @@ class ShardStream {
         const p = this.pending.get(res.request_id);
         if (!p) continue;
         this.pending.delete(res.request_id);
-        clearTimeout(p.timer);
         p.resolve(res);
       }
     });
@@ -130,7 +130,6 @@ class ShardStream {
       this.pausedUntil = Date.now() + REDIAL_PAUSE_MS;
       this.logger.warn({ why }, 'admission stream to the ledger closed');
       for (const [id, p] of this.pending) {
-        clearTimeout(p.timer);
         p.reject(ApiError.serviceUnavailable(5));
         this.pending.delete(id);
       }
@@ -148,16 +147,15 @@ class ShardStream {
     return stream;
   }
 
-  admit(req: ledger.Admission, deadlineMs: number): Promise<ledger.AdmissionResult> {
+  /** Within the deadline (one timer per flushed message, not one per request) or a 503. */
+  admit(req: ledger.Admission): Promise<ledger.AdmissionResult> {
     if (!this.stream && Date.now() < this.pausedUntil) return Promise.reject(ApiError.serviceUnavailable(5));
     if (!this.stream) this.open();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(req.request_id);
-        reject(ApiError.serviceUnavailable(5));
-      }, deadlineMs);
-      this.pending.set(req.request_id, { resolve, reject, timer });
+      const p = { resolve, reject };
+      this.pending.set(req.request_id, p);
       this.queue.push(req);
+      this.queuedPending.push(p);
       this.scheduleFlush();
     });
   }
@@ -192,12 +190,24 @@ class ShardStream {
   private flush(): void {
     this.flushScheduled = false;
     const admissions = this.queue;
+    const waiting = this.queuedPending;
     const released = this.releases;
     this.queue = [];
+    this.queuedPending = [];
     this.releases = [];
     // A stream that broke since these were queued has already failed (or resolved) their promises.
     if (this.stream && (admissions.length > 0 || released.length > 0))
       this.stream.write({ admissions, restored: [], released });
+    if (admissions.length > 0) setTimeout(() => this.expire(admissions, waiting), this.deadlineMs).unref();
+  }
+
+  /** Those the shard has not answered within the deadline get a 503 (rejecting an answered one does nothing). */
+  private expire(admissions: ledger.Admission[], waiting: Pending[]): void {
+    for (let i = 0; i < admissions.length; i++) {
+      const id = admissions[i]!.request_id;
+      if (this.pending.get(id) === waiting[i]) this.pending.delete(id);
+      waiting[i]!.reject(ApiError.serviceUnavailable(5));
+    }
   }
 
   close(): void {
@@ -214,6 +224,8 @@ export interface Admission {
   admittedAtMs: number;
   /** The front door it came through. */
   via: Interface;
+  /** The request's W3C trace context ('' when none), carried by its settlement event too. */
+  traceparent: string;
   headers: Record<string, string>;
 }
 
@@ -233,7 +245,7 @@ export class AdmissionClient {
     registry: Registry,
     holdTtlMs = HOLD_TTL_MS,
   ) {
-    this.shards = addresses.map((a) => new ShardStream(a, logger, holdTtlMs));
+    this.shards = addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs));
     this.decisions = new Counter({
       name: 'gateway_admissions_total',
       help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp)',
@@ -254,7 +266,7 @@ export class AdmissionClient {
     };
     let res: ledger.AdmissionResult;
     try {
-      res = await this.shards[shard]!.admit(req, this.deadlineMs);
+      res = await this.shards[shard]!.admit(req);
     } catch (err) {
       this.decisions.inc({ decision: 'unavailable', interface: via });
       throw err;
@@ -270,6 +282,7 @@ export class AdmissionClient {
           shard,
           admittedAtMs: res.admitted_at_ms,
           via,
+          traceparent: req.traceparent,
           headers,
         };
       case D.ADMIT_DECISION_RATE_LIMITED:

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ensureStream, type NatsConnection } from '@mdp/nats';
-import { Counter, Gauge, Histogram, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
 import {
   MAX_BATCH_EVENTS,
   type SettlementEvent,
@@ -51,10 +51,10 @@ export class Settler {
   private settledListener: (a: Admission) => void = () => {};
   /** False while the NATS connection is down: nothing can be charged, so nothing should be admitted. */
   private connected = true;
-  /** Charges waiting for an ack, failed at once when the connection drops rather than at their timeout. */
-  private readonly awaitingAck = new Set<(err: Error) => void>();
   /** Charges of the current turn, by shard, published together when the turn ends. */
   private readonly queued = new Map<number, QueuedCharge[]>();
+  /** Batches published and not acknowledged yet: failed at once when the connection drops, not at their timeout. */
+  private readonly unacked = new Set<QueuedCharge[]>();
   private flushScheduled = false;
   private readonly batchSize: Histogram;
 
@@ -105,8 +105,8 @@ export class Settler {
   connectionLost(): void {
     this.connected = false;
     const lost = new Error('NATS connection lost');
-    for (const fail of this.awaitingAck) fail(lost);
-    this.awaitingAck.clear();
+    for (const charges of [...this.queued.values(), ...this.unacked]) for (const c of charges) c.done(lost);
+    this.unacked.clear();
   }
 
   connectionRestored(): void {
@@ -119,10 +119,8 @@ export class Settler {
   }
 
   private event(a: Admission, kind: SettlementKind, route: string, status: number): SettlementEvent {
-    const carrier: Record<string, string> = {};
-    injectTraceContext(carrier);
     return {
-      ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
+      ...(a.traceparent ? { traceparent: a.traceparent } : {}),
       v: 1,
       request_id: a.requestId,
       account_id: a.accountId,
@@ -189,15 +187,19 @@ export class Settler {
     // One message id for every retry of this batch, so JetStream stores it once.
     const events = charges.map((c) => c.event);
     const batchId = randomUUID();
+    this.unacked.add(charges);
     for (;;) {
       try {
         if (!this.connected) throw new Error('NATS connection lost');
         await this.publish(events, shard, Math.max(100, deadline - Date.now()), batchId);
+        // (A charge the dropped connection failed already stays failed: settling a promise twice does nothing.)
         for (const c of charges) c.done();
+        this.unacked.delete(charges);
         return;
       } catch (err) {
         if (!this.connected || Date.now() + 50 >= deadline) {
           for (const c of charges) c.done(err as Error);
+          this.unacked.delete(charges);
           return;
         }
         await new Promise((r) => setTimeout(r, 50));
@@ -212,15 +214,9 @@ export class Settler {
    */
   async charge(a: Admission, route: string): Promise<boolean> {
     const event = this.event(a, 'charged', route, 200);
-    let fail: (err: Error) => void = () => {};
-    const dropped = new Promise<never>((_, reject) => {
-      fail = reject;
-    });
-    dropped.catch(() => {});
-    this.awaitingAck.add(fail);
     try {
       if (!this.connected) throw new Error('NATS connection lost');
-      await Promise.race([this.enqueue(event, a.shard, Date.now() + this.opts.ackTimeoutMs), dropped]);
+      await this.enqueue(event, a.shard, Date.now() + this.opts.ackTimeoutMs);
       this.settledListener(a);
       return true;
     } catch (err) {
@@ -231,8 +227,6 @@ export class Settler {
       );
       this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, a);
       return false;
-    } finally {
-      this.awaitingAck.delete(fail);
     }
   }
 

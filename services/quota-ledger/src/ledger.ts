@@ -22,6 +22,8 @@ export interface LedgerOptions {
   clock: Clock;
   logger: Logger;
   tracer: Tracer;
+  /** A `ledger.settle` span per consumed event (default true; only worth it when spans are recorded). */
+  settleSpans?: boolean;
   registry: Registry;
   /** Periodic gauges (consumer lag, top accounts, rebuild check); none when absent. */
   stats?: { intervalMs: number; rebuildCheckIntervalMs: number };
@@ -58,7 +60,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     mutex,
     logger: o.logger,
     registry: o.registry,
-    tracer: o.tracer,
+    ...(o.settleSpans === false ? {} : { tracer: o.tracer }),
     apply: async (events) => {
       const result = await store.record(events);
       for (const delta of result.deltas) book.charge(delta);

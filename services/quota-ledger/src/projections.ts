@@ -18,8 +18,11 @@ import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage
 const RECORD_BATCH = `
 WITH fresh AS (
   INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                       $6::date[], $7::text[], $8::text[], $9::smallint[], $10::text[])
+  SELECT request_id, kind, account_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond',
+         timestamptz 'epoch' + settled_at_ms * interval '1 millisecond', day, month, route, status, interface
+    FROM json_to_recordset($1::json) AS e(request_id text, kind text, account_id text, admitted_at_ms bigint,
+                                          settled_at_ms bigint, day date, month text, route text, status smallint,
+                                          interface text)
   ON CONFLICT (request_id, kind) DO NOTHING
   RETURNING request_id, kind, account_id, day, month, interface
 ),
@@ -105,19 +108,25 @@ export class ProjectionStore {
    */
   async record(events: SettlementEvent[]): Promise<BatchResult> {
     if (events.length === 0) return { recorded: 0, deltas: [] };
-    const { rows } = await this.pool.query<{ recorded: number; deltas: ChargeDelta[] }>(RECORD_BATCH, [
-      events.map((e) => e.request_id),
-      events.map((e) => e.kind),
-      events.map((e) => e.account_id),
-      events.map((e) => new Date(e.admitted_at_ms)),
-      events.map((e) => new Date(e.settled_at_ms)),
-      events.map((e) => istDay(e.admitted_at_ms)),
-      events.map((e) => istMonth(e.admitted_at_ms)),
-      events.map((e) => e.route),
-      events.map((e) => e.status),
-      events.map((e) => e.interface ?? 'rest'),
+    // One JSON parameter rather than ten arrays: JSON.stringify is native, pg's array encoding is not.
+    // Not a named (prepared) statement: its cached generic plan, made while the log was nearly empty,
+    // kept scanning the whole log for every request once it had grown.
+    const rows = events.map((e) => ({
+      request_id: e.request_id,
+      kind: e.kind,
+      account_id: e.account_id,
+      admitted_at_ms: e.admitted_at_ms,
+      settled_at_ms: e.settled_at_ms,
+      day: istDay(e.admitted_at_ms),
+      month: istMonth(e.admitted_at_ms),
+      route: e.route,
+      status: e.status,
+      interface: e.interface ?? 'rest',
+    }));
+    const result = await this.pool.query<{ recorded: number; deltas: ChargeDelta[] }>(RECORD_BATCH, [
+      JSON.stringify(rows),
     ]);
-    return rows[0]!;
+    return result.rows[0]!;
   }
 
   /** Which of these requests have a settlement event (of any kind) recorded in the log. */

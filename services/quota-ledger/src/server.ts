@@ -49,6 +49,7 @@ await runGrpcService({
       clock: systemClock,
       logger: rt.logger,
       tracer: rt.tracing.tracer,
+      settleSpans: rt.tracing.recording,
       registry: rt.registry,
       stats: {
         intervalMs: config.LEDGER_STATS_INTERVAL_MS,

@@ -40,6 +40,13 @@ export interface SettlementConsumer {
 }
 
 const BATCH = 500;
+/**
+ * How long the first message of a batch waits for others. A statement costs Postgres about half a
+ * millisecond plus 0.02 ms an event (measured), so a few milliseconds turn batches of 20 events into
+ * batches of a hundred under load. Nobody waits for it: the gateway's 200 waits for JetStream, not for
+ * Postgres, and the shard counts an admitted request as a hold until its event is recorded.
+ */
+const GATHER_MS = 10;
 
 /**
  * The shard's durable JetStream consumer. Messages are recorded in batches (one Postgres transaction
@@ -132,6 +139,7 @@ export async function startSettlementConsumer(opts: {
   };
 
   const flush = async () => {
+    await new Promise((r) => setTimeout(r, GATHER_MS));
     while (pending.length > 0) {
       const batch = pending.splice(0, BATCH);
       const events: SettlementEvent[] = [];

@@ -23,6 +23,8 @@ const tracing = initTracing({ serviceName: 'quota-ledger', exporter });
 let pool: Pool;
 let nc: NatsConnection;
 let consumer: SettlementConsumer;
+/** Events per Postgres statement, in order. */
+const statements: number[] = [];
 
 const event = (request_id: string, kind: SettlementEvent['kind'] = 'refunded'): SettlementEvent => ({
   v: 1,
@@ -68,7 +70,10 @@ beforeAll(async () => {
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex: new Mutex(),
-    apply: async (events) => void (await store.record(events)),
+    apply: async (events) => {
+      statements.push(events.length);
+      await store.record(events);
+    },
     logger,
     registry: createRegistry('quota-ledger'),
     tracer: tracing.tracer,
@@ -149,6 +154,24 @@ describe('settlement consumer telemetry', () => {
       "SELECT charged FROM usage_daily WHERE account_id = 'acct-tel' AND interface = 'rest'",
     );
     expect(charged.rows).toEqual([{ charged: 2 }]);
+  });
+
+  it('records messages that arrive together in one statement, and every event of them', async () => {
+    const from = statements.length;
+    const ids = Array.from({ length: 30 }, (_, i) => `together-${tag}-${i}`);
+    // Published at once, as thirty gateways' charges of one moment would arrive.
+    await Promise.all(ids.map((id) => publish(event(id))));
+    await waitFor('all thirty recorded', () =>
+      statements.slice(from).reduce((a, b) => a + b, 0) >= 30 ? true : undefined,
+    );
+    await consumer.idle();
+    const { rows } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM usage_events WHERE request_id = ANY($1)',
+      [ids],
+    );
+    expect(rows[0]!.n).toBe(30);
+    expect(statements.length - from).toBeLessThan(30);
+    expect(Math.max(...statements.slice(from))).toBeGreaterThan(1);
   });
 
   it('reports its lag: events waiting in JetStream for this shard', async () => {

@@ -1,0 +1,107 @@
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { GrpcServer, RpcError } from '@mdp/grpc';
+import { ledger } from '@mdp/proto';
+import { createRegistry, trace } from '@mdp/telemetry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdmissionClient } from '../src/admission.ts';
+import type { Principal } from '../src/authenticator.ts';
+import { silentLogger } from './harness.ts';
+
+const DEADLINE_MS = 300;
+
+const caller = (accountId: string): Principal => ({
+  tokenId: `t-${accountId}`,
+  accountId,
+  plan: 'load-test',
+  dailyCap: null,
+  monthlyCap: null,
+  expiresAtMs: null,
+  burstPerMinute: null,
+});
+
+/**
+ * A ledger shard over a real gRPC stream that admits every request whose id starts with `ok` and never
+ * answers the others (a shard stuck on a lost database, say), and counts the messages it received.
+ */
+function stuckShard() {
+  const received: ledger.AdmitRequest[] = [];
+  const server = new GrpcServer({
+    logger: silentLogger,
+    tracer: trace.getTracer('test'),
+    registry: createRegistry('test-ledger'),
+  }).add(ledger.QuotaLedgerServiceService, {
+    admit: (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
+      call.on('data', (batch: ledger.AdmitRequest) => {
+        received.push(batch);
+        const results = batch.admissions
+          .filter((a) => a.request_id.startsWith('ok'))
+          .map((a) => ({
+            request_id: a.request_id,
+            decision: ledger.AdmitDecision.ADMIT_DECISION_ADMITTED,
+            rate_limit: { limit: undefined, remaining: undefined, reset_unix: 1_800_000_000, policy: '' },
+            retry_after_seconds: 0,
+            admitted_at_ms: Date.now(),
+            burst: undefined,
+          }));
+        if (results.length > 0) call.write({ results, released: [] });
+      });
+      call.on('end', () => call.end());
+    },
+    getUsage: async () => {
+      throw RpcError.notFound('not in this test');
+    },
+    getUsageHistory: async () => {
+      throw RpcError.notFound('not in this test');
+    },
+  });
+  return { server, received };
+}
+
+describe('admission deadline (one timer per message to the shard)', () => {
+  const shard = stuckShard();
+  let client: AdmissionClient;
+
+  beforeAll(async () => {
+    const port = await shard.server.listen('127.0.0.1', 0);
+    client = new AdmissionClient([`127.0.0.1:${port}`], DEADLINE_MS, silentLogger, createRegistry('test-gw'));
+  });
+  afterAll(async () => {
+    client.close();
+    await shard.server.shutdown(100);
+  });
+
+  it('answers what the shard answers at once, and 503s within the deadline what it leaves unanswered', async () => {
+    // Sent in one turn, so they travel as one message: answered and unanswered share its timer.
+    const started = performance.now();
+    const outcomes = await Promise.allSettled(
+      ['ok-1', 'stuck-1', 'ok-2', 'stuck-2'].map((id, i) => client.admit(id, caller(`acct-${i}`), 'rest')),
+    );
+    const elapsed = performance.now() - started;
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    const admitted = outcomes[0] as PromiseFulfilledResult<Awaited<ReturnType<AdmissionClient['admit']>>>;
+    expect(admitted.value).toMatchObject({ requestId: 'ok-1', accountId: 'acct-0', via: 'rest' });
+    expect(admitted.value.headers['X-RateLimit-Reset']).toBe('1800000000');
+    for (const o of [outcomes[1], outcomes[3]] as PromiseRejectedResult[]) {
+      expect(o.reason).toMatchObject({ code: 'service_unavailable', status: 503 });
+      expect(o.reason.headers['Retry-After']).toBe(5);
+    }
+    // Not before the deadline (nothing is refused early) and not forever.
+    expect(elapsed).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
+    expect(shard.received.at(-1)!.admissions.map((a) => a.request_id)).toEqual([
+      'ok-1',
+      'stuck-1',
+      'ok-2',
+      'stuck-2',
+    ]);
+  });
+
+  it('an answered request is not refused later by its message timer', async () => {
+    const admitted = await client.admit('ok-3', caller('acct-9'), 'rest');
+    expect(admitted.requestId).toBe('ok-3');
+    // Past the deadline of that message, a new admission on the same stream still goes through.
+    await new Promise((r) => setTimeout(r, DEADLINE_MS + 50));
+    await expect(client.admit('ok-4', caller('acct-9'), 'rest')).resolves.toMatchObject({
+      requestId: 'ok-4',
+    });
+  });
+});
