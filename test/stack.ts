@@ -91,7 +91,9 @@ export async function startStack(
   const tag = `t${randomBytes(4).toString('hex')}`;
   const ports = new Map<ServiceName, { port: number; ops: number }>();
   for (const name of ALL_SERVICES) ports.set(name, { port: await freePort(), ops: await freePort() });
-  const filesPort = await freePort();
+  let filesPort = await freePort();
+  /** Until every service first answered: a port lost to another test may still be exchanged for a new one. */
+  let starting = true;
   const addr = (name: ServiceName) => `127.0.0.1:${ports.get(name)!.port}`;
   const schemas: string[] = [];
   const procs = new Map<ServiceName, Proc>();
@@ -136,22 +138,36 @@ export async function startStack(
   };
 
   const start = async (name: ServiceName): Promise<Proc> => {
-    const startedAt = Date.now();
-    const child = spawnService(name, envFor(name));
-    const output: string[] = [];
-    child.stdout?.on('data', (c) => output.push(String(c)));
-    child.stderr?.on('data', (c) => output.push(String(c)));
-    const proc = { name, child, port: ports.get(name)!.port, opsPort: ports.get(name)!.ops, output };
-    procs.set(name, proc);
-    await waitFor(
-      async () => (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
-      // Generous: several stacks and the platform tests' data loads may start at once on two cores, each
-      // process compiling its TypeScript on a clean clone's first run (seen: over 120 s in CI).
-      240_000,
-      () =>
-        `${name} to be ready after ${(Date.now() - startedAt) / 1000} s (output: ${output.join('').slice(-2000)})`,
-    );
-    return proc;
+    for (let attempt = 1; ; attempt++) {
+      const startedAt = Date.now();
+      const child = spawnService(name, envFor(name));
+      const output: string[] = [];
+      child.stdout?.on('data', (c) => output.push(String(c)));
+      child.stderr?.on('data', (c) => output.push(String(c)));
+      let exited = false;
+      child.once('exit', () => {
+        exited = true;
+      });
+      const proc = { name, child, port: ports.get(name)!.port, opsPort: ports.get(name)!.ops, output };
+      procs.set(name, proc);
+      await waitFor(
+        async () => exited || (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
+        // Generous: several stacks and the platform tests' data loads may start at once on two cores, each
+        // process compiling its TypeScript on a clean clone's first run (seen: over 120 s in CI).
+        240_000,
+        () =>
+          `${name} to be ready after ${(Date.now() - startedAt) / 1000} s (output: ${output.join('').slice(-2000)})`,
+      );
+      if (!exited) return proc;
+      // Tests run in parallel: another process may take a port between freePort() and this listen
+      // (seen in CI: EADDRINUSE). Before the stack is up nobody knows its ports yet, so take new ones.
+      if (starting && attempt < 3 && output.join('').includes('EADDRINUSE')) {
+        ports.set(name, { port: await freePort(), ops: await freePort() });
+        if (name === 'filings-reader') filesPort = await freePort();
+        continue;
+      }
+      throw new Error(`${name} exited before it was ready (output: ${output.join('').slice(-2000)})`);
+    }
   };
 
   const stop = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
@@ -172,6 +188,7 @@ export async function startStack(
   try {
     await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
     await start('gateway');
+    starting = false;
   } catch (err) {
     await shutdown().catch(() => {});
     throw err;
