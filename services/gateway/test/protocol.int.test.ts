@@ -97,6 +97,20 @@ describe('paths and methods', () => {
     }
   });
 
+  it('pages for people are same-origin: no CORS on the site, its 404 page, its preflight or the reference', async () => {
+    const origin = { origin: 'https://app.example', 'access-control-request-method': 'GET' };
+    for (const url of ['/account/sign-in', '/account/no-such-page', '/docs']) {
+      const res = await inject('GET', url, origin);
+      expect(res.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(res.headers['access-control-allow-origin'], url).toBeUndefined();
+      expect(res.headers['access-control-expose-headers'], url).toBeUndefined();
+    }
+    const preflight = await inject('OPTIONS', '/account/sign-in', origin);
+    expectError(preflight, 404, 'route_not_found');
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
+  });
+
   it('GET responses let browsers read the body and the rate-limit headers', async () => {
     const res = await inject('GET', '/v1/stocks/TCS/quote', { origin: 'https://app.example' });
     expect(res.headers['access-control-allow-origin']).toBe('*');

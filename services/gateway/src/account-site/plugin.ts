@@ -290,8 +290,15 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         return sendPage(reply, usagePage({ user, usage, history, burstPerMinute: caller.burstPerMinute }));
       });
 
+      // Unlike the site's routes, its 404 passed the API's CORS hook: same-origin pages carry none.
       site.setNotFoundHandler((req, reply) =>
-        sendPage(reply.code(404), errorPage(404, `There is no page ${req.url.split('?')[0]}.`)),
+        sendPage(
+          reply
+            .code(404)
+            .removeHeader('access-control-allow-origin')
+            .removeHeader('access-control-expose-headers'),
+          errorPage(404, `There is no page ${req.url.split('?')[0]}.`),
+        ),
       );
 
       function startSession(reply: FastifyReply, grant: auth.SessionGrant): FastifyReply {
