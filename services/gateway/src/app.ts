@@ -185,7 +185,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.config.operationId ?? 'unmatched';
     const status = String(reply.statusCode);
-    if (req.log.isLevelEnabled('debug'))
+    if (logger.isLevelEnabled('debug'))
       req.log.debug(
         {
           route,
