@@ -256,7 +256,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         { params: {}, query: {}, caller },
         { requestId, via: 'rest', span: undefined },
       );
-      return (JSON.parse(body) as { data: UsageDocument }).data;
+      return (JSON.parse(body.toString('utf8')) as { data: UsageDocument }).data;
     },
   });
   registerDocs(app);

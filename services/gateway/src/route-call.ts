@@ -34,8 +34,8 @@ export interface CallContext {
 }
 
 export interface RouteOutcome {
-  /** The SPEC 2.1 envelope, serialised. */
-  body: string;
+  /** The SPEC 2.1 envelope, serialised (UTF-8 JSON). */
+  body: Buffer;
   /** The rate-limit headers of a metered 200 (none for free routes). */
   headers: Record<string, string>;
 }

@@ -101,7 +101,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
         call(tool.route, input, { requestId, via: 'mcp', span }),
       );
       calls.inc({ tool: name, outcome: 'ok' });
-      return dataResult(body);
+      return dataResult(body.toString('utf8'));
     } catch (err) {
       const apiError = asApiError(err);
       if (apiError.status === 500)
