@@ -34,7 +34,11 @@ export function createPool(opts: {
     // is down still fails at once (connection refused); only a hang waits this long.
     connectionTimeoutMillis: 15_000,
     idleTimeoutMillis: 30_000,
-    options: `-c search_path=${schema}`,
+    // JIT off: these are short request-path statements, and JIT starts whenever the planner's cost
+    // estimate passes jit_above_cost. Without fresh statistics (autovacuum behind or off) the ledger's
+    // batch statement crossed it once the event log held ~100,000 rows, and each batch then spent about
+    // 30 ms compiling for 2 ms of work (seen as Postgres CPU per request doubling in the bench).
+    options: `-c search_path=${schema} -c jit=off`,
   });
   // A connection the server drops (a restart, a network blip) must never crash the process. The pool
   // handles idle clients ('error' on the pool) but not checked-out ones: their 'error' event would be

@@ -48,9 +48,10 @@ describe('migratedPool', () => {
       const { rows } = await pool.query('SELECT name FROM widgets WHERE id = 1');
       expect(rows).toEqual([{ name: 'first' }]);
       const settings = await pool.query(
-        "SELECT current_schema() AS schema, current_setting('application_name') AS app",
+        "SELECT current_schema() AS schema, current_setting('application_name') AS app, current_setting('jit') AS jit",
       );
-      expect(settings.rows[0]).toEqual({ schema, app: 'db-migrated-pool-test' });
+      // No JIT compilation on the request path (tens of milliseconds per statement once estimates grow).
+      expect(settings.rows[0]).toEqual({ schema, app: 'db-migrated-pool-test', jit: 'off' });
     } finally {
       await pool.end();
     }
