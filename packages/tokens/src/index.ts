@@ -9,6 +9,8 @@ import { crc32 } from 'node:zlib';
 export const TOKEN_PREFIX = 'mdp_';
 const BODY_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
+/** Every well-formed token has this many characters. */
+export const TOKEN_LENGTH = TOKEN_PREFIX.length + BODY_LENGTH + CHECKSUM_LENGTH;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SHAPE = new RegExp(`^${TOKEN_PREFIX}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
 

@@ -12,6 +12,6 @@ const NULL = Buffer.from('null');
 export function envelope(doc: common.Document, route: string, now: number): Buffer {
   const data = doc.data_json.length > 0 ? doc.data_json : NULL;
   const extra = doc.meta_json.length > 2 ? `,${doc.meta_json.toString('utf8').slice(1, -1)}` : '';
-  const meta = `,"meta":{"as_of":${JSON.stringify(new Date(now).toISOString())},"route":${JSON.stringify(route)}${extra}}}`;
+  const meta = `,"meta":{"as_of":"${new Date(now).toISOString()}","route":${JSON.stringify(route)}${extra}}}`;
   return Buffer.concat([DATA_OPEN, data, Buffer.from(meta)]);
 }
