@@ -167,7 +167,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   // Preflight is answered by the plugin for known paths (the hook above has refused the rest). The
-  // options are static, normalised once: a per-request delegator cost about 8% of the gateway's CPU.
+  // options are static, normalised once (a delegator normalised them again for every request).
   // The account site and the reference are same-origin only: their routes opt out here, the site's 404
   // page drops the headers, and the hook above refuses a preflight to them.
   app.addHook('onRoute', (route) => {
