@@ -3,8 +3,8 @@
 // non-zero when an invariant failed (see test/chaos/runner.ts; test/chaos.int.test.ts runs it smaller).
 import { writeFileSync } from 'node:fs';
 import { FAULTS, type Fault, formatReport, runChaos } from '../test/chaos/runner.ts';
+import { envInt } from './env.ts';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const only = process.env.CHAOS_FAULTS?.split(',').filter(Boolean) as Fault[] | undefined;
 for (const f of only ?? []) {
   if (!FAULTS.includes(f))
@@ -13,10 +13,10 @@ for (const f of only ?? []) {
 
 console.log('chaos: private Postgres and NATS, the platform on them, then each fault in turn…');
 const report = await runChaos({
-  clients: num('CHAOS_CLIENTS', 16),
-  ratePerSecond: num('CHAOS_RATE', 100),
-  warmupMs: num('CHAOS_WARMUP_MS', 2_000),
-  downMs: num('CHAOS_DOWN_MS', 3_000),
+  clients: envInt('CHAOS_CLIENTS', 16),
+  ratePerSecond: envInt('CHAOS_RATE', 100),
+  warmupMs: envInt('CHAOS_WARMUP_MS', 2_000, 0),
+  downMs: envInt('CHAOS_DOWN_MS', 3_000),
   stableMs: 1_500,
   recoveryTimeoutMs: 20_000,
   settleTimeoutMs: 30_000,

@@ -9,9 +9,10 @@ import { ledger } from '@mdp/proto';
 import { settlementMsgId, settlementSubject } from '@mdp/usage';
 import { connect } from 'nats';
 import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
+import { envInt } from './env.ts';
 
-const ADMISSIONS = Number(process.env.BENCH_ADMISSIONS ?? 20_000);
-const SETTLEMENTS = Number(process.env.BENCH_SETTLEMENTS ?? 20_000);
+const ADMISSIONS = envInt('BENCH_ADMISSIONS', 20_000);
+const SETTLEMENTS = envInt('BENCH_SETTLEMENTS', 20_000);
 const IN_FLIGHT = 500;
 
 export async function benchLedger(): Promise<string[]> {

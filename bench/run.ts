@@ -8,19 +8,20 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
+import { envInt } from './env.ts';
 import { benchLedger } from './ledger.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const REQUESTS = envInt('BENCH_REQUESTS', 20_000);
 /** Set to a folder to have every platform process write a V8 CPU profile there (node --cpu-prof). */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 /**
  * Requests before each measured run, not measured: the gateway's JIT reaches its steady state only after
  * several thousand requests (with 2,000 the first metered scenario ran about 15% below the later ones).
  */
-const WARMUP = Math.min(Number(process.env.BENCH_WARMUP ?? 10_000), REQUESTS);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const POOL_ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000);
+const WARMUP = Math.min(envInt('BENCH_WARMUP', 10_000, 0), REQUESTS);
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
+const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
 
 interface Figure {
   name: string;
