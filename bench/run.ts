@@ -22,6 +22,16 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const WARMUP = Math.min(envInt('BENCH_WARMUP', 10_000, 0), REQUESTS);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
+/** The metered scenarios, by key; `BENCH_SCENARIOS=quote,accounts` runs only those (the bare route always runs). */
+const SCENARIOS = ['quote', 'search', 'price', 'accounts'] as const;
+const chosen = (process.env.BENCH_SCENARIOS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const key of chosen)
+  if (!(SCENARIOS as readonly string[]).includes(key))
+    throw new Error(`BENCH_SCENARIOS: unknown scenario "${key}" (known: ${SCENARIOS.join(', ')})`);
+const runs = (key: (typeof SCENARIOS)[number]) => chosen.length === 0 || chosen.includes(key);
 
 interface Figure {
   name: string;
@@ -167,16 +177,20 @@ try {
   const base = stack.baseUrl;
   const figures: Figure[] = [];
   figures.push(await load('bare fastify (quote-shaped)', `http://127.0.0.1:${barePort}/bare`, groups));
-  figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, [hot]));
-  figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, [hot]));
-  figures.push(
-    await load('365-day price page, one account', `${base}/v1/stocks/ARAVALIHOU/price?days=365`, groups, [
-      hot,
-    ]),
-  );
-  figures.push(
-    await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, groups, pool),
-  );
+  if (runs('quote'))
+    figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, [hot]));
+  if (runs('search'))
+    figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, [hot]));
+  if (runs('price'))
+    figures.push(
+      await load('365-day price page, one account', `${base}/v1/stocks/ARAVALIHOU/price?days=365`, groups, [
+        hot,
+      ]),
+    );
+  if (runs('accounts'))
+    figures.push(
+      await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, groups, pool),
+    );
   figures.push(await load('bare fastify again', `http://127.0.0.1:${barePort}/bare`, groups));
   print(figures, groups);
 
