@@ -10,6 +10,7 @@ import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
 import { envInt } from './env.ts';
 import { benchLedger } from './ledger.ts';
+import { type LoopDelay, type LoopProbe, loopDelays } from './loop-delay.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
 const REQUESTS = envInt('BENCH_REQUESTS', 20_000);
@@ -41,9 +42,17 @@ interface Figure {
   ok: number;
   failed: Record<string, number>;
   cpuPer1k: Map<string, number>;
+  /** Event-loop delay of the probed processes over the measured run. */
+  loop: Map<string, LoopDelay>;
 }
 
-async function load(name: string, url: string, groups: CpuGroup[], tokens: string[] = []): Promise<Figure> {
+async function load(
+  name: string,
+  url: string,
+  groups: CpuGroup[],
+  probes: LoopProbe[],
+  tokens: string[] = [],
+): Promise<Figure> {
   let next = 0;
   let lastResponse = 0;
   const run = (amount: number) => {
@@ -70,11 +79,13 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
   };
   // Warm-up, not measured: a cold JIT and cold connections made the first bare run a third of the next.
   const warm = await run(WARMUP);
+  await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
   const result = await run(REQUESTS);
   const seconds = (lastResponse - started) / 1000;
   const after = snapshot(groups);
+  const loop = await loopDelays(probes);
   const requests = result.requests.total;
   // Failures and 200s of both runs: the warm-up's are charged too.
   const failed: Record<string, number> = {};
@@ -99,6 +110,7 @@ async function load(name: string, url: string, groups: CpuGroup[], tokens: strin
     cpuPer1k: new Map(
       groups.map((g) => [g.name, (cpuBetween(before.get(g.name)!, after.get(g.name)!) / requests) * 1_000]),
     ),
+    loop,
   };
 }
 
@@ -121,6 +133,18 @@ function print(figures: Figure[], groups: CpuGroup[]) {
     console.log(
       `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${(f.rps / bare).toFixed(3).padStart(6)}   ${' '.repeat(25)}${cpu}`,
     );
+  }
+  const probed = [...(figures.find((f) => f.loop.size > 0)?.loop.keys() ?? [])];
+  if (probed.length === 0) return;
+  // A request waits for every loop it crosses: a process's delay tail shows up in the p99 above.
+  console.log(`\nevent-loop delay over each run, p99 / max ms:${probed.map((n) => n.padStart(22)).join('')}`);
+  for (const f of figures) {
+    if (f.loop.size === 0) continue;
+    const cell = (n: string) => {
+      const d = f.loop.get(n)!;
+      return `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}`.padStart(22);
+    };
+    console.log(`${f.name.padEnd(44)}${probed.map(cell).join('')}`);
   }
 }
 
@@ -174,24 +198,43 @@ try {
     { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
     { name: 'nats', pids: () => pidsNamed('nats-server') },
   ];
+  // The processes every metered request crosses (the data services answer from the gateway's cache).
+  const probes: LoopProbe[] = ['gateway', 'quota-ledger'].map((name) => ({
+    name,
+    opsPort: [...stack.procs.values()].find((p) => p.name === name)!.opsPort,
+  }));
   const base = stack.baseUrl;
   const figures: Figure[] = [];
-  figures.push(await load('bare fastify (quote-shaped)', `http://127.0.0.1:${barePort}/bare`, groups));
+  figures.push(await load('bare fastify (quote-shaped)', `http://127.0.0.1:${barePort}/bare`, groups, []));
   if (runs('quote'))
-    figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, [hot]));
+    figures.push(
+      await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, probes, [hot]),
+    );
   if (runs('search'))
-    figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, [hot]));
+    figures.push(
+      await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, probes, [hot]),
+    );
   if (runs('price'))
     figures.push(
-      await load('365-day price page, one account', `${base}/v1/stocks/ARAVALIHOU/price?days=365`, groups, [
-        hot,
-      ]),
+      await load(
+        '365-day price page, one account',
+        `${base}/v1/stocks/ARAVALIHOU/price?days=365`,
+        groups,
+        probes,
+        [hot],
+      ),
     );
   if (runs('accounts'))
     figures.push(
-      await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, groups, pool),
+      await load(
+        `quote, ${pool.length} accounts`,
+        `${base}/v1/stocks/ARAVALIHOU/quote`,
+        groups,
+        probes,
+        pool,
+      ),
     );
-  figures.push(await load('bare fastify again', `http://127.0.0.1:${barePort}/bare`, groups));
+  figures.push(await load('bare fastify again', `http://127.0.0.1:${barePort}/bare`, groups, []));
   print(figures, groups);
 
   const metered = figures.filter((f) => !f.name.startsWith('bare'));

@@ -3,11 +3,17 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 /** Latency buckets in seconds, from sub-millisecond cache hits to multi-second upstream timeouts. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/**
+ * How often the event-loop delay gauges (`nodejs_eventloop_lag_*`) sample, in ms. Node's monitor records
+ * the time between samples, so an idle loop reads this much: the delay is the reading minus it.
+ */
+export const EVENT_LOOP_RESOLUTION_MS = 10;
+
 /** One registry per process, with Node's default process metrics and the service as a label. */
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_RESOLUTION_MS });
   return registry;
 }
 

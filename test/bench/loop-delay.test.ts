@@ -1,0 +1,24 @@
+import { createRegistry } from '@mdp/telemetry';
+import { describe, expect, it } from 'vitest';
+import { delayMs } from '../../bench/loop-delay.ts';
+
+describe('event-loop delay read from a service metrics page (bench)', () => {
+  it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
+    const page = [
+      '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
+      'nodejs_eventloop_lag_p99_seconds{service="gateway"} 0.0143',
+      'nodejs_eventloop_lag_max_seconds{service="gateway"} 0.0169',
+    ].join('\n');
+    expect(delayMs(page, 'nodejs_eventloop_lag_p99_seconds')).toBeCloseTo(4.3, 6);
+    expect(delayMs(page, 'nodejs_eventloop_lag_max_seconds')).toBeCloseTo(6.9, 6);
+    expect(delayMs(page, 'nodejs_eventloop_lag_p50_seconds')).toBeNaN();
+  });
+
+  it("finds the gauges in a real service registry's page", async () => {
+    const registry = createRegistry('bench-test');
+    await new Promise((r) => setTimeout(r, 100));
+    const value = delayMs(await registry.metrics(), 'nodejs_eventloop_lag_max_seconds');
+    expect(Number.isFinite(value)).toBe(true);
+    expect(value).toBeGreaterThanOrEqual(0);
+  });
+});
