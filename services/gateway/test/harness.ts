@@ -52,6 +52,8 @@ export interface RunningServices {
   restartLedger(): Promise<void>;
   usageStream: string;
   usageSubject: string;
+  /** The ledger's own schema (its event log and projections). */
+  ledgerSchema: string;
   /** A token of a fresh account on a test plan with no caps and no practical burst cap. */
   token: string;
   accountId: string;
@@ -191,6 +193,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
     restartLedger: () => ledger.restart(),
     usageStream,
     usageSubject,
+    ledgerSchema,
     token,
     accountId,
     stopAuth: () => authServer.shutdown(500),

@@ -42,6 +42,11 @@ export interface Ledger {
 }
 
 const CATCH_UP_POLL_MS = 100;
+/**
+ * A batch still not recorded after this long means Postgres is away or not answering (a batch takes
+ * milliseconds): hold expiry pauses until recording resumes (see `AccountBook.sweep`).
+ */
+const RECORDING_STALL_MS = 1_000;
 
 /** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
@@ -61,6 +66,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     logger: o.logger,
     registry: o.registry,
     ...(o.settleSpans === false ? {} : { tracer: o.tracer }),
+    clock: o.clock,
     apply: async (events) => {
       const result = await store.record(events);
       for (const delta of result.deltas) book.charge(delta);
@@ -90,8 +96,21 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     help: 'Admitted requests that never settled and were released after HOLD_TTL_MS',
     registers: [o.registry],
   });
+  let stalledLogged = false;
   const sweeper = setInterval(() => {
-    const swept = book.sweep(o.clock());
+    const now = o.clock();
+    const since = consumer.recordingSince();
+    const recordingStalled = since !== null && now - since > RECORDING_STALL_MS;
+    if (recordingStalled !== stalledLogged) {
+      stalledLogged = recordingStalled;
+      if (recordingStalled)
+        o.logger.warn(
+          { seconds: Math.round((now - since!) / 1000) },
+          'settlements cannot be recorded; holds are kept until they can',
+        );
+      else o.logger.info('settlements are recorded again; every hold has a full TTL to settle');
+    }
+    const swept = book.sweep(now, { recordingStalled });
     if (swept.expired > 0) {
       expired.inc(swept.expired);
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');

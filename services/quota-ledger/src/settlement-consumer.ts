@@ -37,6 +37,11 @@ export interface SettlementConsumer {
   lag(): Promise<ConsumerLag>;
   /** Resolves when every message received so far is recorded and acknowledged. */
   idle(): Promise<void>;
+  /**
+   * When the batch being recorded now was first tried (its statement may be failing and retried, or
+   * hanging on a database that stopped answering); null while nothing is being recorded.
+   */
+  recordingSince(): number | null;
 }
 
 const BATCH = 500;
@@ -63,6 +68,7 @@ export async function startSettlementConsumer(opts: {
   registry: Registry;
   /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
   tracer?: Tracer;
+  clock?: () => number;
 }): Promise<SettlementConsumer> {
   const { nc, spec, logger } = opts;
   const subject = shardSubjects(spec.subjectPrefix, spec.shard);
@@ -105,8 +111,10 @@ export async function startSettlementConsumer(opts: {
     registers: [opts.registry],
   });
 
+  const clock = opts.clock ?? Date.now;
   let pending: JsMsg[] = [];
   let flushing: Promise<void> | null = null;
+  let recordingSince: number | null = null;
   const waiters: (() => void)[] = [];
 
   /**
@@ -170,6 +178,7 @@ export async function startSettlementConsumer(opts: {
         good.push(m);
       }
       const end = batchSeconds.startTimer();
+      recordingSince = clock();
       for (;;) {
         try {
           await opts.mutex.run(() => opts.apply(events));
@@ -184,6 +193,7 @@ export async function startSettlementConsumer(opts: {
         }
       }
       end();
+      recordingSince = null;
       for (const m of good) m.ack();
       const kinds = new Map<string, number>();
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
@@ -210,6 +220,7 @@ export async function startSettlementConsumer(opts: {
       pending = [];
     },
     idle: () => (flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
+    recordingSince: () => recordingSince,
     lag: async () => {
       const info = await jsm.consumers.info(spec.stream, durable);
       return { pending: info.num_pending, ackPending: info.num_ack_pending };

@@ -33,6 +33,23 @@ describe('AccountBook', () => {
     expect(book.admit('r5', 'a', caps, T + 30_002)).toMatchObject({ kind: 'admitted' });
   });
 
+  it('holds do not expire while settlements cannot be recorded, and get a full TTL when recording resumes', () => {
+    const book = new AccountBook(30_000);
+    loaded(book, 'a');
+    book.admit('r1', 'a', caps, T);
+    book.admit('r2', 'a', caps, T);
+    // Postgres is away from T + 10 s: the charges of r1 and r2 wait in JetStream, unrecorded.
+    expect(book.sweep(T + 40_000, { recordingStalled: true })).toEqual({ expired: 0, evicted: 0 });
+    expect(book.admit('r3', 'a', caps, T + 40_000)).toMatchObject({ kind: 'quota_exhausted' });
+    // Recording resumes at T + 90 s: the backlog has a full TTL to be recorded before anything expires.
+    expect(book.sweep(T + 90_000)).toEqual({ expired: 0, evicted: 0 });
+    expect(book.admit('r4', 'a', caps, T + 90_000)).toMatchObject({ kind: 'quota_exhausted' });
+    expect(book.sweep(T + 119_999).expired).toBe(0);
+    // A request that never settled (its gateway died) is released a TTL after recording resumed.
+    expect(book.sweep(T + 120_000).expired).toBe(2);
+    expect(book.admit('r5', 'a', caps, T + 120_000)).toMatchObject({ kind: 'admitted' });
+  });
+
   it('a charge replaces the hold: the count stays exact', () => {
     const book = new AccountBook(30_000);
     loaded(book, 'a');

@@ -59,6 +59,8 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
 export class AccountBook {
   private readonly accounts = new Map<string, AccountState>();
   private readonly holds = new Map<string, Hold>();
+  /** The last sweep found the settlement consumer unable to record: hold expiry is paused. */
+  private recordingStalled = false;
 
   constructor(private readonly holdTtlMs: number) {}
 
@@ -202,12 +204,25 @@ export class AccountBook {
   /**
    * Releases holds whose request never settled (a gateway died with it) and forgets idle accounts, which
    * are loaded again from the projections when next seen.
+   *
+   * Expiry assumes settlements are being recorded. While they are not (`recordingStalled`: Postgres away
+   * or not answering), the settlement events of requests that did settle wait in JetStream, and releasing
+   * their holds would admit past the caps; so nothing expires then, and when recording resumes every hold
+   * gets a full TTL again for the backlog to be recorded.
    */
-  sweep(now: number, idleMs = 10 * 60_000): { expired: number; evicted: number } {
+  sweep(
+    now: number,
+    opts: { idleMs?: number; recordingStalled?: boolean } = {},
+  ): { expired: number; evicted: number } {
+    const { idleMs = 10 * 60_000, recordingStalled = false } = opts;
+    if (this.recordingStalled && !recordingStalled)
+      for (const hold of this.holds.values()) hold.expiresAt = Math.max(hold.expiresAt, now + this.holdTtlMs);
+    this.recordingStalled = recordingStalled;
     let expired = 0;
-    for (const [requestId, hold] of this.holds) {
-      if (hold.expiresAt <= now && this.release(requestId)) expired++;
-    }
+    if (!recordingStalled)
+      for (const [requestId, hold] of this.holds) {
+        if (hold.expiresAt <= now && this.release(requestId)) expired++;
+      }
     let evicted = 0;
     const day = istDay(now);
     const month = istMonth(now);
