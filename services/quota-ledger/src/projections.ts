@@ -24,16 +24,16 @@ WITH fresh AS (
                                           settled_at_ms bigint, day date, month text, route text, status smallint,
                                           interface text)
   ON CONFLICT (request_id, kind) DO NOTHING
-  RETURNING request_id, kind, account_id, day, month, interface
+  RETURNING request_id, kind, account_id, day, month, route, interface
 ),
 requests AS (
   SELECT f.request_id, min(f.account_id) AS account_id, min(f.day) AS day, min(f.month) AS month,
-         min(f.interface) AS via, array_agg(f.kind) AS fresh_kinds,
+         min(f.route) AS route, min(f.interface) AS via, array_agg(f.kind) AS fresh_kinds,
          coalesce((SELECT array_agg(u.kind) FROM usage_events u WHERE u.request_id = f.request_id), '{}') AS before_kinds
     FROM fresh f GROUP BY f.request_id
 ),
 per_request AS (
-  SELECT account_id, day, month, via,
+  SELECT account_id, day, month, route, via,
          (('charged' = ANY (before_kinds || fresh_kinds)) AND NOT ('voided' = ANY (before_kinds || fresh_kinds)))::int
        - (('charged' = ANY (before_kinds)) AND NOT ('voided' = ANY (before_kinds)))::int AS delta
     FROM requests
@@ -61,6 +61,21 @@ monthly_up AS (
 monthly_down AS (
   UPDATE usage_monthly t SET charged = t.charged + d.delta FROM monthly d
    WHERE d.delta < 0 AND t.account_id = d.account_id AND t.month = d.month AND t.interface = d.via
+),
+by_route AS (
+  SELECT account_id, day, route, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3, 4
+  HAVING sum(delta) <> 0
+),
+by_route_up AS (
+  INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
+  SELECT account_id, day, route, via, delta FROM by_route WHERE delta > 0
+  ON CONFLICT (account_id, day, route, interface)
+  DO UPDATE SET charged = usage_route_daily.charged + EXCLUDED.charged
+),
+by_route_down AS (
+  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM by_route d
+   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.route = d.route
+     AND t.interface = d.via
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
        coalesce((SELECT json_agg(json_build_object(
@@ -85,8 +100,9 @@ SELECT
      FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $10) / 3600000) * 3600000 + $10)::bigint AS hour_ms, count(*)::int AS n
              FROM charged WHERE admitted_at >= $6 AND admitted_at < $7 GROUP BY 1) AS h) AS hourly,
   (SELECT coalesce(json_agg(json_build_object('route', route, 'day', d, 'month', m)), '[]'::json)
-     FROM (SELECT route, (count(*) FILTER (WHERE day = $9::date))::int AS d, count(*)::int AS m
-             FROM charged WHERE day >= $8::date GROUP BY route) AS r) AS routes`;
+     FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $9::date), 0))::int AS d, sum(charged)::int AS m
+             FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $8::date AND $9::date
+            GROUP BY route HAVING sum(charged) > 0) AS r) AS routes`;
 
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
@@ -158,11 +174,11 @@ export class ProjectionStore {
 
   /**
    * One account's usage history over `w`, in one statement (one snapshot: the consumer's batch
-   * statements are atomic, so days, hours and routes never straddle a batch). Days come from the
-   * usage_daily projection (primary-key range). Hours and routes come from the log, with the
-   * projections' rule: a request counts when it has a `charged` event and no `voided` one (`refunded`
-   * never carried a charge); each is read by the (account_id, day) index over `w.eventDays` (at most a
-   * month and a day of the account's events), and the void check is a (request_id, kind) lookup.
+   * statements are atomic, so days, hours and routes never straddle a batch). Days and routes come from
+   * the usage_daily and usage_route_daily projections (primary-key ranges). Hours come from the log,
+   * with the projections' rule: a request counts when it has a `charged` event and no `voided` one
+   * (`refunded` never carried a charge); read by the (account_id, day) index over `w.eventDays` (at most
+   * two days of the account's events), the void check a (request_id, kind) lookup.
    */
   async history(accountId: string, w: HistoryWindow): Promise<HistoryRows> {
     const { rows } = await this.pool.query<HistoryRows>(HISTORY, [
@@ -182,7 +198,8 @@ export class ProjectionStore {
 
   /**
    * Replays the whole event log into fresh projections (inside a transaction that is rolled back) and
-   * lists every (account, period) where they differ from the live ones. Empty means the live
+   * lists every (account, period) where they differ from the live ones (a period is a day, a month, or
+   * `<day> <route>` for the by-route projection). Empty means the live
    * projections are exactly what the log implies.
    */
   async rebuildDifferences(): Promise<
@@ -197,7 +214,8 @@ export class ProjectionStore {
     }>(
       `WITH per_request AS (
          SELECT request_id, min(account_id) AS account_id, min(day) AS day, min(month) AS month,
-                min(interface) AS via, bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
+                min(route) AS route, min(interface) AS via,
+                bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
            FROM usage_events GROUP BY request_id),
        rebuilt_daily AS (
          SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, count(*)::int AS n
@@ -208,7 +226,13 @@ export class ProjectionStore {
        live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, interface AS via, charged AS n
                         FROM usage_daily WHERE charged <> 0),
        live_monthly AS (SELECT account_id, month AS period, interface AS via, charged AS n
-                          FROM usage_monthly WHERE charged <> 0)
+                          FROM usage_monthly WHERE charged <> 0),
+       rebuilt_route AS (
+         SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via, count(*)::int AS n
+           FROM per_request WHERE charged GROUP BY account_id, day, route, via),
+       live_route AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period,
+                             interface AS via, charged AS n
+                        FROM usage_route_daily WHERE charged <> 0)
        SELECT coalesce(l.account_id, r.account_id) AS account_id, coalesce(l.period, r.period) AS period,
               coalesce(l.via, r.via) AS via, coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
          FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period, via)
@@ -217,6 +241,11 @@ export class ProjectionStore {
        SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.via, r.via),
               coalesce(l.n, 0), coalesce(r.n, 0)
          FROM live_monthly l FULL JOIN rebuilt_monthly r USING (account_id, period, via)
+        WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
+       UNION ALL
+       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.via, r.via),
+              coalesce(l.n, 0), coalesce(r.n, 0)
+         FROM live_route l FULL JOIN rebuilt_route r USING (account_id, period, via)
         WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
        ORDER BY 1, 2, 3`,
     );

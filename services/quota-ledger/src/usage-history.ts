@@ -26,8 +26,8 @@ export interface HistoryWindow {
   /** The first IST day of the current month. */
   monthFirstDay: string;
   /**
-   * The IST days of admission whose events the hours and the routes need: from the earlier of the
-   * month's first day and the first hour's day, to today. Bounds the read by the (account_id, day) index.
+   * The IST days of admission whose events the hours need: the first hour's day to today. Bounds the
+   * read by the (account_id, day) index (routes come from their projection).
    */
   eventDays: { from: string; to: string };
   /** [from, to) instants of the hourly window. */
@@ -59,7 +59,7 @@ export function historyWindow(clock: Clock): HistoryWindow {
     today,
     month: istMonth(now),
     monthFirstDay: istDay(monthStart),
-    eventDays: { from: istDay(Math.min(hours[0]!, monthStart)), to: today },
+    eventDays: { from: istDay(hours[0]!), to: today },
     hoursFrom: hours[0]!,
     hoursTo: hourStart + HOUR_MS,
   };

@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
@@ -45,7 +48,7 @@ beforeAll(async () => {
     event('r1', 'charged'),
     event('r2', 'charged'),
     event('r3', 'refunded'),
-    event('r4', 'charged', 'acct-2', '2026-03-14T18:30:00Z'),
+    { ...event('r4', 'charged', 'acct-2', '2026-03-14T18:30:00Z'), route: 'searchStocks' },
     event('r5', 'voided'),
     event('r5', 'charged'),
     { ...event('r6', 'charged'), interface: 'mcp' },
@@ -78,6 +81,17 @@ describe('ledger rebuild', () => {
     });
   });
 
+  it('the by-route projection counts the same requests per IST day, route and interface', async () => {
+    const { rows } = await pool.query(
+      "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, route, interface, charged FROM usage_route_daily ORDER BY 1, 2, 3, 4",
+    );
+    expect(rows).toEqual([
+      { account_id: 'acct-1', day: '2026-03-14', route: 'getStockQuote', interface: 'mcp', charged: 1 },
+      { account_id: 'acct-1', day: '2026-03-14', route: 'getStockQuote', interface: 'rest', charged: 1 },
+      { account_id: 'acct-2', day: '2026-03-15', route: 'searchStocks', interface: 'rest', charged: 1 },
+    ]);
+  });
+
   it('replaying the log finds no difference, and the command says so with exit code 0', async () => {
     const { stdout } = await rebuild();
     expect(stdout).toMatch(
@@ -98,5 +112,64 @@ describe('ledger rebuild', () => {
       code: 1,
       stdout: expect.stringContaining('account acct-1 period 2026-03-14 via rest: live 3, rebuilt 1'),
     });
+    await pool.query("UPDATE usage_route_daily SET charged = charged + 1 WHERE account_id = 'acct-2'");
+    await expect(rebuild()).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining(
+        'account acct-2 period 2026-03-15 searchStocks via rest: live 2, rebuilt 1',
+      ),
+    });
+  });
+});
+
+describe('the by-route projection on a log recorded before it existed', () => {
+  it('is filled from the log by its migration: charged, not voided requests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-migrations-'));
+    const older = `ledger_rt_${randomBytes(5).toString('hex')}`;
+    const migrations = new URL('../migrations/', import.meta.url).pathname;
+    for (const f of readdirSync(migrations).filter((f) => f < '0003'))
+      copyFileSync(join(migrations, f), join(dir, f));
+    const before = await migratedPool({
+      url: DATABASE_URL,
+      schema: older,
+      dir,
+      max: 1,
+      applicationName: 'rt',
+    });
+    try {
+      await before.query(
+        `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
+         VALUES ('q1', 'charged', 'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q2', 'charged', 'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q2', 'voided',  'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q3', 'refunded','acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 404, 'rest'),
+                ('q4', 'charged', 'acct-9', now(), now(), '2026-03-15', '2026-03', 'searchStocks', 200, 'mcp')`,
+      );
+      const after = await migratedPool({
+        url: DATABASE_URL,
+        schema: older,
+        dir: migrations,
+        max: 1,
+        applicationName: 'rt',
+      });
+      try {
+        const { rows } = await after.query(
+          "SELECT to_char(day, 'YYYY-MM-DD') AS day, route, interface, charged FROM usage_route_daily ORDER BY 1",
+        );
+        expect(rows).toEqual([
+          { day: '2026-03-14', route: 'getStockQuote', interface: 'rest', charged: 1 },
+          { day: '2026-03-15', route: 'searchStocks', interface: 'mcp', charged: 1 },
+        ]);
+        // (The events went in without their daily and monthly rows, so only the by-route ones can agree.)
+        const diffs = await new ProjectionStore(after).rebuildDifferences();
+        expect(diffs.filter((d) => d.period.includes(' '))).toEqual([]);
+      } finally {
+        await after.end();
+      }
+    } finally {
+      await before.end();
+      await dropSchema(DATABASE_URL, older);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
