@@ -1,6 +1,6 @@
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { delayMs } from '../../bench/loop-delay.ts';
+import { delayMs, gaugeValue } from '../../bench/ops-metrics.ts';
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
   it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
@@ -12,6 +12,16 @@ describe('event-loop delay read from a service metrics page (bench)', () => {
     expect(delayMs(page, 'nodejs_eventloop_lag_p99_seconds')).toBeCloseTo(4.3, 6);
     expect(delayMs(page, 'nodejs_eventloop_lag_max_seconds')).toBeCloseTo(6.9, 6);
     expect(delayMs(page, 'nodejs_eventloop_lag_p50_seconds')).toBeNaN();
+  });
+
+  it('reads a gauge as it is, and NaN when unset or absent', () => {
+    const page = [
+      'equities_data_last_session_timestamp_seconds{service="equities-data"} NaN',
+      'equities_data_sessions_behind{service="equities-data"} 0',
+    ].join('\n');
+    expect(gaugeValue(page, 'equities_data_last_session_timestamp_seconds')).toBeNaN();
+    expect(gaugeValue(page, 'equities_data_sessions_behind')).toBe(0);
+    expect(gaugeValue(page, 'equities_data_sessions')).toBeNaN();
   });
 
   it("finds the gauges in a real service registry's page", async () => {

@@ -1,0 +1,63 @@
+// What the bench reads from the platform processes' own `/metrics` pages (their operations port).
+import { EVENT_LOOP_RESOLUTION_MS } from '@mdp/telemetry';
+
+export interface OpsProbe {
+  name: string;
+  opsPort: number;
+}
+
+export interface LoopDelay {
+  p99Ms: number;
+  maxMs: number;
+}
+
+/** An unlabelled series' value on a Prometheus text page; NaN if absent (or itself NaN). */
+export function gaugeValue(text: string, name: string): number {
+  // (Every series carries the registry's default labels: `name{service="…"} value`.)
+  const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/** An event-loop delay gauge, in ms with the monitor's sampling interval taken off; NaN if absent. */
+export function delayMs(text: string, name: string): number {
+  return Math.max(0, gaugeValue(text, name) * 1000 - EVENT_LOOP_RESOLUTION_MS);
+}
+
+const page = async (p: OpsProbe) => (await fetch(`http://127.0.0.1:${p.opsPort}/metrics`)).text();
+
+/**
+ * Each probe's event-loop delay since its previous scrape (NaN where a process did not answer):
+ * prom-client's nodejs_eventloop_lag_* histogram restarts at every scrape, so one scrape before a run
+ * starts the window and the one after it reads the run alone.
+ */
+export async function loopDelays(probes: OpsProbe[]): Promise<Map<string, LoopDelay>> {
+  const read = async (p: OpsProbe): Promise<[string, LoopDelay]> => {
+    try {
+      const text = await page(p);
+      return [
+        p.name,
+        {
+          p99Ms: delayMs(text, 'nodejs_eventloop_lag_p99_seconds'),
+          maxMs: delayMs(text, 'nodejs_eventloop_lag_max_seconds'),
+        },
+      ];
+    } catch {
+      return [p.name, { p99Ms: Number.NaN, maxMs: Number.NaN }];
+    }
+  };
+  return new Map(await Promise.all(probes.map(read)));
+}
+
+/** Polls `probe` until its gauge `name` is a number (within `timeoutMs`, else throws naming it). */
+export async function waitForGauge(probe: OpsProbe, name: string, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await page(probe).then(
+      (text) => gaugeValue(text, name),
+      () => Number.NaN,
+    );
+    if (!Number.isNaN(value)) return value;
+    if (Date.now() > until) throw new Error(`${probe.name}: ${name} still unset after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
