@@ -61,3 +61,32 @@ export async function waitForGauge(probe: OpsProbe, name: string, timeoutMs: num
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/** Major (mark-compact) collections a process has run, from prom-client's GC histogram; NaN if absent. */
+export function majorCollections(text: string): number {
+  const m = /^nodejs_gc_duration_seconds_count\{[^}]*kind="major"[^}]*\} (\S+)/m.exec(text);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * Waits until `probe` has run at least one major collection and then none for `quietMs` (V8's memory
+ * reducer runs up to three, about 8 s apart, some tens of seconds after a process that allocated much
+ * goes idle), or until `timeoutMs`. Resolves to the collections seen while waiting.
+ */
+export async function waitForQuietHeap(probe: OpsProbe, quietMs: number, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  let first = Number.NaN;
+  let last = Number.NaN;
+  let changedAt = started;
+  while (Date.now() - started < timeoutMs) {
+    const count = await page(probe).then(majorCollections, () => Number.NaN);
+    if (Number.isNaN(first)) first = count;
+    if (count !== last) {
+      last = count;
+      changedAt = Date.now();
+    }
+    if (last > first && Date.now() - changedAt >= quietMs) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return last - first;
+}

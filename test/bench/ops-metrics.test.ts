@@ -1,6 +1,6 @@
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { delayMs, gaugeValue } from '../../bench/ops-metrics.ts';
+import { delayMs, gaugeValue, majorCollections } from '../../bench/ops-metrics.ts';
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
   it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
@@ -22,6 +22,15 @@ describe('event-loop delay read from a service metrics page (bench)', () => {
     expect(gaugeValue(page, 'equities_data_last_session_timestamp_seconds')).toBeNaN();
     expect(gaugeValue(page, 'equities_data_sessions_behind')).toBe(0);
     expect(gaugeValue(page, 'equities_data_sessions')).toBeNaN();
+  });
+
+  it('counts major collections from the GC histogram', () => {
+    const page = [
+      'nodejs_gc_duration_seconds_count{kind="minor",service="equities-data"} 120',
+      'nodejs_gc_duration_seconds_count{kind="major",service="equities-data"} 7',
+    ].join('\n');
+    expect(majorCollections(page)).toBe(7);
+    expect(majorCollections('nodejs_heap_size_used_bytes 1')).toBeNaN();
   });
 
   it("finds the gauges in a real service registry's page", async () => {
