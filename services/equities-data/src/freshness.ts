@@ -1,5 +1,6 @@
 import type { Clock } from '@mdp/ist-time';
-import { type DayNumber, lastCompletedSession, tradingDays } from '@mdp/nse-calendar';
+import { IST_OFFSET_MS } from '@mdp/ist-time';
+import { type DayNumber, LAST_HOLIDAY_YEAR, lastCompletedSession, tradingDays } from '@mdp/nse-calendar';
 import { Gauge, type Registry } from '@mdp/telemetry';
 
 /**
@@ -13,6 +14,14 @@ export function sessionsBehind(lastLoaded: DayNumber | undefined, nowMs: number)
 }
 
 const DAY_S = 86_400;
+
+/**
+ * 00:00 IST on 1 January after the last year whose NSE holidays are listed: from then on the calendar
+ * knows weekends only, so a holiday would count as a missing session and shift derivative expiries.
+ */
+export function holidayCalendarEndMs(lastYear: number = LAST_HOLIDAY_YEAR): number {
+  return Date.UTC(lastYear + 1, 0, 1) - IST_OFFSET_MS;
+}
 
 /**
  * How fresh the served prices are, for the "data is a trading day behind" alert: the last session held
@@ -30,6 +39,15 @@ export function registerFreshnessMetrics(
     collect() {
       const day = lastLoaded();
       this.set(day === undefined ? Number.NaN : day * DAY_S);
+    },
+  });
+  const calendarEnd = holidayCalendarEndMs() / 1000;
+  new Gauge({
+    name: 'equities_data_holiday_calendar_end_timestamp_seconds',
+    help: 'When the NSE holiday list in force runs out (00:00 IST on 1 January after its last year)',
+    registers: [registry],
+    collect() {
+      this.set(calendarEnd);
     },
   });
   new Gauge({
