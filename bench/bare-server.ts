@@ -1,5 +1,6 @@
 // The reference point for gateway throughput: a bare fastify JSON route with nothing in front of it,
-// answering a document shaped and sized like a quote (envelope, meta, about twenty fields).
+// answering a document shaped and sized like a quote (envelope, meta, about twenty fields), and one
+// answering a year of daily bars, sized like the 365-day price page.
 import Fastify from 'fastify';
 
 const quote = {
@@ -25,7 +26,31 @@ const quote = {
   circuit: { upper: 1344.45, lower: 1100.05 },
 };
 
+/** A year of daily bars (about 250 sessions) shaped like the 365-day price page, for the same-size reference. */
+const bars = Array.from({ length: 250 }, (_, i) => {
+  const close = 1200 + ((i * 37) % 101) - 50 + i / 10;
+  return {
+    date: new Date(Date.UTC(2025, 10, 24) + Math.floor((i * 7) / 5) * 86_400_000).toISOString().slice(0, 10),
+    open: Math.round((close - 3.15) * 100) / 100,
+    high: Math.round((close + 9.4) * 100) / 100,
+    low: Math.round((close - 11.85) * 100) / 100,
+    close: Math.round(close * 100) / 100,
+    volume: 1_500_000 + ((i * 7919) % 900_000),
+    delivery_pct: 30 + ((i * 13) % 40) + 0.25,
+  };
+});
+
 const app = Fastify({ logger: false });
+app.get('/bare-page', async () => ({
+  data: { symbol: 'ARAVALIHOU', interval: 'daily', bars },
+  meta: {
+    as_of: new Date().toISOString(),
+    route: 'getPriceHistory',
+    window: { from: '2025-11-24', to: '2026-11-24' },
+    next_cursor: '2025-11-23',
+    has_more: true,
+  },
+}));
 app.get('/bare', async () => ({
   data: quote,
   meta: { as_of: new Date().toISOString(), route: 'getQuote' },

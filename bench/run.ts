@@ -1,6 +1,7 @@
 // `make bench`: figures, not assertions. The platform as real processes on this machine, loaded with the
-// default dataset, driven by autocannon from this process, beside a bare fastify route measured in the
-// same run (before and after the metered scenarios). Tokens are on the shipped `load-test` plan (no cap,
+// default dataset, driven by autocannon from this process, beside bare fastify routes measured in the
+// same run (before and after the metered scenarios): one answering a quote-sized document, one a
+// price-page-sized one. Tokens are on the shipped `load-test` plan (no cap,
 // no burst cap), so every answer should be a 200: any 429 or 5xx fails the run after the table.
 import { spawn, spawnSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
@@ -44,15 +45,27 @@ interface Figure {
   cpuPer1k: Map<string, number>;
   /** Event-loop delay of the probed processes over the measured run. */
   loop: Map<string, LoopDelay>;
+  /** Mean response size. */
+  kb: number;
+  /** The bare route this figure is (`bare`) or is compared with: quote-sized or price-page-sized. */
+  shape: Shape;
+  bare: boolean;
 }
 
-async function load(
-  name: string,
-  url: string,
-  groups: CpuGroup[],
-  probes: OpsProbe[],
-  tokens: string[] = [],
-): Promise<Figure> {
+type Shape = 'quote' | 'page';
+
+interface LoadOptions {
+  groups: CpuGroup[];
+  /** Processes whose event-loop delay is read around the run. */
+  probes?: OpsProbe[];
+  /** Bearer tokens, one per request round robin; none for the bare routes. */
+  tokens?: string[];
+  shape?: Shape;
+  bare?: boolean;
+}
+
+async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
+  const { groups, probes = [], tokens = [], shape = 'quote', bare = false } = opts;
   let next = 0;
   let lastResponse = 0;
   const run = (amount: number) => {
@@ -111,27 +124,42 @@ async function load(
       groups.map((g) => [g.name, (cpuBetween(before.get(g.name)!, after.get(g.name)!) / requests) * 1_000]),
     ),
     loop,
+    kb: result.throughput.total / requests / 1024,
+    shape,
+    bare,
   };
 }
 
-function print(figures: Figure[], groups: CpuGroup[]) {
-  const bares = figures.filter((f) => f.name.startsWith('bare'));
-  const sorted = bares.map((f) => f.rps).sort((a, b) => a - b);
+/** The median req/s of the bare runs of one shape (NaN when none ran). */
+function bareMedian(figures: Figure[], shape: Shape): number {
+  const sorted = figures
+    .filter((f) => f.bare && f.shape === shape)
+    .map((f) => f.rps)
+    .sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  const bare = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function print(figures: Figure[], groups: CpuGroup[]) {
+  const bare = bareMedian(figures, 'quote');
+  const barePage = bareMedian(figures, 'page');
+  const quoteRuns = figures.filter((f) => f.bare && f.shape === 'quote').length;
   console.log(`\n${CONNECTIONS} connections, ${REQUESTS} requests each, autocannon on loopback`);
   console.log(
-    `ratio: req/s over the bare route's (median of its ${bares.length} runs, ${bare.toFixed(0)} req/s)\n`,
+    `ratio: req/s over the quote-shaped bare route's (median of its ${quoteRuns} runs, ${bare.toFixed(0)} req/s); ` +
+      `same-size: over the bare route answering a response of the same size (price page: ${Number.isNaN(barePage) ? 'not run' : `${barePage.toFixed(0)} req/s`})\n`,
   );
   const width = (g: CpuGroup) => Math.max(9, g.name.length) + 2;
   const cpuHead = groups.map((g) => g.name.padStart(width(g))).join('');
   console.log(
-    `${'scenario'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'ratio'.padStart(6)}   CPU s per 1,000 requests:${cpuHead}`,
+    `${'scenario'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'KB'.padStart(6)} ${'ratio'.padStart(6)} ${'same-size'.padStart(9)}   CPU s per 1,000 requests:${cpuHead}`,
   );
   for (const f of figures) {
     const cpu = groups.map((g) => f.cpuPer1k.get(g.name)!.toFixed(3).padStart(width(g))).join('');
+    const sameSize = f.rps / (f.shape === 'page' ? barePage : bare);
     console.log(
-      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${(f.rps / bare).toFixed(3).padStart(6)}   ${' '.repeat(25)}${cpu}`,
+      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${f.kb.toFixed(1).padStart(6)} ${(f.rps / bare).toFixed(3).padStart(6)} ${sameSize.toFixed(3).padStart(9)}   ${' '.repeat(25)}${cpu}`,
     );
   }
   const probed = [...(figures.find((f) => f.loop.size > 0)?.loop.keys() ?? [])];
@@ -209,6 +237,8 @@ try {
     ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
     { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
     { name: 'nats', pids: () => pidsNamed('nats-server') },
+    // autocannon runs in this process: the load generator's share of the same two cores.
+    { name: 'autocannon', pids: () => [process.pid] },
   ];
   // The processes every metered request crosses (the data services answer from the gateway's cache).
   const probes: OpsProbe[] = ['gateway', 'quota-ledger'].map((name) => ({
@@ -217,46 +247,43 @@ try {
   }));
   const base = stack.baseUrl;
   const figures: Figure[] = [];
-  figures.push(await load('bare fastify (quote-shaped)', `http://127.0.0.1:${barePort}/bare`, groups, []));
+  const bareQuote = `http://127.0.0.1:${barePort}/bare`;
+  const barePage = `http://127.0.0.1:${barePort}/bare-page`;
+  const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({ groups, probes, tokens, shape });
+  figures.push(await load('bare fastify (quote-shaped)', bareQuote, { groups, bare: true }));
+  if (runs('price'))
+    figures.push(
+      await load('bare fastify (price-page-shaped)', barePage, { groups, bare: true, shape: 'page' }),
+    );
   if (runs('quote'))
-    figures.push(
-      await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, groups, probes, [hot]),
-    );
+    figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])));
   if (runs('search'))
-    figures.push(
-      await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, groups, probes, [hot]),
-    );
+    figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])));
   if (runs('price'))
     figures.push(
       await load(
         '365-day price page, one account',
         `${base}/v1/stocks/ARAVALIHOU/price?days=365`,
-        groups,
-        probes,
-        [hot],
+        meteredBy([hot], 'page'),
       ),
     );
   if (runs('accounts'))
     figures.push(
-      await load(
-        `quote, ${pool.length} accounts`,
-        `${base}/v1/stocks/ARAVALIHOU/quote`,
-        groups,
-        probes,
-        pool,
-      ),
+      await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy(pool)),
     );
-  figures.push(await load('bare fastify again', `http://127.0.0.1:${barePort}/bare`, groups, []));
+  if (runs('price'))
+    figures.push(await load('bare price page again', barePage, { groups, bare: true, shape: 'page' }));
+  figures.push(await load('bare fastify again', bareQuote, { groups, bare: true }));
   print(figures, groups);
 
-  const metered = figures.filter((f) => !f.name.startsWith('bare'));
-  const seen = metered.reduce((sum, f) => sum + f.ok, 0);
+  const measured = figures.filter((f) => !f.bare);
+  const seen = measured.reduce((sum, f) => sum + f.ok, 0);
   const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
   console.log(
     `\naccounting: ${seen} 200s seen, ${charged} units charged: ${seen === charged ? 'exact' : 'MISMATCH'}`,
   );
   if (seen !== charged) failures.push(`${seen} 200s seen but ${charged} units charged`);
-  for (const f of metered)
+  for (const f of measured)
     if (Object.keys(f.failed).length > 0) failures.push(`${f.name}: ${JSON.stringify(f.failed)}`);
 } finally {
   bare.kill('SIGTERM');
