@@ -100,17 +100,17 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   const sweeper = setInterval(() => {
     const now = o.clock();
     const since = consumer.recordingSince();
-    const recordingStalled = since !== null && now - since > RECORDING_STALL_MS;
-    if (recordingStalled !== stalledLogged) {
-      stalledLogged = recordingStalled;
-      if (recordingStalled)
+    const stalledSince = since !== null && now - since > RECORDING_STALL_MS ? since : null;
+    if ((stalledSince !== null) !== stalledLogged) {
+      stalledLogged = stalledSince !== null;
+      if (stalledSince !== null)
         o.logger.warn(
-          { seconds: Math.round((now - since!) / 1000) },
+          { seconds: Math.round((now - stalledSince) / 1000) },
           'settlements cannot be recorded; holds are kept until they can',
         );
-      else o.logger.info('settlements are recorded again; every hold has a full TTL to settle');
+      else o.logger.info('settlements are recorded again; hold expiry resumes, delayed by the stall');
     }
-    const swept = book.sweep(now, { recordingStalled });
+    const swept = book.sweep(now, { recordingStalledSince: stalledSince });
     if (swept.expired > 0) {
       expired.inc(swept.expired);
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');

@@ -33,21 +33,33 @@ describe('AccountBook', () => {
     expect(book.admit('r5', 'a', caps, T + 30_002)).toMatchObject({ kind: 'admitted' });
   });
 
-  it('holds do not expire while settlements cannot be recorded, and get a full TTL when recording resumes', () => {
+  it('holds do not expire while settlements cannot be recorded, and expire that much later after', () => {
     const book = new AccountBook(30_000);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     book.admit('r2', 'a', caps, T);
-    // Postgres is away from T + 10 s: the charges of r1 and r2 wait in JetStream, unrecorded.
-    expect(book.sweep(T + 40_000, { recordingStalled: true })).toEqual({ expired: 0, evicted: 0 });
+    // Recording stalls at T + 10 s: the charges of r1 and r2 wait in JetStream, unrecorded.
+    const stalled = { recordingStalledSince: T + 10_000 };
+    expect(book.sweep(T + 40_000, stalled)).toEqual({ expired: 0, evicted: 0 });
     expect(book.admit('r3', 'a', caps, T + 40_000)).toMatchObject({ kind: 'quota_exhausted' });
-    // Recording resumes at T + 90 s: the backlog has a full TTL to be recorded before anything expires.
+    expect(book.sweep(T + 80_000, stalled).expired).toBe(0);
+    // Recording resumes at T + 90 s: 80 s of pause, so the holds now expire at T + 110 s, not T + 30 s.
     expect(book.sweep(T + 90_000)).toEqual({ expired: 0, evicted: 0 });
     expect(book.admit('r4', 'a', caps, T + 90_000)).toMatchObject({ kind: 'quota_exhausted' });
-    expect(book.sweep(T + 119_999).expired).toBe(0);
-    // A request that never settled (its gateway died) is released a TTL after recording resumed.
-    expect(book.sweep(T + 120_000).expired).toBe(2);
-    expect(book.admit('r5', 'a', caps, T + 120_000)).toMatchObject({ kind: 'admitted' });
+    expect(book.sweep(T + 109_999).expired).toBe(0);
+    // A request that never settled (its gateway died) is released after its TTL of recording time.
+    expect(book.sweep(T + 110_000).expired).toBe(2);
+    expect(book.admit('r5', 'a', caps, T + 110_000)).toMatchObject({ kind: 'admitted' });
+  });
+
+  it('a short stall delays expiry only by its length (holds are not renewed to a full TTL)', () => {
+    const book = new AccountBook(30_000);
+    loaded(book, 'a');
+    book.admit('r1', 'a', caps, T);
+    expect(book.sweep(T + 29_000, { recordingStalledSince: T + 27_000 }).expired).toBe(0);
+    expect(book.sweep(T + 30_000).expired).toBe(0);
+    expect(book.sweep(T + 32_999).expired).toBe(0);
+    expect(book.sweep(T + 33_000).expired).toBe(1);
   });
 
   it('a charge replaces the hold: the count stays exact', () => {

@@ -59,8 +59,8 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
 export class AccountBook {
   private readonly accounts = new Map<string, AccountState>();
   private readonly holds = new Map<string, Hold>();
-  /** The last sweep found the settlement consumer unable to record: hold expiry is paused. */
-  private recordingStalled = false;
+  /** Since when settlements could not be recorded, as the sweeps were told; null while they can. */
+  private pausedSince: number | null = null;
 
   constructor(private readonly holdTtlMs: number) {}
 
@@ -205,21 +205,25 @@ export class AccountBook {
    * Releases holds whose request never settled (a gateway died with it) and forgets idle accounts, which
    * are loaded again from the projections when next seen.
    *
-   * Expiry assumes settlements are being recorded. While they are not (`recordingStalled`: Postgres away
-   * or not answering), the settlement events of requests that did settle wait in JetStream, and releasing
-   * their holds would admit past the caps; so nothing expires then, and when recording resumes every hold
-   * gets a full TTL again for the backlog to be recorded.
+   * Expiry assumes settlements are being recorded. While they are not (`recordingStalledSince`: when the
+   * batch that is failing or waiting on Postgres was first tried), the settlement events of requests that
+   * did settle wait in JetStream, and releasing their holds would admit past the caps. So nothing expires
+   * then, and when recording resumes every hold's expiry moves by the time it was paused: a hold gets the
+   * TTL of recording time it would have had, and the backlog, older events first, is recorded before.
    */
   sweep(
     now: number,
-    opts: { idleMs?: number; recordingStalled?: boolean } = {},
+    opts: { idleMs?: number; recordingStalledSince?: number | null } = {},
   ): { expired: number; evicted: number } {
-    const { idleMs = 10 * 60_000, recordingStalled = false } = opts;
-    if (this.recordingStalled && !recordingStalled)
-      for (const hold of this.holds.values()) hold.expiresAt = Math.max(hold.expiresAt, now + this.holdTtlMs);
-    this.recordingStalled = recordingStalled;
+    const { idleMs = 10 * 60_000, recordingStalledSince = null } = opts;
+    if (recordingStalledSince !== null) this.pausedSince ??= recordingStalledSince;
+    else if (this.pausedSince !== null) {
+      const paused = now - this.pausedSince;
+      for (const hold of this.holds.values()) hold.expiresAt += paused;
+      this.pausedSince = null;
+    }
     let expired = 0;
-    if (!recordingStalled)
+    if (this.pausedSince === null)
       for (const [requestId, hold] of this.holds) {
         if (hold.expiresAt <= now && this.release(requestId)) expired++;
       }
