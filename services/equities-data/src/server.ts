@@ -8,6 +8,7 @@ import { AreaData } from './areas/index.ts';
 import { registerFreshnessMetrics } from './freshness.ts';
 import { EquitiesDataset } from './service/dataset.ts';
 import { pgBarSource } from './store/bar-source.ts';
+import { readDatasetVersion } from './store/dataset-change.ts';
 import { readDataset } from './store/read-dataset.ts';
 import { listenForReloads } from './store/reload.ts';
 
@@ -25,12 +26,16 @@ await runGrpcService({
     // Search, lookups and quotes answer from memory; only price pages and profiles read bars.
     const load = async () => {
       const started = Date.now();
+      // Read before the data: an import committing in between makes it older, never newer, than the
+      // data, which costs at most one needless reload after a reconnection.
+      const version = await readDatasetVersion(pool);
       const [snapshot, areaData] = await Promise.all([readDataset(pool), AreaData.read(pool)]);
-      const loaded = { stocks: new EquitiesDataset(snapshot), areas: areaData };
+      const loaded = { stocks: new EquitiesDataset(snapshot), areas: areaData, version };
       rt.logger.info(
         {
           stocks: loaded.stocks.size,
           lastBar: loaded.stocks.lastDay === undefined ? null : formatDay(loaded.stocks.lastDay),
+          version,
           ms: Date.now() - started,
         },
         'equities dataset loaded',
@@ -43,6 +48,7 @@ await runGrpcService({
       databaseUrl: rt.config.DATABASE_URL,
       schema: rt.config.DB_SCHEMA,
       logger: rt.logger,
+      isCurrent: async () => (await readDatasetVersion(pool)) === loaded.version,
       reload: async () => {
         loaded = await load();
         // The new data is being served: gateways may now drop what they kept of the old.

@@ -7,6 +7,7 @@ import { status } from '@mdp/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli.ts';
 import { runImport } from '../src/importers/index.ts';
+import { readDatasetVersion } from '../src/store/dataset-change.ts';
 import { listenForReloads } from '../src/store/reload.ts';
 import { grpcError, type ServiceEnv, silent, startService } from './grpc-env.ts';
 import { clockAt, DATABASE_URL, readDocument, smallDataset } from './support.ts';
@@ -214,6 +215,77 @@ describe('a running service', () => {
     } finally {
       await listener.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a running service whose LISTEN connection drops', () => {
+  const appName = `equities-data-listen-${Math.random().toString(36).slice(2, 10)}`;
+  const until = async (what: string, done: () => boolean | Promise<boolean>) => {
+    for (let i = 0; i < 200; i++) {
+      if (await done()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const listeners = async () =>
+    (
+      await env.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
+        [appName],
+      )
+    ).rows[0]!.n;
+
+  it('reloads after reconnecting only when the dataset version moved meanwhile', async () => {
+    let reloads = 0;
+    let checks = 0;
+    let served = await readDatasetVersion(env.pool);
+    const listener = listenForReloads({
+      databaseUrl: DATABASE_URL,
+      schema: env.schema,
+      logger: silent,
+      debounceMs: 50,
+      applicationName: appName,
+      isCurrent: async () => {
+        const current = (await readDatasetVersion(env.pool)) === served;
+        checks++;
+        return current;
+      },
+      reload: async () => {
+        started++;
+        served = await readDatasetVersion(env.pool);
+        await env.reload();
+        reloads++;
+      },
+    });
+    let started = 0;
+    /** Long enough for a reload scheduled by the check (50 ms of debounce) to have started. */
+    const settle = () => new Promise((r) => setTimeout(r, 1_000));
+    /** Cuts the listener's connection, as a database restart would, and waits for its version check. */
+    const cut = async () => {
+      const checked = checks;
+      const { rows } = await env.pool.query<{ n: number }>(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+          WHERE application_name = $1 AND query LIKE 'LISTEN%'`,
+        [appName],
+      );
+      expect(rows[0]!.n).toBe(1);
+      await until('the version check after reconnecting', () => checks > checked);
+    };
+    try {
+      await until('the listener to listen', async () => (await listeners()) === 1);
+      await cut();
+      await settle();
+      expect(started).toBe(0);
+      // A change whose notification was lost while nobody listened: only its version tells.
+      await env.pool.query('UPDATE dataset_version SET version = version + 1');
+      await cut();
+      await until('the reload', () => reloads === 1);
+      await cut();
+      await settle();
+      expect(started).toBe(1);
+    } finally {
+      await listener.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 import type { Pool } from '@mdp/db';
 import { AREAS } from '../areas/index.ts';
-import { RELOAD_CHANNEL } from '../store/channel.ts';
+import { announceDatasetChange } from '../store/dataset-change.ts';
 import { LOAD_LOCK_SQL } from '../store/load-generated.ts';
 import { brands, builtInBrandRows, nseNameChanges, nseSymbolChanges } from './aliases.ts';
 import { readSource, type SourceFile } from './csv.ts';
@@ -72,7 +72,7 @@ export async function importSources(
     await client.query('BEGIN');
     await client.query(LOAD_LOCK_SQL);
     const applied = await kind.apply(client, rows);
-    if (applied.changed > 0) await client.query(`SELECT pg_notify($1, current_schema())`, [RELOAD_CHANNEL]);
+    if (applied.changed > 0) await announceDatasetChange(client);
     await client.query('COMMIT');
     return buildReport(
       kindName,

@@ -1,8 +1,8 @@
 import type { Pool } from '@mdp/db';
 import type { GeneratedDataset } from '@mdp/market';
 import { AREAS } from '../areas/index.ts';
-import { RELOAD_CHANNEL } from './channel.ts';
 import { copyRows } from './copy.ts';
+import { announceDatasetChange } from './dataset-change.ts';
 import {
   actionsTable,
   aliasesTable,
@@ -102,7 +102,7 @@ export async function loadGenerated(
       log(`loading ${area.name}`);
       summary.areas.push(await area.writeGenerated(client, ds, log));
     }
-    await client.query('SELECT pg_notify($1, current_schema())', [RELOAD_CHANNEL]);
+    await announceDatasetChange(client);
     await client.query('COMMIT');
     await client.query('ANALYZE');
     return summary;
