@@ -1,5 +1,5 @@
-// Numeric settings of the bench scripts from the environment: a wrong value stops the run with its name
-// rather than becoming NaN inside autocannon or a chaos schedule.
+// Settings of the bench scripts from the environment: a wrong value stops the run with its name rather
+// than becoming NaN inside autocannon or a chaos schedule, or a scenario silently skipped.
 
 /** The whole number in `env[name]` (at least `min`), or `fallback` when it is unset or empty. */
 export function envInt(
@@ -14,4 +14,23 @@ export function envInt(
   if (!Number.isSafeInteger(value) || value < min)
     throw new Error(`${name} must be a whole number of at least ${min} (got "${raw}")`);
   return value;
+}
+
+/**
+ * The comma-separated subset of `known` in `env[name]` (empty when unset: the caller's "all"). An unknown
+ * entry stops the run naming the variable and the choices.
+ */
+export function envChoices<T extends string>(
+  name: string,
+  known: readonly T[],
+  env: NodeJS.ProcessEnv = process.env,
+): T[] {
+  const chosen = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const key of chosen)
+    if (!(known as readonly string[]).includes(key))
+      throw new Error(`${name}: unknown choice "${key}" (known: ${known.join(', ')})`);
+  return chosen as T[];
 }

@@ -11,7 +11,7 @@ export interface LoopDelay {
   maxMs: number;
 }
 
-/** An unlabelled series' value on a Prometheus text page; NaN if absent (or itself NaN). */
+/** The value of the first series named `name` on a Prometheus text page, whatever its labels; NaN if absent. */
 export function gaugeValue(text: string, name: string): number {
   // (Every series carries the registry's default labels: `name{service="…"} value`.)
   const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text);

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
-import { envInt } from './env.ts';
+import { envChoices, envInt } from './env.ts';
 import { benchLedger } from './ledger.ts';
 import { type LoopDelay, loopDelays, type OpsProbe, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
 
@@ -26,13 +26,7 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
 /** The metered scenarios, by key; `BENCH_SCENARIOS=quote,accounts` runs only those (the bare route always runs). */
 const SCENARIOS = ['quote', 'search', 'price', 'accounts'] as const;
-const chosen = (process.env.BENCH_SCENARIOS ?? '')
-  .split(',')
-  .map((s) => s.trim())
-  .filter(Boolean);
-for (const key of chosen)
-  if (!(SCENARIOS as readonly string[]).includes(key))
-    throw new Error(`BENCH_SCENARIOS: unknown scenario "${key}" (known: ${SCENARIOS.join(', ')})`);
+const chosen = envChoices('BENCH_SCENARIOS', SCENARIOS);
 const runs = (key: (typeof SCENARIOS)[number]) => chosen.length === 0 || chosen.includes(key);
 
 interface Figure {

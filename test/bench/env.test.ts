@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envInt } from '../../bench/env.ts';
+import { envChoices, envInt } from '../../bench/env.ts';
 
 describe('envInt (bench settings)', () => {
   it('takes a whole number, or the default when unset or empty', () => {
@@ -12,6 +12,25 @@ describe('envInt (bench settings)', () => {
   it.each(['abc', '1.5', '-3', '0', '1e400'])('refuses %s, naming the variable', (raw) => {
     expect(() => envInt('BENCH_CONNECTIONS', 50, 1, { BENCH_CONNECTIONS: raw })).toThrow(
       /^BENCH_CONNECTIONS must be a whole number of at least 1 \(got /,
+    );
+  });
+});
+
+describe('envChoices (bench scenario lists)', () => {
+  const known = ['quote', 'search', 'price', 'accounts'] as const;
+
+  it('takes a comma-separated subset, spaces allowed, and nothing when unset or empty', () => {
+    expect(envChoices('BENCH_SCENARIOS', known, { BENCH_SCENARIOS: 'quote, accounts' })).toEqual([
+      'quote',
+      'accounts',
+    ]);
+    expect(envChoices('BENCH_SCENARIOS', known, {})).toEqual([]);
+    expect(envChoices('BENCH_SCENARIOS', known, { BENCH_SCENARIOS: ' , ' })).toEqual([]);
+  });
+
+  it('refuses an unknown entry, naming the variable and the choices', () => {
+    expect(() => envChoices('BENCH_SCENARIOS', known, { BENCH_SCENARIOS: 'quote,prices' })).toThrow(
+      'BENCH_SCENARIOS: unknown choice "prices" (known: quote, search, price, accounts)',
     );
   });
 });

@@ -41,15 +41,11 @@ export function registerFreshnessMetrics(
       this.set(day === undefined ? Number.NaN : day * DAY_S);
     },
   });
-  const calendarEnd = holidayCalendarEndMs() / 1000;
   new Gauge({
     name: 'equities_data_holiday_calendar_end_timestamp_seconds',
     help: 'When the NSE holiday list in force runs out (00:00 IST on 1 January after its last year)',
     registers: [registry],
-    collect() {
-      this.set(calendarEnd);
-    },
-  });
+  }).set(holidayCalendarEndMs() / 1000);
   new Gauge({
     name: 'equities_data_sessions_behind',
     help: 'Completed NSE sessions (end-of-day data out from 16:00 IST) not yet in the served prices',
