@@ -7,6 +7,8 @@ export type Pool = pg.Pool;
 
 /** A schema name a service may own: lower-case identifier, so it is safe to quote into DDL. */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** A setting's name or value as it may appear in the startup options (no spaces, nothing to escape). */
+const SETTING = /^[a-z0-9_.]{1,63}$/;
 
 export function assertSchemaName(schema: string): string {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name "${schema}"`);
@@ -23,8 +25,14 @@ export function createPool(opts: {
   max: number;
   applicationName: string;
   logger?: Logger;
+  /** Server settings for every connection of this pool, beyond the schema and `jit=off`. */
+  settings?: Readonly<Record<string, string>>;
 }): Pool {
   const schema = assertSchemaName(opts.schema);
+  const settings = Object.entries(opts.settings ?? {}).map(([name, value]) => {
+    if (!SETTING.test(name) || !SETTING.test(value)) throw new Error(`invalid setting ${name}=${value}`);
+    return ` -c ${name}=${value}`;
+  });
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max,
@@ -38,7 +46,7 @@ export function createPool(opts: {
     // estimate passes jit_above_cost. Without fresh statistics (autovacuum behind or off) the ledger's
     // batch statement crossed it once the event log held ~100,000 rows, and each batch then spent about
     // 30 ms compiling for 2 ms of work (seen as Postgres CPU per request doubling in the bench).
-    options: `-c search_path=${schema} -c jit=off`,
+    options: `-c search_path=${schema} -c jit=off${settings.join('')}`,
   });
   // A connection the server drops (a restart, a network blip) must never crash the process. The pool
   // handles idle clients ('error' on the pool) but not checked-out ones: their 'error' event would be

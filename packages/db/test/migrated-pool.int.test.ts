@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@mdp/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropSchema, migratedPool } from '../src/index.ts';
+import { createPool, dropSchema, migratedPool } from '../src/index.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const schema = `t${randomBytes(4).toString('hex')}_migrated_pool`;
@@ -75,5 +75,36 @@ describe('migratedPool', () => {
     } finally {
       await again.end();
     }
+  });
+});
+
+describe('createPool settings', () => {
+  it('applies them to every connection, beside the schema and jit', async () => {
+    const pool = createPool({
+      url: DATABASE_URL,
+      schema,
+      max: 2,
+      applicationName: 'db-settings-test',
+      settings: { enable_seqscan: 'off', statement_timeout: '1500' },
+    });
+    try {
+      const clients = await Promise.all([pool.connect(), pool.connect()]);
+      for (const c of clients) {
+        const { rows } = await c.query(
+          "SELECT current_setting('enable_seqscan') AS seqscan, current_setting('statement_timeout') AS timeout, current_setting('jit') AS jit, current_schema() AS schema",
+        );
+        expect(rows[0]).toEqual({ seqscan: 'off', timeout: '1500ms', jit: 'off', schema });
+        c.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('refuses a name or value that could smuggle another option', () => {
+    const open = (settings: Record<string, string>) =>
+      createPool({ url: DATABASE_URL, schema, max: 1, applicationName: 'db-settings-test', settings });
+    expect(() => open({ enable_seqscan: 'off -c search_path=public' })).toThrow(/invalid setting/);
+    expect(() => open({ 'work_mem=1GB -c x': 'on' })).toThrow(/invalid setting/);
   });
 });

@@ -11,7 +11,7 @@ import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
 import { AuthStore, outboxChannel } from '../../auth/src/store.ts';
 import { assembleLedger } from '../../quota-ledger/src/ledger.ts';
-import { ProjectionStore } from '../../quota-ledger/src/projections.ts';
+import { openRecorder, ProjectionStore } from '../../quota-ledger/src/projections.ts';
 import { buildGateway } from '../src/app.ts';
 import type { Authenticator } from '../src/authenticator.ts';
 import type { Upstreams } from '../src/catalogue/index.ts';
@@ -105,6 +105,11 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
     max: 4,
     applicationName: 'gateway-test-ledger',
   });
+  const ledgerRecorder = openRecorder({
+    url: DATABASE_URL,
+    schema: ledgerSchema,
+    applicationName: 'gateway-test-ledger-recorder',
+  });
   const channel = outboxChannel(authSchema);
   const store = new AuthStore(authPool, 'test-token-hash-secret', channel);
   const natsUrl = opts.natsUrl ?? NATS_URL;
@@ -137,6 +142,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
   async function startLedgerInProcess() {
     const assembled = await assembleLedger({
       pool: ledgerPool,
+      recorder: ledgerRecorder,
       nc,
       stream: usageStream,
       subjectPrefix: usageSubject,
@@ -211,6 +217,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       await nc.drain();
       await authPool.end();
       await ledgerPool.end();
+      await ledgerRecorder.end();
       await dropSchema(DATABASE_URL, authSchema);
       await dropSchema(DATABASE_URL, ledgerSchema);
     },

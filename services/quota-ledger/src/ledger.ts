@@ -12,6 +12,8 @@ import { type SettlementConsumer, startSettlementConsumer } from './settlement-c
 
 export interface LedgerOptions {
   pool: Pool;
+  /** Where batches are recorded: `openRecorder`'s pool. */
+  recorder: Pool;
   nc: NatsConnection;
   stream: string;
   subjectPrefix: string;
@@ -50,7 +52,7 @@ const RECORDING_STALL_MS = 1_000;
 
 /** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
-  const store = new ProjectionStore(o.pool);
+  const store = new ProjectionStore(o.pool, o.recorder);
   const book = new AccountBook(o.holdTtlMs);
   const mutex = new Mutex();
   const consumer = await startSettlementConsumer({

@@ -3,6 +3,7 @@ import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { ledgerConfig } from './config.ts';
 import { assembleLedger } from './ledger.ts';
+import { openRecorder } from './projections.ts';
 
 type LedgerConfig = {
   NATS_URL: string;
@@ -37,8 +38,15 @@ await runGrpcService({
         natsUp = true;
       },
     });
+    const recorder = openRecorder({
+      url: rt.config.DATABASE_URL,
+      schema: rt.config.DB_SCHEMA,
+      applicationName: 'quota-ledger-recorder',
+      logger: rt.logger,
+    });
     const ledger = await assembleLedger({
       pool,
+      recorder,
       nc,
       stream: config.USAGE_STREAM,
       subjectPrefix: config.USAGE_SUBJECT,
@@ -66,6 +74,7 @@ await runGrpcService({
       close: async () => {
         await ledger.close();
         await nc.drain();
+        await recorder.end();
       },
     };
   },

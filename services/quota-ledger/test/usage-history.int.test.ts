@@ -10,7 +10,7 @@ import { buildApp } from '../src/app.ts';
 import { AccountBook } from '../src/domain/account-book.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
-import { ProjectionStore } from '../src/projections.ts';
+import { openRecorder, ProjectionStore } from '../src/projections.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -25,6 +25,7 @@ const account = `acct-hist-${tag}`;
 const NOW = Date.parse('2026-03-14T19:10:00Z');
 
 let pool: Pool;
+let recorder: Pool;
 let nc: NatsConnection;
 let assembled: Ledger;
 let client: TypedClient<typeof ledger.QuotaLedgerServiceService>;
@@ -117,8 +118,10 @@ beforeAll(async () => {
     applicationName: 'usage-history-test',
   });
   nc = await connectNats({ url: NATS_URL, name: 'usage-history-test', logger });
+  recorder = openRecorder({ url: DATABASE_URL, schema, applicationName: 'usage-history-test-recorder' });
   assembled = await assembleLedger({
     pool,
+    recorder,
     nc,
     stream,
     subjectPrefix: prefix,
@@ -146,6 +149,7 @@ afterAll(async () => {
   await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
   await nc?.close();
   await pool?.end();
+  await recorder?.end();
   await dropSchema(DATABASE_URL, schema);
 });
 

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import type { SettlementEvent } from '@mdp/usage';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openRecorder, ProjectionStore } from '../src/projections.ts';
+
+// The batch statement is named, so its recorder connection keeps the plan it made on the log as it
+// was then. Here that plan is made on a log analysed while empty (as a database-wide ANALYZE leaves a
+// new ledger), then the log grows: the kept plan must still find earlier events by index.
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
+const schema = `ledger_plan_${randomBytes(5).toString('hex')}`;
+let pool: Pool;
+let recorder: Pool;
+let store: ProjectionStore;
+
+let n = 0;
+const charges = (count: number, accounts = 50): SettlementEvent[] =>
+  Array.from({ length: count }, () => {
+    n += 1;
+    return {
+      v: 1,
+      request_id: `req-${n}`,
+      account_id: `acct-${n % accounts}`,
+      kind: 'charged',
+      admitted_at_ms: Date.parse('2026-03-14T10:00:00Z'),
+      settled_at_ms: Date.parse('2026-03-14T10:00:00Z') + 5,
+      route: 'getStockQuote',
+      status: 200,
+    };
+  });
+
+beforeAll(async () => {
+  pool = await migratedPool({
+    url: DATABASE_URL,
+    schema,
+    dir: new URL('../migrations/', import.meta.url).pathname,
+    max: 2,
+    applicationName: 'recorder-plan-test',
+  });
+  recorder = openRecorder({ url: DATABASE_URL, schema, applicationName: 'recorder-plan-test-recorder' });
+  store = new ProjectionStore(pool, recorder);
+});
+
+afterAll(async () => {
+  await recorder?.end();
+  await pool?.end();
+  await dropSchema(DATABASE_URL, schema);
+});
+
+it('keeps looking earlier events up by index after the log it was planned on has grown', async () => {
+  await pool.query('ANALYZE usage_events, usage_daily, usage_monthly, usage_route_daily');
+  // Postgres settles on a generic plan from the sixth execution on a connection.
+  for (let i = 0; i < 8; i++) await store.record(charges(25));
+  for (let i = 0; i < 20; i++) await store.record(charges(1_000));
+
+  // The plan as the connection would run it now (for an empty batch: a generic plan ignores the value).
+  const { rows } = await recorder.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE record_batch('[]')`);
+  const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+  expect(plan).toContain('usage_events_request_id_kind_key');
+  expect(plan).not.toMatch(/Seq Scan on usage_(events|daily|monthly|route_daily)/);
+
+  // And what it records is still right: the projections hold every charge.
+  const { rows: totals } = await pool.query<{ events: number; charged: number }>(
+    `SELECT (SELECT count(*) FROM usage_events)::int AS events,
+            (SELECT sum(charged) FROM usage_monthly)::int AS charged`,
+  );
+  expect(totals[0]).toEqual({ events: n, charged: n });
+});
