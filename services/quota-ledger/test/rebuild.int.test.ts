@@ -8,8 +8,8 @@ import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/projections.ts';
+import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const schema = `ledger_rb_${randomBytes(5).toString('hex')}`;
 let pool: Pool;
 let store: ProjectionStore;
@@ -36,13 +36,7 @@ const event = (
 });
 
 beforeAll(async () => {
-  pool = await migratedPool({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    max: 2,
-    applicationName: 'rebuild-test',
-  });
+  pool = await ledgerPool(schema, 'rebuild-test');
   store = new ProjectionStore(pool);
   await store.record([
     event('r1', 'charged'),
@@ -126,9 +120,8 @@ describe('the by-route projection on a log recorded before it existed', () => {
   it('is filled from the log by its migration: charged, not voided requests', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-migrations-'));
     const older = `ledger_rt_${randomBytes(5).toString('hex')}`;
-    const migrations = new URL('../migrations/', import.meta.url).pathname;
-    for (const f of readdirSync(migrations).filter((f) => f < '0003'))
-      copyFileSync(join(migrations, f), join(dir, f));
+    for (const f of readdirSync(LEDGER_MIGRATIONS).filter((f) => f < '0003'))
+      copyFileSync(join(LEDGER_MIGRATIONS, f), join(dir, f));
     const before = await migratedPool({
       url: DATABASE_URL,
       schema: older,
@@ -145,13 +138,7 @@ describe('the by-route projection on a log recorded before it existed', () => {
                 ('q3', 'refunded','acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 404, 'rest'),
                 ('q4', 'charged', 'acct-9', now(), now(), '2026-03-15', '2026-03', 'searchStocks', 200, 'mcp')`,
       );
-      const after = await migratedPool({
-        url: DATABASE_URL,
-        schema: older,
-        dir: migrations,
-        max: 1,
-        applicationName: 'rt',
-      });
+      const after = await ledgerPool(older, 'rt', 1);
       try {
         const { rows } = await after.query(
           "SELECT to_char(day, 'YYYY-MM-DD') AS day, route, interface, charged FROM usage_route_daily ORDER BY 1",

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openRecorder, ProjectionStore } from '../src/projections.ts';
+import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 // The batch statement is named, so its recorder connection keeps the plan it made on the log as it
 // was then. Here that plan is made on a log analysed while empty (as a database-wide ANALYZE leaves a
 // new ledger), then the log grows: the kept plan must still find earlier events by index.
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const schema = `ledger_plan_${randomBytes(5).toString('hex')}`;
 let pool: Pool;
 let recorder: Pool;
@@ -31,13 +31,7 @@ const charges = (count: number, accounts = 50): SettlementEvent[] =>
   });
 
 beforeAll(async () => {
-  pool = await migratedPool({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    max: 2,
-    applicationName: 'recorder-plan-test',
-  });
+  pool = await ledgerPool(schema, 'recorder-plan-test');
   recorder = openRecorder({ url: DATABASE_URL, schema, applicationName: 'recorder-plan-test-recorder' });
   store = new ProjectionStore(pool, recorder);
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/projections.ts';
 import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement-consumer.ts';
+import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
 const schema = `ledger_tel_${tag}`;
@@ -57,13 +57,7 @@ async function waitFor<T>(what: string, probe: () => T | undefined, ms = 5_000):
 }
 
 beforeAll(async () => {
-  pool = await migratedPool({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    max: 2,
-    applicationName: 'settlement-telemetry-test',
-  });
+  pool = await ledgerPool(schema, 'settlement-telemetry-test');
   nc = await connectNats({ url: NATS_URL, name: 'settlement-telemetry-test', logger });
   const store = new ProjectionStore(pool);
   consumer = await startSettlementConsumer({

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import { createClient, status, type TypedClient } from '@mdp/grpc';
 import { connectNats, type NatsConnection } from '@mdp/nats';
 import { ledger } from '@mdp/proto';
@@ -11,8 +11,8 @@ import { AccountBook } from '../src/domain/account-book.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
 import { openRecorder, ProjectionStore } from '../src/projections.ts';
+import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
 const schema = `ledger_hist_${tag}`;
@@ -110,13 +110,7 @@ function connect(address: string) {
 }
 
 beforeAll(async () => {
-  pool = await migratedPool({
-    url: DATABASE_URL,
-    schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
-    max: 4,
-    applicationName: 'usage-history-test',
-  });
+  pool = await ledgerPool(schema, 'usage-history-test', 4);
   nc = await connectNats({ url: NATS_URL, name: 'usage-history-test', logger });
   recorder = openRecorder({ url: DATABASE_URL, schema, applicationName: 'usage-history-test-recorder' });
   assembled = await assembleLedger({
