@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,9 +20,14 @@ const END = '2026-11-20';
 let env: ServiceEnv;
 const io = { log: () => {}, now: clockAt('2026-11-22') };
 
+/** Another service's schema in the same database, with a table the load must leave unanalysed. */
+const neighbour = `eqsvc_neighbour_${randomBytes(5).toString('hex')}`;
+
 beforeAll(async () => {
   env = await startService({ prefix: 'eqsvc', clock: clockAt('2026-11-22') });
   const { pool } = env;
+  await pool.query(`CREATE SCHEMA "${neighbour}"`);
+  await pool.query(`CREATE TABLE "${neighbour}".events AS SELECT g AS id FROM generate_series(1, 100) AS g`);
   await run(pool, ['load-default', '--if-empty', '--size', SIZE, '--end', END], io);
   // A company whose symbol has an ampersand, with two bars.
   const { rows } = await pool.query<{ id: number }>(
@@ -38,6 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await env?.pool.query(`DROP SCHEMA IF EXISTS "${neighbour}" CASCADE`);
   await env?.close();
 });
 
@@ -51,6 +58,21 @@ describe('loading the default dataset', () => {
     // Every area's tables are counted, and the generated load filled them.
     for (const table of ['financial_periods', 'shareholding', 'news', 'fii_dii_cash', 'fpi_sectors'])
       expect(stats).toMatch(new RegExp(`^${table}\\s+[1-9]\\d*$`, 'm'));
+  });
+
+  it("analyses its own schema's tables and no other schema's", async () => {
+    const { rows } = await env.pool.query<{ schema: string; table: string; analysed: boolean }>(
+      `SELECT schemaname AS schema, relname AS table, last_analyze IS NOT NULL AS analysed
+         FROM pg_stat_user_tables
+        WHERE (schemaname = current_schema() AND relname IN ('stocks', 'daily_bars')) OR schemaname = $1
+        ORDER BY 1 DESC, 2`,
+      [neighbour],
+    );
+    expect(rows).toEqual([
+      { schema: neighbour, table: 'events', analysed: false },
+      { schema: env.schema, table: 'daily_bars', analysed: true },
+      { schema: env.schema, table: 'stocks', analysed: true },
+    ]);
   });
 
   it('stores exactly what the generator produces (the database and the in-memory model agree)', async () => {

@@ -16,6 +16,19 @@ import {
 /** Serialises loaders of one schema (and waits for a loader already running). */
 export const LOAD_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':equities-load'))";
 
+/**
+ * Fresh statistics for this schema's tables after a load, and for no other schema's: the database is
+ * shared, and a database-wide ANALYZE also analysed other services' tables at whatever size they had
+ * (it once gave the ledger's kept batch plan the statistics of an empty event log).
+ */
+const ANALYZE_OWN_TABLES = `DO $$
+DECLARE t text;
+BEGIN
+  FOR t IN SELECT format('%I.%I', schemaname, tablename) FROM pg_tables WHERE schemaname = current_schema() LOOP
+    EXECUTE 'ANALYZE ' || t;
+  END LOOP;
+END $$`;
+
 export interface LoadSummary {
   stocks: number;
   aliases: number;
@@ -104,7 +117,7 @@ export async function loadGenerated(
     }
     await announceDatasetChange(client);
     await client.query('COMMIT');
-    await client.query('ANALYZE');
+    await client.query(ANALYZE_OWN_TABLES);
     return summary;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
