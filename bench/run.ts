@@ -130,8 +130,8 @@ function bareMedian(figures: Figure[], shape: Shape): number {
     .filter((f) => f.bare && f.shape === shape)
     .map((f) => f.rps)
     .sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
   if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
