@@ -2,11 +2,11 @@
 // stream (many accounts, no caps in the way), and settlement events recorded per second (JetStream →
 // the ledger's consumer → Postgres log and projections). Figures only.
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import { createPool, dropSchema } from '@mdp/db';
 import { ledger } from '@mdp/proto';
-import { settlementMsgId, settlementSubject } from '@mdp/usage';
+import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { connect } from 'nats';
 import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
 import { envInt } from './env.ts';
@@ -70,13 +70,13 @@ export async function benchLedger(): Promise<string[]> {
           const admissions: ledger.Admission[] = [];
           for (let i = 0; i < 50 && sent < ADMISSIONS; i++, sent++) {
             admissions.push({
-              request_id: randomUUID(),
+              request_id: newRequestId(),
               account: { account_id: `bench-${sent % 2000}`, plan: 'bench', burst_per_minute: 1_000_000 },
               traceparent: '',
               interface: 'rest',
             });
           }
-          call.write({ admissions, restored: [], released: [] });
+          call.write({ admissions, restored: [], releases: [] });
         }
       };
       call.on('data', (response: ledger.AdmitResponse) => {
@@ -101,7 +101,7 @@ export async function benchLedger(): Promise<string[]> {
     for (let i = 0; i < SETTLEMENTS; i++) {
       const event = {
         v: 1,
-        request_id: `bench-${tag}-${i}`,
+        request_id: newRequestId(),
         account_id: `bench-${i % 2000}`,
         kind: 'charged',
         admitted_at_ms: now,

@@ -110,10 +110,14 @@ describe('one request, one trace', () => {
   it('carries one trace id through gateway → auth → ledger → data service → settlement event', async () => {
     // A fresh token: verification happens only on a cache miss, and the auth hop is part of the trace.
     const token = (await stack.admin('demo-token', '--plan', 'pro')).split('\n').at(-1)!;
-    const requestId = `trace-${randomBytes(6).toString('hex')}`;
+    const correlationId = `trace-${randomBytes(6).toString('hex')}`;
     const res = await fetch(`${stack.baseUrl}/v1/stocks/TCS/quote`, {
-      headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId },
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': correlationId },
     });
+    // The client's id is echoed and traced; the platform's own id keys the request, settlement included.
+    expect(res.headers.get('x-request-id')).toBe(correlationId);
+    const requestId = res.headers.get('request-id')!;
+    expect(requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // 200 once a dataset holds TCS, 404 without one: admitted either way, and settled (charged or refunded).
     expect([200, 404]).toContain(res.status);
     const settlement = res.status === 200 ? 'charged' : 'refunded';
@@ -126,7 +130,7 @@ describe('one request, one trace', () => {
     let gateway: ReceivedSpan | undefined;
     const wanted = () => {
       gateway ??= receiver.spans.find(
-        (s) => s.service === 'gateway' && s.attributes['mdp.request_id'] === requestId,
+        (s) => s.service === 'gateway' && s.attributes['mdp.correlation_id'] === correlationId,
       );
       if (!gateway) return null;
       const t = gateway.traceId;
@@ -156,6 +160,7 @@ describe('one request, one trace', () => {
     const { auth, admit, data, settle } = spans;
     const root = gateway!;
     expect(root.name).toBe('GET /v1/stocks/:symbol/quote');
+    expect(root.attributes['mdp.request_id']).toBe(requestId);
     expect(root.kind).toBe(2);
     expect(root.attributes['http.response.status_code']).toBe(res.status);
     // One trace id in five processes' spans, each hop a child of the gateway's request span.

@@ -205,7 +205,7 @@ export class MdpClient {
       this.options.onAttempt?.({ operationId, attempt, status: 0, code: err.code });
       throw err;
     }
-    const requestId = res.headers.get('x-request-id');
+    const requestId = res.headers.get('request-id');
     const rateLimit = readRateLimit(res.headers);
     if (rateLimit) {
       this.rateLimit = rateLimit;

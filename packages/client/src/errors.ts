@@ -27,7 +27,7 @@ export class MdpError extends Error {
     readonly details: { param?: string; [key: string]: unknown } = {},
     /** Seconds the API asked to wait (`Retry-After`), when it did. */
     readonly retryAfter: number | null = null,
-    /** The request's `X-Request-Id`: quote it when reporting a problem. */
+    /** The platform's id of the request (`Request-Id`): quote it when reporting a problem. */
     readonly requestId: string | null = null,
     /** For `quota_exhausted`: when the binding window resets (from `X-RateLimit-Reset`). */
     readonly resetsAt: Date | null = null,

@@ -24,7 +24,9 @@ function answer(_req: IncomingMessage, res: ServerResponse) {
   if (next === 'hang') return;
   res.writeHead(next.status, {
     'content-type': 'application/json',
-    'x-request-id': `req-${seen}`,
+    'request-id': `req-${seen}`,
+    // An echo of a client's correlation id: not the id to quote.
+    'x-request-id': `echo-${seen}`,
     ...next.headers,
   });
   res.end(

@@ -1,4 +1,5 @@
 import {
+  type Attributes,
   type Context,
   context,
   propagation,
@@ -8,6 +9,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -58,7 +60,10 @@ export function initTracing(opts: TracingOptions): Tracing {
         ? new ParentBasedSampler({ root: new AlwaysOnSampler() })
         : new AlwaysOffSampler(),
   });
-  provider.register();
+  // Trace context only, not W3C baggage: baggage is a client's free-form text (up to 8 KB), and the
+  // gateway would otherwise hand it on to every internal call. traceparent and tracestate are parsed
+  // and bounded by the propagator; they place spans in a trace and decide nothing else.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   return {
     tracer: trace.getTracer(opts.serviceName),
     recording: spanProcessors.length > 0,
@@ -95,5 +100,5 @@ export async function inSpan<T>(
   }
 }
 
-export type { Context, Span, Tracer };
+export type { Attributes, Context, Span, Tracer };
 export { context, SpanKind, SpanStatusCode, trace };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  newRequestId,
   parseSettlementEvent,
   parseSettlementMessage,
   settlementMsgId,
@@ -29,8 +30,13 @@ describe('usage contract', () => {
 
   it('names subjects and message ids', () => {
     expect(settlementSubject('usage', 2, 'refunded')).toBe('usage.2.refunded');
-    expect(settlementMsgId({ request_id: 'r1', kind: 'charged' })).toBe('r1');
-    expect(settlementMsgId({ request_id: 'r1', kind: 'voided' })).toBe('r1:voided');
+    expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'charged' })).toBe('a1/r1');
+    expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'refunded' })).toBe('a1/r1');
+    expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'voided' })).toBe('a1/r1:voided');
+    // Scoped by account: the same request id of two accounts is two messages, never a JetStream duplicate.
+    expect(settlementMsgId({ request_id: 'r1', account_id: 'a2', kind: 'charged' })).not.toBe(
+      settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'charged' }),
+    );
   });
 
   it('accepts a well-formed event and names what is wrong with a bad one', () => {
@@ -58,5 +64,27 @@ describe('usage contract', () => {
     expect(parseSettlementMessage({ v: 2, events: [] })).toBe('unknown batch version 2');
     expect(parseSettlementMessage({ v: 1, events: Array(1_001).fill(event) })).toBe('batch of 1001 events');
     expect(parseSettlementMessage('not json')).toBe('not an object');
+  });
+
+  it('makes request ids that are UUIDv7, unique, and ordered by the millisecond they were made in', async () => {
+    const ids = Array.from({ length: 20_000 }, newRequestId);
+    for (const id of ids.slice(0, 100))
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const msOf = (id: string) => Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+    const before = Date.now();
+    await new Promise((r) => setTimeout(r, 5));
+    const later = newRequestId();
+    expect(msOf(later)).toBeGreaterThanOrEqual(before);
+    expect(Math.abs(msOf(later) - Date.now())).toBeLessThan(60_000);
+    // Text order is time order across milliseconds: the log's unique index grows at its right edge.
+    expect(later > ids.at(-1)!).toBe(true);
+    for (let i = 1; i < ids.length; i++) expect(msOf(ids[i]!)).toBeGreaterThanOrEqual(msOf(ids[i - 1]!));
+  });
+
+  it('draws request ids from fresh randomness: no two share their 74 random bits', () => {
+    const randomPart = (id: string) => id.replace(/-/g, '').slice(13);
+    const parts = new Set(Array.from({ length: 20_000 }, () => randomPart(newRequestId())));
+    expect(parts.size).toBe(20_000);
   });
 });

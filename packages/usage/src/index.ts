@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 
+export { newRequestId } from './request-id.ts';
+
 /**
  * The contract between the gateway (which settles) and the quota ledger (which consumes): the
  * settlement event, where it is published, and which ledger shard owns an account.
@@ -49,9 +51,14 @@ export function shardSubjects(prefix: string, shard: number): string {
   return `${prefix}.${shard}.*`;
 }
 
-/** JetStream message id: the request id, plus the kind for a void (which follows a charge of the same id). */
-export function settlementMsgId(event: Pick<SettlementEvent, 'request_id' | 'kind'>): string {
-  return event.kind === 'voided' ? `${event.request_id}:voided` : event.request_id;
+/**
+ * JetStream message id of a lone event: the account and the request id (the key of a request is both),
+ * plus the kind for a void (which follows a charge of the same request). A request is charged or
+ * refunded, never both, so those two share one id.
+ */
+export function settlementMsgId(event: Pick<SettlementEvent, 'request_id' | 'account_id' | 'kind'>): string {
+  const key = `${event.account_id}/${event.request_id}`;
+  return event.kind === 'voided' ? `${key}:voided` : key;
 }
 
 /** Which ledger shard owns an account: stable across processes and restarts. */

@@ -70,7 +70,7 @@ class ShardStream {
   private queue: ledger.Admission[] = [];
   private queuedPending: Pending[] = [];
   /** Releases of this turn, sent with the admissions; each waits for the shard's acknowledgement. */
-  private releases: string[] = [];
+  private releases: ledger.RequestKey[] = [];
   private readonly releasing = new Map<string, () => void>();
   private flushScheduled = false;
   private pausedUntil = 0;
@@ -147,7 +147,7 @@ class ShardStream {
     // (In messages of RESTORE_BATCH, well under gRPC's message size limit; the shard applies them in order.)
     const restored = this.outstanding.holds(Date.now());
     for (let i = 0; i < restored.length; i += RESTORE_BATCH)
-      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH), released: [] });
+      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH), releases: [] });
     return stream;
   }
 
@@ -169,7 +169,7 @@ class ShardStream {
    * response never counts it. Resolves when the shard has applied it, or after `deadlineMs` (the
    * settlement event releases it then). It is never charged, so it needs no restoring either.
    */
-  release(requestId: string, deadlineMs: number): Promise<void> {
+  release(requestId: string, accountId: string, deadlineMs: number): Promise<void> {
     this.outstanding.settled(requestId);
     if (!this.stream) return Promise.resolve();
     return new Promise((resolve) => {
@@ -180,7 +180,7 @@ class ShardStream {
       };
       const timer = setTimeout(done, deadlineMs);
       this.releasing.set(requestId, done);
-      this.releases.push(requestId);
+      this.releases.push({ request_id: requestId, account_id: accountId });
       this.scheduleFlush();
     });
   }
@@ -195,27 +195,26 @@ class ShardStream {
     this.flushScheduled = false;
     const admissions = this.queue;
     const waiting = this.queuedPending;
-    const released = this.releases;
+    const releases = this.releases;
     this.queue = [];
     this.queuedPending = [];
     this.releases = [];
     // A stream that broke since these were queued has already failed (or resolved) their promises.
-    if (this.stream && (admissions.length > 0 || released.length > 0))
-      this.stream.write({ admissions, restored: [], released });
+    if (this.stream && (admissions.length > 0 || releases.length > 0))
+      this.stream.write({ admissions, restored: [], releases });
     if (admissions.length > 0) setTimeout(() => this.expire(admissions, waiting), this.deadlineMs).unref();
   }
 
   /**
-   * Those the shard has not answered within the deadline get a 503 (including a waiter whose id a later
-   * request reused). No error is built for an answered one: in the steady state every timer finds all
-   * answered, and an error per request (with its stack) was a measurable share of the gateway's CPU.
+   * Those the shard has not answered within the deadline get a 503. No error is built for an answered
+   * one: in the steady state every timer finds all answered, and an error per request (with its stack)
+   * was a measurable share of the gateway's CPU.
    */
   private expire(admissions: ledger.Admission[], waiting: Pending[]): void {
     for (let i = 0; i < admissions.length; i++) {
       const w = waiting[i]!;
       if (w.answered) continue;
-      const id = admissions[i]!.request_id;
-      if (this.pending.get(id) === w) this.pending.delete(id);
+      this.pending.delete(admissions[i]!.request_id);
       w.answered = true;
       w.reject(ApiError.serviceUnavailable(5));
     }
@@ -311,7 +310,8 @@ export class AdmissionClient {
           headers: { ...headers, 'Retry-After': res.retry_after_seconds },
         });
       default:
-        // A duplicate id or a ledger that could not decide: never guess, never charge.
+        // A ledger that could not decide (or a duplicate, which ids this gateway made cannot be): never
+        // guess, never charge.
         this.decisions.inc({ decision: 'unavailable', interface: via });
         throw ApiError.serviceUnavailable(5);
     }
@@ -332,7 +332,10 @@ export class AdmissionClient {
 
   /** The request ended without a 200; resolves once its shard no longer counts it (bounded). */
   release(admission: Admission): Promise<void> {
-    return this.shards[admission.shard]?.release(admission.requestId, this.deadlineMs) ?? Promise.resolve();
+    return (
+      this.shards[admission.shard]?.release(admission.requestId, admission.accountId, this.deadlineMs) ??
+      Promise.resolve()
+    );
   }
 
   /** The admission's settlement event is acknowledged (charged, refunded or voided). */

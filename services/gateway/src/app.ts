@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import { ApiError, errorBody } from '@mdp/errors';
@@ -6,6 +5,7 @@ import type { AsyncClient } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
 import type { auth } from '@mdp/proto';
 import {
+  type Attributes,
   context,
   extractTraceContext,
   httpServerMetrics,
@@ -17,6 +17,7 @@ import {
   type Tracer,
   trace,
 } from '@mdp/telemetry';
+import { newRequestId } from '@mdp/usage';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -72,7 +73,11 @@ function isSitePath(url: string): boolean {
   );
 }
 const routeNotFound = (url: string) => new ApiError('route_not_found', `no route ${url.split('?')[0]}`);
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+/**
+ * A client's own X-Request-Id is echoed and logged when it is of this shape, as a correlation id only:
+ * the request's key everywhere in the platform is the id the gateway makes (`newRequestId`).
+ */
+const CORRELATION_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -128,10 +133,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     requestTimeout: 30_000,
     keepAliveTimeout: 75_000,
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 2048 },
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    // Nothing a client sends becomes a request's id: it keys admission, settlement and the event log.
+    genReqId: newRequestId,
     frameworkErrors: (err, _req, reply) => {
       sendError(reply, new ApiError('invalid_request', `the request URL could not be read (${err.code})`));
     },
@@ -141,10 +144,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
 
   app.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id);
+    const given = req.headers['x-request-id'];
+    const correlationId = typeof given === 'string' && CORRELATION_ID.test(given) ? given : undefined;
+    reply.header('request-id', req.id).header('x-request-id', correlationId ?? req.id);
+    const attributes: Attributes = { 'http.request.method': req.method, 'mdp.request_id': req.id };
+    if (correlationId) {
+      attributes['mdp.correlation_id'] = correlationId;
+      req.log = req.log.child({ correlationId });
+    }
     req.span = tracer.startSpan(
       `${req.method} ${req.routeOptions.url ?? 'unmatched'}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'mdp.request_id': req.id } },
+      { kind: SpanKind.SERVER, attributes },
       extractTraceContext(req.headers),
     );
     if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
@@ -177,7 +187,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     origin: '*',
     methods: ['GET', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'X-Request-Id'],
+    exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'Request-Id', 'X-Request-Id'],
     maxAge: 600,
     strictPreflight: false,
   });

@@ -45,8 +45,8 @@ function parameters(route: RouteDef) {
 
 const header = (name: string) => ({ [name]: { $ref: `#/components/headers/${name}` } });
 
-/** Sent on every response, success or error. */
-const requestIdHeader = header('X-Request-Id');
+/** Sent on every response, success or error: the platform's id of the request, and the client's echoed. */
+const requestIdHeader = { ...header('Request-Id'), ...header('X-Request-Id') };
 
 const rateLimitHeaders = {
   ...header('X-RateLimit-Limit'),
@@ -154,9 +154,14 @@ export function buildOpenApi(): Record<string, unknown> {
             'IETF rate-limit draft: the binding policy with what remains (`r`) and seconds until it resets (`t`), e.g. `"daily";r=48;t=23400`; the same window and figure as X-RateLimit-Remaining, `"burst";r=0;t=…` on a burst refusal',
           schema: { type: 'string' },
         },
+        'Request-Id': {
+          description:
+            "The platform's own id of this request, new for every request whatever the client sends (a UUIDv7). Quote it when reporting a problem: it keys the request's charge or refund in the usage ledger.",
+          schema: { type: 'string', format: 'uuid' },
+        },
         'X-Request-Id': {
           description:
-            "The request's id: the caller's own X-Request-Id when it is 8-64 characters of A-Z, a-z, 0-9, dot, underscore or hyphen, else a new UUID. Quote it when reporting a problem.",
+            "The client's own X-Request-Id echoed when it is 8-64 characters of A-Z, a-z, 0-9, dot, underscore or hyphen; otherwise the same value as Request-Id. A correlation id only, logged and traced beside Request-Id: it never decides what is charged, and two requests sending the same one are two requests.",
           schema: { type: 'string' },
         },
         'WWW-Authenticate': {

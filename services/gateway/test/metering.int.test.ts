@@ -280,7 +280,7 @@ describe('settlement events', () => {
     // Re-ordered: the void of req-dup-2 arrives before its charge; the net is nothing.
     await pub(
       { ...base, request_id: 'req-dup-2', kind: 'voided' },
-      settlementMsgId({ request_id: 'req-dup-2', kind: 'voided' }),
+      settlementMsgId({ request_id: 'req-dup-2', account_id: account, kind: 'voided' }),
     );
     await pub({ ...base, request_id: 'req-dup-2', kind: 'charged' }, 'req-dup-2');
     // Poison: not JSON, and JSON that is not an event.
@@ -300,7 +300,7 @@ describe('settlement events', () => {
     await settled(token, 3);
   });
 
-  it('re-recording a batch already recorded changes nothing (the log is keyed by request and kind)', async () => {
+  it('re-recording a batch already recorded changes nothing (the log is keyed by request, account and kind)', async () => {
     const event = {
       v: 1 as const,
       request_id: 'replayed-1',
@@ -318,6 +318,25 @@ describe('settlement events', () => {
       { accountId: 'acct-replay', day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 },
     ]);
     expect(again).toEqual({ recorded: 0, deltas: [] });
+    // The same request id in another account is another request: recorded and charged to that account.
+    const other = await services.projections.record([{ ...event, account_id: 'acct-replay-2' }]);
+    expect(other).toEqual({
+      recorded: 1,
+      deltas: [{ accountId: 'acct-replay-2', day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 }],
+    });
+    // And its void reverses its own charge only.
+    const voided = await services.projections.record([
+      { ...event, account_id: 'acct-replay-2', kind: 'voided' },
+    ]);
+    expect(voided.deltas).toEqual([
+      { accountId: 'acct-replay-2', day: '2026-06-02', month: '2026-06', via: 'rest', delta: -1 },
+    ]);
+    expect(
+      await services.projections.settled([{ requestId: 'replayed-1', accountId: 'acct-replay' }]),
+    ).toEqual(new Set(['acct-replay/replayed-1']));
+    expect(
+      await services.projections.settled([{ requestId: 'replayed-1', accountId: 'acct-nobody' }]),
+    ).toEqual(new Set());
   });
 
   it('a rebuild of the projections from the event log equals the live ones', async () => {

@@ -6,7 +6,7 @@ import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/tele
 import { type AccountBook, type ByInterface, interfaceOf } from './domain/account-book.ts';
 import type { Caps, Decision } from './domain/admission.ts';
 import type { Mutex } from './mutex.ts';
-import type { ProjectionStore } from './projections.ts';
+import { type ProjectionStore, settledKey } from './projections.ts';
 import { historyWindow, usageHistoryDocument } from './usage-history.ts';
 
 export interface LedgerDeps extends GrpcServerOptions {
@@ -185,10 +185,13 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
           now,
         );
       }
-      const settled = await store.settled(valid.map((h) => h.request_id));
+      const settled = await store.settled(
+        valid.map((h) => ({ requestId: h.request_id, accountId: h.account.account_id })),
+      );
       const at = clock();
       for (const h of valid) {
-        if (settled.has(h.request_id)) restoredHolds.inc({ outcome: 'settled' });
+        if (settled.has(settledKey(h.request_id, h.account.account_id)))
+          restoredHolds.inc({ outcome: 'settled' });
         else if (
           book.restore(h.request_id, h.account.account_id, h.admitted_at_ms, at, interfaceOf(h.interface))
         )
@@ -213,11 +216,11 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
           .finally(() => restoresPending--);
         restoring = restoring.then(() => done);
       }
-      if (batch.released.length > 0) {
+      if (batch.releases.length > 0) {
         // After any restore in progress, so that a hold restored late cannot outlive its release.
         const release = () => {
-          for (const id of batch.released) book.release(id);
-          call.write({ results: [], released: batch.released });
+          for (const r of batch.releases) book.release(r.request_id, r.account_id);
+          call.write({ results: [], released: batch.releases.map((r) => r.request_id) });
         };
         if (restoresPending > 0) void restoring.then(release);
         else release();

@@ -72,7 +72,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     apply: async (events) => {
       const result = await store.record(events);
       for (const delta of result.deltas) book.charge(delta);
-      for (const e of events) book.release(e.request_id);
+      for (const e of events) book.release(e.request_id, e.account_id);
     },
   });
   // A shard that starts (or restarts) knows only what the projections hold: charges still in the stream

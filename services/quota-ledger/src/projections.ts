@@ -24,14 +24,15 @@ WITH fresh AS (
     FROM json_to_recordset($1::json) AS e(request_id text, kind text, account_id text, admitted_at_ms bigint,
                                           settled_at_ms bigint, day date, month text, route text, status smallint,
                                           interface text)
-  ON CONFLICT (request_id, kind) DO NOTHING
+  ON CONFLICT (request_id, account_id, kind) DO NOTHING
   RETURNING request_id, kind, account_id, day, month, route, interface
 ),
 requests AS (
-  SELECT f.request_id, min(f.account_id) AS account_id, min(f.day) AS day, min(f.month) AS month,
+  SELECT f.request_id, f.account_id, min(f.day) AS day, min(f.month) AS month,
          min(f.route) AS route, min(f.interface) AS via, array_agg(f.kind) AS fresh_kinds,
-         coalesce((SELECT array_agg(u.kind) FROM usage_events u WHERE u.request_id = f.request_id), '{}') AS before_kinds
-    FROM fresh f GROUP BY f.request_id
+         coalesce((SELECT array_agg(u.kind) FROM usage_events u
+                    WHERE u.request_id = f.request_id AND u.account_id = f.account_id), '{}') AS before_kinds
+    FROM fresh f GROUP BY f.request_id, f.account_id
 ),
 per_request AS (
   SELECT account_id, day, month, route, via,
@@ -91,7 +92,8 @@ WITH charged AS (
   SELECT c.admitted_at, c.day, c.route
     FROM usage_events c
    WHERE c.account_id = $1 AND c.day BETWEEN $4::date AND $5::date AND c.kind = 'charged'
-     AND NOT EXISTS (SELECT 1 FROM usage_events v WHERE v.request_id = c.request_id AND v.kind = 'voided')
+     AND NOT EXISTS (SELECT 1 FROM usage_events v
+                      WHERE v.request_id = c.request_id AND v.account_id = c.account_id AND v.kind = 'voided')
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', interface, 'units', charged)),
@@ -104,6 +106,9 @@ SELECT
      FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $9::date), 0))::int AS d, sum(charged)::int AS m
              FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $8::date AND $9::date
             GROUP BY route HAVING sum(charged) > 0) AS r) AS routes`;
+
+/** How `ProjectionStore.settled` names a request: its key, the account and the id. */
+export const settledKey = (requestId: string, accountId: string) => `${accountId}/${requestId}`;
 
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
@@ -144,7 +149,7 @@ export class ProjectionStore {
   ) {}
 
   /**
-   * Records a batch of events. Duplicates (same request and kind) are ignored by the log's unique key,
+   * Records a batch of events. Duplicates (same request, account and kind) are ignored by the log's unique key,
    * so re-delivered and repeated events change nothing. Projection deltas are computed from the kinds
    * a request had before and after the batch, which makes the result independent of arrival order.
    */
@@ -171,14 +176,16 @@ export class ProjectionStore {
     return result.rows[0]!;
   }
 
-  /** Which of these requests have a settlement event (of any kind) recorded in the log. */
-  async settled(requestIds: string[]): Promise<Set<string>> {
-    if (requestIds.length === 0) return new Set();
-    const { rows } = await this.pool.query<{ request_id: string }>(
-      'SELECT DISTINCT request_id FROM usage_events WHERE request_id = ANY($1::text[])',
-      [requestIds],
+  /** Which of these requests have a settlement event (of any kind) recorded in the log, by `settledKey`. */
+  async settled(requests: { requestId: string; accountId: string }[]): Promise<Set<string>> {
+    if (requests.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ request_id: string; account_id: string }>(
+      `SELECT DISTINCT e.request_id, e.account_id
+         FROM unnest($1::text[], $2::text[]) AS r(request_id, account_id)
+         JOIN usage_events e USING (request_id, account_id)`,
+      [requests.map((r) => r.requestId), requests.map((r) => r.accountId)],
     );
-    return new Set(rows.map((r) => r.request_id));
+    return new Set(rows.map((r) => settledKey(r.request_id, r.account_id)));
   }
 
   /** Charged counts of one account's day and month by interface, as the projections hold them. */
@@ -204,7 +211,7 @@ export class ProjectionStore {
    * the usage_daily and usage_route_daily projections (primary-key ranges). Hours come from the log,
    * with the projections' rule: a request counts when it has a `charged` event and no `voided` one
    * (`refunded` never carried a charge); read by the (account_id, day) index over `w.eventDays` (at most
-   * two days of the account's events), the void check a (request_id, kind) lookup.
+   * two days of the account's events), the void check a (request_id, account_id, kind) lookup.
    */
   async history(accountId: string, w: HistoryWindow): Promise<HistoryRows> {
     const { rows } = await this.pool.query<HistoryRows>(HISTORY, [
@@ -239,10 +246,10 @@ export class ProjectionStore {
       rebuilt: number;
     }>(
       `WITH per_request AS (
-         SELECT request_id, min(account_id) AS account_id, min(day) AS day, min(month) AS month,
+         SELECT request_id, account_id, min(day) AS day, min(month) AS month,
                 min(route) AS route, min(interface) AS via,
                 bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
-           FROM usage_events GROUP BY request_id),
+           FROM usage_events GROUP BY request_id, account_id),
        rebuilt_daily AS (
          SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, count(*)::int AS n
            FROM per_request WHERE charged GROUP BY account_id, day, via),

@@ -51,7 +51,7 @@ it('keeps looking earlier events up by index after the log it was planned on has
   // The plan as the connection would run it now (for an empty batch: a generic plan ignores the value).
   const { rows } = await recorder.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE record_batch('[]')`);
   const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-  expect(plan).toContain('usage_events_request_id_kind_key');
+  expect(plan).toContain('usage_events_request_account_kind_key');
   expect(plan).not.toMatch(/Seq Scan on usage_(events|daily|monthly|route_daily)/);
 
   // And what it records is still right: the projections hold every charge.

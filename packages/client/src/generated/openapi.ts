@@ -2206,6 +2206,7 @@ export type components = {
         /** @description `invalid_request`: a parameter is unknown, malformed or out of range (`details.param` names it) */
         BadRequest: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2216,6 +2217,7 @@ export type components = {
         /** @description `authentication_required` (no token) or `invalid_token` */
         Unauthorized: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 [name: string]: unknown;
@@ -2227,6 +2229,7 @@ export type components = {
         /** @description `method_not_allowed`: the path accepts GET and OPTIONS only (any other method gets this) */
         MethodNotAllowed: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
@@ -2238,6 +2241,7 @@ export type components = {
         /** @description `not_found`: the symbol, index or document does not exist */
         NotFound: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2248,6 +2252,7 @@ export type components = {
         /** @description `rate_limited` (burst cap) or `quota_exhausted` (plan quota); free */
         TooManyRequests: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                 "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2264,6 +2269,7 @@ export type components = {
         /** @description `tool_error` (retry once) or `internal_error` (retry with backoff) */
         InternalError: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2274,6 +2280,7 @@ export type components = {
         /** @description `upstream_unavailable`: a data dependency is briefly unavailable */
         UpstreamUnavailable: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2284,6 +2291,7 @@ export type components = {
         /** @description `service_unavailable`: wait Retry-After seconds; not charged */
         ServiceUnavailable: {
             headers: {
+                "Request-Id": components["headers"]["Request-Id"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -2308,7 +2316,9 @@ export type components = {
         "RateLimit-Policy": string;
         /** @description IETF rate-limit draft: the binding policy with what remains (`r`) and seconds until it resets (`t`), e.g. `"daily";r=48;t=23400`; the same window and figure as X-RateLimit-Remaining, `"burst";r=0;t=…` on a burst refusal */
         RateLimit: string;
-        /** @description The request's id: the caller's own X-Request-Id when it is 8-64 characters of A-Z, a-z, 0-9, dot, underscore or hyphen, else a new UUID. Quote it when reporting a problem. */
+        /** @description The platform's own id of this request, new for every request whatever the client sends (a UUIDv7). Quote it when reporting a problem: it keys the request's charge or refund in the usage ledger. */
+        "Request-Id": string;
+        /** @description The client's own X-Request-Id echoed when it is 8-64 characters of A-Z, a-z, 0-9, dot, underscore or hyphen; otherwise the same value as Request-Id. A correlation id only, logged and traced beside Request-Id: it never decides what is charged, and two requests sending the same one are two requests. */
         "X-Request-Id": string;
         /** @description The Bearer scheme, with `error="invalid_token"` when a token was given but refused */
         "WWW-Authenticate": string;
@@ -2340,6 +2350,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2383,6 +2394,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2423,6 +2435,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2463,6 +2476,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2509,6 +2523,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2557,6 +2572,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2600,6 +2616,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2644,6 +2661,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2684,6 +2702,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2724,6 +2743,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2764,6 +2784,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2804,6 +2825,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2846,6 +2868,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2892,6 +2915,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2939,6 +2963,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -2982,6 +3007,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3022,6 +3048,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3067,6 +3094,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3109,6 +3137,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3156,6 +3185,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3198,6 +3228,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3238,6 +3269,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3278,6 +3310,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3320,6 +3353,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3357,6 +3391,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
@@ -3394,6 +3429,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3426,6 +3462,7 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

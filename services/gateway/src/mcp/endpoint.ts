@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Counter, context, type Registry, type Span, SpanKind, type Tracer, trace } from '@mdp/telemetry';
+import { newRequestId } from '@mdp/usage';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -87,7 +87,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
   ): Promise<ToolResult> {
     const tool = byName.get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
-    const requestId = randomUUID();
+    const requestId = newRequestId();
     const parent = req.span ? trace.setSpan(context.active(), req.span) : context.active();
     const span: Span = tracer.startSpan(
       `mcp tools/call ${name}`,

@@ -24,7 +24,7 @@ describe('AccountBook', () => {
     expect(book.admit('r3', 'a', caps, T)).toMatchObject({ kind: 'quota_exhausted' });
     expect(book.inFlight).toBe(2);
     // r1 settles as refunded: its place is free again.
-    expect(book.release('r1')).toBe(true);
+    expect(book.release('r1', 'a')).toBe(true);
     expect(book.admit('r4', 'a', caps, T + 1)).toMatchObject({ kind: 'admitted' });
     // Nothing settles r2 or r4: after the hold TTL they are released.
     expect(book.sweep(T + 29_999)).toEqual({ expired: 0, evicted: 0 });
@@ -67,7 +67,7 @@ describe('AccountBook', () => {
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1 });
-    book.release('r1');
+    book.release('r1', 'a');
     expect(book.usage('a', T)).toMatchObject({ used: { day: 1, month: 1 }, inFlight: 0 });
     book.admit('r2', 'a', caps, T);
     expect(book.admit('r3', 'a', caps, T)).toMatchObject({ kind: 'quota_exhausted' });
@@ -96,8 +96,8 @@ describe('AccountBook', () => {
     });
     // m1 is charged (its hold becomes a charge), r1 is refunded: REST is back to what was charged.
     book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'mcp', delta: 1 });
-    book.release('m1');
-    book.release('r1');
+    book.release('m1', 'a');
+    book.release('r1', 'a');
     expect(book.usage('a', T).byInterface).toEqual({ day: { rest: 3, mcp: 3 }, month: { rest: 10, mcp: 5 } });
     expect(book.usage('a', T).used).toEqual({ day: 6, month: 15 });
     // A restored hold keeps its interface.
@@ -111,6 +111,22 @@ describe('AccountBook', () => {
     book.admit('r1', 'a', caps, T);
     expect(book.admit('r1', 'a', caps, T)).toBe('duplicate');
     expect(book.inFlight).toBe(1);
+  });
+
+  it('keys a request by its account too: the same id in another account is another request', () => {
+    const book = new AccountBook(30_000);
+    loaded(book, 'a');
+    loaded(book, 'b');
+    expect(book.admit('r1', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
+    expect(book.admit('r1', 'b', caps, T)).toMatchObject({ kind: 'admitted' });
+    expect(book.inFlight).toBe(2);
+    // Releasing b's request leaves a's hold, and a release naming the wrong account releases nothing.
+    expect(book.release('r1', 'b')).toBe(true);
+    expect(book.release('r1', 'c')).toBe(false);
+    expect(book.usage('a', T).used.day).toBe(1);
+    expect(book.usage('b', T).used.day).toBe(0);
+    expect(book.restore('r1', 'a', T, T + 1)).toBe(false);
+    expect(book.restore('r1', 'b', T, T + 1)).toBe(true);
   });
 
   it('needs the new day loaded after the IST day turns, and forgets idle accounts', () => {
@@ -137,7 +153,7 @@ describe('AccountBook', () => {
     expect(book.admit('r3', 'a', caps, T + 5_000)).toMatchObject({ kind: 'quota_exhausted' });
     expect(book.restore('r2', 'a', T + 5_000, T + 5_000)).toBe(false);
     // Its settlement releases it like any hold.
-    expect(book.release('r1')).toBe(true);
+    expect(book.release('r1', 'a')).toBe(true);
     expect(book.admit('r4', 'a', caps, T + 6_000)).toMatchObject({ kind: 'admitted' });
     // It expires holdTtl after its admission, not after the restore.
     const book2 = new AccountBook(30_000);

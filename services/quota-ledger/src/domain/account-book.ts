@@ -26,6 +26,13 @@ export const interfaceOf = (name: string): Interface =>
 const key = (period: string, via: Interface) => `${period}|${via}`;
 const periodOf = (k: string) => k.split('|', 1)[0]!;
 
+/**
+ * A request's key: its id within its account. The gateway makes every id, but the ledger scopes them
+ * by account all the same, so no request of one account can ever meet another account's hold.
+ * (Settlement events bound both parts to characters without a slash.)
+ */
+const holdKey = (accountId: string, requestId: string) => `${accountId}/${requestId}`;
+
 interface AccountState {
   /** Admission times of the last burst window, oldest first. */
   burst: number[];
@@ -58,6 +65,7 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
  */
 export class AccountBook {
   private readonly accounts = new Map<string, AccountState>();
+  /** By `holdKey`. */
   private readonly holds = new Map<string, Hold>();
   /** Since when settlements could not be recorded, as the sweeps were told; null while they can. */
   private pausedSince: number | null = null;
@@ -99,7 +107,7 @@ export class AccountBook {
     }
   }
 
-  /** Decides one request. Assumes the periods of `now` are loaded. A request id already held is a duplicate. */
+  /** Decides one request. Assumes the periods of `now` are loaded. A request already held is a duplicate. */
   admit(
     requestId: string,
     accountId: string,
@@ -107,7 +115,8 @@ export class AccountBook {
     now: number,
     via: Interface = 'rest',
   ): Decision | 'duplicate' {
-    if (this.holds.has(requestId)) return 'duplicate';
+    const k = holdKey(accountId, requestId);
+    if (this.holds.has(k)) return 'duplicate';
     const s = this.state(accountId, now);
     const day = istDay(now);
     const month = istMonth(now);
@@ -118,7 +127,7 @@ export class AccountBook {
     if (decision.kind === 'admitted') {
       // Without a burst cap there is no window to keep (a load-test account may admit thousands a second).
       if (caps.burst !== null) s.burst.push(now);
-      this.holds.set(requestId, { accountId, day, month, via, expiresAt: now + this.holdTtlMs });
+      this.holds.set(k, { accountId, day, month, via, expiresAt: now + this.holdTtlMs });
       add(s.held, day, via, 1);
       add(s.held, month, via, 1);
     }
@@ -129,7 +138,7 @@ export class AccountBook {
    * Holds again a request admitted before this process started (a gateway remembered it and has not
    * settled it yet): it counts against the periods of `admittedAt` and, if recent, the burst window, and
    * expires like any hold, `holdTtl` after its admission. Assumes the account's periods of `now` are
-   * loaded. A request id already held, or a hold that would already have expired, changes nothing.
+   * loaded. A request already held, or a hold that would already have expired, changes nothing.
    */
   restore(
     requestId: string,
@@ -138,7 +147,8 @@ export class AccountBook {
     now: number,
     via: Interface = 'rest',
   ): boolean {
-    if (this.holds.has(requestId)) return false;
+    const k = holdKey(accountId, requestId);
+    if (this.holds.has(k)) return false;
     const expiresAt = admittedAt + this.holdTtlMs;
     if (expiresAt <= now) return false;
     const s = this.state(accountId, now);
@@ -150,17 +160,21 @@ export class AccountBook {
       while (i > 0 && s.burst[i - 1]! > admittedAt) i--;
       s.burst.splice(i, 0, admittedAt);
     }
-    this.holds.set(requestId, { accountId, day, month, via, expiresAt });
+    this.holds.set(k, { accountId, day, month, via, expiresAt });
     add(s.held, day, via, 1);
     add(s.held, month, via, 1);
     return true;
   }
 
   /** The request has settled (whatever the outcome): it no longer counts as in flight. */
-  release(requestId: string): boolean {
-    const hold = this.holds.get(requestId);
+  release(requestId: string, accountId: string): boolean {
+    return this.releaseHold(holdKey(accountId, requestId));
+  }
+
+  private releaseHold(k: string): boolean {
+    const hold = this.holds.get(k);
     if (!hold) return false;
-    this.holds.delete(requestId);
+    this.holds.delete(k);
     const s = this.accounts.get(hold.accountId);
     if (s) for (const period of [hold.day, hold.month]) add(s.held, period, hold.via, -1);
     return true;
@@ -224,8 +238,8 @@ export class AccountBook {
     }
     let expired = 0;
     if (this.pausedSince === null)
-      for (const [requestId, hold] of this.holds) {
-        if (hold.expiresAt <= now && this.release(requestId)) expired++;
+      for (const [k, hold] of this.holds) {
+        if (hold.expiresAt <= now && this.releaseHold(k)) expired++;
       }
     let evicted = 0;
     const day = istDay(now);

@@ -108,12 +108,13 @@ export interface AdmitRequest {
    * again. No result is sent back for them.
    */
   restored: RestoredHold[];
-  /**
-   * Requests this gateway admitted that ended without a 200 (refunded or voided): the shard drops their
-   * holds now, before the client is answered, so usage never counts an error even for a moment. Their
-   * settlement events follow on the usage stream as usual; a release of an unknown id changes nothing.
-   */
-  released: string[];
+  releases: RequestKey[];
+}
+
+/** A request's key in the ledger: the id the gateway made for it, within its account. */
+export interface RequestKey {
+  request_id: string;
+  account_id: string;
 }
 
 /** A request admitted earlier and not yet settled, as the gateway remembers it. */
@@ -346,7 +347,7 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [], restored: [], released: [] };
+  return { admissions: [], restored: [], releases: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
@@ -357,8 +358,8 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     for (const v of message.restored) {
       RestoredHold.encode(v!, writer.uint32(18).fork()).join();
     }
-    for (const v of message.released) {
-      writer.uint32(26).string(v!);
+    for (const v of message.releases) {
+      RequestKey.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -392,12 +393,12 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.restored.push(RestoredHold.decode(reader, reader.uint32()));
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.released.push(reader.string());
+            message.releases.push(RequestKey.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -420,7 +421,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
       restored: globalThis.Array.isArray(object?.restored)
         ? object.restored.map((e: any) => RestoredHold.fromJSON(e))
         : [],
-      released: globalThis.Array.isArray(object?.released) ? object.released.map((e: any) => globalThis.String(e)) : [],
+      releases: globalThis.Array.isArray(object?.releases)
+        ? object.releases.map((e: any) => RequestKey.fromJSON(e))
+        : [],
     };
   },
 
@@ -432,8 +435,8 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.restored?.length) {
       obj.restored = message.restored.map((e) => RestoredHold.toJSON(e));
     }
-    if (message.released?.length) {
-      obj.released = message.released;
+    if (message.releases?.length) {
+      obj.releases = message.releases.map((e) => RequestKey.toJSON(e));
     }
     return obj;
   },
@@ -445,7 +448,100 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     const message = createBaseAdmitRequest();
     message.admissions = object.admissions?.map((e) => Admission.fromPartial(e)) || [];
     message.restored = object.restored?.map((e) => RestoredHold.fromPartial(e)) || [];
-    message.released = object.released?.map((e) => e) || [];
+    message.releases = object.releases?.map((e) => RequestKey.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRequestKey(): RequestKey {
+  return { request_id: "", account_id: "" };
+}
+
+export const RequestKey: MessageFns<RequestKey> = {
+  encode(message: RequestKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(18).string(message.account_id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestKey {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RequestKey): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestKey>, I>>(base?: I): RequestKey {
+    return RequestKey.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestKey>, I>>(object: I): RequestKey {
+    const message = createBaseRequestKey();
+    message.request_id = object.request_id ?? "";
+    message.account_id = object.account_id ?? "";
     return message;
   },
 };
