@@ -79,8 +79,9 @@ async function mcp(token: string, clientId: string, rpcId: number | string, sess
 async function usage(token: string) {
   const res = await fetch(`${stack.baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { data: { day: { used: number; by_interface: { rest: number; mcp: number } } } })
-    .data.day;
+  return (
+    (await res.json()) as { data: { day: { used: number; by_interface: { rest: number; mcp: number } } } }
+  ).data.day;
 }
 
 /** The event log's charged requests (a charge not voided), waited for until it has every 200 seen. */

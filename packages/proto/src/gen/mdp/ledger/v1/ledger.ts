@@ -138,6 +138,10 @@ export interface AdmitResponse {
 }
 
 export interface Admission {
+  /**
+   * Made by the gateway for this request (a UUIDv7), never taken from a client; with the account it is
+   * the request's key in the ledger.
+   */
   request_id: string;
   account:
     | Account
