@@ -231,34 +231,3 @@ describe('the gateway keeps data documents', () => {
     }
   });
 });
-
-describe('request ids', () => {
-  const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-  it('gives every request a new id of its own in Request-Id, and echoes a well-formed X-Request-Id', async () => {
-    const first = await inject('GET', '/v1/stocks/TCS/quote', { 'x-request-id': 'client-req-12345' });
-    const again = await inject('GET', '/v1/stocks/TCS/quote', { 'x-request-id': 'client-req-12345' });
-    for (const res of [first, again]) {
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['x-request-id']).toBe('client-req-12345');
-      expect(res.headers['request-id']).toMatch(UUID_V7);
-    }
-    // The same client id twice is two requests, each with its own id.
-    expect(again.headers['request-id']).not.toBe(first.headers['request-id']);
-    // A client id that is not well-formed is not echoed: X-Request-Id is then the platform's id.
-    for (const bad of ['bad id with spaces', 'short', 'x'.repeat(65), 'semi;colon-id']) {
-      const made = await inject('GET', '/v1/stocks/TCS/quote', { 'x-request-id': bad });
-      expect(made.headers['request-id']).toMatch(UUID_V7);
-      expect(made.headers['x-request-id']).toBe(made.headers['request-id']);
-    }
-    const error = await inject('GET', '/v1/nothing', { 'x-request-id': 'client-req-67890' });
-    expect(error.headers['request-id']).toMatch(UUID_V7);
-    expect(error.headers['x-request-id']).toBe('client-req-67890');
-  });
-
-  it('lets a browser read both ids across origins', async () => {
-    const res = await inject('GET', '/v1/stocks/TCS/quote', { origin: 'https://example.com' });
-    const exposed = String(res.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
-    expect(exposed).toEqual(expect.arrayContaining(['request-id', 'x-request-id']));
-  });
-});
