@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AccountBook } from './account-book.ts';
+import { BURST_WINDOW_MS, type Caps, decide } from './admission.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
 const caps = { daily: 2, monthly: null };
@@ -205,5 +207,113 @@ describe('AccountBook', () => {
     expect(book.admit('capped', 'a', { daily: null, monthly: null, burst: 60 }, T)).toMatchObject({
       kind: 'admitted',
     });
+  });
+
+  it('a huge burst cap stays exact: 200,000 admissions within a minute on one account', () => {
+    const book = new AccountBook(3_600_000);
+    loaded(book, 'a');
+    const huge = { daily: null, monthly: null, burst: 10_000_000 };
+    const n = 200_000;
+    // Spread over 59 s, several per ms.
+    const timeOf = (i: number) => T + Math.floor((i * 59_000) / n);
+    for (let i = 0; i < n; i++) {
+      const d = book.admit(`r${i}`, 'a', huge, timeOf(i));
+      if (d === 'duplicate' || d.kind !== 'admitted' || d.burst?.remaining !== huge.burst - (i + 1))
+        expect.fail(`admission ${i}: ${JSON.stringify(d)}`);
+    }
+    expect(book.usage('a', T + 59_000)).toMatchObject({ used: { day: n, month: n } });
+    // A cap of exactly n refuses the next until the oldest admission (at T) leaves the minute.
+    expect(book.admit('x', 'a', { ...huge, burst: n }, T + 59_000)).toMatchObject({
+      kind: 'rate_limited',
+      retryAfterSeconds: 1,
+      burst: { limit: n, remaining: 0, resetSeconds: 1 },
+    });
+    // At T + 60 s those admitted at T have left (times ≤ the cutoff); the rest are still counted.
+    const leftAtT = Array.from({ length: n }, (_, i) => timeOf(i)).filter((t) => t === T).length;
+    expect(leftAtT).toBe(4);
+    expect(book.admit('y', 'a', huge, T + 60_000)).toMatchObject({
+      kind: 'admitted',
+      burst: { remaining: huge.burst - (n - leftAtT + 1), resetSeconds: 1 },
+    });
+    expect(book.admit('z', 'a', { ...huge, burst: n - leftAtT + 1 }, T + 60_000)).toMatchObject({
+      kind: 'rate_limited',
+    });
+    // Two minutes later the window is empty again, and reused.
+    expect(book.admit('w', 'a', huge, T + 180_000)).toMatchObject({
+      kind: 'admitted',
+      burst: { remaining: huge.burst - 1, resetSeconds: 60 },
+    });
+  });
+
+  it('decides as a naive model of the window does, over random admissions, restores and times (property)', () => {
+    type Step =
+      | { op: 'admit'; dt: number; burst: number | null | undefined; daily: number | null }
+      | { op: 'restore'; back: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({
+          op: fc.constant('admit' as const),
+          // Mostly a few ms apart, sometimes long enough for much of the window to leave.
+          dt: fc.oneof(fc.nat(400), fc.integer({ min: 0, max: 90_000 })),
+          burst: fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer({ min: 1, max: 80 })),
+          daily: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 400 })),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ op: fc.constant('restore' as const), back: fc.nat(90_000) }),
+      },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
+        // One IST day (06:00Z to at most ~13:30Z), holds that outlive the run: usage = admitted + restored.
+        const start = Date.parse('2026-03-20T06:00:00Z');
+        const book = new AccountBook(24 * 3_600_000);
+        book.loaded(
+          'a',
+          {
+            day: '2026-03-20',
+            dayCharged: { rest: 0, mcp: 0 },
+            month: '2026-03',
+            monthCharged: { rest: 0, mcp: 0 },
+          },
+          start,
+        );
+        // The model: the window as the array it was (shift to evict, splice to restore).
+        const model: number[] = [];
+        let used = 0;
+        let now = start;
+        let id = 0;
+        for (const s of steps) {
+          if (s.op === 'restore') {
+            const admittedAt = Math.max(start, now - s.back);
+            expect(book.restore(`r${id++}`, 'a', admittedAt, now)).toBe(true);
+            used++;
+            if (admittedAt > now - BURST_WINDOW_MS) {
+              let i = model.length;
+              while (i > 0 && model[i - 1]! > admittedAt) i--;
+              model.splice(i, 0, admittedAt);
+            }
+            continue;
+          }
+          now += s.dt;
+          while (model.length > 0 && model[0]! <= now - BURST_WINDOW_MS) model.shift();
+          const caps: Caps = {
+            daily: s.daily,
+            monthly: null,
+            ...(s.burst === undefined ? {} : { burst: s.burst }),
+          };
+          const expected = decide(caps, { burst: [...model], day: used, month: used }, now);
+          expect(book.admit(`r${id++}`, 'a', caps, now)).toEqual(expected);
+          if (expected.kind === 'admitted') {
+            used++;
+            if (caps.burst !== null) model.push(now);
+          }
+        }
+        expect(book.usage('a', now).used.day).toBe(used);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

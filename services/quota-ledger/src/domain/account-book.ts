@@ -1,6 +1,7 @@
 import { istDay, istMonth } from '@mdp/ist-time';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './admission.ts';
+import { BurstWindow } from './burst-window.ts';
 
 interface Hold {
   accountId: string;
@@ -34,8 +35,11 @@ const periodOf = (k: string) => k.split('|', 1)[0]!;
 const holdKey = (accountId: string, requestId: string) => `${accountId}/${requestId}`;
 
 interface AccountState {
-  /** Admission times of the last burst window, oldest first. */
-  burst: number[];
+  /**
+   * Admission times of the last burst window, oldest first, in a ring buffer: O(1) per admission however
+   * large the plan's burst cap (an array with `shift()` and a copy per decision cost the window's size).
+   */
+  burst: BurstWindow;
   /** Charged requests per counter key, as loaded from the projections and updated since. */
   charged: Map<string, number>;
   /** Requests admitted but not yet settled, per counter key. */
@@ -75,7 +79,7 @@ export class AccountBook {
   private state(accountId: string, now: number): AccountState {
     let s = this.accounts.get(accountId);
     if (!s) {
-      s = { burst: [], charged: new Map(), held: new Map(), lastSeen: now };
+      s = { burst: new BurstWindow(), charged: new Map(), held: new Map(), lastSeen: now };
       this.accounts.set(accountId, s);
     }
     s.lastSeen = now;
@@ -121,7 +125,7 @@ export class AccountBook {
     const day = istDay(now);
     const month = istMonth(now);
     const cutoff = now - BURST_WINDOW_MS;
-    while (s.burst.length > 0 && s.burst[0]! <= cutoff) s.burst.shift();
+    s.burst.evictThrough(cutoff);
     const count = (period: string) => (s.charged.get(period) ?? 0) + (s.held.get(period) ?? 0);
     const decision = decide(caps, { burst: s.burst, day: count(day), month: count(month) }, now);
     if (decision.kind === 'admitted') {
@@ -154,12 +158,8 @@ export class AccountBook {
     const s = this.state(accountId, now);
     const day = istDay(admittedAt);
     const month = istMonth(admittedAt);
-    if (admittedAt > now - BURST_WINDOW_MS) {
-      // Kept in order, oldest first.
-      let i = s.burst.length;
-      while (i > 0 && s.burst[i - 1]! > admittedAt) i--;
-      s.burst.splice(i, 0, admittedAt);
-    }
+    // Kept in order, oldest first (O(window): restores are rare).
+    if (admittedAt > now - BURST_WINDOW_MS) s.burst.insert(admittedAt);
     this.holds.set(k, { accountId, day, month, via, expiresAt });
     add(s.held, day, via, 1);
     add(s.held, month, via, 1);

@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BURST_LIMIT, decide } from './admission.ts';
+import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, decide } from './admission.ts';
+import { BurstWindow } from './burst-window.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -133,5 +135,63 @@ describe('burst cap', () => {
 
   it('reports quota before burst when both refuse', () => {
     expect(decide(FREE, { burst: full, day: 50, month: 50 }, t0 + 1000).kind).toBe('quota_exhausted');
+  });
+});
+
+/**
+ * The burst part of a decision as `decide` computed it when the window was an array it filtered and
+ * copied: the reference the ring buffer must match exactly.
+ */
+function naiveBurst(caps: Caps, times: readonly number[], quotaExhausted: boolean, now: number) {
+  const recent = times.filter((t) => t > now - BURST_WINDOW_MS);
+  const burst = caps.burst === undefined ? BURST_LIMIT : caps.burst;
+  const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+  const figures = (limit: number, admissions: number[]) => ({
+    limit,
+    remaining: Math.max(0, limit - admissions.length),
+    resetSeconds: admissions.length > 0 ? seconds(admissions[0]! + BURST_WINDOW_MS - now) : 0,
+  });
+  if (quotaExhausted)
+    return { kind: 'quota_exhausted', burst: burst === null ? null : figures(burst, recent) };
+  if (burst !== null && recent.length >= burst) {
+    const retryAfterSeconds = seconds(recent[recent.length - burst]! + BURST_WINDOW_MS - now);
+    return {
+      kind: 'rate_limited',
+      retryAfterSeconds,
+      burst: { limit: burst, remaining: 0, resetSeconds: retryAfterSeconds },
+    };
+  }
+  return { kind: 'admitted', burst: burst === null ? null : figures(burst, [...recent, now]) };
+}
+
+describe('burst window read through BurstWindow', () => {
+  const t0 = at('2026-03-20T06:00:00Z');
+
+  it('decides exactly as the filtered array did, and the same from a BurstWindow as from an array (property)', () => {
+    const input = fc.record({
+      // Offsets from t0, sorted below: some older than the minute before `now`, some within it.
+      offsets: fc.array(fc.integer({ min: 0, max: 150_000 }), { maxLength: 300 }),
+      nowOffset: fc.integer({ min: 0, max: 200_000 }),
+      burst: fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer({ min: 1, max: 320 })),
+      daily: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 100 })),
+      used: fc.nat(120),
+      // Evict (as the book does before deciding) or hand over the stale times too.
+      evicted: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(input, ({ offsets, nowOffset, burst, daily, used, evicted }) => {
+        const times = offsets.map((o) => t0 + o).sort((a, b) => a - b);
+        const now = t0 + nowOffset;
+        const window = new BurstWindow();
+        for (const t of times) window.push(t);
+        if (evicted) window.evictThrough(now - BURST_WINDOW_MS);
+        const caps: Caps = { daily, monthly: null, ...(burst === undefined ? {} : { burst }) };
+        const usage = { day: used, month: used };
+        const fromWindow = decide(caps, { ...usage, burst: window }, now);
+        expect(fromWindow).toEqual(decide(caps, { ...usage, burst: times }, now));
+        expect(fromWindow).toMatchObject(naiveBurst(caps, times, daily !== null && used >= daily, now));
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });

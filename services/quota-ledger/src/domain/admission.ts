@@ -1,4 +1,5 @@
 import { istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
+import type { BurstTimes } from './burst-window.ts';
 
 /** SPEC 8: at most 60 admitted requests in any rolling 60 seconds, per account (a plan may say otherwise). */
 export const BURST_LIMIT = 60;
@@ -14,8 +15,12 @@ export interface Caps {
 
 /** What an account has used, counting requests still in flight, in the windows containing `now`. */
 export interface Usage {
-  /** Admission times (ms) of the last 60 seconds, oldest first. */
-  burst: readonly number[];
+  /**
+   * Admission times (ms), oldest first: those of the last 60 seconds, possibly after older ones (which
+   * are skipped). Read by count and index only, never copied: the account book passes its `BurstWindow`,
+   * already evicted up to the minute before `now`, so a decision costs O(1) whatever the window holds.
+   */
+  burst: BurstTimes;
   day: number;
   month: number;
 }
@@ -93,7 +98,13 @@ function figures(window: Window | undefined, now: number, extra: number): RateLi
  */
 export function decide(caps: Caps, usage: Usage, now: number): Decision {
   const w = windows(caps, usage, now);
-  const recent = usage.burst.filter((t) => t > now - BURST_WINDOW_MS);
+  // The admissions within the minute before `now`: the times after the cutoff, a suffix of the window
+  // since it is oldest first (none is skipped when the book has just evicted).
+  const times = usage.burst;
+  const cutoff = now - BURST_WINDOW_MS;
+  let skip = 0;
+  while (skip < times.length && times.at(skip)! <= cutoff) skip++;
+  const recent = times.length - skip;
   const burst = caps.burst === undefined ? BURST_LIMIT : caps.burst;
   const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
   if (exhausted.length > 0) {
@@ -108,13 +119,13 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
         resetUnix: Math.floor(last.resetMs / 1000),
         policy: last.policy,
       },
-      burst: burst === null ? null : burstFigures(burst, recent, now),
+      burst: burst === null ? null : burstFigures(burst, recent, times.at(skip), now),
     };
   }
-  if (burst !== null && recent.length >= burst) {
-    // The oldest admission in the window leaves it first; then one more fits.
-    const oldest = recent[recent.length - burst]!;
-    const retryAfterSeconds = seconds(oldest + BURST_WINDOW_MS - now);
+  if (burst !== null && recent >= burst) {
+    // The admission whose leaving frees a slot: the `burst`-th newest. Then one more fits.
+    const freeing = times.at(times.length - burst)!;
+    const retryAfterSeconds = seconds(freeing + BURST_WINDOW_MS - now);
     return {
       kind: 'rate_limited',
       retryAfterSeconds,
@@ -125,15 +136,16 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
   return {
     kind: 'admitted',
     rateLimit: figures(bindingWindow(w), now, 1),
-    burst: burst === null ? null : burstFigures(burst, [...recent, now], now),
+    // The window with this admission added at its newest end.
+    burst: burst === null ? null : burstFigures(burst, recent + 1, recent > 0 ? times.at(skip) : now, now),
   };
 }
 
-/** The burst window holding `admissions` (times within the last minute, oldest first). */
-function burstFigures(limit: number, admissions: readonly number[], now: number): BurstFigures {
+/** The burst window holding `count` admissions within the last minute, the oldest at `oldest`. */
+function burstFigures(limit: number, count: number, oldest: number | undefined, now: number): BurstFigures {
   return {
     limit,
-    remaining: Math.max(0, limit - admissions.length),
-    resetSeconds: admissions.length > 0 ? seconds(admissions[0]! + BURST_WINDOW_MS - now) : 0,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: count > 0 && oldest !== undefined ? seconds(oldest + BURST_WINDOW_MS - now) : 0,
   };
 }
