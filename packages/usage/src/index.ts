@@ -67,7 +67,9 @@ export function shardOf(accountId: string, shardCount: number): number {
   return createHash('sha1').update(accountId).digest().readUInt32BE(0) % shardCount;
 }
 
+/** Request ids: the gateway's uuids, or (in events published before it made them all) a client's id. */
 const UUIDISH = /^[A-Za-z0-9._:-]{1,128}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Validates an event from the wire; returns a reason when it is not one. */
 export function parseSettlementEvent(value: unknown): SettlementEvent | string {
@@ -75,7 +77,8 @@ export function parseSettlementEvent(value: unknown): SettlementEvent | string {
   const e = value as Record<string, unknown>;
   if (e.v !== 1) return `unknown version ${String(e.v)}`;
   if (typeof e.request_id !== 'string' || !UUIDISH.test(e.request_id)) return 'bad request_id';
-  if (typeof e.account_id !== 'string' || !UUIDISH.test(e.account_id)) return 'bad account_id';
+  // Accounts are the auth service's uuids; the event log keys them as such.
+  if (typeof e.account_id !== 'string' || !UUID.test(e.account_id)) return 'bad account_id';
   if (!SETTLEMENT_KINDS.includes(e.kind as SettlementKind)) return `bad kind ${String(e.kind)}`;
   for (const key of ['admitted_at_ms', 'settled_at_ms', 'status'] as const) {
     if (typeof e[key] !== 'number' || !Number.isFinite(e[key])) return `bad ${key}`;

@@ -301,10 +301,12 @@ describe('settlement events', () => {
   });
 
   it('re-recording a batch already recorded changes nothing (the log is keyed by request, account and kind)', async () => {
+    const ACCT_REPLAY = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+    const ACCT_REPLAY_2 = '7c9e6679-7425-40de-944b-e07fc1f90ae8';
     const event = {
       v: 1 as const,
       request_id: 'replayed-1',
-      account_id: 'acct-replay',
+      account_id: ACCT_REPLAY,
       kind: 'charged' as const,
       admitted_at_ms: Date.parse('2026-06-02T00:00:00Z'),
       settled_at_ms: Date.parse('2026-06-02T00:00:01Z'),
@@ -315,27 +317,36 @@ describe('settlement events', () => {
     const again = await services.projections.record([event]);
     expect(first.recorded).toBe(1);
     expect(first.deltas).toEqual([
-      { accountId: 'acct-replay', day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 },
+      { accountId: ACCT_REPLAY, day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 },
     ]);
-    expect(again).toEqual({ recorded: 0, deltas: [] });
+    expect(again).toEqual({ recorded: 0, late: 0, deltas: [] });
     // The same request id in another account is another request: recorded and charged to that account.
-    const other = await services.projections.record([{ ...event, account_id: 'acct-replay-2' }]);
+    const other = await services.projections.record([{ ...event, account_id: ACCT_REPLAY_2 }]);
     expect(other).toEqual({
       recorded: 1,
-      deltas: [{ accountId: 'acct-replay-2', day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 }],
+      late: 0,
+      deltas: [{ accountId: ACCT_REPLAY_2, day: '2026-06-02', month: '2026-06', via: 'rest', delta: 1 }],
     });
     // And its void reverses its own charge only.
     const voided = await services.projections.record([
-      { ...event, account_id: 'acct-replay-2', kind: 'voided' },
+      { ...event, account_id: ACCT_REPLAY_2, kind: 'voided' },
     ]);
     expect(voided.deltas).toEqual([
-      { accountId: 'acct-replay-2', day: '2026-06-02', month: '2026-06', via: 'rest', delta: -1 },
+      { accountId: ACCT_REPLAY_2, day: '2026-06-02', month: '2026-06', via: 'rest', delta: -1 },
     ]);
     expect(
-      await services.projections.settled([{ requestId: 'replayed-1', accountId: 'acct-replay' }]),
-    ).toEqual(new Set(['acct-replay/replayed-1']));
+      await services.projections.settled([
+        { requestId: 'replayed-1', accountId: ACCT_REPLAY, admittedAtMs: event.admitted_at_ms },
+      ]),
+    ).toEqual(new Set([`${ACCT_REPLAY}/replayed-1`]));
     expect(
-      await services.projections.settled([{ requestId: 'replayed-1', accountId: 'acct-nobody' }]),
+      await services.projections.settled([
+        {
+          requestId: 'replayed-1',
+          accountId: '00000000-0000-4000-8000-00000000dead',
+          admittedAtMs: event.admitted_at_ms,
+        },
+      ]),
     ).toEqual(new Set());
   });
 

@@ -186,7 +186,11 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         );
       }
       const settled = await store.settled(
-        valid.map((h) => ({ requestId: h.request_id, accountId: h.account.account_id })),
+        valid.map((h) => ({
+          requestId: h.request_id,
+          accountId: h.account.account_id,
+          admittedAtMs: h.admitted_at_ms,
+        })),
       );
       const at = clock();
       for (const h of valid) {

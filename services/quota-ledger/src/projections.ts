@@ -1,9 +1,9 @@
 import { createPool, type Pool } from '@mdp/db';
-import { istDay, istMonth } from '@mdp/ist-time';
 import type { Logger } from '@mdp/telemetry';
 import type { Interface, SettlementEvent } from '@mdp/usage';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage-history.ts';
+import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from './usage-log.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
@@ -14,31 +14,43 @@ import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage
  * so the result does not depend on arrival order. Each (account, period, interface) gets one net delta:
  * increments upsert, decrements update rows that must exist (a row proposed for insertion is checked
  * against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's consumer writes
- * its accounts' rows, one batch at a time.
+ * its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its
+ * figures are the billing record) but counted as `late`; by the sealing rule there is none.
+ * The batch arrives without duplicates and ordered by request id (right-edge inserts into the index).
  */
 const RECORD_BATCH = `
-WITH fresh AS (
-  INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
-  SELECT request_id, kind, account_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond',
-         timestamptz 'epoch' + settled_at_ms * interval '1 millisecond', day, month, route, status, interface
-    FROM json_to_recordset($1::json) AS e(request_id text, kind text, account_id text, admitted_at_ms bigint,
-                                          settled_at_ms bigint, day date, month text, route text, status smallint,
-                                          interface text)
-  ON CONFLICT (request_id, account_id, kind) DO NOTHING
-  RETURNING request_id, kind, account_id, day, month, route, interface
+WITH input AS (
+  SELECT * FROM json_to_recordset($1::json) AS e(request_id uuid, account_id uuid, kind "char",
+                                                  admitted_at_ms bigint, day date, month text, route smallint,
+                                                  route_name text, status smallint, interface "char", via text)
+),
+fresh AS (
+  INSERT INTO usage_events (request_id, account_id, admitted_at, route, status, kind, interface)
+  SELECT request_id, account_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond', route, status,
+         kind, interface
+    FROM input i
+   WHERE NOT (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = i.day))
+  ON CONFLICT (request_id, account_id, kind, admitted_at) DO NOTHING
+  RETURNING request_id, account_id, kind
 ),
 requests AS (
-  SELECT f.request_id, f.account_id, min(f.day) AS day, min(f.month) AS month,
-         min(f.route) AS route, min(f.interface) AS via, array_agg(f.kind) AS fresh_kinds,
-         coalesce((SELECT array_agg(u.kind) FROM usage_events u
-                    WHERE u.request_id = f.request_id AND u.account_id = f.account_id), '{}') AS before_kinds
-    FROM fresh f GROUP BY f.request_id, f.account_id
+  SELECT f.request_id, f.account_id, min(i.admitted_at_ms) AS admitted_at_ms, min(i.day) AS day,
+         min(i.month) AS month, min(i.route_name) AS route, min(i.via) AS via, array_agg(f.kind) AS fresh_kinds
+    FROM fresh f JOIN input i ON i.request_id = f.request_id AND i.account_id = f.account_id AND i.kind = f.kind
+   GROUP BY f.request_id, f.account_id
 ),
 per_request AS (
-  SELECT account_id, day, month, route, via,
-         (('charged' = ANY (before_kinds || fresh_kinds)) AND NOT ('voided' = ANY (before_kinds || fresh_kinds)))::int
-       - (('charged' = ANY (before_kinds)) AND NOT ('voided' = ANY (before_kinds)))::int AS delta
-    FROM requests
+  SELECT r.account_id::text AS account_id, r.day, r.month, r.route, r.via,
+         (('c' = ANY (b.kinds || r.fresh_kinds)) AND NOT ('v' = ANY (b.kinds || r.fresh_kinds)))::int
+       - (('c' = ANY (b.kinds)) AND NOT ('v' = ANY (b.kinds)))::int AS delta
+    FROM requests r
+   CROSS JOIN LATERAL (
+     -- The account is matched outside the WHERE clause on purpose: a plan made while the log is empty
+     -- would otherwise read the account's whole day by the account index for every request.
+     SELECT coalesce(array_agg(u.kind) FILTER (WHERE u.account_id = r.account_id), '{}') AS kinds
+       FROM usage_events u
+      WHERE u.request_id = r.request_id
+        AND u.admitted_at = timestamptz 'epoch' + r.admitted_at_ms * interval '1 millisecond') AS b
 ),
 daily AS (
   SELECT account_id, day, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
@@ -80,6 +92,7 @@ by_route_down AS (
      AND t.interface = d.via
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
+       (SELECT count(*) FROM input i WHERE (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = i.day)))::int AS late,
        coalesce((SELECT json_agg(json_build_object(
                    'accountId', account_id, 'day', to_char(day, 'YYYY-MM-DD'), 'month', month, 'via', via, 'delta', delta))
                    FROM (SELECT account_id, day, month, via, sum(delta)::int AS delta FROM per_request
@@ -89,23 +102,27 @@ SELECT (SELECT count(*) FROM fresh)::int AS recorded,
 /** See `ProjectionStore.history`. */
 const HISTORY = `
 WITH charged AS (
-  SELECT c.admitted_at, c.day, c.route
-    FROM usage_events c
-   WHERE c.account_id = $1 AND c.day BETWEEN $4::date AND $5::date AND c.kind = 'charged'
-     AND NOT EXISTS (SELECT 1 FROM usage_events v
-                      WHERE v.request_id = c.request_id AND v.account_id = c.account_id AND v.kind = 'voided')
+  SELECT e.admitted_at
+    FROM usage_events e
+   WHERE e.account_id = $9::uuid AND e.admitted_at >= $4 AND e.admitted_at < $5
+   GROUP BY e.request_id, e.admitted_at
+  HAVING bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v')
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', interface, 'units', charged)),
                    '[]'::json)
      FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date AND charged > 0) AS daily,
   (SELECT coalesce(json_agg(json_build_object('hourMs', hour_ms, 'units', n)), '[]'::json)
-     FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $10) / 3600000) * 3600000 + $10)::bigint AS hour_ms, count(*)::int AS n
-             FROM charged WHERE admitted_at >= $6 AND admitted_at < $7 GROUP BY 1) AS h) AS hourly,
+     FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $8) / 3600000) * 3600000 + $8)::bigint AS hour_ms, count(*)::int AS n
+             FROM charged GROUP BY 1) AS h) AS hourly,
   (SELECT coalesce(json_agg(json_build_object('route', route, 'day', d, 'month', m)), '[]'::json)
-     FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $9::date), 0))::int AS d, sum(charged)::int AS m
-             FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $8::date AND $9::date
+     FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $7::date), 0))::int AS d, sum(charged)::int AS m
+             FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $6::date AND $7::date
             GROUP BY route HAVING sum(charged) > 0) AS r) AS routes`;
+
+/** Postgres's refusal of a row whose range has no partition. */
+const isMissingPartition = (err: unknown) =>
+  (err as { code?: string }).code === '23514' && /no partition/.test((err as Error).message);
 
 /** How `ProjectionStore.settled` names a request: its key, the account and the id. */
 export const settledKey = (requestId: string, accountId: string) => `${accountId}/${requestId}`;
@@ -113,6 +130,8 @@ export const settledKey = (requestId: string, accountId: string) => `${accountId
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
   recorded: number;
+  /** Events of a day already sealed, left out (see RECORD_BATCH). */
+  late: number;
   deltas: ChargeDelta[];
 }
 
@@ -143,47 +162,92 @@ export function openRecorder(o: {
  * batches are recorded on (`openRecorder`); tools that never record may leave it out.
  */
 export class ProjectionStore {
+  /** usage_routes, as far as this process has needed it. */
+  private readonly routeIds = new Map<string, number>();
+
   constructor(
     private readonly pool: Pool,
     private readonly recorder: Pool = pool,
+    /** Told when a batch found no partition for some of its days (made then; an alert: upkeep is behind). */
+    private readonly onMissingPartition: (days: string[]) => void = () => {},
   ) {}
 
+  /** Makes the partitions of these IST days (YYYY-MM-DD) that do not exist and are not sealed; returns those made. */
+  async ensurePartitions(days: string[], pool: Pool = this.pool): Promise<string[]> {
+    const { rows } = await pool.query<{ day: string }>(
+      `SELECT to_char(d, 'YYYY-MM-DD') AS day FROM unnest($1::date[]) AS d WHERE usage_events_ensure_partition(d)`,
+      [days],
+    );
+    return rows.map((r) => r.day);
+  }
+
   /**
-   * Records a batch of events. Duplicates (same request, account and kind) are ignored by the log's unique key,
-   * so re-delivered and repeated events change nothing. Projection deltas are computed from the kinds
-   * a request had before and after the batch, which makes the result independent of arrival order.
+   * Records a batch of events. Duplicates (same request, account and kind) are ignored by the log's
+   * unique key, so re-delivered and repeated events change nothing. Projection deltas are computed from
+   * the kinds a request had before and after the batch, which makes the result independent of arrival
+   * order.
    */
   async record(events: SettlementEvent[]): Promise<BatchResult> {
-    if (events.length === 0) return { recorded: 0, deltas: [] };
-    // One JSON parameter rather than ten arrays: JSON.stringify is native, pg's array encoding is not.
-    const rows = events.map((e) => ({
-      request_id: e.request_id,
-      kind: e.kind,
-      account_id: e.account_id,
-      admitted_at_ms: e.admitted_at_ms,
-      settled_at_ms: e.settled_at_ms,
-      day: istDay(e.admitted_at_ms),
-      month: istMonth(e.admitted_at_ms),
-      route: e.route,
-      status: e.status,
-      interface: e.interface ?? 'rest',
-    }));
-    const result = await this.recorder.query<{ recorded: number; deltas: ChargeDelta[] }>({
-      name: 'record_batch',
-      text: RECORD_BATCH,
-      values: [JSON.stringify(rows)],
-    });
-    return result.rows[0]!;
+    if (events.length === 0) return { recorded: 0, late: 0, deltas: [] };
+    const routes = await this.routes(events.map((e) => e.route));
+    const rows = new Map<string, LogRow>();
+    for (const e of events) {
+      const row = logRow(e, routes.get(e.route)!);
+      rows.set(`${row.request_id}/${row.account_id}/${row.kind}`, row);
+    }
+    // One JSON parameter rather than arrays: JSON.stringify is native, pg's array encoding is not.
+    const sorted = [...rows.values()].sort((x, y) => (x.request_id < y.request_id ? -1 : 1));
+    const statement = { name: 'record_batch', text: RECORD_BATCH, values: [JSON.stringify(sorted)] };
+    try {
+      return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
+    } catch (err) {
+      if (!isMissingPartition(err)) throw err;
+      // Never a lost event: make the days' partitions (not a sealed day's) and record the batch again.
+      const days = [...new Set(sorted.map((r) => r.day))];
+      this.onMissingPartition(days);
+      await this.ensurePartitions(days, this.recorder);
+      return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
+    }
+  }
+
+  /** The ids of these routes in usage_routes, adding the ones it lacks. */
+  private async routes(names: string[]): Promise<Map<string, number>> {
+    const missing = [...new Set(names)].filter((n) => !this.routeIds.has(n));
+    if (missing.length > 0) {
+      await this.recorder.query(
+        'INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
+        [missing],
+      );
+      const { rows } = await this.recorder.query<{ id: number; name: string }>(
+        'SELECT id, name FROM usage_routes WHERE name = ANY($1::text[])',
+        [missing],
+      );
+      for (const r of rows) this.routeIds.set(r.name, r.id);
+    }
+    return this.routeIds;
   }
 
   /** Which of these requests have a settlement event (of any kind) recorded in the log, by `settledKey`. */
-  async settled(requests: { requestId: string; accountId: string }[]): Promise<Set<string>> {
-    if (requests.length === 0) return new Set();
+  async settled(
+    requests: { requestId: string; accountId: string; admittedAtMs: number }[],
+  ): Promise<Set<string>> {
+    const keyed = requests.filter((r) => isUuid(r.accountId));
+    if (keyed.length === 0) return new Set();
     const { rows } = await this.pool.query<{ request_id: string; account_id: string }>(
-      `SELECT DISTINCT e.request_id, e.account_id
-         FROM unnest($1::text[], $2::text[]) AS r(request_id, account_id)
-         JOIN usage_events e USING (request_id, account_id)`,
-      [requests.map((r) => r.requestId), requests.map((r) => r.accountId)],
+      `SELECT r.request_id, r.account_id
+         FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::bigint[]) AS r(request_id, request_key, account_id, at_ms)
+        CROSS JOIN LATERAL (
+          -- By the request's key only (see RECORD_BATCH on why the account is matched apart).
+          SELECT bool_or(e.account_id = r.account_id) AS found FROM usage_events e
+           WHERE e.request_id = r.request_key
+             AND e.admitted_at = timestamptz 'epoch' + r.at_ms * interval '1 millisecond') AS x
+        WHERE x.found`,
+      [
+        keyed.map((r) => r.requestId),
+        keyed.map((r) => logUuid(r.requestId)),
+        keyed.map((r) => r.accountId),
+        keyed.map((r) => r.admittedAtMs),
+      ],
     );
     return new Set(rows.map((r) => settledKey(r.request_id, r.account_id)));
   }
@@ -210,34 +274,36 @@ export class ProjectionStore {
    * statements are atomic, so days, hours and routes never straddle a batch). Days and routes come from
    * the usage_daily and usage_route_daily projections (primary-key ranges). Hours come from the log,
    * with the projections' rule: a request counts when it has a `charged` event and no `voided` one
-   * (`refunded` never carried a charge); read by the (account_id, day) index over `w.eventDays` (at most
-   * two days of the account's events), the void check a (request_id, account_id, kind) lookup.
+   * (`refunded` never carried a charge); read by the account index of the partitions the hours touch
+   * (at most two days), a request's events grouped together (they share its account and admission).
    */
   async history(accountId: string, w: HistoryWindow): Promise<HistoryRows> {
     const { rows } = await this.pool.query<HistoryRows>(HISTORY, [
       accountId,
       w.days[0],
       w.days[w.days.length - 1],
-      w.eventDays.from,
-      w.eventDays.to,
       new Date(w.hoursFrom),
       new Date(w.hoursTo),
       w.monthFirstDay,
       w.today,
       IST_HOUR_PHASE_MS,
+      // An account id the auth service did not make has no events.
+      isUuid(accountId) ? accountId : NO_ACCOUNT,
     ]);
     return rows[0]!;
   }
-
   /**
-   * Replays the whole event log into fresh projections (inside a transaction that is rolled back) and
-   * lists every (account, period) where they differ from the live ones (a period is a day, a month, or
-   * `<day> <route>` for the by-route projection). Empty means the live
-   * projections are exactly what the log implies.
+   * Replays the event log into fresh projections and lists every (account, period) where they differ
+   * from the live ones (a period is a day, a month, or `<day> <route>` for the by-route projection).
+   * Empty means the live projections are exactly what the log implies. Days whose partition was
+   * archived and dropped are replayed from their seals' figures. With `sinceDay`, only days from it on
+   * are compared, and no month (a month needs all its days): the periodic check of recent days.
    */
-  async rebuildDifferences(): Promise<
-    { account_id: string; period: string; via: Interface; live: number; rebuilt: number }[]
-  > {
+  async rebuildDifferences(
+    sinceDay?: string,
+  ): Promise<{ account_id: string; period: string; via: Interface; live: number; rebuilt: number }[]> {
+    const full = sinceDay === undefined;
+    const since = sinceDay ?? '1970-01-01';
     const { rows } = await this.pool.query<{
       account_id: string;
       period: string;
@@ -246,26 +312,33 @@ export class ProjectionStore {
       rebuilt: number;
     }>(
       `WITH per_request AS (
-         SELECT request_id, account_id, min(day) AS day, min(month) AS month,
-                min(route) AS route, min(interface) AS via,
-                bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided') AS charged
-           FROM usage_events GROUP BY request_id, account_id),
+         SELECT (min(e.admitted_at) AT TIME ZONE 'Asia/Kolkata')::date AS day, e.account_id::text AS account_id,
+                min(r.name) AS route, CASE WHEN bool_or(e.interface = 'm') THEN 'mcp' ELSE 'rest' END AS via,
+                bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v') AS charged
+           FROM usage_events e JOIN usage_routes r ON r.id = e.route
+          WHERE e.admitted_at >= ($1::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
+          GROUP BY e.request_id, e.account_id),
+       rebuilt_by_route AS (
+         SELECT account_id, day, route, via, count(*)::int AS n FROM per_request WHERE charged GROUP BY 1, 2, 3, 4
+         UNION ALL
+         SELECT f.account_id, f.day, f.route, f.interface, f.charged
+           FROM usage_seal_figures f JOIN usage_seals s USING (day)
+          WHERE s.dropped_at IS NOT NULL AND f.day >= $1::date AND f.charged > 0),
        rebuilt_daily AS (
-         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, count(*)::int AS n
-           FROM per_request WHERE charged GROUP BY account_id, day, via),
+         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, sum(n)::int AS n
+           FROM rebuilt_by_route GROUP BY account_id, day, via),
        rebuilt_monthly AS (
-         SELECT account_id, month AS period, via, count(*)::int AS n
-           FROM per_request WHERE charged GROUP BY account_id, month, via),
-       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, interface AS via, charged AS n
-                        FROM usage_daily WHERE charged <> 0),
-       live_monthly AS (SELECT account_id, month AS period, interface AS via, charged AS n
-                          FROM usage_monthly WHERE charged <> 0),
+         SELECT account_id, to_char(day, 'YYYY-MM') AS period, via, sum(n)::int AS n
+           FROM rebuilt_by_route WHERE $2 GROUP BY account_id, to_char(day, 'YYYY-MM'), via),
        rebuilt_route AS (
-         SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via, count(*)::int AS n
-           FROM per_request WHERE charged GROUP BY account_id, day, route, via),
+         SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via, n FROM rebuilt_by_route),
+       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, interface AS via, charged AS n
+                        FROM usage_daily WHERE charged <> 0 AND day >= $1::date),
+       live_monthly AS (SELECT account_id, month AS period, interface AS via, charged AS n
+                          FROM usage_monthly WHERE charged <> 0 AND $2),
        live_route AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period,
                              interface AS via, charged AS n
-                        FROM usage_route_daily WHERE charged <> 0)
+                        FROM usage_route_daily WHERE charged <> 0 AND day >= $1::date)
        SELECT coalesce(l.account_id, r.account_id) AS account_id, coalesce(l.period, r.period) AS period,
               coalesce(l.via, r.via) AS via, coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
          FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period, via)
@@ -281,6 +354,7 @@ export class ProjectionStore {
          FROM live_route l FULL JOIN rebuilt_route r USING (account_id, period, via)
         WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
        ORDER BY 1, 2, 3`,
+      [since, full],
     );
     return rows;
   }

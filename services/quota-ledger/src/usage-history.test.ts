@@ -34,23 +34,6 @@ describe('usage history window', () => {
     expect(w.hoursFrom).toBe(w.hours[0]);
     expect(new Date(w.hoursTo).toISOString()).toBe('2026-03-14T11:30:00.000Z');
   });
-
-  it("reads events of the 24 hours' days only, into the previous month when the hours reach there", () => {
-    expect(historyWindow(at('2026-03-14T10:00:00Z')).eventDays).toEqual({
-      from: '2026-03-13',
-      to: '2026-03-14',
-    });
-    // 23:15 IST: the 24 hours, from 00:00 IST, are all today's.
-    expect(historyWindow(at('2026-03-14T17:45:00Z')).eventDays).toEqual({
-      from: '2026-03-14',
-      to: '2026-03-14',
-    });
-    // 02:00 IST on 1 April: the first of the 24 hours is on 31 March (IST).
-    expect(historyWindow(at('2026-03-31T20:30:00Z')).eventDays).toEqual({
-      from: '2026-03-31',
-      to: '2026-04-01',
-    });
-  });
 });
 
 describe('usage history document', () => {

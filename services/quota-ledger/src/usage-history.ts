@@ -25,11 +25,6 @@ export interface HistoryWindow {
   month: string;
   /** The first IST day of the current month. */
   monthFirstDay: string;
-  /**
-   * The IST days of admission whose events the hours need: the first hour's day to today. Bounds the
-   * read by the (account_id, day) index (routes come from their projection).
-   */
-  eventDays: { from: string; to: string };
   /** [from, to) instants of the hourly window. */
   hoursFrom: number;
   hoursTo: number;
@@ -59,7 +54,6 @@ export function historyWindow(clock: Clock): HistoryWindow {
     today,
     month: istMonth(now),
     monthFirstDay: istDay(monthStart),
-    eventDays: { from: istDay(hours[0]!), to: today },
     hoursFrom: hours[0]!,
     hoursTo: hourStart + HOUR_MS,
   };

@@ -19,10 +19,14 @@ const rebuild = () =>
     env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
   });
 
+const ACCT_1 = '11111111-1111-4111-8111-111111111111';
+const ACCT_2 = '22222222-2222-4222-8222-222222222222';
+const ACCT_9 = '99999999-9999-4999-8999-999999999999';
+
 const event = (
   request_id: string,
   kind: SettlementEvent['kind'],
-  account = 'acct-1',
+  account = ACCT_1,
   at = '2026-03-14T10:00:00Z',
 ): SettlementEvent => ({
   v: 1,
@@ -42,7 +46,7 @@ beforeAll(async () => {
     event('r1', 'charged'),
     event('r2', 'charged'),
     event('r3', 'refunded'),
-    { ...event('r4', 'charged', 'acct-2', '2026-03-14T18:30:00Z'), route: 'searchStocks' },
+    { ...event('r4', 'charged', ACCT_2, '2026-03-14T18:30:00Z'), route: 'searchStocks' },
     event('r5', 'voided'),
     event('r5', 'charged'),
     { ...event('r6', 'charged'), interface: 'mcp' },
@@ -65,11 +69,11 @@ describe('ledger rebuild', () => {
       "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, interface, charged FROM usage_daily ORDER BY 1, 2, 3",
     );
     expect(rows).toEqual([
-      { account_id: 'acct-1', day: '2026-03-14', interface: 'mcp', charged: 1 },
-      { account_id: 'acct-1', day: '2026-03-14', interface: 'rest', charged: 1 },
-      { account_id: 'acct-2', day: '2026-03-15', interface: 'rest', charged: 1 },
+      { account_id: ACCT_1, day: '2026-03-14', interface: 'mcp', charged: 1 },
+      { account_id: ACCT_1, day: '2026-03-14', interface: 'rest', charged: 1 },
+      { account_id: ACCT_2, day: '2026-03-15', interface: 'rest', charged: 1 },
     ]);
-    expect(await store.charged('acct-1', '2026-03-14', '2026-03')).toEqual({
+    expect(await store.charged(ACCT_1, '2026-03-14', '2026-03')).toEqual({
       day: { rest: 1, mcp: 1 },
       month: { rest: 1, mcp: 1 },
     });
@@ -80,9 +84,9 @@ describe('ledger rebuild', () => {
       "SELECT account_id, to_char(day, 'YYYY-MM-DD') AS day, route, interface, charged FROM usage_route_daily ORDER BY 1, 2, 3, 4",
     );
     expect(rows).toEqual([
-      { account_id: 'acct-1', day: '2026-03-14', route: 'getStockQuote', interface: 'mcp', charged: 1 },
-      { account_id: 'acct-1', day: '2026-03-14', route: 'getStockQuote', interface: 'rest', charged: 1 },
-      { account_id: 'acct-2', day: '2026-03-15', route: 'searchStocks', interface: 'rest', charged: 1 },
+      { account_id: ACCT_1, day: '2026-03-14', route: 'getStockQuote', interface: 'mcp', charged: 1 },
+      { account_id: ACCT_1, day: '2026-03-14', route: 'getStockQuote', interface: 'rest', charged: 1 },
+      { account_id: ACCT_2, day: '2026-03-15', route: 'searchStocks', interface: 'rest', charged: 1 },
     ]);
   });
 
@@ -94,23 +98,24 @@ describe('ledger rebuild', () => {
   });
 
   it('the log refuses updates and deletes', async () => {
-    await expect(pool.query("DELETE FROM usage_events WHERE request_id = 'r1'")).rejects.toThrow(
-      /append-only/,
-    );
-    await expect(pool.query("UPDATE usage_events SET kind = 'refunded'")).rejects.toThrow(/append-only/);
+    await expect(
+      pool.query('DELETE FROM usage_events WHERE request_id = usage_log_uuid($1)', ['r1']),
+    ).rejects.toThrow(/append-only/);
+    await expect(pool.query("UPDATE usage_events SET kind = 'r'")).rejects.toThrow(/append-only/);
+    await expect(pool.query('TRUNCATE usage_events')).rejects.toThrow(/append-only/);
   });
 
   it('a projection that drifted from the log is reported, with exit code 1', async () => {
-    await pool.query("UPDATE usage_daily SET charged = charged + 2 WHERE account_id = 'acct-1'");
+    await pool.query('UPDATE usage_daily SET charged = charged + 2 WHERE account_id = $1', [ACCT_1]);
     await expect(rebuild()).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining('account acct-1 period 2026-03-14 via rest: live 3, rebuilt 1'),
+      stdout: expect.stringContaining(`account ${ACCT_1} period 2026-03-14 via rest: live 3, rebuilt 1`),
     });
-    await pool.query("UPDATE usage_route_daily SET charged = charged + 1 WHERE account_id = 'acct-2'");
+    await pool.query('UPDATE usage_route_daily SET charged = charged + 1 WHERE account_id = $1', [ACCT_2]);
     await expect(rebuild()).rejects.toMatchObject({
       code: 1,
       stdout: expect.stringContaining(
-        'account acct-2 period 2026-03-15 searchStocks via rest: live 2, rebuilt 1',
+        `account ${ACCT_2} period 2026-03-15 searchStocks via rest: live 2, rebuilt 1`,
       ),
     });
   });
@@ -132,11 +137,11 @@ describe('the by-route projection on a log recorded before it existed', () => {
     try {
       await before.query(
         `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
-         VALUES ('q1', 'charged', 'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
-                ('q2', 'charged', 'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
-                ('q2', 'voided',  'acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
-                ('q3', 'refunded','acct-9', now(), now(), '2026-03-14', '2026-03', 'getStockQuote', 404, 'rest'),
-                ('q4', 'charged', 'acct-9', now(), now(), '2026-03-15', '2026-03', 'searchStocks', 200, 'mcp')`,
+         VALUES ('q1', 'charged', '${ACCT_9}', '2026-03-14 10:00+05:30', '2026-03-14 10:00+05:30', '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q2', 'charged', '${ACCT_9}', '2026-03-14 10:00+05:30', '2026-03-14 10:00+05:30', '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q2', 'voided', '${ACCT_9}', '2026-03-14 10:00+05:30', '2026-03-14 10:00+05:30', '2026-03-14', '2026-03', 'getStockQuote', 200, 'rest'),
+                ('q3', 'refunded', '${ACCT_9}', '2026-03-14 10:00+05:30', '2026-03-14 10:00+05:30', '2026-03-14', '2026-03', 'getStockQuote', 404, 'rest'),
+                ('q4', 'charged', '${ACCT_9}', '2026-03-15 10:00+05:30', '2026-03-15 10:00+05:30', '2026-03-15', '2026-03', 'searchStocks', 200, 'mcp')`,
       );
       const after = await ledgerPool(older, 'rt', 1);
       try {
@@ -150,6 +155,18 @@ describe('the by-route projection on a log recorded before it existed', () => {
         // (The events went in without their daily and monthly rows, so only the by-route ones can agree.)
         const diffs = await new ProjectionStore(after).rebuildDifferences();
         expect(diffs.filter((d) => d.period.includes(' '))).toEqual([]);
+        // And the partitioned log (migration 0005) holds every event, in its IST day's partition, the
+        // clients' request ids as their uuid digests.
+        const { rows: moved } = await after.query(
+          `SELECT tableoid::regclass::text AS part, kind, status FROM usage_events
+            WHERE request_id = usage_log_uuid('q2') ORDER BY kind`,
+        );
+        expect(moved).toEqual([
+          { part: 'usage_events_20260314', kind: 'c', status: 200 },
+          { part: 'usage_events_20260314', kind: 'v', status: 200 },
+        ]);
+        const { rows: all } = await after.query('SELECT count(*)::int AS n FROM usage_events');
+        expect(all[0].n).toBe(5);
       } finally {
         await after.end();
       }

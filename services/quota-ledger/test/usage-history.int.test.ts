@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { createClient, status, type TypedClient } from '@mdp/grpc';
 import { connectNats, type NatsConnection } from '@mdp/nats';
@@ -19,7 +19,7 @@ const schema = `ledger_hist_${tag}`;
 const stream = `USAGE_HIST_${tag.toUpperCase()}`;
 const prefix = `usage_hist_${tag}`;
 const logger = createLogger('test', 'silent');
-const account = `acct-hist-${tag}`;
+const account = randomUUID();
 
 // 00:40 IST on 15 March: the IST day and its first IST hour began at 18:30Z.
 const NOW = Date.parse('2026-03-14T19:10:00Z');
@@ -71,7 +71,7 @@ const EVENTS: SettlementEvent[] = [
   event('c2', 'charged', '2026-02-20T06:00:00Z', 'getIndices'),
   event('c3', 'charged', '2026-02-13T06:00:00Z', 'getIndices'),
   // Another account in the same hour.
-  { ...event('o1', 'charged', '2026-03-14T19:01:00Z'), account_id: `other-${tag}` },
+  { ...event('o1', 'charged', '2026-03-14T19:01:00Z'), account_id: randomUUID() },
 ];
 
 async function publish(e: SettlementEvent) {
