@@ -26,6 +26,62 @@ export const ledgerConfig = {
     default: 3_600_000,
     minimum: 0,
     maximum: 86_400_000,
-    description: 'How often shard 0 compares the projections with a replay of the event log (0: never)',
+    description:
+      'How often shard 0 compares the projections of today and yesterday with a replay of their events (0: never)',
+  }),
+  USAGE_LOG_RETENTION_DAYS: Type.Integer({
+    default: 62,
+    minimum: 3,
+    maximum: 3650,
+    description:
+      'IST days of events kept in Postgres; older sealed days are archived, checked against their seal, then dropped (62 keeps the current and the previous month rebuildable from events)',
+  }),
+  USAGE_PARTITIONS_AHEAD_DAYS: Type.Integer({
+    default: 7,
+    minimum: 2,
+    maximum: 60,
+    description: 'IST days of event-log partitions made ahead of today',
+  }),
+  USAGE_SEAL_GRACE_MINUTES: Type.Integer({
+    default: 20,
+    minimum: 11,
+    maximum: 1440,
+    description:
+      'Minutes after an IST day ends before it may be sealed: longer than a gateway retries a refund or void (10 minutes) plus a hold',
+  }),
+  USAGE_UPKEEP_INTERVAL_MS: Type.Integer({
+    default: 300_000,
+    minimum: 1_000,
+    maximum: 3_600_000,
+    description:
+      'How often shard 0 makes partitions ahead, seals closed days, and archives and drops old ones',
+  }),
+  USAGE_ARCHIVE_DIR: Type.String({
+    default: '.local/usage-archive',
+    minLength: 1,
+    maxLength: 1024,
+    description:
+      'The folder archive target (when no S3 bucket is set): one gzip NDJSON file and a manifest per day',
+  }),
+  USAGE_ARCHIVE_S3_BUCKET: Type.String({
+    default: '',
+    maxLength: 63,
+    pattern: '^([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])?$',
+    description: 'An S3(-compatible) bucket to archive to instead of the folder',
+  }),
+  USAGE_ARCHIVE_S3_PREFIX: Type.String({
+    default: 'usage-events/',
+    maxLength: 512,
+    description: 'Key prefix of archived days in the bucket',
+  }),
+  USAGE_ARCHIVE_S3_ENDPOINT: Type.String({
+    default: '',
+    maxLength: 1024,
+    description: 'Endpoint URL of an S3-compatible store (empty: AWS)',
+  }),
+  USAGE_ARCHIVE_S3_REGION: Type.String({ default: 'us-east-1', maxLength: 64 }),
+  USAGE_ARCHIVE_S3_FORCE_PATH_STYLE: Type.Boolean({
+    default: false,
+    description: 'Path-style bucket URLs (most S3-compatible stores)',
   }),
 };

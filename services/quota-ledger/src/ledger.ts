@@ -4,11 +4,18 @@ import type { Clock } from '@mdp/ist-time';
 import type { NatsConnection } from '@mdp/nats';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
 import { buildApp } from './app.ts';
+import type { ArchiveTarget } from './archive/index.ts';
 import { AccountBook } from './domain/account-book.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
-import { type SettlementConsumer, startSettlementConsumer } from './settlement-consumer.ts';
+import {
+  consumersCaughtUp,
+  type SettlementConsumer,
+  startSettlementConsumer,
+} from './settlement-consumer.ts';
+import { createUpkeep, type Upkeep } from './usage-upkeep.ts';
+import type { UpkeepSettings } from './usage-upkeep-plan.ts';
 
 export interface LedgerOptions {
   pool: Pool;
@@ -29,6 +36,11 @@ export interface LedgerOptions {
   registry: Registry;
   /** Periodic gauges (consumer lag, top accounts, rebuild check); none when absent. */
   stats?: { intervalMs: number; rebuildCheckIntervalMs: number };
+  /**
+   * The usage log's upkeep (partitions ahead, seals, archive and drop), run by shard 0 only, first once
+   * the consumer has caught up and then every `intervalMs`; none when absent.
+   */
+  usageLog?: { settings: UpkeepSettings; target: ArchiveTarget; intervalMs: number; shardCount: number };
 }
 
 export interface Ledger {
@@ -36,6 +48,8 @@ export interface Ledger {
   store: ProjectionStore;
   consumer: SettlementConsumer;
   stats: LedgerStats | null;
+  /** The usage log's upkeep on shard 0 (null elsewhere, or without `usageLog`). */
+  upkeep: Upkeep | null;
   /** True once the consumer has caught up with the stream; admissions and usage wait for it. */
   caughtUp(): boolean;
   /** Resolves when `caughtUp()` turns true (or the ledger closes first). */
@@ -52,7 +66,20 @@ const RECORDING_STALL_MS = 1_000;
 
 /** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
-  const store = new ProjectionStore(o.pool, o.recorder);
+  const missingPartitions = new Counter({
+    name: 'ledger_usage_partition_missing_total',
+    help: 'Settlement batches that found no event-log partition for their day (made then and recorded: upkeep is behind)',
+    registers: [o.registry],
+  });
+  const afterSeal = new Counter({
+    name: 'ledger_usage_events_after_seal_total',
+    help: 'Settlement events of an IST day already sealed, left out of the log (the sealing rule says there are none)',
+    registers: [o.registry],
+  });
+  const store = new ProjectionStore(o.pool, o.recorder, (days) => {
+    missingPartitions.inc();
+    o.logger.error({ days }, 'usage log: no partition for a batch; made it now (is the upkeep running?)');
+  });
   const book = new AccountBook(o.holdTtlMs);
   const mutex = new Mutex();
   const consumer = await startSettlementConsumer({
@@ -71,6 +98,10 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     clock: o.clock,
     apply: async (events) => {
       const result = await store.record(events);
+      if (result.late > 0) {
+        afterSeal.inc(result.late);
+        o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
+      }
       for (const delta of result.deltas) book.charge(delta);
       for (const e of events) book.release(e.request_id, e.account_id);
     },
@@ -118,6 +149,34 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');
     }
   }, 1_000);
+  const upkeep =
+    o.usageLog && o.shard === 0
+      ? createUpkeep({
+          pool: o.pool,
+          target: o.usageLog.target,
+          settings: o.usageLog.settings,
+          clock: o.clock,
+          consumersCaughtUp: () => consumersCaughtUp(o.nc, o.stream, o.subjectPrefix, o.usageLog!.shardCount),
+          ensurePartitions: (days) => store.ensurePartitions(days),
+          logger: o.logger,
+          registry: o.registry,
+        })
+      : null;
+  let upkeepRun: Promise<unknown> = Promise.resolve();
+  let upkeepTimer: NodeJS.Timeout | undefined;
+  if (upkeep) {
+    const runUpkeep = () => {
+      upkeepRun = upkeepRun
+        .then(() => upkeep.run())
+        .catch((err) => o.logger.error({ err: (err as Error).message }, 'usage log: upkeep failed'));
+    };
+    void catchingUp.then(() => {
+      if (stopping) return;
+      runUpkeep();
+      upkeepTimer = setInterval(runUpkeep, o.usageLog!.intervalMs);
+      upkeepTimer.unref();
+    });
+  }
   const server = buildApp({
     logger: o.logger,
     tracer: o.tracer,
@@ -145,11 +204,14 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     store,
     consumer,
     stats,
+    upkeep,
     caughtUp: () => caughtUp,
     catchingUp,
     close: async () => {
       stopping = true;
       await catchingUp;
+      clearInterval(upkeepTimer);
+      await upkeepRun;
       stats?.stop();
       clearInterval(sweeper);
       await consumer.stop();

@@ -4,6 +4,7 @@ import { runGrpcService } from '@mdp/runtime';
 import { ledgerConfig } from './config.ts';
 import { assembleLedger } from './ledger.ts';
 import { openRecorder } from './projections.ts';
+import { archiveTarget, type UsageLogConfig, upkeepSettings } from './usage-log-config.ts';
 
 type LedgerConfig = {
   NATS_URL: string;
@@ -16,7 +17,8 @@ type LedgerConfig = {
   USAGE_STREAM_REPLICAS: number;
   LEDGER_STATS_INTERVAL_MS: number;
   REBUILD_CHECK_INTERVAL_MS: number;
-};
+  USAGE_UPKEEP_INTERVAL_MS: number;
+} & UsageLogConfig;
 
 await runGrpcService({
   name: 'quota-ledger',
@@ -62,6 +64,12 @@ await runGrpcService({
       stats: {
         intervalMs: config.LEDGER_STATS_INTERVAL_MS,
         rebuildCheckIntervalMs: config.REBUILD_CHECK_INTERVAL_MS,
+      },
+      usageLog: {
+        settings: upkeepSettings(config),
+        target: await archiveTarget(config),
+        intervalMs: config.USAGE_UPKEEP_INTERVAL_MS,
+        shardCount: config.SHARD_COUNT,
       },
     });
     rt.logger.info(

@@ -44,6 +44,31 @@ export interface SettlementConsumer {
   recordingSince(): number | null;
 }
 
+/** The durable consumer of one shard. */
+const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;
+
+/**
+ * Whether every shard's consumer has recorded all that the usage stream held when this was asked: its
+ * acknowledged floor has reached the stream's last message, or it has nothing delivered unacknowledged
+ * and nothing left to deliver. A consumer that does not exist yet has consumed nothing: false.
+ */
+export async function consumersCaughtUp(
+  nc: NatsConnection,
+  stream: string,
+  subjectPrefix: string,
+  shardCount: number,
+): Promise<boolean> {
+  const jsm = await nc.jetstreamManager();
+  const last = (await jsm.streams.info(stream)).state.last_seq;
+  for (let shard = 0; shard < shardCount; shard++) {
+    const info = await jsm.consumers.info(stream, durableName(subjectPrefix, shard)).catch(() => null);
+    if (!info) return false;
+    const drained = info.num_pending === 0 && info.num_ack_pending === 0;
+    if (info.ack_floor.stream_seq < last && !drained) return false;
+  }
+  return true;
+}
+
 const BATCH = 500;
 /**
  * How long the first message of a batch waits for others. A statement costs Postgres about half a
@@ -73,7 +98,7 @@ export async function startSettlementConsumer(opts: {
   const { nc, spec, logger } = opts;
   const subject = shardSubjects(spec.subjectPrefix, spec.shard);
   await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays, spec.replicas));
-  const durable = `ledger-${spec.subjectPrefix}-${spec.shard}`;
+  const durable = durableName(spec.subjectPrefix, spec.shard);
   const jsm = await nc.jetstreamManager();
   // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
   // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.

@@ -19,7 +19,7 @@ const schema = `ledger_hist_${tag}`;
 const stream = `USAGE_HIST_${tag.toUpperCase()}`;
 const prefix = `usage_hist_${tag}`;
 const logger = createLogger('test', 'silent');
-const account = randomUUID();
+const account: string = randomUUID();
 
 // 00:40 IST on 15 March: the IST day and its first IST hour began at 18:30Z.
 const NOW = Date.parse('2026-03-14T19:10:00Z');
