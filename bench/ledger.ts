@@ -7,6 +7,10 @@ import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import { createPool, dropSchema } from '@mdp/db';
 import { ledger } from '@mdp/proto';
 import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
+
+/** One of 2,000 accounts, as uuids like the auth service's (the event log keys accounts as uuids). */
+const benchAccount = (n: number) => `00000000-0000-4000-8000-${String(n % 2000).padStart(12, '0')}`;
+
 import { connect } from 'nats';
 import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
 import { envInt } from './env.ts';
@@ -71,7 +75,7 @@ export async function benchLedger(): Promise<string[]> {
           for (let i = 0; i < 50 && sent < ADMISSIONS; i++, sent++) {
             admissions.push({
               request_id: newRequestId(),
-              account: { account_id: `bench-${sent % 2000}`, plan: 'bench', burst_per_minute: 1_000_000 },
+              account: { account_id: benchAccount(sent), plan: 'bench', burst_per_minute: 1_000_000 },
               traceparent: '',
               interface: 'rest',
             });
@@ -102,7 +106,7 @@ export async function benchLedger(): Promise<string[]> {
       const event = {
         v: 1,
         request_id: newRequestId(),
-        account_id: `bench-${i % 2000}`,
+        account_id: benchAccount(i),
         kind: 'charged',
         admitted_at_ms: now,
         settled_at_ms: now,
@@ -121,7 +125,9 @@ export async function benchLedger(): Promise<string[]> {
     let recorded = 0;
     while (recorded < SETTLEMENTS) {
       recorded = (
-        await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE route = 'bench'")
+        await pool.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM usage_events WHERE route = (SELECT id FROM usage_routes WHERE name = 'bench')",
+        )
       ).rows[0]!.n;
       if (recorded < SETTLEMENTS) await new Promise((r) => setTimeout(r, 50));
     }
