@@ -119,6 +119,16 @@ function casesFor(spec: RouteSpec, p: ParamSpec) {
         await expect400(withPathParam(spec, p.name, 'A'.repeat(p.maxLength + 1)), p.name);
         await expect400(withPathParam(spec, p.name, 'A%00B'), p.name);
       });
+      it(`${p.name}: 65 to 10,000 characters in the path are refused by name, in the API's words`, async () => {
+        for (const n of [p.maxLength + 1, 65, 2_048, 2_049, 5_000, 10_000]) {
+          const res = await gw.get(withPathParam(spec, p.name, 'A'.repeat(n)));
+          expect(res.statusCode, `${n} characters`).toBe(400);
+          const { error } = res.json();
+          expect(error).toMatchObject({ code: 'invalid_request', details: { param: p.name } });
+          expect(error.message).not.toMatch(/FST_|ERR_/);
+          expect(error.message.length).toBeLessThan(200);
+        }
+      });
       break;
   }
 }
