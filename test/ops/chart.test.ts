@@ -491,6 +491,91 @@ describe('the daily import CronJob', () => {
   });
 });
 
+describe('the usage log and its archive', () => {
+  const src = templates.get('quota-ledger/statefulset.yaml')!;
+  const production = coalesce(defaults, readYaml('deploy/values-production.yaml')) as any;
+
+  it('by default keeps 62 days, partitions a week ahead, seals 20 minutes after a day, archives to a volume', () => {
+    expect(defaults.quotaLedger.usageLog).toEqual({
+      retentionDays: 62,
+      partitionsAheadDays: 7,
+      sealGraceMinutes: 20,
+      upkeepIntervalMs: 300_000,
+    });
+    expect(defaults.quotaLedger.usageArchive).toMatchObject({
+      target: 'folder',
+      folder: { persistence: { enabled: true, existingClaim: '', accessModes: ['ReadWriteOnce'] } },
+      s3: { bucket: '', prefix: 'usage-events/', endpoint: '', region: 'us-east-1', forcePathStyle: false },
+    });
+  });
+
+  it("the defaults are the ledger's own, and the schema's bounds no looser than its", async () => {
+    const { ledgerConfig } = await import('../../services/quota-ledger/src/config.ts');
+    const config = ledgerConfig as unknown as Record<
+      string,
+      { default: unknown; minimum?: number; maximum?: number }
+    >;
+    const bounds = schema.properties.quotaLedger.properties.usageLog.properties;
+    for (const [name, key] of [
+      ['USAGE_LOG_RETENTION_DAYS', 'retentionDays'],
+      ['USAGE_PARTITIONS_AHEAD_DAYS', 'partitionsAheadDays'],
+      ['USAGE_SEAL_GRACE_MINUTES', 'sealGraceMinutes'],
+      ['USAGE_UPKEEP_INTERVAL_MS', 'upkeepIntervalMs'],
+    ] as const) {
+      expect(defaults.quotaLedger.usageLog[key], name).toBe(config[name]!.default);
+      expect(bounds[key].minimum, name).toBeGreaterThanOrEqual(config[name]!.minimum!);
+      expect(bounds[key].maximum, name).toBeLessThanOrEqual(config[name]!.maximum!);
+    }
+    const s3 = defaults.quotaLedger.usageArchive.s3;
+    expect([s3.bucket, s3.prefix, s3.endpoint, s3.region, s3.forcePathStyle]).toEqual(
+      ['BUCKET', 'PREFIX', 'ENDPOINT', 'REGION', 'FORCE_PATH_STYLE'].map(
+        (k) => config[`USAGE_ARCHIVE_S3_${k}`]!.default,
+      ),
+    );
+  });
+
+  it('hands every ledger pod the same settings: the process runs the upkeep on shard 0 only', () => {
+    for (const [name, key] of [
+      ['USAGE_LOG_RETENTION_DAYS', 'retentionDays'],
+      ['USAGE_PARTITIONS_AHEAD_DAYS', 'partitionsAheadDays'],
+      ['USAGE_SEAL_GRACE_MINUTES', 'sealGraceMinutes'],
+      ['USAGE_UPKEEP_INTERVAL_MS', 'upkeepIntervalMs'],
+    ])
+      expect(src).toMatch(
+        new RegExp(`- name: ${name}\\s+value: \\{\\{ \\$v\\.usageLog\\.${key} \\| int \\| quote \\}\\}`),
+      );
+    // The folder is where the volume is mounted; the S3 keys come from a Secret, one key at a time.
+    const dir = /- name: USAGE_ARCHIVE_DIR\s+value: (\S+)/.exec(src)?.[1];
+    expect(dir).toBe('/var/lib/mdp/usage-archive');
+    expect(src).toMatch(new RegExp(`- name: usage-archive\\s+mountPath: ${dir}\\n`));
+    expect(src).toMatch(/name: AWS_ACCESS_KEY_ID\s+valueFrom:\s+secretKeyRef:/);
+    expect(src).toMatch(/name: AWS_SECRET_ACCESS_KEY\s+valueFrom:\s+secretKeyRef:/);
+  });
+
+  it('a claim per pod from a template that no upgrade changes, unless an existing claim is shared', () => {
+    // A StatefulSet's volumeClaimTemplates cannot be updated: no chart version or commonLabels in them.
+    const claims = src.slice(src.indexOf('volumeClaimTemplates:'));
+    expect(claims).toContain('include "mdp.selectorLabels" $ctx');
+    expect(claims).not.toContain('include "mdp.labels"');
+    expect(src).toContain('{{- if and (eq $archive.target "folder") (not $persistence.existingClaim) }}');
+    expect(src).toContain('{{- if and (eq $archive.target "folder") $persistence.existingClaim }}');
+  });
+
+  it("both values files seal a day only after the gateway's refund and void retries and a hold", () => {
+    const retryMs = /const BACKGROUND_RETRY_MS = (\d+) \* 60_000;/.exec(
+      read('services/gateway/src/settlement.ts'),
+    );
+    expect(retryMs, "the gateway's background retry of refunds and voids").not.toBeNull();
+    // The template refuses anything shorter with the same sum.
+    expect(src).toContain('(add 600000 (int .Values.config.holdTtlMs))');
+    expect(Number(retryMs![1]) * 60_000).toBe(600_000);
+    for (const values of [defaults, production])
+      expect(values.quotaLedger.usageLog.sealGraceMinutes * 60_000).toBeGreaterThan(
+        600_000 + values.config.holdTtlMs,
+      );
+  });
+});
+
 describe('what the chart hands each service', () => {
   /** `- name: X` entries of the env lists of a template (control actions ignored). */
   const envNames = (src: string) =>
@@ -499,6 +584,10 @@ describe('what the chart hands each service', () => {
       .concat([...src.matchAll(/dict "name" "([A-Z][A-Z0-9_]+)"/g)].map((m) => m[1]!));
   // Defined now for a later issue (signed price-history cursors), read by no service yet.
   const reserved = new Set(['CURSOR_SIGNING_KEY', 'POD_NAME']);
+  // Read by the AWS SDK's credential chain (the ledger's S3 usage archive), not by a config schema.
+  const sdk: Partial<Record<string, string[]>> = {
+    'quota-ledger': ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'],
+  };
   const sources: [string, Parameters<typeof configKeys>[0]][] = [
     ['gateway/deployment.yaml', 'gateway'],
     ['auth/deployment.yaml', 'auth'],
@@ -518,7 +607,8 @@ describe('what the chart hands each service', () => {
       ),
     ];
     const shared = service === 'gateway' ? [] : envNames(helpers.get('mdp.grpcDeployment')!);
-    const unknown = [...names, ...shared].filter((n) => !known.has(n) && !reserved.has(n));
+    const allowed = new Set([...reserved, ...(sdk[service] ?? [])]);
+    const unknown = [...names, ...shared].filter((n) => !known.has(n) && !allowed.has(n));
     expect(unknown).toEqual([]);
   });
 

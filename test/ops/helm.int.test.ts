@@ -260,3 +260,183 @@ describe('the daily import CronJob under real helm', () => {
     });
   });
 });
+
+describe('the usage log and its archive under real helm', () => {
+  const statefulSetOf = (docs: ReturnType<typeof render>) =>
+    docs.find((d) => d.kind === 'StatefulSet' && d.metadata.name === 'mdp-quota-ledger')!;
+  const ledgerEnv = (docs: ReturnType<typeof render>) =>
+    Object.fromEntries(
+      statefulSetOf(docs).spec.template.spec.containers[0].env.map((e: any) => [
+        e.name,
+        e.value ?? e.valueFrom,
+      ]),
+    );
+  const usageNames = (env: Record<string, unknown>) =>
+    Object.keys(env).filter((n) => n.startsWith('USAGE_ARCHIVE_') || n.startsWith('AWS_'));
+  const sharedClaim = {
+    quotaLedger: {
+      usageArchive: {
+        folder: { persistence: { existingClaim: 'usage-archive-nfs', subPath: 'ledger' } },
+      },
+    },
+  };
+  const bucket = {
+    quotaLedger: {
+      usageLog: { retentionDays: 93, partitionsAheadDays: 14, sealGraceMinutes: 45, upkeepIntervalMs: 60000 },
+      usageArchive: {
+        target: 's3',
+        s3: {
+          bucket: 'mdp-usage',
+          prefix: 'ledger/usage-events/',
+          endpoint: 'https://minio.storage.svc:9000',
+          region: 'ap-south-1',
+          forcePathStyle: true,
+          existingSecret: 'usage-bucket',
+        },
+      },
+    },
+  };
+
+  it('passes helm lint --strict with a claim per pod, a shared claim and a bucket', () => {
+    for (const values of [
+      [],
+      ['-f', valuesFile('shared-claim', sharedClaim)],
+      ['-f', valuesFile('usage-bucket', bucket)],
+    ]) {
+      const r = run('lint', '--strict', CHART, ...values);
+      expect(r.status, `${r.out}${r.err}`).toBe(0);
+    }
+  });
+
+  it('by default: the settings on every shard, and a claim per pod mounted where USAGE_ARCHIVE_DIR points', () => {
+    const docs = render();
+    const sts = statefulSetOf(docs);
+    const env = ledgerEnv(docs);
+    expect(env).toMatchObject({
+      USAGE_LOG_RETENTION_DAYS: '62',
+      USAGE_PARTITIONS_AHEAD_DAYS: '7',
+      USAGE_SEAL_GRACE_MINUTES: '20',
+      USAGE_UPKEEP_INTERVAL_MS: '300000',
+      USAGE_ARCHIVE_DIR: '/var/lib/mdp/usage-archive',
+    });
+    expect(usageNames(env)).toEqual(['USAGE_ARCHIVE_DIR']);
+    expect(sts.spec.template.spec.containers[0].volumeMounts).toContainEqual({
+      name: 'usage-archive',
+      mountPath: '/var/lib/mdp/usage-archive',
+    });
+    // From the claim template: not among the pod's volumes, one claim per pod (only shard 0's fills up).
+    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['tmp']);
+    expect(sts.spec.volumeClaimTemplates).toEqual([
+      {
+        metadata: {
+          name: 'usage-archive',
+          labels: {
+            'app.kubernetes.io/name': 'mdp',
+            'app.kubernetes.io/instance': 'mdp',
+            'app.kubernetes.io/component': 'quota-ledger',
+          },
+        },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '20Gi' } } },
+      },
+    ]);
+    // The pods write it as the image's user: the fsGroup makes the volume theirs.
+    expect(sts.spec.template.spec.securityContext).toMatchObject({ fsGroup: 1000 });
+  });
+
+  it('the claim template is the same whatever the chart version or labels, so upgrades never touch it', () => {
+    const storage = { quotaLedger: { usageArchive: { folder: { persistence: { storageClass: 'gp3' } } } } };
+    const claims = (extra: unknown) =>
+      statefulSetOf(render(valuesFile('claims', storage), valuesFile('extra', extra))).spec
+        .volumeClaimTemplates;
+    const before = claims({});
+    expect(before[0].spec.storageClassName).toBe('gp3');
+    expect(claims({ commonLabels: { team: 'ledger' }, image: { tag: '9.9.9' } })).toEqual(before);
+  });
+
+  it('with an existing claim: every pod mounts it (ReadWriteMany across nodes), no claim template', () => {
+    const sts = statefulSetOf(render(valuesFile('shared-claim', sharedClaim)));
+    expect(sts.spec.volumeClaimTemplates).toBeUndefined();
+    expect(sts.spec.template.spec.volumes).toContainEqual({
+      name: 'usage-archive',
+      persistentVolumeClaim: { claimName: 'usage-archive-nfs' },
+    });
+    expect(sts.spec.template.spec.containers[0].volumeMounts).toContainEqual({
+      name: 'usage-archive',
+      mountPath: '/var/lib/mdp/usage-archive',
+      subPath: 'ledger',
+    });
+  });
+
+  it('to a bucket: the S3 settings and the Secret’s key pair, no volume', () => {
+    const docs = render(valuesFile('usage-bucket', bucket));
+    const sts = statefulSetOf(docs);
+    const env = ledgerEnv(docs);
+    expect(env).toMatchObject({
+      USAGE_LOG_RETENTION_DAYS: '93',
+      USAGE_PARTITIONS_AHEAD_DAYS: '14',
+      USAGE_SEAL_GRACE_MINUTES: '45',
+      USAGE_UPKEEP_INTERVAL_MS: '60000',
+    });
+    expect(Object.fromEntries(usageNames(env).map((n) => [n, env[n]]))).toEqual({
+      USAGE_ARCHIVE_S3_BUCKET: 'mdp-usage',
+      USAGE_ARCHIVE_S3_PREFIX: 'ledger/usage-events/',
+      USAGE_ARCHIVE_S3_ENDPOINT: 'https://minio.storage.svc:9000',
+      USAGE_ARCHIVE_S3_REGION: 'ap-south-1',
+      USAGE_ARCHIVE_S3_FORCE_PATH_STYLE: 'true',
+      AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 'usage-bucket', key: 'AWS_ACCESS_KEY_ID' } },
+      AWS_SECRET_ACCESS_KEY: { secretKeyRef: { name: 'usage-bucket', key: 'AWS_SECRET_ACCESS_KEY' } },
+    });
+    expect(sts.spec.volumeClaimTemplates).toBeUndefined();
+    expect(sts.spec.template.spec.volumes.map((v: any) => v.name)).toEqual(['tmp']);
+    expect(sts.spec.template.spec.containers[0].volumeMounts.map((m: any) => m.name)).toEqual(['tmp']);
+  });
+
+  it("to AWS with the pod's own identity: no endpoint, no keys", () => {
+    const irsa = { quotaLedger: { usageArchive: { target: 's3', s3: { bucket: 'mdp-usage' } } } };
+    const env = ledgerEnv(render(valuesFile('irsa', irsa)));
+    expect(Object.fromEntries(usageNames(env).map((n) => [n, env[n]]))).toEqual({
+      USAGE_ARCHIVE_S3_BUCKET: 'mdp-usage',
+      USAGE_ARCHIVE_S3_PREFIX: 'usage-events/',
+      USAGE_ARCHIVE_S3_REGION: 'us-east-1',
+      USAGE_ARCHIVE_S3_FORCE_PATH_STYLE: 'false',
+    });
+  });
+
+  it('with the production values: to the production bucket, with its Secret', () => {
+    const env = ledgerEnv(render(PRODUCTION));
+    expect(env).toMatchObject({
+      USAGE_ARCHIVE_S3_BUCKET: 'mdp-usage-archive',
+      USAGE_ARCHIVE_S3_REGION: 'ap-south-1',
+      AWS_ACCESS_KEY_ID: { secretKeyRef: { name: 'mdp-usage-archive', key: 'AWS_ACCESS_KEY_ID' } },
+    });
+    expect(env.USAGE_ARCHIVE_DIR).toBeUndefined();
+  });
+
+  it("refuses a seal grace within the gateway's retries plus a hold, and an archive on no volume", () => {
+    const grace = (holdTtlMs: number) =>
+      run(
+        'template',
+        'mdp',
+        CHART,
+        '--set',
+        'quotaLedger.usageLog.sealGraceMinutes=11',
+        '--set',
+        `config.holdTtlMs=${holdTtlMs}`,
+      );
+    expect(grace(59_000).status).toBe(0);
+    const refused = grace(60_000);
+    expect(refused.status).not.toBe(0);
+    expect(refused.err).toContain('quotaLedger.usageLog.sealGraceMinutes (11) must be longer than');
+    // Past the schema too (--skip-schema-validation): the template itself will not archive to nothing.
+    const noVolume = run(
+      'template',
+      'mdp',
+      CHART,
+      '--skip-schema-validation',
+      '--set',
+      'quotaLedger.usageArchive.folder.persistence.enabled=false',
+    );
+    expect(noVolume.status).not.toBe(0);
+    expect(noVolume.err).toContain('quotaLedger.usageArchive.folder.persistence.enabled must be true');
+  });
+});
