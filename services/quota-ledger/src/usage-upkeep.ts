@@ -96,6 +96,8 @@ export function createUpkeep(o: UpkeepOptions): Upkeep {
     labelNames: ['stage'] as const,
     registers: [o.registry],
   });
+  // Every stage's series from the start, so that Prometheus sees the first failure as an increase.
+  for (const stage of ['export', 'verify', 'drop']) failures.inc({ stage }, 0);
   const gauges = {
     bytes: new Gauge({
       name: 'ledger_usage_log_bytes',
