@@ -48,6 +48,9 @@ describe('usage contract', () => {
     expect(parseSettlementEvent({ ...event, interface: 'fax' })).toBe('bad interface fax');
     expect(parseSettlementEvent({ ...event, admitted_at_ms: 'soon' })).toBe('bad admitted_at_ms');
     expect(parseSettlementEvent({ ...event, request_id: "x'; drop table" })).toBe('bad request_id');
+    expect(parseSettlementEvent({ ...event, account_id: 'acct-1' })).toBe('bad account_id');
+    expect(parseSettlementEvent({ ...event, route: 'get\tQuote' })).toBe('bad route');
+    expect(parseSettlementEvent({ ...event, route: 'x'.repeat(65) })).toBe('bad route');
   });
 
   it('reads a message of one event or of a batch, leaving out a batch’s unreadable events', () => {

@@ -70,6 +70,8 @@ export function shardOf(accountId: string, shardCount: number): number {
 /** Request ids: the gateway's uuids, or (in events published before it made them all) a client's id. */
 const UUIDISH = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An operation id: what usage_routes accepts. */
+const ROUTE = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** Validates an event from the wire; returns a reason when it is not one. */
 export function parseSettlementEvent(value: unknown): SettlementEvent | string {
@@ -83,7 +85,7 @@ export function parseSettlementEvent(value: unknown): SettlementEvent | string {
   for (const key of ['admitted_at_ms', 'settled_at_ms', 'status'] as const) {
     if (typeof e[key] !== 'number' || !Number.isFinite(e[key])) return `bad ${key}`;
   }
-  if (typeof e.route !== 'string' || e.route.length > 64) return 'bad route';
+  if (typeof e.route !== 'string' || !ROUTE.test(e.route)) return 'bad route';
   if (e.interface !== undefined && !INTERFACES.includes(e.interface as Interface))
     return `bad interface ${String(e.interface)}`;
   if (e.traceparent !== undefined && (typeof e.traceparent !== 'string' || e.traceparent.length > 128))

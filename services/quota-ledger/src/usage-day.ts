@@ -43,9 +43,9 @@ export const canonicalLine = (e: CanonicalEvent): string =>
 
 const KINDS = { c: 'charged', r: 'refunded', v: 'voided' } as const;
 
-/** The day's events, tab-separated in canonical order, as COPY writes them (no value needs escaping). */
+/** The day's events, tab-separated in canonical order, as COPY writes them (no value needs escaping: route names are plain, see usage_routes). */
 const copyDay = (day: string) => `COPY (
-  SELECT e.request_id, e.account_id, e.kind, (extract(epoch FROM e.admitted_at) * 1000)::bigint, r.name, e.status,
+  SELECT e.request_id, e.account_id, e.kind, floor(extract(epoch FROM e.admitted_at) * 1000)::bigint, r.name, e.status,
          e.interface
     FROM usage_events e JOIN usage_routes r ON r.id = e.route
    WHERE e.admitted_at >= ('${day}'::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
