@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
-	test-unit test-int test bench chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
+	test-unit test-int test bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -145,6 +145,9 @@ bench: install infra ## Throughput and latency figures: the platform as real pro
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
 	npx tsx bench/chaos.ts
+
+bench-ledger: install infra ## The metered quote as the usage log grows (0, 10M, 50M events; BENCH_LEDGER_SIZES): req/s, p99, Postgres CPU and disk per event, ledger start-up
+	npx tsx bench/ledger-volume.ts
 
 chaos: install ## SIGKILL each process, NATS and a private Postgres in turn under load; fails on a broken invariant
 	npx tsx bench/chaos.ts

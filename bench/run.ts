@@ -58,7 +58,7 @@ interface LoadOptions {
   bare?: boolean;
 }
 
-async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
+export async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
   const { groups, probes = [], tokens = [], shape = 'quote', bare = false } = opts;
   let next = 0;
   let lastResponse = 0;
@@ -171,7 +171,7 @@ function print(figures: Figure[], groups: CpuGroup[]) {
 }
 
 /** Units the stack's ledger has charged, once its projections stop moving. */
-async function chargedUnits(ledgerSchema: string, expected: number): Promise<number> {
+export async function chargedUnits(ledgerSchema: string, expected: number): Promise<number> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   try {
@@ -191,104 +191,110 @@ async function chargedUnits(ledgerSchema: string, expected: number): Promise<num
   }
 }
 
-console.log('starting the platform (six processes)…');
-const stack = await startStack(
-  { LOG_LEVEL: 'warn' },
-  PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {},
-);
-const barePort = await freePort();
-const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
-  env: { ...process.env, PORT: String(barePort) },
-  stdio: 'inherit',
-});
-const failures: string[] = [];
-try {
-  const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
-  console.log('loading the equities default dataset into this stack (about a minute)…');
-  const loaded = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'services/equities-data/src/cli.ts', 'load-default'],
-    { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
+// The bench itself, when this file is the program (`npx tsx bench/run.ts`): bench/ledger-volume.ts
+// imports `load` and `chargedUnits` from it.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log('starting the platform (six processes)…');
+  const stack = await startStack(
+    { LOG_LEVEL: 'warn' },
+    PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {},
   );
-  if (loaded.status !== 0) throw new Error('could not load the equities dataset');
-  // The running service reloads the new data in the background; the garbage of that load (the old
-  // dataset, the rows it was read from) is collected by V8's memory reducer once the process is idle, up
-  // to three major collections about 8 s apart, which landed in later runs (seen: over a second of
-  // equities-data CPU in the 365-day, 1,000-account and last bare rows). Measure after both.
-  const equities = stack.procs.get('equities-data')!;
-  const equitiesProbe = { name: 'equities-data', opsPort: equities.opsPort };
-  await waitForGauge(equitiesProbe, 'equities_data_last_session_timestamp_seconds', 60_000);
-  const settling = performance.now();
-  const collections = await waitForQuietHeap(equitiesProbe, 10_000, 120_000);
-  console.log(
-    `equities-data's heap settled in ${((performance.now() - settling) / 1000).toFixed(0)} s (${collections} major collections)`,
-  );
-  const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
-  const pool = (
-    await stack.admin('token-pool', '--plan', 'load-test', '--count', String(POOL_ACCOUNTS))
-  ).split('\n');
-  const groups: CpuGroup[] = [
-    ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
-    { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
-    { name: 'nats', pids: () => pidsNamed('nats-server') },
-    // autocannon runs in this process: the load generator's share of the same two cores.
-    { name: 'autocannon', pids: () => [process.pid] },
-  ];
-  // The processes every metered request crosses (the data services answer from the gateway's cache).
-  const probes: OpsProbe[] = ['gateway', 'quota-ledger'].map((name) => ({
-    name,
-    opsPort: [...stack.procs.values()].find((p) => p.name === name)!.opsPort,
-  }));
-  const base = stack.baseUrl;
-  const figures: Figure[] = [];
-  const bareQuote = `http://127.0.0.1:${barePort}/bare`;
-  const barePage = `http://127.0.0.1:${barePort}/bare-page`;
-  const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({ groups, probes, tokens, shape });
-  figures.push(await load('bare fastify (quote-shaped)', bareQuote, { groups, bare: true }));
-  if (runs('price'))
-    figures.push(
-      await load('bare fastify (price-page-shaped)', barePage, { groups, bare: true, shape: 'page' }),
+  const barePort = await freePort();
+  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
+    env: { ...process.env, PORT: String(barePort) },
+    stdio: 'inherit',
+  });
+  const failures: string[] = [];
+  try {
+    const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
+    console.log('loading the equities default dataset into this stack (about a minute)…');
+    const loaded = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'services/equities-data/src/cli.ts', 'load-default'],
+      { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
     );
-  if (runs('quote'))
-    figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])));
-  if (runs('search'))
-    figures.push(await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])));
-  if (runs('price'))
-    figures.push(
-      await load(
-        '365-day price page, one account',
-        `${base}/v1/stocks/ARAVALIHOU/price?days=365`,
-        meteredBy([hot], 'page'),
-      ),
+    if (loaded.status !== 0) throw new Error('could not load the equities dataset');
+    // The running service reloads the new data in the background; the garbage of that load (the old
+    // dataset, the rows it was read from) is collected by V8's memory reducer once the process is idle, up
+    // to three major collections about 8 s apart, which landed in later runs (seen: over a second of
+    // equities-data CPU in the 365-day, 1,000-account and last bare rows). Measure after both.
+    const equities = stack.procs.get('equities-data')!;
+    const equitiesProbe = { name: 'equities-data', opsPort: equities.opsPort };
+    await waitForGauge(equitiesProbe, 'equities_data_last_session_timestamp_seconds', 60_000);
+    const settling = performance.now();
+    const collections = await waitForQuietHeap(equitiesProbe, 10_000, 120_000);
+    console.log(
+      `equities-data's heap settled in ${((performance.now() - settling) / 1000).toFixed(0)} s (${collections} major collections)`,
     );
-  if (runs('accounts'))
-    figures.push(
-      await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy(pool)),
-    );
-  if (runs('price'))
-    figures.push(await load('bare price page again', barePage, { groups, bare: true, shape: 'page' }));
-  figures.push(await load('bare fastify again', bareQuote, { groups, bare: true }));
-  print(figures, groups);
+    const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
+    const pool = (
+      await stack.admin('token-pool', '--plan', 'load-test', '--count', String(POOL_ACCOUNTS))
+    ).split('\n');
+    const groups: CpuGroup[] = [
+      ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
+      { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
+      { name: 'nats', pids: () => pidsNamed('nats-server') },
+      // autocannon runs in this process: the load generator's share of the same two cores.
+      { name: 'autocannon', pids: () => [process.pid] },
+    ];
+    // The processes every metered request crosses (the data services answer from the gateway's cache).
+    const probes: OpsProbe[] = ['gateway', 'quota-ledger'].map((name) => ({
+      name,
+      opsPort: [...stack.procs.values()].find((p) => p.name === name)!.opsPort,
+    }));
+    const base = stack.baseUrl;
+    const figures: Figure[] = [];
+    const bareQuote = `http://127.0.0.1:${barePort}/bare`;
+    const barePage = `http://127.0.0.1:${barePort}/bare-page`;
+    const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({ groups, probes, tokens, shape });
+    figures.push(await load('bare fastify (quote-shaped)', bareQuote, { groups, bare: true }));
+    if (runs('price'))
+      figures.push(
+        await load('bare fastify (price-page-shaped)', barePage, { groups, bare: true, shape: 'page' }),
+      );
+    if (runs('quote'))
+      figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])));
+    if (runs('search'))
+      figures.push(
+        await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
+      );
+    if (runs('price'))
+      figures.push(
+        await load(
+          '365-day price page, one account',
+          `${base}/v1/stocks/ARAVALIHOU/price?days=365`,
+          meteredBy([hot], 'page'),
+        ),
+      );
+    if (runs('accounts'))
+      figures.push(
+        await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy(pool)),
+      );
+    if (runs('price'))
+      figures.push(await load('bare price page again', barePage, { groups, bare: true, shape: 'page' }));
+    figures.push(await load('bare fastify again', bareQuote, { groups, bare: true }));
+    print(figures, groups);
 
-  const measured = figures.filter((f) => !f.bare);
-  const seen = measured.reduce((sum, f) => sum + f.ok, 0);
-  const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
-  console.log(
-    `\naccounting: ${seen} 200s seen, ${charged} units charged: ${seen === charged ? 'exact' : 'MISMATCH'}`,
-  );
-  if (seen !== charged) failures.push(`${seen} 200s seen but ${charged} units charged`);
-  for (const f of measured)
-    if (Object.keys(f.failed).length > 0) failures.push(`${f.name}: ${JSON.stringify(f.failed)}`);
-} finally {
-  bare.kill('SIGTERM');
-  await stack.shutdown();
-}
-if (failures.length > 0) {
-  console.error(
-    `\nBENCH FAILED: a benchmark figure means nothing when requests failed\n  ${failures.join('\n  ')}`,
-  );
-  process.exit(1);
-}
+    const measured = figures.filter((f) => !f.bare);
+    const seen = measured.reduce((sum, f) => sum + f.ok, 0);
+    const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
+    console.log(
+      `\naccounting: ${seen} 200s seen, ${charged} units charged: ${seen === charged ? 'exact' : 'MISMATCH'}`,
+    );
+    if (seen !== charged) failures.push(`${seen} 200s seen but ${charged} units charged`);
+    for (const f of measured)
+      if (Object.keys(f.failed).length > 0) failures.push(`${f.name}: ${JSON.stringify(f.failed)}`);
+  } finally {
+    bare.kill('SIGTERM');
+    await stack.shutdown();
+  }
+  if (failures.length > 0) {
+    console.error(
+      `\nBENCH FAILED: a benchmark figure means nothing when requests failed\n  ${failures.join('\n  ')}`,
+    );
+    process.exit(1);
+  }
 
-console.log('\nquota ledger on its own (real process, real NATS and Postgres):');
-for (const line of await benchLedger()) console.log(`  ${line}`);
+  console.log('\nquota ledger on its own (real process, real NATS and Postgres):');
+  for (const line of await benchLedger()) console.log(`  ${line}`);
+}
