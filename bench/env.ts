@@ -34,3 +34,17 @@ export function envChoices<T extends string>(
       throw new Error(`${name}: unknown choice "${key}" (known: ${known.join(', ')})`);
   return chosen as T[];
 }
+
+/**
+ * The scenarios to run: those `env[name]` chooses (comma-separated keys of `defaults` or `optIn`), or
+ * `defaults` when it chooses none. An opt-in scenario (one too long for every run) runs only when named.
+ */
+export function envScenarios<D extends string, O extends string>(
+  name: string,
+  defaults: readonly D[],
+  optIn: readonly O[],
+  env: NodeJS.ProcessEnv = process.env,
+): (D | O)[] {
+  const chosen = envChoices<D | O>(name, [...defaults, ...optIn], env);
+  return chosen.length > 0 ? chosen : [...defaults];
+}

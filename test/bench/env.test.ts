@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envChoices, envInt } from '../../bench/env.ts';
+import { envChoices, envInt, envScenarios } from '../../bench/env.ts';
 
 describe('envInt (bench settings)', () => {
   it('takes a whole number, or the default when unset or empty', () => {
@@ -31,6 +31,30 @@ describe('envChoices (bench scenario lists)', () => {
   it('refuses an unknown entry, naming the variable and the choices', () => {
     expect(() => envChoices('BENCH_SCENARIOS', known, { BENCH_SCENARIOS: 'quote,prices' })).toThrow(
       'BENCH_SCENARIOS: unknown choice "prices" (known: quote, search, price, accounts)',
+    );
+  });
+});
+
+describe('envScenarios (default and opt-in bench scenarios)', () => {
+  const defaults = ['quote', 'search', 'price', 'accounts'] as const;
+  const optIn = ['burst'] as const;
+
+  it('runs the defaults when none is named, never an opt-in one', () => {
+    expect(envScenarios('BENCH_SCENARIOS', defaults, optIn, {})).toEqual([...defaults]);
+    expect(envScenarios('BENCH_SCENARIOS', defaults, optIn, { BENCH_SCENARIOS: ' ' })).toEqual([...defaults]);
+  });
+
+  it('runs exactly those named, opt-in ones included', () => {
+    expect(envScenarios('BENCH_SCENARIOS', defaults, optIn, { BENCH_SCENARIOS: 'burst' })).toEqual(['burst']);
+    expect(envScenarios('BENCH_SCENARIOS', defaults, optIn, { BENCH_SCENARIOS: 'quote,burst' })).toEqual([
+      'quote',
+      'burst',
+    ]);
+  });
+
+  it('refuses an unknown entry, listing opt-in choices too', () => {
+    expect(() => envScenarios('BENCH_SCENARIOS', defaults, optIn, { BENCH_SCENARIOS: 'bursts' })).toThrow(
+      'BENCH_SCENARIOS: unknown choice "bursts" (known: quote, search, price, accounts, burst)',
     );
   });
 });
