@@ -88,17 +88,18 @@ describe('the mdp command line', () => {
   const mdp = (token: string, ...args: string[]) =>
     exec(process.execPath, [...SOURCE, 'packages/client/src/cli.ts', ...args], { env: env(token) });
 
-  it('prints a quote, a CSV price history and the usage', async () => {
+  it('prints a quote, a CSV price history of every field the route serves, and the usage', async () => {
     const quote = JSON.parse((await mdp(platform.token, 'quote', stock)).stdout);
     expect(quote.symbol).toBe(stock);
     const csv = (await mdp(platform.token, 'price', stock, '--days', '30', '--csv')).stdout
       .trim()
       .split('\n');
-    expect(csv[0]).toBe('date,open,high,low,close,volume');
     const month = (await ok(`/v1/stocks/${stock}/price?days=30`)).data;
-    expect(csv.slice(1)).toEqual(
-      month.map((b: any) => `${b.date},${b.open},${b.high},${b.low},${b.close},${b.volume}`),
-    );
+    // The columns are every field the route serves (delivery_pct included), null as an empty cell.
+    const columns = Object.keys(month[0]);
+    expect(columns).toContain('delivery_pct');
+    expect(csv[0]).toBe(columns.join(','));
+    expect(csv.slice(1)).toEqual(month.map((b: any) => columns.map((c) => b[c] ?? '').join(',')));
     // More than one page (2,000 days): the same bars as the pages of 2,100 days' worth by hand.
     const long = (await mdp(platform.token, 'price', stock, '--days', '2100', '--csv')).stdout
       .trim()

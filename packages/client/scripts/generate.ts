@@ -1,7 +1,9 @@
 // Generates the client's types and operation table from the gateway's committed OpenAPI document
-// (itself generated from the route catalogue): src/generated/openapi.ts by openapi-typescript, and
-// src/generated/operations.ts, each route's path and parameters. With --check, fails when either has
-// drifted from the document (`make client-check`); without, writes them (`make client`).
+// (itself generated from the route catalogue): src/generated/openapi.ts by openapi-typescript,
+// src/generated/operations.ts, each route's path and parameters, and src/generated/fields.ts, the
+// fields of each object schema in the document's order (what the command line's CSV columns come from,
+// so a field a route starts serving is a column at the next `make client`). With --check, fails when
+// any has drifted from the document (`make client-check`); without, writes them (`make client`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 
@@ -18,6 +20,7 @@ const doc = JSON.parse(readFileSync(new URL('services/gateway/openapi.json', roo
       };
     }
   >;
+  components: { schemas: Record<string, { type?: string; properties?: Record<string, unknown> }> };
 };
 
 const HEADER =
@@ -44,9 +47,21 @@ export const OPERATIONS = ${JSON.stringify(operations, null, 2)} as const;
 export type OperationId = keyof typeof OPERATIONS;
 `;
 
+const fields: Record<string, string[]> = {};
+for (const [name, schema] of Object.entries(doc.components.schemas)) {
+  if (schema.type === 'object' && schema.properties) fields[name] = Object.keys(schema.properties);
+}
+const fieldTable = `${HEADER}
+/** The fields of each object schema of the API's documents (components.schemas), in the document's order. */
+export const SCHEMA_FIELDS = ${JSON.stringify(fields, null, 2)} as const;
+
+export type SchemaName = keyof typeof SCHEMA_FIELDS;
+`;
+
 const files: [string, string][] = [
   ['openapi.ts', types],
   ['operations.ts', table],
+  ['fields.ts', fieldTable],
 ];
 if (process.argv.includes('--check')) {
   const stale = files.filter(([name, text]) => {
@@ -65,5 +80,5 @@ if (process.argv.includes('--check')) {
   console.log('client types match the OpenAPI document');
 } else {
   for (const [name, text] of files) writeFileSync(new URL(name, out), text);
-  console.log('wrote packages/client/src/generated/openapi.ts and operations.ts');
+  console.log('wrote packages/client/src/generated/openapi.ts, operations.ts and fields.ts');
 }
