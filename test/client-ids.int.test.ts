@@ -91,7 +91,7 @@ async function chargedInLog(): Promise<number> {
       (
         await ledger.query<{ n: string }>(
           `SELECT count(*) AS n FROM (SELECT 1 FROM usage_events GROUP BY request_id, account_id
-            HAVING bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided')) AS c`,
+            HAVING bool_or(kind = 'c') AND NOT bool_or(kind = 'v')) AS c`,
         )
       ).rows[0]!.n,
     );

@@ -369,8 +369,8 @@ async function chargedFor(
     const [row] = await sql<{ projection: string; log: string }>(
       ctx.postgres.url,
       `SELECT (SELECT coalesce(sum(charged), 0) FROM "${ctx.ledgerSchema}".usage_daily WHERE account_id = $1) AS projection,
-              (SELECT count(*) FROM (SELECT request_id FROM "${ctx.ledgerSchema}".usage_events WHERE account_id = $1
-                 GROUP BY request_id HAVING bool_or(kind = 'charged') AND NOT bool_or(kind = 'voided')) AS c) AS log`,
+              (SELECT count(*) FROM (SELECT request_id FROM "${ctx.ledgerSchema}".usage_events WHERE account_id = $1::uuid
+                 GROUP BY request_id HAVING bool_or(kind = 'c') AND NOT bool_or(kind = 'v')) AS c) AS log`,
       [account],
     );
     return { projection: Number(row!.projection), log: Number(row!.log) };
