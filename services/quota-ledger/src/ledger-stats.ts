@@ -73,15 +73,20 @@ export function startLedgerStats(o: LedgerStatsOptions): LedgerStats {
       })
     : null;
 
+  // Said once when it starts and once when it ends, not on every refresh of an outage.
+  let lagUnavailable = false;
   const refreshLag = async () => {
     try {
       const lag = await o.consumer.lag();
       pending.set({ shard }, lag.pending);
       ackPending.set({ shard }, lag.ackPending);
+      if (lagUnavailable) o.logger.info('consumer lag available again');
+      lagUnavailable = false;
     } catch (err) {
       pending.set({ shard }, Number.NaN);
       ackPending.set({ shard }, Number.NaN);
-      o.logger.debug({ err: (err as Error).message }, 'consumer lag unavailable');
+      if (!lagUnavailable) o.logger.warn({ err: (err as Error).message }, 'consumer lag unavailable');
+      lagUnavailable = true;
     }
   };
   const refreshTop = () => {

@@ -125,7 +125,7 @@ export async function startSettlementConsumer(opts: {
 
   const recorded = new Counter({
     name: 'ledger_settlement_events_total',
-    help: 'Settlement events consumed, by kind and outcome (recorded, duplicate, poison)',
+    help: 'Settlement events consumed, by kind and outcome (consumed, poison)',
     labelNames: ['kind', 'outcome'] as const,
     registers: [opts.registry],
   });
