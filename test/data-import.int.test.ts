@@ -199,11 +199,14 @@ describe('make import DIR=<folder of real exchange files>', () => {
     expect(out).toMatch(
       /^ {6}[\d,]+ × symbol not in the stock master .*\(e\.g\. equities\/(2026\/07\/|bhavcopies\.zip\/cm\/)\S+:\d+/m,
     );
-    expect(out).toMatch(/^not recognised:\n/m);
-    expect(out).toMatch(
-      /^ {2}PR161225\.zip\/readme\.txt: no kind matches its name and first line \("National Stock Exchange/m,
-    );
-    expect(out).toMatch(/^ {2}fo\/FOVOLT_16122025\.csv: no kind matches/m);
+    // Files not recognised are grouped by the kind of their reason, with their first lines and paths.
+    expect(out).toMatch(/^not recognised: \d+ files \(--json lists each\)$/m);
+    const noKind = out
+      .split('\n')
+      .find((l) => / × no kind matches its name and first line \("<value>"\)/.test(l));
+    expect(noKind).toMatch(/^ {2}\d+ × .*; \d+ distinct values: .*"National Stock Exchange/);
+    expect(noKind).toContain('PR161225.zip/readme.txt');
+    expect(noKind).toContain('fo/FOVOLT_16122025.csv');
     expect(out).toMatch(/^total: loaded [\d,]+, rejected [\d,]+, [\d,]+ changed, in [\d.]+ s$/m);
     expect(out).toMatch(/^FAILED kinds: index-close/m);
     // Progress went to stderr, one line per kind when not on a terminal.

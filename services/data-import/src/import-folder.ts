@@ -1,11 +1,14 @@
 import { type FolderFile, listFolder } from './folder.ts';
 import { FILE_KINDS, type FileKind, type KindOutcome, recognise, type Targets } from './kinds.ts';
+import { groupReasons, groupUnrecognised, type ReasonGroup } from './reasons.ts';
 
 export interface KindResult extends KindOutcome {
   kind: string;
   service: string;
   files: string[];
   seconds: number;
+  /** The rejections grouped by the kind of their reason (its template), largest first; `reasons` has each exact reason. */
+  reasonKinds: ReasonGroup[];
   /** Why the kind stopped (a malformed file, named file:line); nothing of the kind was written. */
   error?: string;
 }
@@ -17,6 +20,8 @@ export interface FolderReport {
   archives: number;
   kinds: KindResult[];
   unrecognised: { path: string; reason: string }[];
+  /** The files not recognised, grouped by the kind of their reason, largest first. */
+  unrecognisedKinds: ReasonGroup[];
   seconds: number;
   /** Whether the run wrote anything; false on a repeat of the same folder. */
   changed: boolean;
@@ -79,7 +84,12 @@ export async function importFolder(
     let result: KindResult;
     try {
       const outcome = await kind.run(targets, files, () => events.fileDone());
-      result = { ...base, ...outcome, seconds: (now() - kindStarted) / 1000 };
+      result = {
+        ...base,
+        ...outcome,
+        seconds: (now() - kindStarted) / 1000,
+        reasonKinds: groupReasons(outcome.reasons),
+      };
     } catch (err) {
       result = {
         ...base,
@@ -89,6 +99,7 @@ export async function importFolder(
         changed: 0,
         reasons: {},
         seconds: (now() - kindStarted) / 1000,
+        reasonKinds: [],
         error: (err as Error).message,
       };
     }
@@ -101,6 +112,7 @@ export async function importFolder(
     archives: listed.archives,
     kinds,
     unrecognised,
+    unrecognisedKinds: groupUnrecognised(unrecognised),
     seconds: (now() - started) / 1000,
     changed: kinds.some((k) => k.changed > 0),
     failed: kinds.filter((k) => k.error !== undefined).map((k) => k.kind),

@@ -25,7 +25,7 @@ export interface KindOutcome {
   changed: number;
   /** Files whose exact content was imported before, so not read again. */
   skipped?: number;
-  /** Rejection reason → rows, with the first few places (file:line) as examples. */
+  /** Each exact rejection reason → rows, with the first few places (file:line) as examples (grouped by kind in the report). */
   reasons: Record<string, { count: number; at: string[] }>;
 }
 

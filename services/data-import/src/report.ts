@@ -1,9 +1,25 @@
 import type { FolderReport } from './import-folder.ts';
+import type { ReasonGroup } from './reasons.ts';
 
 const n = (x: number) => x.toLocaleString('en-IN');
 const plural = (count: number, word: string) => `${n(count)} ${word}${count === 1 ? '' : 's'}`;
 
-/** The report an operator reads after `make import`: by kind, what was not recognised, totals. */
+/**
+ * One line per kind of reason: its count, then, when its reason embeds a value, how many distinct values
+ * and up to three of them, then up to three places.
+ */
+function reasonLine(g: ReasonGroup): string {
+  const values =
+    g.distinct === 0
+      ? ''
+      : `; ${plural(g.distinct, 'distinct value')}: ${g.examples.join(', ')}${g.distinct > g.examples.length ? ', …' : ''}`;
+  return `${n(g.count)} × ${g.kind}${values} (e.g. ${g.at.join(', ')})`;
+}
+
+/**
+ * The report an operator reads after `make import`: by kind, the rejections grouped by the kind of
+ * their reason, what was not recognised (grouped the same way; `--json` lists every file), totals.
+ */
 export function formatReport(r: FolderReport): string {
   const files = r.kinds.reduce((a, k) => a + k.files.length, 0);
   const out = [
@@ -24,14 +40,11 @@ export function formatReport(r: FolderReport): string {
         k.changed > 0 ? `${n(k.changed)} changed` : 'unchanged'
       }${k.skipped ? ` (${plural(k.skipped, 'file')} imported before)` : ''} (${k.seconds.toFixed(1)} s)`,
     );
-    for (const [reason, { count: c, at }] of Object.entries(k.reasons).sort(
-      (a, b) => b[1].count - a[1].count,
-    ))
-      out.push(`      ${n(c)} × ${reason} (e.g. ${at.join(', ')})`);
+    for (const g of k.reasonKinds) out.push(`      ${reasonLine(g)}`);
   }
   if (r.unrecognised.length > 0) {
-    out.push('not recognised:');
-    for (const u of r.unrecognised) out.push(`  ${u.path}: ${u.reason}`);
+    out.push(`not recognised: ${plural(r.unrecognised.length, 'file')} (--json lists each)`);
+    for (const g of r.unrecognisedKinds) out.push(`  ${reasonLine(g)}`);
   }
   const loaded = r.kinds.reduce((a, k) => a + k.loaded, 0);
   const rejected = r.kinds.reduce((a, k) => a + k.rejected, 0);

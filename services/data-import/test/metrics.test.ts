@@ -2,26 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { startFakePushgateway } from '../../../test/ops/pushgateway.ts';
 import type { FolderReport } from '../src/import-folder.ts';
 import { pushMetrics, runMetrics } from '../src/metrics.ts';
+import { groupReasons, groupUnrecognised } from '../src/reasons.ts';
 import { formatReport } from '../src/report.ts';
 
-const kind = (name: string, extra: Partial<FolderReport['kinds'][number]> = {}) => ({
-  kind: name,
-  service: 'equities-data',
-  files: [`${name}.csv`],
-  read: 10,
-  loaded: 8,
-  rejected: 2,
-  changed: 8,
-  reasons: { 'symbol not in the stock master': { count: 2, at: [`${name}.csv:3`, `${name}.csv:9`] } },
-  seconds: 0.5,
-  ...extra,
-});
+const kind = (name: string, extra: Partial<FolderReport['kinds'][number]> = {}) => {
+  const reasons = extra.reasons ?? {
+    'symbol not in the stock master': { count: 2, at: [`${name}.csv:3`, `${name}.csv:9`] },
+  };
+  return {
+    kind: name,
+    service: 'equities-data',
+    files: [`${name}.csv`],
+    read: 10,
+    loaded: 8,
+    rejected: 2,
+    changed: 8,
+    seconds: 0.5,
+    ...extra,
+    reasons,
+    reasonKinds: groupReasons(reasons),
+  };
+};
+
+const unrecognised = [
+  { path: 'readme.txt', reason: 'no kind matches its name and first line ("x")' },
+  { path: 'notes.txt', reason: 'no kind matches its name and first line ("y, z")' },
+  { path: 'empty.csv', reason: 'the file is empty' },
+];
 
 const report = (kinds: FolderReport['kinds']): FolderReport => ({
   folder: '/data/2026-07-23',
   archives: 1,
   kinds,
-  unrecognised: [{ path: 'readme.txt', reason: 'no kind matches its name and first line ("x")' }],
+  unrecognised,
+  unrecognisedKinds: groupUnrecognised(unrecognised),
   seconds: 3.2,
   changed: kinds.some((k) => k.changed > 0),
   failed: kinds.filter((k) => k.error).map((k) => k.kind),
@@ -35,12 +49,18 @@ describe('the import report', () => {
   it('lists each kind with its rows and reasons, what was not recognised, and the totals', () => {
     const text = formatReport(report([kind('bhavcopy'), kind('delivery', { changed: 0 })]));
     expect(text).toContain(
-      'import of /data/2026-07-23: 2 files recognised, 1 file not (1 zip archive opened)',
+      'import of /data/2026-07-23: 2 files recognised, 3 files not (1 zip archive opened)',
     );
     expect(text).toMatch(/^ {2}bhavcopy +1 file +read 10, loaded 8, rejected 2, 8 changed \(0\.5 s\)$/m);
     expect(text).toMatch(/^ {2}delivery +1 file +read 10, loaded 8, rejected 2, unchanged \(0\.5 s\)$/m);
     expect(text).toContain('      2 × symbol not in the stock master (e.g. bhavcopy.csv:3, bhavcopy.csv:9)');
-    expect(text).toContain('not recognised:\n  readme.txt: no kind matches');
+    expect(text).toContain(
+      [
+        'not recognised: 3 files (--json lists each)',
+        '  2 × no kind matches its name and first line ("<value>"); 2 distinct values: x, "y, z" (e.g. readme.txt, notes.txt)',
+        '  1 × the file is empty (e.g. empty.csv)',
+      ].join('\n'),
+    );
     expect(text).toMatch(/^total: loaded 16, rejected 4, 8 changed, in 3\.2 s$/m);
     expect(text).not.toContain('nothing changed');
   });
@@ -62,7 +82,7 @@ describe('the job’s metrics', () => {
     expect(ok).toContain(`mdp_data_import_last_success_timestamp_seconds ${NOW / 1000}`);
     expect(ok).toContain(`mdp_data_import_last_trading_day_timestamp_seconds ${DAY_23 * 86_400}`);
     expect(ok).toContain('mdp_data_import_rows{kind="bhavcopy",outcome="rejected"} 2');
-    expect(ok).toContain('mdp_data_import_files{outcome="unrecognised"} 1');
+    expect(ok).toContain('mdp_data_import_files{outcome="unrecognised"} 3');
     expect(ok).toContain('mdp_data_import_failed_kinds 0');
     const failed = await runMetrics(report([kind('bhavcopy', { error: 'x' })]), fresh, NOW).metrics();
     expect(failed).not.toContain('mdp_data_import_last_success_timestamp_seconds');

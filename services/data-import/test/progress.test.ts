@@ -12,6 +12,7 @@ const result = (kind: string, files: number, error?: string): KindResult => ({
   rejected: 1,
   changed: 4,
   reasons: {},
+  reasonKinds: [],
   seconds: 0.2,
   error,
 });
