@@ -19,7 +19,12 @@ const sym = (s: string) => s.toUpperCase();
 
 const pagesLabel = (first: number, last: number) => (first === last ? `${first}` : `${first}-${last}`);
 
-/** The four RPCs over the store. The gateway has validated parameters; bounds are re-checked, not trusted. */
+/**
+ * The four RPCs over the store. The gateway has validated parameters; bounds are re-checked, not trusted.
+ * The lists (the filing index, earnings calls) answer an empty list for a symbol with nothing filed: this
+ * service holds filings, not the list of stocks (equities-data owns that), so whether the symbol names a
+ * stock at all (404 otherwise) is asked of equities-data by the gateway.
+ */
 export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): FilingsReaderImpl {
   const { store, signer } = deps;
   const links = (d: DocumentMeta) => signer.links(d.doc_id, d.source_format === 'pdf');
@@ -33,9 +38,6 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
     availability: { pdf: d.source_format === 'pdf', markdown: true, summary: true },
     links: links(d),
   });
-  const unknownSymbol = async (symbol: string) => {
-    if (!(await store.hasSymbol(symbol))) throw RpcError.notFound(`no filings for symbol ${symbol}`);
-  };
   const docOf = async (symbol: string, docId: number) => {
     // Another company's doc_id is reported exactly as an unknown one: ids leak nothing across symbols.
     const meta = await store.meta(docId, symbol);
@@ -45,7 +47,6 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
 
   return {
     async listDocuments(req: filings.ListDocumentsRequest) {
-      await unknownSymbol(sym(req.symbol));
       const docTypes = req.doc_types.filter((t) => (DOC_TYPES as readonly string[]).includes(t));
       const limit = Math.min(50, Math.max(1, req.limit || 20));
       const docs = await store.list(sym(req.symbol), { docTypes, since: req.since, limit });
@@ -95,7 +96,6 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
       let meta: DocumentMeta | undefined;
       if (req.doc_id !== undefined) meta = await docOf(sym(req.symbol), req.doc_id);
       else if (req.doc_type !== undefined) {
-        await unknownSymbol(sym(req.symbol));
         meta = await store.newest(sym(req.symbol), req.doc_type);
         if (!meta) throw RpcError.notFound(`no ${req.doc_type} filing for ${sym(req.symbol)}`);
       } else
@@ -121,7 +121,6 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
     },
 
     async getEarningsCalls(req: filings.GetEarningsCallsRequest) {
-      await unknownSymbol(sym(req.symbol));
       const limit = Math.min(5, Math.max(1, req.limit || 2));
       const calls = await store.latestDigests(sym(req.symbol), 'concall' satisfies DocType, limit);
       return jsonDocument(

@@ -198,10 +198,29 @@ describe('index, summary and earnings calls', () => {
       await impl.listDocuments({ symbol: alpha.symbol, doc_types: [], since: '2025-08-01', limit: 20 }, ctx),
     ).data;
     expect(since.map((d: { doc_id: number }) => d.doc_id)).toEqual([callId]);
-    const err = (await impl
-      .listDocuments({ symbol: 'NOSUCH', doc_types: [], limit: 20 }, ctx)
+  });
+
+  it('a symbol with nothing filed is an empty list: whether it names a stock is equities-data’s to say', async () => {
+    // The gateway asks equities-data when a list is empty (404 for no such stock, else this 200).
+    for (const symbol of ['NOSUCH', 'nosuch']) {
+      expect(decode(await impl.listDocuments({ symbol, doc_types: [], limit: 20 }, ctx))).toEqual({
+        data: [],
+        meta: { symbol: 'NOSUCH', count: 0, limit: 20 },
+      });
+      expect(decode(await impl.getEarningsCalls({ symbol, limit: 2 }, ctx))).toEqual({
+        data: [],
+        meta: { symbol: 'NOSUCH', count: 0, limit: 2 },
+      });
+    }
+    // A company with filings but none of the type asked: empty too.
+    expect(
+      decode(await impl.listDocuments({ symbol: alpha.symbol, doc_types: ['drhp'], limit: 20 }, ctx)).data,
+    ).toEqual([]);
+    // One document is still a 404 when it does not exist.
+    const summary = (await impl
+      .getDocumentSummary({ symbol: 'NOSUCH', doc_type: 'concall' }, ctx)
       .catch((e: unknown) => e)) as RpcError;
-    expect(err.code).toBe(status.NOT_FOUND);
+    expect(summary.code).toBe(status.NOT_FOUND);
   });
 
   it('summary by doc_id or newest of doc_type, capped, with metrics and links', async () => {

@@ -89,7 +89,7 @@ export type paths = {
         };
         /**
          * Daily or weekly OHLCV with delivery %, paged backwards by end_date
-         * @description Prices in rupees adjusted for later splits and bonuses, oldest first; weekly bars are ISO weeks (`date` is the Monday). Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400. `meta` also has `window` (from, to, days, interval) and `bars`.
+         * @description Prices in rupees adjusted for later splits and bonuses, oldest first; weekly bars are ISO weeks (`date` is the Monday). Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400. `meta` also has `window` (from, to, days, interval) and `bars`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getPriceHistory"];
         put?: never;
@@ -129,7 +129,7 @@ export type paths = {
         };
         /**
          * News with sentiment, corporate actions, or filings
-         * @description Newest first: NewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`.
+         * @description Newest first: NewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getStockEvents"];
         put?: never;
@@ -149,7 +149,7 @@ export type paths = {
         };
         /**
          * Bulk, block, insider and SAST deals, newest first
-         * @description `meta` has `type`, `limit`, `total` and `has_more`.
+         * @description `meta` has `type`, `limit`, `total` and `has_more`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getDeals"];
         put?: never;
@@ -169,7 +169,7 @@ export type paths = {
         };
         /**
          * Promoter, FII, DII, government and public holdings for every period held
-         * @description Holdings as percent of shares, one row per quarter held, oldest first.
+         * @description Holdings as percent of shares, one row per quarter held, oldest first. A company with no holdings held is a 200 with empty lists (one unit); a fund, bond or other stock that is not a company has none of this and is a 404 `not_found`, as is a symbol that names no stock (both free).
          */
         get: operations["getShareholding"];
         put?: never;
@@ -189,7 +189,7 @@ export type paths = {
         };
         /**
          * Analyst estimates against actuals, quarterly and annual
-         * @description Estimates and the number of analysts behind them for each period, beside the actuals once reported; oldest first.
+         * @description Estimates and the number of analysts behind them for each period, beside the actuals once reported; oldest first. A company with no estimates held is a 200 with empty lists (one unit); a fund, bond or other stock that is not a company has none of this and is a 404 `not_found`, as is a symbol that names no stock (both free).
          */
         get: operations["getForecasts"];
         put?: never;
@@ -209,7 +209,7 @@ export type paths = {
         };
         /**
          * Promoter pledge % by quarter and recent pledge creation/release events
-         * @description The share of promoter holdings pledged at each quarter end, and the pledge events disclosed since.
+         * @description The share of promoter holdings pledged at each quarter end, and the pledge events disclosed since. A company with no pledge held is a 200 with empty lists (one unit); a fund, bond or other stock that is not a company has none of this and is a 404 `not_found`, as is a symbol that names no stock (both free).
          */
         get: operations["getPledge"];
         put?: never;
@@ -229,7 +229,7 @@ export type paths = {
         };
         /**
          * Credit-rating actions, newest first
-         * @description Rating agencies' actions on the company's instruments: the agency, the instrument, the rating and the action.
+         * @description Rating agencies' actions on the company's instruments: the agency, the instrument, the rating and the action. An unrated stock's list is empty. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getRatings"];
         put?: never;
@@ -249,7 +249,7 @@ export type paths = {
         };
         /**
          * Recent earnings-call digests: summary, highlights, risks, guidance, headline metrics
-         * @description Newest first. `meta` states `count` and `limit`.
+         * @description Newest first. `meta` states `count` and `limit`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getEarningsCalls"];
         put?: never;
@@ -269,7 +269,7 @@ export type paths = {
         };
         /**
          * Filing index, newest first, with links to the PDF, full Markdown and summary
-         * @description Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count` and `limit`.
+         * @description Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count` and `limit`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["listDocuments"];
         put?: never;

@@ -1,18 +1,43 @@
 import { ApiError } from '@mdp/errors';
+import type { common } from '@mdp/proto';
 import { Type } from '@sinclair/typebox';
 import { csv, date, id, integer, oneOf, pageRange, parsePageRange, symbol } from './params.ts';
-import { defineRoute } from './route.ts';
+import { defineRoute, LIST_RULE, type Upstreams } from './route.ts';
 
 export const DOC_TYPES = ['concall', 'annual_report', 'presentation', 'drhp', 'rhp'] as const;
 
 const symbolPath = Type.Object({ symbol: symbol() });
+
+/** Whether the document's data is `[]`, without reading a document of any size. */
+const isEmptyList = (doc: common.Document) =>
+  doc.data_json.length <= 8 && Buffer.from(doc.data_json).toString('utf8').trim() === '[]';
+
+/**
+ * A filings list of a stock. filings-reader holds filings, not the list of stocks: equities-data owns
+ * that (no service reads another's tables, and a copy of the stock list in the filings schema could
+ * disagree with it). So when filings-reader has nothing for the symbol, equities-data is asked whether
+ * the symbol names a stock: no, and its 404 `not_found` is the answer; yes, and the empty list is, unless
+ * the stock goes by another symbol (a BSE code, ISIN or former symbol was given), whose list is asked
+ * for. A list with filings costs one call, as before.
+ */
+export async function stockList(
+  up: Upstreams,
+  symbol: string,
+  list: (symbol: string) => Promise<common.Document>,
+): Promise<common.Document> {
+  const doc = await list(symbol);
+  if (!isEmptyList(doc)) return doc;
+  const quote = await up.equities.getStockQuote({ symbol });
+  const named = (JSON.parse(Buffer.from(quote.data_json).toString('utf8')) as { symbol?: unknown }).symbol;
+  return typeof named === 'string' && named !== symbol.trim().toUpperCase() ? list(named) : doc;
+}
 
 export const filingRoutes = [
   defineRoute({
     operationId: 'getEarningsCalls',
     path: '/v1/stocks/{symbol}/earnings-calls',
     summary: 'Recent earnings-call digests: summary, highlights, risks, guidance, headline metrics',
-    description: 'Newest first. `meta` states `count` and `limit`.',
+    description: `Newest first. \`meta\` states \`count\` and \`limit\`. ${LIST_RULE}`,
     tag: 'Filings',
     metered: true,
     authenticated: true,
@@ -20,14 +45,14 @@ export const filingRoutes = [
     query: Type.Object({ limit: integer(1, 5, { default: 2 }) }),
     data: Type.Array(Type.Ref('EarningsCall')),
     upstream: 'filings',
-    dispatch: (up, { params, query }) => up.filings.getEarningsCalls({ ...params, ...query }),
+    dispatch: (up, { params, query }) =>
+      stockList(up, params.symbol, (symbol) => up.filings.getEarningsCalls({ symbol, ...query })),
   }),
   defineRoute({
     operationId: 'listDocuments',
     path: '/v1/stocks/{symbol}/documents',
     summary: 'Filing index, newest first, with links to the PDF, full Markdown and summary',
-    description:
-      'Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count` and `limit`.',
+    description: `Newest first; the links are signed and expire at \`links.expires_at\`. \`meta\` states \`count\` and \`limit\`. ${LIST_RULE}`,
     tag: 'Filings',
     metered: true,
     authenticated: true,
@@ -40,7 +65,9 @@ export const filingRoutes = [
     data: Type.Array(Type.Ref('FilingEntry')),
     upstream: 'filings',
     dispatch: (up, { params, query }) =>
-      up.filings.listDocuments({ ...params, ...query, doc_types: query.doc_types ?? [] }),
+      stockList(up, params.symbol, (symbol) =>
+        up.filings.listDocuments({ symbol, ...query, doc_types: query.doc_types ?? [] }),
+      ),
   }),
   defineRoute({
     operationId: 'readDocument',

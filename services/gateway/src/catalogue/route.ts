@@ -59,3 +59,7 @@ export function defineRoute<P extends TObject, Q extends TObject>(def: RouteDef<
 }
 
 export const noParams = Type.Object({});
+
+/** SPEC 4 and 7 for every list of a stock, said in each list route's description. */
+export const LIST_RULE =
+  'A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).';

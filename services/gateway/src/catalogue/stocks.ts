@@ -2,9 +2,13 @@ import { ApiError } from '@mdp/errors';
 import type { common } from '@mdp/proto';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { csv, date, integer, oneOf, symbol, text } from './params.ts';
-import { defineRoute, noParams, type Upstreams } from './route.ts';
+import { defineRoute, LIST_RULE, noParams, type Upstreams } from './route.ts';
 
 const symbolPath = Type.Object({ symbol: symbol() });
+
+/** The rule of a company's document whose lists may be empty (shareholding, pledge, forecasts). */
+const COMPANY_RULE = (none: string) =>
+  `A company with ${none} held is a 200 with empty lists (one unit); a fund, bond or other stock that is not a company has none of this and is a 404 \`not_found\`, as is a symbol that names no stock (both free).`;
 
 /** SPEC 2.2: one stock search result. */
 export const SearchItem = Type.Object(
@@ -148,8 +152,7 @@ export const stockRoutes = [
     operationId: 'getPriceHistory',
     path: '/v1/stocks/{symbol}/price',
     summary: 'Daily or weekly OHLCV with delivery %, paged backwards by end_date',
-    description:
-      "Prices in rupees adjusted for later splits and bonuses, oldest first; weekly bars are ISO weeks (`date` is the Monday). Page by setting `end_date` to the previous page's `meta.next_cursor` until `meta.has_more` is false. A cursor the service could not have issued is a 400. `meta` also has `window` (from, to, days, interval) and `bars`.",
+    description: `Prices in rupees adjusted for later splits and bonuses, oldest first; weekly bars are ISO weeks (\`date\` is the Monday). Page by setting \`end_date\` to the previous page's \`meta.next_cursor\` until \`meta.has_more\` is false. A cursor the service could not have issued is a 400. \`meta\` also has \`window\` (from, to, days, interval) and \`bars\`. ${LIST_RULE}`,
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -204,8 +207,7 @@ export const stockRoutes = [
     operationId: 'getStockEvents',
     path: '/v1/stocks/{symbol}/events',
     summary: 'News with sentiment, corporate actions, or filings',
-    description:
-      'Newest first: NewsItem items for `news`, CorporateActionEvent for `corporate_actions`, StockFiling for `filings`. `meta` has `type`, `limit` and `total`.',
+    description: `Newest first: NewsItem items for \`news\`, CorporateActionEvent for \`corporate_actions\`, StockFiling for \`filings\`. \`meta\` has \`type\`, \`limit\` and \`total\`. ${LIST_RULE}`,
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -224,7 +226,7 @@ export const stockRoutes = [
     operationId: 'getDeals',
     path: '/v1/stocks/{symbol}/deals',
     summary: 'Bulk, block, insider and SAST deals, newest first',
-    description: '`meta` has `type`, `limit`, `total` and `has_more`.',
+    description: `\`meta\` has \`type\`, \`limit\`, \`total\` and \`has_more\`. ${LIST_RULE}`,
     tag: 'Stocks',
     metered: true,
     authenticated: true,
@@ -241,7 +243,7 @@ export const stockRoutes = [
     'getShareholding',
     'shareholding',
     'Promoter, FII, DII, government and public holdings for every period held',
-    'Holdings as percent of shares, one row per quarter held, oldest first.',
+    `Holdings as percent of shares, one row per quarter held, oldest first. ${COMPANY_RULE('no holdings')}`,
     Type.Ref('ShareholdingDocument'),
     (up, p) => up.equities.getShareholding(p),
   ),
@@ -249,7 +251,7 @@ export const stockRoutes = [
     'getForecasts',
     'forecasts',
     'Analyst estimates against actuals, quarterly and annual',
-    'Estimates and the number of analysts behind them for each period, beside the actuals once reported; oldest first.',
+    `Estimates and the number of analysts behind them for each period, beside the actuals once reported; oldest first. ${COMPANY_RULE('no estimates')}`,
     Type.Ref('ForecastsDocument'),
     (up, p) => up.equities.getForecasts(p),
   ),
@@ -257,7 +259,7 @@ export const stockRoutes = [
     'getPledge',
     'pledge',
     'Promoter pledge % by quarter and recent pledge creation/release events',
-    'The share of promoter holdings pledged at each quarter end, and the pledge events disclosed since.',
+    `The share of promoter holdings pledged at each quarter end, and the pledge events disclosed since. ${COMPANY_RULE('no pledge')}`,
     Type.Ref('PledgeDocument'),
     (up, p) => up.equities.getPledge(p),
   ),
@@ -265,7 +267,7 @@ export const stockRoutes = [
     'getRatings',
     'ratings',
     'Credit-rating actions, newest first',
-    "Rating agencies' actions on the company's instruments: the agency, the instrument, the rating and the action.",
+    `Rating agencies' actions on the company's instruments: the agency, the instrument, the rating and the action. An unrated stock's list is empty. ${LIST_RULE}`,
     Type.Array(Type.Ref('CreditRating')),
     (up, p) => up.equities.getRatings(p),
   ),
