@@ -138,7 +138,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 16_384 },
     // Nothing a client sends becomes a request's id: it keys admission, settlement and the event log.
     genReqId: newRequestId,
-    frameworkErrors: (err, _req, reply) => {
+    frameworkErrors: (_err, _req, reply) => {
       sendError(reply, new ApiError('invalid_request', 'the request URL could not be read'));
     },
     clientErrorHandler,

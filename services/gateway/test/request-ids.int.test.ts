@@ -1,5 +1,4 @@
 import { Writable } from 'node:stream';
-import { RpcError } from '@mdp/grpc';
 import { createLogger } from '@mdp/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
