@@ -16,6 +16,8 @@ export interface SizeFigure {
   rps: number;
   p99Ms: number;
   pgMsPerEvent: number;
+  /** The bare quote-shaped route's req/s at this size: how fast the machine was meanwhile. */
+  bareRps: number;
 }
 
 export const GOALS = {
@@ -103,6 +105,7 @@ export function formatTable(figures: SizeFigure[]): string[] {
     'PG ms/event'.padStart(11),
     'req/s vs first'.padStart(14),
     'PG vs first'.padStart(11),
+    'quote/bare'.padStart(10),
   ].join(' ');
   const lines = [head, '-'.repeat(head.length)];
   for (const f of figures) {
@@ -117,6 +120,7 @@ export function formatTable(figures: SizeFigure[]): string[] {
         f.pgMsPerEvent.toFixed(4).padStart(11),
         (f.rps / ref!.rps).toFixed(3).padStart(14),
         (f.pgMsPerEvent / ref!.pgMsPerEvent).toFixed(3).padStart(11),
+        (f.rps / f.bareRps).toFixed(3).padStart(10),
       ].join(' '),
     );
   }

@@ -9,6 +9,7 @@ const figure = (size: number, o: Partial<SizeFigure> = {}): SizeFigure => ({
   rps: 10_000,
   p99Ms: 15,
   pgMsPerEvent: 0.02,
+  bareRps: 40_000,
   ...o,
 });
 
@@ -50,7 +51,7 @@ describe('the goals of make bench-ledger', () => {
     const lines = formatTable([figure(0), figure(10_000_000, { rps: 9_000, pgMsPerEvent: 0.03 })]);
     expect(lines).toHaveLength(4);
     expect(lines[3]).toMatch(
-      /^\s+10,000,000\s+10,100,000\s+140\.0\s+2\.00\s+9000\s+15\s+0\.0300\s+0\.900\s+1\.500$/,
+      /^\s+10,000,000\s+10,100,000\s+140\.0\s+2\.00\s+9000\s+15\s+0\.0300\s+0\.900\s+1\.500\s+0\.225$/,
     );
   });
 });
