@@ -1,7 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The README (the front door) and the pages it leads to, one per reader (docs/*.md). */
+export const DOC_PAGES = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 /** The guides whose examples a new user types as written. */
-export const GUIDES = ['README.md', 'load-tests/README.md', 'charts/README.md', 'deploy/README.md'];
+export const GUIDES = [...DOC_PAGES, 'load-tests/README.md', 'charts/README.md', 'deploy/README.md'];
 
 export interface CurlExample {
   guide: string;

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { curlExamples, GUIDES } from '../docs/examples.ts';
 import { platform } from './client.ts';
 
-// Every curl line of the guides, run as written by bash and curl against the platform loaded with the
-// default data: a renamed symbol, a missing token or a route that moved fails here, not for a new user.
+// Every curl line of the guides (the README, docs/*.md and the folders' READMEs), run as written by bash
+// and curl against the platform loaded with the default data: a renamed symbol, a missing token or a route
+// that moved fails here, not for a new user.
 
 const exec = promisify(execFile);
 const examples = GUIDES.flatMap(curlExamples);
@@ -26,6 +27,8 @@ async function bash(script: string): Promise<string> {
 describe('the curl examples of the guides answer as written on the default data', () => {
   it('finds the examples', () => {
     expect(examples.filter((e) => e.guide === 'README.md').length).toBeGreaterThanOrEqual(8);
+    // The MCP tool calls by hand live with the subscribers' page, which this test must read too.
+    expect(examples.filter((e) => e.guide === 'docs/subscribers.md').length).toBeGreaterThanOrEqual(2);
   });
 
   it.each(examples.map((e) => [`${e.guide}:${e.line}`, e] as const))('%s', async (_, example) => {
