@@ -199,9 +199,6 @@ export function uuidText(b: Uint8Array): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/** A uuid's text form as its 16 bytes. */
-export const uuidBytes = (uuid: string): Buffer => Buffer.from(uuid.replaceAll('-', ''), 'hex');
-
 // COPY's binary format: a signature, flags and header extension, then per row the number of fields
 // and each field as its length and bytes (big-endian), then -1 (PostgreSQL docs, "Binary Format").
 export const COPY_BINARY_HEADER = Buffer.concat([
@@ -210,42 +207,34 @@ export const COPY_BINARY_HEADER = Buffer.concat([
 ]);
 export const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 /** The log's columns in the order `encodeEvent` writes them. */
-export const LOG_COLUMNS = [
-  'request_id',
-  'account_id',
-  'admitted_at',
-  'route',
-  'status',
-  'kind',
-  'interface',
-];
-/** Bytes of one encoded row: 7 fields (uuid, uuid, timestamptz, smallint, smallint, "char", "char"). */
-export const ROW_BYTES = 2 + 7 * 4 + 16 + 16 + 8 + 2 + 2 + 1 + 1;
+export const LOG_COLUMNS = ['request_id', 'admitted_at', 'account', 'route', 'status', 'kind', 'interface'];
+/** Bytes of one encoded row: 7 fields (uuid, timestamptz, integer, smallint, smallint, "char", "char"). */
+export const ROW_BYTES = 2 + 7 * 4 + 16 + 8 + 4 + 2 + 2 + 1 + 1;
 /** Microseconds from the Unix epoch to Postgres's (2000-01-01). */
 const PG_EPOCH_US = 946_684_800_000_000;
 
 /**
  * Writes one event at `at` in COPY's binary format; returns the offset after it. `accountIds` holds the
- * accounts' uuids, 16 bytes each by index; `routeIds` their usage_routes ids by index.
+ * accounts' usage_accounts numbers by index; `routeIds` the routes' usage_routes ids by index.
  */
 export function encodeEvent(
   buf: Buffer,
   at: number,
   e: GeneratedEvent,
-  accountIds: Buffer,
+  accountIds: ArrayLike<number>,
   routeIds: ArrayLike<number>,
 ): number {
   let o = buf.writeInt16BE(7, at);
   o = buf.writeInt32BE(16, o);
   buf.set(e.requestId, o);
-  o = buf.writeInt32BE(16, o + 16);
-  accountIds.copy(buf, o, e.account * 16, e.account * 16 + 16);
   o = buf.writeInt32BE(8, o + 16);
   // Microseconds since 2000 fit a double exactly (about 2^50 today): written as two 32-bit halves.
   const us = e.atMs * 1000 - PG_EPOCH_US;
   const hi = Math.floor(us / 0x1_0000_0000);
   o = buf.writeInt32BE(hi, o);
   o = buf.writeUInt32BE(us - hi * 0x1_0000_0000, o);
+  o = buf.writeInt32BE(4, o);
+  o = buf.writeInt32BE(accountIds[e.account]!, o);
   o = buf.writeInt32BE(2, o);
   o = buf.writeInt16BE(routeIds[e.route]!, o);
   o = buf.writeInt32BE(2, o);

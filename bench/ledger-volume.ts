@@ -41,7 +41,6 @@ import {
   type ProjectionTable,
   partitionName,
   ROW_BYTES,
-  uuidBytes,
   zipfCdf,
 } from './ledger-events.ts';
 import { checkGoals, formatTable, median, parseSizes, type SizeFigure } from './ledger-goals.ts';
@@ -82,7 +81,8 @@ function meteredRoutes(): string[] {
 
 interface LoadContext {
   pool: Pool;
-  accountIds: Buffer;
+  /** usage_accounts numbers of `accountNames`, by index. */
+  accountIds: number[];
   accountNames: string[];
   /** usage_routes ids of `routeNames`, by index. */
   routeIds: number[];
@@ -95,18 +95,36 @@ interface LoadContext {
  * as the ledger writes it (loading more events into days already loaded would interleave their ids in
  * the unique index and split its pages: not how the log grows). Seals cannot be deleted, so the schema goes.
  */
-async function freshLedgerSchema(ctx: Omit<LoadContext, 'pool' | 'routeIds'>): Promise<LoadContext> {
+async function freshLedgerSchema(
+  ctx: Omit<LoadContext, 'pool' | 'routeIds' | 'accountIds'>,
+): Promise<LoadContext> {
   await dropSchema(DATABASE_URL, ledgerSchema);
   const pool = await ledgerPool(ledgerSchema, 'bench-ledger', STREAMS + 1);
   await pool.query('INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [
     ctx.routeNames,
   ]);
-  const { rows } = await pool.query<{ id: number; name: string }>(
-    'SELECT id, name FROM usage_routes WHERE name = ANY($1::text[])',
+  const routes = await pool.query<{ id: number; key: string }>(
+    'SELECT id, name AS key FROM usage_routes WHERE name = ANY($1::text[])',
     [ctx.routeNames],
   );
-  const ids = new Map(rows.map((r) => [r.name, r.id]));
-  return { ...ctx, pool, routeIds: ctx.routeNames.map((n) => ids.get(n)!) };
+  await pool.query(
+    'INSERT INTO usage_accounts (account_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
+    [ctx.accountNames],
+  );
+  const accounts = await pool.query<{ id: number; key: string }>(
+    'SELECT id, account_id::text AS key FROM usage_accounts WHERE account_id = ANY($1::uuid[])',
+    [ctx.accountNames],
+  );
+  const ids = (rows: { id: number; key: string }[], keys: string[]) => {
+    const byKey = new Map(rows.map((r) => [r.key, r.id]));
+    return keys.map((k) => byKey.get(k)!);
+  };
+  return {
+    ...ctx,
+    pool,
+    routeIds: ids(routes.rows, ctx.routeNames),
+    accountIds: ids(accounts.rows, ctx.accountNames),
+  };
 }
 
 /**
@@ -347,7 +365,6 @@ try {
   ).rows[0]!.id;
   const accountNames = [hotId, ...Array.from({ length: ACCOUNTS - 1 }, () => randomUUID())];
   const accounts = {
-    accountIds: Buffer.concat(accountNames.map(uuidBytes)),
     accountNames,
     routeNames: meteredRoutes(),
   };

@@ -90,7 +90,7 @@ async function chargedInLog(): Promise<number> {
     Number(
       (
         await ledger.query<{ n: string }>(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM usage_events GROUP BY request_id, account_id
+          `SELECT count(*) AS n FROM (SELECT 1 FROM usage_events GROUP BY request_id, account
             HAVING bool_or(kind = 'c') AND NOT bool_or(kind = 'v')) AS c`,
         )
       ).rows[0]!.n,

@@ -12,7 +12,6 @@ import {
   istDayStartMs,
   partitionName,
   ROW_BYTES,
-  uuidBytes,
   uuidText,
   zipfCdf,
 } from '../../bench/ledger-events.ts';
@@ -116,7 +115,7 @@ describe('generated usage events (make bench-ledger)', () => {
   it('encodes a row in COPY binary format', () => {
     const day = new DayEvents(shape, TODAY);
     const e = day.next()!;
-    const accountIds = Buffer.concat(Array.from({ length: shape.accounts }, (_, i) => Buffer.alloc(16, i)));
+    const accountIds = Array.from({ length: shape.accounts }, (_, i) => i + 1_000);
     const buf = Buffer.alloc(ROW_BYTES + 10);
     expect(
       encodeEvent(
@@ -130,15 +129,13 @@ describe('generated usage events (make bench-ledger)', () => {
     expect(buf.readInt16BE(0)).toBe(7);
     expect(buf.readInt32BE(2)).toBe(16);
     expect(uuidText(buf.subarray(6, 22))).toBe(uuidText(e.requestId));
-    expect(buf.subarray(26, 42)).toEqual(Buffer.alloc(16, e.account));
-    expect(buf.readInt32BE(42)).toBe(8);
-    expect(buf.readBigInt64BE(46)).toBe(BigInt(e.atMs - Date.UTC(2000, 0, 1)) * 1000n);
-    expect(buf.readInt16BE(58)).toBe(e.route + 100);
-    expect(buf.readInt16BE(64)).toBe(e.status);
-    expect(String.fromCharCode(buf[70]!, buf[75]!)).toBe(`${e.kind}${e.via}`);
-    expect(uuidText(uuidBytes('0190f2a4-1b2c-7d3e-8f40-0123456789ab'))).toBe(
-      '0190f2a4-1b2c-7d3e-8f40-0123456789ab',
-    );
+    expect(buf.readInt32BE(22)).toBe(8);
+    expect(buf.readBigInt64BE(26)).toBe(BigInt(e.atMs - Date.UTC(2000, 0, 1)) * 1000n);
+    expect(buf.readInt32BE(34)).toBe(4);
+    expect(buf.readInt32BE(38)).toBe(e.account + 1_000);
+    expect(buf.readInt16BE(46)).toBe(e.route + 100);
+    expect(buf.readInt16BE(52)).toBe(e.status);
+    expect(String.fromCharCode(buf[58]!, buf[63]!)).toBe(`${e.kind}${e.via}`);
   });
 
   it('counts charges into projection rows that agree with each other', () => {

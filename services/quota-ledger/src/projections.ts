@@ -1,6 +1,7 @@
 import { createPool, type Pool } from '@mdp/db';
 import type { Logger } from '@mdp/telemetry';
 import type { Interface, SettlementEvent } from '@mdp/usage';
+import { LRUCache } from 'lru-cache';
 import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage-history.ts';
 import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from './usage-log.ts';
@@ -20,34 +21,35 @@ import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from './usage-log.ts
  */
 const RECORD_BATCH = `
 WITH input AS (
-  SELECT * FROM json_to_recordset($1::json) AS e(request_id uuid, account_id uuid, kind "char",
+  SELECT * FROM json_to_recordset($1::json) AS e(request_id uuid, account integer, account_id text, kind "char",
                                                   admitted_at_ms bigint, day date, month text, route smallint,
                                                   route_name text, status smallint, interface "char", via text)
 ),
 fresh AS (
-  INSERT INTO usage_events (request_id, account_id, admitted_at, route, status, kind, interface)
-  SELECT request_id, account_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond', route, status,
+  INSERT INTO usage_events (request_id, admitted_at, account, route, status, kind, interface)
+  SELECT request_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond', account, route, status,
          kind, interface
     FROM input i
    WHERE NOT (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = i.day))
-  ON CONFLICT (request_id, account_id, kind, admitted_at) DO NOTHING
-  RETURNING request_id, account_id, kind
+  ON CONFLICT (request_id, account, kind, admitted_at) DO NOTHING
+  RETURNING request_id, account, kind
 ),
 requests AS (
-  SELECT f.request_id, f.account_id, min(i.admitted_at_ms) AS admitted_at_ms, min(i.day) AS day,
-         min(i.month) AS month, min(i.route_name) AS route, min(i.via) AS via, array_agg(f.kind) AS fresh_kinds
-    FROM fresh f JOIN input i ON i.request_id = f.request_id AND i.account_id = f.account_id AND i.kind = f.kind
-   GROUP BY f.request_id, f.account_id
+  SELECT f.request_id, f.account, min(i.account_id) AS account_id, min(i.admitted_at_ms) AS admitted_at_ms,
+         min(i.day) AS day, min(i.month) AS month, min(i.route_name) AS route, min(i.via) AS via,
+         array_agg(f.kind) AS fresh_kinds
+    FROM fresh f JOIN input i ON i.request_id = f.request_id AND i.account = f.account AND i.kind = f.kind
+   GROUP BY f.request_id, f.account
 ),
 per_request AS (
-  SELECT r.account_id::text AS account_id, r.day, r.month, r.route, r.via,
+  SELECT r.account_id, r.day, r.month, r.route, r.via,
          (('c' = ANY (b.kinds || r.fresh_kinds)) AND NOT ('v' = ANY (b.kinds || r.fresh_kinds)))::int
        - (('c' = ANY (b.kinds)) AND NOT ('v' = ANY (b.kinds)))::int AS delta
     FROM requests r
    CROSS JOIN LATERAL (
      -- The account is matched outside the WHERE clause on purpose: a plan made while the log is empty
      -- would otherwise read the account's whole day by the account index for every request.
-     SELECT coalesce(array_agg(u.kind) FILTER (WHERE u.account_id = r.account_id), '{}') AS kinds
+     SELECT coalesce(array_agg(u.kind) FILTER (WHERE u.account = r.account), '{}') AS kinds
        FROM usage_events u
       WHERE u.request_id = r.request_id
         AND u.admitted_at = timestamptz 'epoch' + r.admitted_at_ms * interval '1 millisecond') AS b
@@ -104,7 +106,7 @@ const HISTORY = `
 WITH charged AS (
   SELECT e.admitted_at
     FROM usage_events e
-   WHERE e.account_id = $9::uuid AND e.admitted_at >= $4 AND e.admitted_at < $5
+   WHERE e.account = usage_account($9::uuid) AND e.admitted_at >= $4 AND e.admitted_at < $5
    GROUP BY e.request_id, e.admitted_at
   HAVING bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v')
 )
@@ -119,6 +121,21 @@ SELECT
      FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $7::date), 0))::int AS d, sum(charged)::int AS m
              FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $6::date AND $7::date
             GROUP BY route HAVING sum(charged) > 0) AS r) AS routes`;
+
+/**
+ * The log's dictionaries: a route by its name and an account by its uuid, each a number in the log's rows.
+ * Rows are only added (migrations 0005 and 0006), so a number once read stays that key's.
+ */
+const DICTIONARIES = {
+  routes: {
+    add: 'INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
+    read: 'SELECT id, name AS key FROM usage_routes WHERE name = ANY($1::text[])',
+  },
+  accounts: {
+    add: 'INSERT INTO usage_accounts (account_id) SELECT unnest($1::uuid[]) ON CONFLICT DO NOTHING',
+    read: 'SELECT id, account_id::text AS key FROM usage_accounts WHERE account_id = ANY($1::uuid[])',
+  },
+} as const;
 
 /** Postgres's refusal of a row whose range has no partition. */
 const isMissingPartition = (err: unknown) =>
@@ -162,8 +179,11 @@ export function openRecorder(o: {
  * batches are recorded on (`openRecorder`); tools that never record may leave it out.
  */
 export class ProjectionStore {
-  /** usage_routes, as far as this process has needed it. */
-  private readonly routeIds = new Map<string, number>();
+  /** usage_routes and usage_accounts as far as this process has needed them (accounts: the busiest). */
+  private readonly numbers = {
+    routes: new LRUCache<string, number>({ max: 1_000 }),
+    accounts: new LRUCache<string, number>({ max: 100_000 }),
+  };
 
   constructor(
     private readonly pool: Pool,
@@ -189,10 +209,17 @@ export class ProjectionStore {
    */
   async record(events: SettlementEvent[]): Promise<BatchResult> {
     if (events.length === 0) return { recorded: 0, late: 0, deltas: [] };
-    const routes = await this.routes(events.map((e) => e.route));
+    const routes = await this.numbered(
+      'routes',
+      events.map((e) => e.route),
+    );
+    const accounts = await this.numbered(
+      'accounts',
+      events.map((e) => e.account_id.toLowerCase()),
+    );
     const rows = new Map<string, LogRow>();
     for (const e of events) {
-      const row = logRow(e, routes.get(e.route)!);
+      const row = logRow(e, routes.get(e.route)!, accounts.get(e.account_id.toLowerCase())!);
       rows.set(`${row.request_id}/${row.account_id}/${row.kind}`, row);
     }
     // One JSON parameter rather than arrays: JSON.stringify is native, pg's array encoding is not.
@@ -210,21 +237,29 @@ export class ProjectionStore {
     }
   }
 
-  /** The ids of these routes in usage_routes, adding the ones it lacks. */
-  private async routes(names: string[]): Promise<Map<string, number>> {
-    const missing = [...new Set(names)].filter((n) => !this.routeIds.has(n));
-    if (missing.length > 0) {
-      await this.recorder.query(
-        'INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING',
-        [missing],
-      );
-      const { rows } = await this.recorder.query<{ id: number; name: string }>(
-        'SELECT id, name FROM usage_routes WHERE name = ANY($1::text[])',
-        [missing],
-      );
-      for (const r of rows) this.routeIds.set(r.name, r.id);
+  /** The numbers of these routes (names) or accounts (uuids), adding to the dictionary those it lacks. */
+  private async numbered(
+    dictionary: keyof typeof DICTIONARIES,
+    keys: string[],
+  ): Promise<Map<string, number>> {
+    const cache = this.numbers[dictionary];
+    const found = new Map<string, number>();
+    const missing: string[] = [];
+    for (const key of new Set(keys)) {
+      const n = cache.get(key);
+      if (n === undefined) missing.push(key);
+      else found.set(key, n);
     }
-    return this.routeIds;
+    if (missing.length > 0) {
+      const { add, read } = DICTIONARIES[dictionary];
+      await this.recorder.query(add, [missing]);
+      const { rows } = await this.recorder.query<{ id: number; key: string }>(read, [missing]);
+      for (const r of rows) {
+        cache.set(r.key, r.id);
+        found.set(r.key, r.id);
+      }
+    }
+    return found;
   }
 
   /** Which of these requests have a settlement event (of any kind) recorded in the log, by `settledKey`. */
@@ -238,7 +273,7 @@ export class ProjectionStore {
          FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::bigint[]) AS r(request_id, request_key, account_id, at_ms)
         CROSS JOIN LATERAL (
           -- By the request's key only (see RECORD_BATCH on why the account is matched apart).
-          SELECT bool_or(e.account_id = r.account_id) AS found FROM usage_events e
+          SELECT bool_or(e.account = usage_account(r.account_id)) AS found FROM usage_events e
            WHERE e.request_id = r.request_key
              AND e.admitted_at = timestamptz 'epoch' + r.at_ms * interval '1 millisecond') AS x
         WHERE x.found`,
@@ -312,12 +347,12 @@ export class ProjectionStore {
       rebuilt: number;
     }>(
       `WITH per_request AS (
-         SELECT (min(e.admitted_at) AT TIME ZONE 'Asia/Kolkata')::date AS day, e.account_id::text AS account_id,
+         SELECT (min(e.admitted_at) AT TIME ZONE 'Asia/Kolkata')::date AS day, a.account_id::text AS account_id,
                 min(r.name) AS route, CASE WHEN bool_or(e.interface = 'm') THEN 'mcp' ELSE 'rest' END AS via,
                 bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v') AS charged
-           FROM usage_events e JOIN usage_routes r ON r.id = e.route
+           FROM usage_events e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
           WHERE e.admitted_at >= ($1::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
-          GROUP BY e.request_id, e.account_id),
+          GROUP BY e.request_id, a.account_id),
        rebuilt_by_route AS (
          SELECT account_id, day, route, via, count(*)::int AS n FROM per_request WHERE charged GROUP BY 1, 2, 3, 4
          UNION ALL
@@ -362,7 +397,7 @@ export class ProjectionStore {
   /** Totals for the rebuild report. */
   async totals(): Promise<{ events: number; accounts: number }> {
     const { rows } = await this.pool.query<{ events: number; accounts: number }>(
-      'SELECT count(*)::int AS events, count(DISTINCT account_id)::int AS accounts FROM usage_events',
+      'SELECT count(*)::int AS events, count(DISTINCT account)::int AS accounts FROM usage_events',
     );
     return rows[0]!;
   }

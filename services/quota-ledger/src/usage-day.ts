@@ -45,12 +45,12 @@ const KINDS = { c: 'charged', r: 'refunded', v: 'voided' } as const;
 
 /** The day's events, tab-separated in canonical order, as COPY writes them (no value needs escaping: route names are plain, see usage_routes). */
 const copyDay = (day: string) => `COPY (
-  SELECT e.request_id, e.account_id, e.kind, floor(extract(epoch FROM e.admitted_at) * 1000)::bigint, r.name, e.status,
+  SELECT e.request_id, a.account_id, e.kind, floor(extract(epoch FROM e.admitted_at) * 1000)::bigint, r.name, e.status,
          e.interface
-    FROM usage_events e JOIN usage_routes r ON r.id = e.route
+    FROM usage_events e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
    WHERE e.admitted_at >= ('${day}'::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
      AND e.admitted_at < ('${day}'::date + 1)::timestamp AT TIME ZONE 'Asia/Kolkata'
-   ORDER BY e.request_id, e.account_id, e.kind
+   ORDER BY e.request_id, a.account_id, e.kind
 ) TO STDOUT`;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

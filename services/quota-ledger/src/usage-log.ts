@@ -3,8 +3,8 @@ import { istDay, istMonth } from '@mdp/ist-time';
 import type { Interface, SettlementEvent, SettlementKind } from '@mdp/usage';
 
 /**
- * How a settlement event is written in the partitioned event log (migration 0005): uuid ids, the route
- * as a number, kind and interface as one character each.
+ * How a settlement event is written in the partitioned event log (migrations 0005 and 0006): a uuid
+ * request id, the account and the route as numbers, kind and interface as one character each.
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -35,6 +35,8 @@ export const INTERFACE_CODE: Record<Interface, 'r' | 'm'> = { rest: 'r', mcp: 'm
 /** One row of the record statement's input: the log's columns plus the projections' day, month and names. */
 export interface LogRow {
   request_id: string;
+  /** The account's number in usage_accounts (the log's column) and its uuid (the projections'). */
+  account: number;
   account_id: string;
   kind: 'c' | 'r' | 'v';
   admitted_at_ms: number;
@@ -47,10 +49,11 @@ export interface LogRow {
   via: Interface;
 }
 
-export function logRow(e: SettlementEvent, routeId: number): LogRow {
+export function logRow(e: SettlementEvent, routeId: number, account: number): LogRow {
   const via = e.interface ?? 'rest';
   return {
     request_id: logUuid(e.request_id),
+    account,
     account_id: e.account_id.toLowerCase(),
     kind: KIND_CODE[e.kind],
     admitted_at_ms: e.admitted_at_ms,

@@ -10,11 +10,11 @@ export const partitionName = (day: string) => `usage_events_${day.replaceAll('-'
 const figuresOf = (relation: string) => `
   SELECT account_id::text AS account_id, route, via AS interface, sum(n)::int AS events,
          (count(*) FILTER (WHERE charged))::int AS charged
-    FROM (SELECT e.account_id, min(r.name) AS route,
+    FROM (SELECT a.account_id, min(r.name) AS route,
                  CASE WHEN bool_or(e.interface = 'm') THEN 'mcp' ELSE 'rest' END AS via, count(*) AS n,
                  bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v') AS charged
-            FROM ${relation} e JOIN usage_routes r ON r.id = e.route
-           GROUP BY e.request_id, e.account_id) AS requests
+            FROM ${relation} e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
+           GROUP BY e.request_id, a.account_id) AS requests
    GROUP BY account_id, route, via`;
 
 export interface Seal {

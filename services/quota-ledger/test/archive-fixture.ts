@@ -100,13 +100,17 @@ export async function insertEvents(pool: Pool, events: readonly CanonicalEvent[]
     'INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING',
     [[...new Set(events.map((e) => e.route))]],
   );
+  await pool.query(
+    'INSERT INTO usage_accounts (account_id) SELECT unnest($1::uuid[]) ON CONFLICT (account_id) DO NOTHING',
+    [[...new Set(events.map((e) => e.account_id))]],
+  );
   const { rows } = await pool.query<{ id: number; name: string }>('SELECT id, name FROM usage_routes');
   const routeId = new Map(rows.map((r) => [r.name, r.id]));
   for (let i = 0; i < events.length; i += 5000) {
     const chunk = events.slice(i, i + 5000);
     await pool.query(
-      `INSERT INTO usage_events (request_id, account_id, admitted_at, route, status, kind, interface)
-       SELECT u.r, u.a, u.t, u.route, u.status, u.k::"char", u.i::"char"
+      `INSERT INTO usage_events (request_id, account, admitted_at, route, status, kind, interface)
+       SELECT u.r, usage_account(u.a), u.t, u.route, u.status, u.k::"char", u.i::"char"
          FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::smallint[], $5::smallint[], $6::text[], $7::text[])
            AS u(r, a, t, route, status, k, i)`,
       [

@@ -235,7 +235,7 @@ describe('seal, archive, drop', () => {
 
   it('finds a sealed day whose events were changed behind the seal', async () => {
     await pool.query('ALTER TABLE usage_events_20260404 DISABLE TRIGGER USER');
-    await pool.query('DELETE FROM usage_events_20260404 WHERE account_id = $1', [B]);
+    await pool.query('DELETE FROM usage_events_20260404 WHERE account = usage_account($1)', [B]);
     await pool.query('ALTER TABLE usage_events_20260404 ENABLE TRIGGER USER');
     const report = await admin(folder(), 'rebuild');
     expect(report.code).toBe(1);
