@@ -1,6 +1,7 @@
-// Private Postgres and NATS JetStream servers for tests that kill them: each on a free loopback port
-// with its data in a fresh temporary folder, so a SIGKILL hits only this run's instance and never the
-// machine's system services (5432, 4222) nor another engineer's.
+// Private Postgres and NATS JetStream servers for tests that kill them: each on a loopback port leased
+// to this process (ports.ts: nobody else binds it while the server is down between a kill and its
+// restart) with its data in a fresh temporary folder, so a SIGKILL hits only this run's instance and
+// never the machine's system services (5432, 4222) nor another engineer's.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
   chownSync,
@@ -16,7 +17,7 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './stack.ts';
+import { freePort, release } from './ports.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -208,6 +209,7 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     stop,
     cleanup: async () => {
       await stop();
+      release(port);
       rmSync(dir, { recursive: true, force: true });
     },
     logTail: (lines = 20) => tail(log, lines),
@@ -281,6 +283,7 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
     stop: () => signal('SIGTERM'),
     cleanup: async () => {
       await signal('SIGTERM');
+      release(port);
       rmSync(dir, { recursive: true, force: true });
     },
     logTail: (lines = 20) => tail(log, lines),

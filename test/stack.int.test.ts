@@ -37,8 +37,9 @@ describe('the platform as six processes', () => {
     const urls = ['/v1/stocks/TCS/quote', '/v1/stocks/TCS/documents?limit=5', '/v1/options/NIFTY/chain'];
     for (const url of urls) {
       const res = await authorized(url);
-      expect(res.status, url).toBe(404);
-      const body = (await res.json()) as { error: { code: string; message: string } };
+      const text = await res.text();
+      expect(res.status, `${url}: ${text}`).toBe(404);
+      const body = JSON.parse(text) as { error: { code: string; message: string } };
       expect(body.error.code).toBe('not_found');
       expect(body.error.message.length).toBeGreaterThan(0);
     }

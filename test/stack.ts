@@ -1,9 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { dropSchema } from '@mdp/db';
 import { connect } from 'nats';
+import { freePort, release } from './ports.ts';
+
+export { freePort };
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -18,18 +20,6 @@ export async function deleteStream(natsUrl: string, name: string): Promise<void>
   } finally {
     await nc.close();
   }
-}
-
-/** A port free right now (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Proc {
@@ -79,7 +69,8 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: (
 }
 
 /**
- * The whole platform as real processes run from source, on free ports and on uniquely named schemas
+ * The whole platform as real processes run from source, on ports leased to this test process (a
+ * service killed and started again binds the same ones; see ports.ts) and on uniquely named schemas
  * (dropped at shutdown), so several test files and a developer's `make run` never collide.
  */
 export async function startStack(
@@ -91,9 +82,7 @@ export async function startStack(
   const tag = `t${randomBytes(4).toString('hex')}`;
   const ports = new Map<ServiceName, { port: number; ops: number }>();
   for (const name of ALL_SERVICES) ports.set(name, { port: await freePort(), ops: await freePort() });
-  let filesPort = await freePort();
-  /** Until every service first answered: a port lost to another test may still be exchanged for a new one. */
-  let starting = true;
+  const filesPort = await freePort();
   const addr = (name: ServiceName) => `127.0.0.1:${ports.get(name)!.port}`;
   const schemas: string[] = [];
   const procs = new Map<ServiceName, Proc>();
@@ -138,36 +127,28 @@ export async function startStack(
   };
 
   const start = async (name: ServiceName): Promise<Proc> => {
-    for (let attempt = 1; ; attempt++) {
-      const startedAt = Date.now();
-      const child = spawnService(name, envFor(name));
-      const output: string[] = [];
-      child.stdout?.on('data', (c) => output.push(String(c)));
-      child.stderr?.on('data', (c) => output.push(String(c)));
-      let exited = false;
-      child.once('exit', () => {
-        exited = true;
-      });
-      const proc = { name, child, port: ports.get(name)!.port, opsPort: ports.get(name)!.ops, output };
-      procs.set(name, proc);
-      await waitFor(
-        async () => exited || (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
-        // Generous: several stacks and the platform tests' data loads may start at once on two cores, each
-        // process compiling its TypeScript on a clean clone's first run (seen: over 120 s in CI).
-        240_000,
-        () =>
-          `${name} to be ready after ${(Date.now() - startedAt) / 1000} s (output: ${output.join('').slice(-2000)})`,
-      );
-      if (!exited) return proc;
-      // Tests run in parallel: another process may take a port between freePort() and this listen
-      // (seen in CI: EADDRINUSE). Before the stack is up nobody knows its ports yet, so take new ones.
-      if (starting && attempt < 3 && output.join('').includes('EADDRINUSE')) {
-        ports.set(name, { port: await freePort(), ops: await freePort() });
-        if (name === 'filings-reader') filesPort = await freePort();
-        continue;
-      }
+    const startedAt = Date.now();
+    const child = spawnService(name, envFor(name));
+    const output: string[] = [];
+    child.stdout?.on('data', (c) => output.push(String(c)));
+    child.stderr?.on('data', (c) => output.push(String(c)));
+    let exited = false;
+    child.once('exit', () => {
+      exited = true;
+    });
+    const proc = { name, child, port: ports.get(name)!.port, opsPort: ports.get(name)!.ops, output };
+    procs.set(name, proc);
+    await waitFor(
+      async () => exited || (await fetch(`http://127.0.0.1:${proc.opsPort}/readyz`)).status === 200,
+      // Generous: several stacks and the platform tests' data loads may start at once on two cores, each
+      // process compiling its TypeScript on a clean clone's first run (seen: over 120 s in CI).
+      240_000,
+      () =>
+        `${name} to be ready after ${(Date.now() - startedAt) / 1000} s (output: ${output.join('').slice(-2000)})`,
+    );
+    if (exited)
       throw new Error(`${name} exited before it was ready (output: ${output.join('').slice(-2000)})`);
-    }
+    return proc;
   };
 
   const stop = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
@@ -180,6 +161,8 @@ export async function startStack(
 
   const shutdown = async () => {
     await Promise.all(ALL_SERVICES.map((n) => stop(n)));
+    for (const p of ports.values()) for (const port of [p.port, p.ops]) release(port);
+    release(filesPort);
     for (const schema of schemas) await dropSchema(databaseUrl, schema);
     await deleteStream(natsUrl, usage.USAGE_STREAM);
   };
@@ -188,7 +171,6 @@ export async function startStack(
   try {
     await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
     await start('gateway');
-    starting = false;
   } catch (err) {
     await shutdown().catch(() => {});
     throw err;
@@ -229,7 +211,11 @@ export async function startStack(
         opsPort,
         stop: () =>
           new Promise<void>((resolve) => {
-            child.once('exit', () => resolve());
+            child.once('exit', () => {
+              release(port);
+              release(opsPort);
+              resolve();
+            });
             child.kill('SIGTERM');
           }),
       };

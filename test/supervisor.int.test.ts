@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFormatter } from '../scripts/lib/log-format.ts';
 import { probe, Supervisor } from '../scripts/lib/supervisor.ts';
-import { freePort } from './stack.ts';
+import { freePort } from './ports.ts';
 
 // `make run`'s supervisor on small child programs: a killed process is restarted and ready again, a
 // crash loop ends the run with status 1, a stop stops everyone.
