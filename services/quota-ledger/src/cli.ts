@@ -33,7 +33,7 @@ const USAGE = `usage: ledger-admin <command>
                            ledger is caught up
 
 Environment: DATABASE_URL, DB_SCHEMA (default ledger), and the USAGE_LOG_* / USAGE_ARCHIVE_* variables
-of the ledger (see the README).`;
+of the ledger (see docs/operators.md).`;
 
 export interface AdminContext {
   pool: Pool;

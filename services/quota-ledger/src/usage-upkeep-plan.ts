@@ -2,7 +2,7 @@ import { istDay } from '@mdp/ist-time';
 
 /**
  * What the usage log's upkeep should do at a moment, decided from the days it holds (pure; the clock
- * is a parameter). The rules, in the README's words:
+ * is a parameter). The rules, in the words of docs/operators.md:
  * - partitions exist from yesterday to `aheadDays` after today (an event is never refused for want of
  *   one; if one is missing all the same, the recorder makes it and an alert fires);
  * - a day is sealed once it can receive no more events: `sealGraceMs` after it ended (longer than a
