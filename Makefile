@@ -10,7 +10,7 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 
 .PHONY: help install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
-	test-unit test-int test bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
+	test-unit test-int test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -129,15 +129,23 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform)
+test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform)
 	npx vitest run --project int --project platform
 
 VITEST_REPORT := .local/vitest-report.json
 
-test: install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests
+test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
+	bash scripts/test-tools.sh ensure
+
+test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests
 	@mkdir -p .local
 	npx vitest run --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'
+
+ITERATIONS ?= 20
+SUITE_RUNS ?= 0
+test-stress: test-tools install infra ## The stack and chaos test files ITERATIONS (20) times in a row beside the rest of the suite; a line per iteration
+	ITERATIONS=$(ITERATIONS) SUITE_RUNS=$(SUITE_RUNS) bash scripts/stress-stack.sh
 
 bench: install infra ## Throughput and latency figures: the platform as real processes, then each service's own
 	npx tsx bench/run.ts

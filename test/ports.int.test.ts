@@ -10,7 +10,10 @@ import { ephemeralLow, freePort, leaseRange, release } from './ports.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mdp-port-leases-test-'));
 process.env.MDP_PORT_LEASE_DIR = dir;
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  delete process.env.MDP_PORT_LEASE_DIR;
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /**
  * A process leasing `count` ports while the others lease theirs; it holds them until its stdin closes,
