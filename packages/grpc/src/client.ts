@@ -1,84 +1,86 @@
-import { type CallOptions, Client, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { type GrpcClientMetrics, injectTraceContext } from '@mdp/telemetry';
+import { ADDRESS_CHANNEL_OPTIONS, type OutlierPolicy, type ReplicaMetrics, ReplicaSet } from './replicas.ts';
 import type { AsyncClient, ServiceDefinitionOf, UnaryMethodDefinition } from './types.ts';
 
 export interface ClientOptions {
   /** Label for metrics: the owning service, e.g. `equities-data`. */
   target: string;
   metrics: GrpcClientMetrics;
-  /** Applied to every call unless the call gives its own. */
+  /** Per-address ejections and the open breaker, when the process exports them. */
+  replicaMetrics?: ReplicaMetrics;
+  /** Applied to every call unless the call gives its own: the call's whole budget, retry included. */
   defaultDeadlineMs: number;
+  /**
+   * Every method is a read: a call that missed its deadline or found its replica unavailable may go
+   * once to another replica within its budget.
+   */
+  reads?: boolean;
+  /** Outlier handling; OUTLIER_POLICY unless given (tests shorten it). */
+  outliers?: OutlierPolicy;
 }
 
 /**
- * Channel settings for long-lived connections between pods: detect dead peers, reconnect fast, and
- * spread calls over every address the name resolves to (round robin). Behind a Kubernetes headless
- * Service (`dns:///name.ns.svc.cluster.local:port`) that is every ready pod; a plain ClusterIP name
- * resolves to one address and behaves as before.
+ * Channel settings for a channel that spreads calls round robin over every address its name has, for
+ * a long-lived stream (the ledger's admission stream); unary calls use `createClient`'s channel per address.
  */
 export const CHANNEL_OPTIONS = {
   'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
-  'grpc.keepalive_time_ms': 20_000,
-  'grpc.keepalive_timeout_ms': 5_000,
-  'grpc.keepalive_permit_without_calls': 1,
-  'grpc.initial_reconnect_backoff_ms': 200,
-  'grpc.max_reconnect_backoff_ms': 2_000,
-  'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  ...ADDRESS_CHANNEL_OPTIONS,
 };
 
 export interface TypedClient<D extends ServiceDefinitionOf> {
   call: AsyncClient<D>;
-  /** The channel itself, for streaming methods. */
-  raw: Client;
+  /** The addresses the target has now, each with whether it is ejected. */
+  addresses(): { address: string; ejected: boolean }[];
   close(): void;
 }
 
 /**
- * A promise-returning client built straight from a generated service definition: one HTTP/2 channel,
- * a deadline on every call, the caller's trace context in the metadata, and a metric per call.
+ * A promise-returning client built straight from a generated service definition: a channel per
+ * address the target resolves to (a headless Service's name: every ready pod) with outlier ejection
+ * (see ReplicaSet), a deadline on every call, the caller's trace context in the metadata, and a metric
+ * per call.
  */
 export function createClient<D extends ServiceDefinitionOf>(
   definition: D,
   address: string,
   opts: ClientOptions,
 ): TypedClient<D> {
-  const client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const replicas = new ReplicaSet(address, opts.target, opts.outliers, opts.replicaMetrics);
   const call = {} as Record<string, unknown>;
   for (const [name, def] of Object.entries(definition) as [
     string,
     UnaryMethodDefinition<unknown, unknown>,
   ][]) {
     if (def.requestStream || def.responseStream) continue;
-    call[name] = (request: unknown, callOpts?: { deadlineMs?: number }) => {
+    call[name] = async (request: unknown, callOpts?: { deadlineMs?: number }) => {
       const metadata = new Metadata();
       const carrier: Record<string, string> = {};
       injectTraceContext(carrier);
       for (const [k, v] of Object.entries(carrier)) metadata.set(k, v);
-      const options: CallOptions = {
-        deadline: Date.now() + (callOpts?.deadlineMs ?? opts.defaultDeadlineMs),
-      };
       const endTimer = opts.metrics.duration.startTimer({ target: opts.target, method: name });
-      return new Promise((resolve, reject) => {
-        client.makeUnaryRequest(
-          def.path,
-          def.requestSerialize,
-          def.responseDeserialize,
+      let code: number = status.OK;
+      try {
+        return await replicas.unary(
+          def,
           request,
           metadata,
-          options,
-          (err: ServiceError | null, value?: unknown) => {
-            endTimer();
-            opts.metrics.calls.inc({
-              target: opts.target,
-              method: name,
-              code: status[err ? err.code : status.OK] ?? String(err?.code),
-            });
-            if (err) reject(err);
-            else resolve(value);
-          },
+          callOpts?.deadlineMs ?? opts.defaultDeadlineMs,
+          opts.reads ?? false,
         );
-      });
+      } catch (err) {
+        code = (err as ServiceError).code;
+        throw err;
+      } finally {
+        endTimer();
+        opts.metrics.calls.inc({ target: opts.target, method: name, code: status[code] ?? String(code) });
+      }
     };
   }
-  return { call: call as AsyncClient<D>, raw: client, close: () => client.close() };
+  return {
+    call: call as AsyncClient<D>,
+    addresses: () => replicas.addresses(),
+    close: () => replicas.close(),
+  };
 }

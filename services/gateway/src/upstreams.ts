@@ -1,5 +1,12 @@
 import { ApiError } from '@mdp/errors';
-import { type AsyncClient, createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp/grpc';
+import {
+  type AsyncClient,
+  createClient,
+  PARAM_METADATA_KEY,
+  replicaMetrics,
+  status,
+  type TypedClient,
+} from '@mdp/grpc';
 import { auth, equities, filings, ledger, options } from '@mdp/proto';
 import { grpcClientMetrics, type Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
@@ -14,22 +21,42 @@ export interface UpstreamAddresses {
   ledger: string[];
 }
 
-/** One long-lived channel per owning service; call `close` on shutdown. */
+/**
+ * One long-lived channel per address of each owning service, with per-address outlier ejection (see
+ * `createClient`); call `close` on shutdown. The data services' methods are all reads: a call that
+ * missed its deadline on one replica may go once to another within its budget (`reads`). Auth and the
+ * ledger have writes, so their calls are never sent twice.
+ */
 export function connectUpstreams(
   addresses: UpstreamAddresses,
   registry: Registry,
   deadlineMs: number,
 ): { upstreams: Upstreams; authClient: AsyncClient<typeof auth.AuthServiceService>; close: () => void } {
   const metrics = grpcClientMetrics(registry);
-  const opts = (target: string) => ({ target, metrics, defaultDeadlineMs: deadlineMs });
+  const replicas = replicaMetrics(registry);
+  const opts = (target: string, reads = false) => ({
+    target,
+    metrics,
+    replicaMetrics: replicas,
+    defaultDeadlineMs: deadlineMs,
+    reads,
+  });
   const clients = {
     auth: createClient(auth.AuthServiceService, addresses.auth, opts('auth')),
-    equities: createClient(equities.EquitiesDataServiceService, addresses.equities, opts('equities-data')),
-    filings: createClient(filings.FilingsReaderServiceService, addresses.filings, opts('filings-reader')),
+    equities: createClient(
+      equities.EquitiesDataServiceService,
+      addresses.equities,
+      opts('equities-data', true),
+    ),
+    filings: createClient(
+      filings.FilingsReaderServiceService,
+      addresses.filings,
+      opts('filings-reader', true),
+    ),
     options: createClient(
       options.OptionsAnalyticsServiceService,
       addresses.options,
-      opts('options-analytics'),
+      opts('options-analytics', true),
     ),
   };
   const ledgers = addresses.ledger.map((a) =>

@@ -1,0 +1,232 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { options } from '@mdp/proto';
+import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from './client.ts';
+import { jsonDocument } from './documents.ts';
+import { replicaMetrics } from './replicas.ts';
+import { GrpcServer } from './server.ts';
+
+// Real servers in processes of their own, stopped with SIGSTOP: the kernel keeps their connections
+// open while they answer nothing, so only deadlines show the fault (as with a wedged pod).
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const children = new Set<ChildProcess>();
+const cleanup: (() => Promise<void> | void)[] = [];
+const endChildren = () => {
+  for (const c of children) {
+    c.kill('SIGCONT');
+    c.kill('SIGKILL');
+  }
+  children.clear();
+};
+process.once('exit', endChildren);
+afterEach(async () => {
+  for (const c of cleanup.splice(0)) await c();
+  endChildren();
+});
+
+async function replica(name: string): Promise<{ address: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/grpc/test/replica-server.ts', name], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  const address = `127.0.0.1:${Number(String(chunk).trim())}`;
+  // A process just started answers its first calls slowly (cold code): warm it before it is timed.
+  const warm = client(address, false, 10_000);
+  for (let i = 0; i < 20; i++) await warm.call.getStockOptions({ symbol: 'X' });
+  warm.close();
+  return { address, child };
+}
+
+function client(target: string, reads: boolean, deadlineMs: number) {
+  const registry = createRegistry('client');
+  const c = createClient(options.OptionsAnalyticsServiceService, target, {
+    target: 'options-analytics',
+    metrics: grpcClientMetrics(registry),
+    replicaMetrics: replicaMetrics(registry),
+    defaultDeadlineMs: deadlineMs,
+    reads,
+  });
+  cleanup.unshift(() => c.close());
+  const metric = async (name: string, address: string) => {
+    const m = (await registry.getSingleMetric(name)?.get())?.values.find((v) => v.labels.address === address);
+    return m?.value;
+  };
+  return { ...c, metric };
+}
+
+interface Call {
+  start: number;
+  end: number;
+  server?: string;
+  code?: number;
+}
+
+async function timed(fn: () => Promise<{ data_json: Buffer }>): Promise<Call> {
+  const start = performance.now();
+  try {
+    const doc = await fn();
+    return { start, end: performance.now(), server: JSON.parse(String(doc.data_json)).server };
+  } catch (err) {
+    return { start, end: performance.now(), code: (err as { code: number }).code };
+  }
+}
+
+/** `workers` callers, each calling again as soon as its call ends, for `ms`. */
+async function load(workers: number, ms: number, fn: () => Promise<{ data_json: Buffer }>): Promise<Call[]> {
+  const calls: Call[] = [];
+  const until = performance.now() + ms;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < until) {
+        calls.push(await timed(fn));
+        // A turn of the event loop between calls, as between requests (a refused call never leaves it).
+        await new Promise((r) => setImmediate(r));
+      }
+    }),
+  );
+  return calls;
+}
+
+async function waitUntil(check: () => boolean | Promise<boolean>, ms: number): Promise<number> {
+  const t0 = performance.now();
+  while (!(await check())) {
+    if (performance.now() - t0 > ms) throw new Error(`not within ${ms} ms`);
+    await sleep(10);
+  }
+  return performance.now() - t0;
+}
+
+describe('per-address outlier ejection', () => {
+  it('ejects a stopped replica after consecutive deadline misses: every read still succeeds, fast once it is out, and it is back within 2 s of SIGCONT', async () => {
+    const [a, b] = await Promise.all([replica('a'), replica('b')]);
+    const c = client(`ipv4:${a.address},${b.address}`, true, 2_000);
+    const ask = () => c.call.getStockOptions({ symbol: 'X' });
+    const warm = await load(4, 300, ask);
+    expect(new Set(warm.map((x) => x.server))).toEqual(new Set(['a', 'b']));
+
+    a.child.kill('SIGSTOP');
+    const calls = await load(8, 3_000, ask);
+    expect(calls.filter((x) => x.code !== undefined)).toEqual([]);
+    // The first attempt on the stopped replica has half the 2 s budget; its miss is the first sign.
+    const firstMiss = Math.min(...calls.filter((x) => x.end - x.start >= 900).map((x) => x.end));
+    expect(firstMiss).toBeLessThan(Number.POSITIVE_INFINITY);
+    const after = calls.filter((x) => x.start > firstMiss);
+    console.log(
+      JSON.stringify(
+        after
+          .filter((x) => x.end - x.start > 50)
+          .map((x) => [Math.round(x.start - firstMiss), Math.round(x.end - x.start), x.server]),
+      ),
+      after.length,
+    );
+    expect(after.length).toBeGreaterThan(50);
+    // None of them waited on the stopped replica (its attempts wait 1 s); the chaos test times them.
+    expect(Math.max(...after.map((x) => x.end - x.start))).toBeLessThan(500);
+    expect(after.every((x) => x.server === 'b')).toBe(true);
+    expect(c.addresses()).toEqual([
+      { address: a.address, ejected: true },
+      { address: b.address, ejected: false },
+    ]);
+    expect(await c.metric('grpc_client_address_ejections_total', a.address)).toBe(1);
+    expect(await c.metric('grpc_client_address_ejected', a.address)).toBe(1);
+
+    a.child.kill('SIGCONT');
+    const backMs = await waitUntil(() => !c.addresses()[0]!.ejected, 2_000);
+    expect(backMs).toBeLessThan(2_000);
+    const again = await load(4, 200, ask);
+    expect(again.some((x) => x.server === 'a')).toBe(true);
+    expect(await c.metric('grpc_client_address_ejected', a.address)).toBe(0);
+  }, 60_000);
+
+  it('with its only replica ejected, a call fails UNAVAILABLE at once; SIGCONT brings it back within 2 s', async () => {
+    const a = await replica('a');
+    const c = client(a.address, true, 400);
+    const ask = () => c.call.getStockOptions({ symbol: 'X' });
+    expect((await timed(ask)).server).toBe('a');
+    a.child.kill('SIGSTOP');
+    // Three callers wait on it: the first deadline miss of a peer silent since, with two more calls
+    // waiting, ejects the address and cuts those two short.
+    const misses = await Promise.all([1, 2, 3].map(() => timed(ask)));
+    expect(misses[0]!.code).toBe(4);
+    expect(misses.every((x) => x.code === 4 || x.code === 14)).toBe(true);
+    expect(c.addresses()[0]!.ejected).toBe(true);
+    const refused = await load(4, 500, ask);
+    expect(new Set(refused.map((x) => x.code))).toEqual(new Set([14]));
+    expect(Math.max(...refused.map((x) => x.end - x.start))).toBeLessThan(50);
+
+    a.child.kill('SIGCONT');
+    const t0 = performance.now();
+    await waitUntil(async () => (await timed(ask)).server === 'a', 2_000);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  }, 60_000);
+
+  it('never ejects for answers the service chose (NOT_FOUND)', async () => {
+    const a = await replica('a');
+    const c = client(a.address, true, 500);
+    for (let i = 0; i < 10; i++) {
+      expect((await timed(() => c.call.getStockOptions({ symbol: 'MISSING' }))).code).toBe(5);
+    }
+    expect(c.addresses()[0]!.ejected).toBe(false);
+    expect((await timed(() => c.call.getStockOptions({ symbol: 'X' }))).server).toBe('a');
+  });
+
+  it('skips an address that refuses connections without ejecting it', async () => {
+    const a = await replica('a');
+    const refused = `127.0.0.1:${await closedPort()}`;
+    const c = client(`ipv4:${refused},${a.address}`, true, 500);
+    const calls = await load(2, 300, () => c.call.getStockOptions({ symbol: 'X' }));
+    expect(calls.every((x) => x.server === 'a')).toBe(true);
+    expect(c.addresses().every((x) => !x.ejected)).toBe(true);
+  });
+});
+
+describe('one retry on another replica', () => {
+  async function hanging() {
+    let calls = 0;
+    const s = new GrpcServer({
+      logger: createLogger('t', 'silent'),
+      tracer: trace.getTracer('t'),
+      registry: createRegistry('hang'),
+    }).add(options.OptionsAnalyticsServiceService, {
+      getStockOptions: (_req, ctx) => {
+        calls++;
+        return new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(new Error('gone'))),
+        );
+      },
+      getOptionChain: async () => jsonDocument({}),
+      getIvHistory: async () => jsonDocument({}),
+    });
+    const port = await s.listen('127.0.0.1', 0);
+    cleanup.push(() => s.shutdown(100));
+    return { address: `127.0.0.1:${port}`, calls: () => calls };
+  }
+
+  it('sends a read at most twice, within its one budget, and a call of a service with writes once', async () => {
+    const [a, b] = [await hanging(), await hanging()];
+    const reads = client(`ipv4:${a.address},${b.address}`, true, 400);
+    const r = await timed(() => reads.call.getStockOptions({ symbol: 'X' }));
+    expect(r.code).toBe(4);
+    expect(r.end - r.start).toBeGreaterThanOrEqual(390);
+    expect(r.end - r.start).toBeLessThan(600);
+    expect(a.calls() + b.calls()).toBe(2);
+    expect([a.calls(), b.calls()]).toEqual([1, 1]);
+
+    const writes = client(`ipv4:${a.address},${b.address}`, false, 300);
+    expect((await timed(() => writes.call.getStockOptions({ symbol: 'X' }))).code).toBe(4);
+    expect(a.calls() + b.calls()).toBe(3);
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
+}
