@@ -30,6 +30,7 @@ import type { UsageDocument } from './account-site/usage-page.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type Upstreams } from './catalogue/index.ts';
+import { registerCompression } from './compression.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
@@ -194,6 +195,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     maxAge: 600,
     strictPreflight: false,
   });
+  // Before any route is added: each takes its compression from it.
+  await registerCompression(app);
 
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.config.operationId ?? 'unmatched';
