@@ -9,7 +9,9 @@ const authorized = (url: string) =>
 beforeAll(async () => {
   stack = await startStack();
   token = (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
-}, 300_000);
+  // startStack waits up to 240 s for the five services, then as long for the gateway: beside a whole
+  // test run on two cores a start takes minutes (`make test-stress`).
+}, 540_000);
 afterAll(async () => {
   await stack?.shutdown();
 }, 30_000);
