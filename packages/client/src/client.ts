@@ -103,11 +103,19 @@ export class MdpClient {
   private readonly baseUrl: string;
   private readonly pacer: Pacer | null;
   private readonly fetchImpl: typeof fetch;
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly options: ClientOptions) {
     if (!options.token) throw new TypeError('an API token is required');
     this.baseUrl = (options.baseUrl ?? 'http://localhost:8080').replace(/\/$/, '');
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.headers = {
+      authorization: `Bearer ${options.token}`,
+      accept: 'application/json',
+      // Answers over 1 KB come compressed, and fetch decodes them. Node's fetch asks for brotli only over
+      // https; a browser's fetch ignores this header (it is the browser's to set) and asks for its own.
+      'accept-encoding': 'br, gzip',
+    };
     this.pacer =
       options.pace === undefined || options.pace === false
         ? null
@@ -181,10 +189,7 @@ export class MdpClient {
     let res: Response;
     let text: string;
     try {
-      res = await this.fetchImpl(url, {
-        headers: { authorization: `Bearer ${this.options.token}`, accept: 'application/json' },
-        signal,
-      });
+      res = await this.fetchImpl(url, { headers: this.headers, signal });
       text = await res.text();
     } catch (cause) {
       // The caller's own abort is not an error of the API: it propagates as it came.

@@ -57,7 +57,12 @@ beforeAll(async () => {
       },
     },
   });
-  gw = await startGateway(services);
+  // Deadlines for a loaded machine: an answer here is a 200, not a 503 of a slow auth check.
+  gw = await startGateway(services, {
+    admissionDeadlineMs: 10_000,
+    authDeadlineMs: 5_000,
+    deadlineMs: 10_000,
+  });
   await gw.app.listen({ host: '127.0.0.1', port: 0 });
   port = (gw.app.server.address() as { port: number }).port;
   await services.store.createPlan('compression_capped', { daily: CAP, monthly: null, burst: 1_000_000 });
