@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { useFastMetrics } from './font-metrics.ts';
 
 /**
  * Renders one PDF page per text, in Helvetica (a standard font: no font files, small output). Pages are
@@ -28,6 +29,8 @@ export function renderPdf(
     doc.on('pageAdded', () => {
       added++;
     });
+    doc.font('Helvetica');
+    useFastMetrics(doc);
     for (const text of pages) {
       doc.addPage({ size: 'A4', margin: 48 });
       const expected = added;

@@ -1,5 +1,3 @@
-import { getDocument, PasswordResponses } from 'pdfjs-dist/legacy/build/pdf.mjs';
-
 /** Why a PDF cannot be ingested; the message is meant for the operator running the ingest. */
 export class DocumentRejected extends Error {
   constructor(
@@ -56,6 +54,10 @@ export async function extractPdfPages(bytes: Uint8Array): Promise<string[]> {
   if (bytes.length === 0) throw new DocumentRejected('empty', 'the file is empty (0 bytes)');
   const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
   if (!head.includes('%PDF-')) throw new DocumentRejected('corrupt', 'not a PDF: no %PDF- header');
+  // Loaded here, not at the top: pdfjs' legacy build replaces Array.prototype.push (and more) with
+  // core-js polyfills for the whole process, which made every push of the default dataset's generator
+  // slower; only a process that really reads a PDF pays for it.
+  const { getDocument, PasswordResponses } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   // pdfjs takes ownership of (detaches) the buffer it is given; keep the caller's bytes intact.
   const data = new Uint8Array(bytes);
   const task = getDocument({
