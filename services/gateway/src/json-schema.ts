@@ -7,8 +7,8 @@ import { SearchItem } from './catalogue/stocks.ts';
 
 /**
  * The catalogue's schemas as plain JSON Schema, for every document that publishes them: the OpenAPI
- * document refers to named schemas under `#/components/schemas/`, MCP tool schemas carry the ones they
- * use under `#/$defs/`. Routes name them with `Type.Ref(id)`.
+ * document refers to named schemas under `#/components/schemas/`; the MCP tools outline them (see
+ * mcp/result-shape.ts) and point at the OpenAPI operation. Routes name them with `Type.Ref(id)`.
  */
 
 export const ErrorSchema = Type.Object({
@@ -49,23 +49,4 @@ const REF = /"\$ref":"(\w+)"/g;
 /** `schema` cleaned, with each `Type.Ref(name)` pointing at `<base><name>`. */
 export function withRefs(schema: unknown, base: string): unknown {
   return JSON.parse(JSON.stringify(clean(schema)).replace(REF, (_m, name) => `"$ref":"${base}${name}"`));
-}
-
-/**
- * The named schemas a catalogue schema (refs by bare name, not yet based) uses, directly or through
- * each other, each with its refs based at `base`.
- */
-export function definitionsFor(schema: unknown, base: string): Record<string, unknown> {
-  const defs: Record<string, unknown> = {};
-  const pending = [schema];
-  while (pending.length > 0) {
-    for (const [, name] of JSON.stringify(pending.pop()).matchAll(REF)) {
-      if (name! in defs) continue;
-      const named = NAMED_SCHEMAS[name!];
-      if (!named) throw new Error(`no named schema ${name}`);
-      defs[name!] = withRefs(named, base);
-      pending.push(named);
-    }
-  }
-  return defs;
 }

@@ -8,7 +8,10 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-/** A 200's envelope: `{data, meta}` as structured content, and the same JSON as text for clients without it. */
+/**
+ * A 200's envelope: `{data, meta}` as structured content, and the same JSON as text for clients without
+ * it: the REST body as sent, compact (no indentation) as every service serialises its documents.
+ */
 export function dataResult(envelopeJson: string): ToolResult {
   return {
     content: [{ type: 'text', text: envelopeJson }],

@@ -1,7 +1,8 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import type { RouteDef } from '../catalogue/index.ts';
 import { CSV } from '../catalogue/params.ts';
-import { clean, definitionsFor, withRefs } from '../json-schema.ts';
+import { clean } from '../json-schema.ts';
+import { outline, shallowOutputSchema } from './result-shape.ts';
 
 /** A tool as `tools/list` describes it (the MCP `Tool` shape). */
 export interface ToolDefinition {
@@ -10,7 +11,7 @@ export interface ToolDefinition {
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
   outputSchema: { type: 'object'; [key: string]: unknown };
-  annotations: { title: string; readOnlyHint: true; openWorldHint: false };
+  annotations: { readOnlyHint: true; openWorldHint: false };
 }
 
 export interface McpTool {
@@ -22,8 +23,6 @@ export interface McpTool {
     query: Record<string, string | unknown>;
   };
 }
-
-const DEFS = '#/$defs/';
 
 const ACRONYMS = new Set(['fii', 'dii', 'iv', 'fpi']);
 
@@ -59,26 +58,25 @@ function inputSchema(route: RouteDef): ToolDefinition['inputSchema'] {
       if (isPath || (needed.has(name) && !('default' in raw))) required.push(name);
     }
   }
-  return { type: 'object', properties, required, additionalProperties: false };
-}
-
-/** The REST 200 body (`data` and `meta`), self-contained: named schemas travel under `$defs`. */
-function outputSchema(route: RouteDef): ToolDefinition['outputSchema'] {
-  const body = { data: route.data ?? {}, meta: Type.Ref('Meta') };
   return {
     type: 'object',
-    required: ['data', 'meta'],
-    properties: withRefs(body, DEFS) as Record<string, unknown>,
+    properties,
+    ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
-    $defs: definitionsFor(body, DEFS),
   };
 }
 
+/**
+ * What the tool does, returns and costs. The result is outlined by field names; its full schema is the
+ * OpenAPI operation's, which the server's instructions say where to find.
+ */
 function description(route: RouteDef): string {
+  const fields = outline(route);
+  const returns = `Returns ${fields ? `\`data\` ${fields}` : '`data`'} (full schema: OpenAPI ${route.operationId}).`;
   const cost = route.metered
-    ? "Costs one request unit of the token's quota when it returns data; an error costs nothing."
+    ? 'Costs 1 request unit per successful call; errors are free.'
     : 'Free: costs no request unit.';
-  return [`${route.summary}.`, route.description, cost].filter(Boolean).join(' ');
+  return [`${route.summary}.`, route.description, returns, cost].filter(Boolean).join(' ');
 }
 
 /** A tool argument as the query string would carry it; anything else is left for the validator to refuse. */
@@ -108,8 +106,8 @@ export function toolsFromCatalogue(routes: readonly RouteDef[]): McpTool[] {
           title,
           description: description(route),
           inputSchema: inputSchema(route),
-          outputSchema: outputSchema(route),
-          annotations: { title, readOnlyHint: true, openWorldHint: false },
+          outputSchema: shallowOutputSchema(route),
+          annotations: { readOnlyHint: true, openWorldHint: false },
         },
         toRequest(args) {
           const params: Record<string, unknown> = {};
