@@ -9,6 +9,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, unlinkSync, wr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { atProcessEnd } from './process-end.ts';
 
 /** How many ports below the ephemeral range are handed out. */
 const SPAN = 10_000;
@@ -34,7 +35,7 @@ export function leaseRange(): { from: number; to: number } {
 }
 
 const held = new Set<number>();
-process.once('exit', () => {
+atProcessEnd(() => {
   for (const port of held) release(port);
 });
 

@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort, release } from './ports.ts';
+import { atProcessEnd } from './process-end.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -187,6 +188,12 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     await tool('pg_ctl', ['-D', data, '-s', '-m', 'fast', '-w', '-t', '20', 'stop']).catch(() => {});
   };
 
+  // Not left running when this process ends uncleaned; SIGQUIT is Postgres's immediate shutdown (the
+  // postmaster takes its backends down with it).
+  const forget = atProcessEnd(() => {
+    const pid = postmasterPid();
+    if (pid !== undefined) process.kill(pid, 'SIGQUIT');
+  });
   await start();
   const admin = new pg.Client({ connectionString: url.replace(/\/mdp$/, '/postgres') });
   await admin.connect();
@@ -209,6 +216,7 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     stop,
     cleanup: async () => {
       await stop();
+      forget();
       release(port);
       rmSync(dir, { recursive: true, force: true });
     },
@@ -272,6 +280,9 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
     await exited;
   };
 
+  const forget = atProcessEnd(() => {
+    if (running()) child!.kill('SIGKILL');
+  });
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -283,6 +294,7 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
     stop: () => signal('SIGTERM'),
     cleanup: async () => {
       await signal('SIGTERM');
+      forget();
       release(port);
       rmSync(dir, { recursive: true, force: true });
     },

@@ -4,6 +4,7 @@ import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { dropSchema } from '@mdp/db';
 import { connect } from 'nats';
 import { freePort, release } from './ports.ts';
+import { atProcessEnd } from './process-end.ts';
 
 export { freePort };
 
@@ -57,6 +58,16 @@ export interface Stack {
   stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
   shutdown(): Promise<void>;
 }
+
+/**
+ * Service processes of every stack of this test process still running. A test process that ends
+ * without shutting its stack down (a start-up that outlived its hook's timeout) takes them with it, so
+ * no stack is left loading the machine and holding ports for the test runs after it.
+ */
+const running = new Set<ChildProcess>();
+atProcessEnd(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 /** `what` is read when the wait fails, so it can say what the process printed by then. */
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
@@ -123,6 +134,8 @@ export async function startStack(
       env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...usage, ...serviceEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     return child;
   };
 
