@@ -11,6 +11,12 @@ import pg from 'pg';
 import { type PrivateServer, startPrivateNats, startPrivatePostgres } from '../private-infra.ts';
 import { type Stack, startStack } from '../stack.ts';
 import { ClientLoad, type Outcome, type Sample } from './load.ts';
+import {
+  formatReplicaReport,
+  type ReplicaFault,
+  type ReplicaFaultResult,
+  runReplicaFault,
+} from './replicas.ts';
 
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,6 +75,8 @@ export interface ChaosOptions {
   settleTimeoutMs: number;
   requestTimeoutMs: number;
   faults?: readonly Fault[];
+  /** SIGSTOP faults of equities-data replicas run after the SIGKILL faults (test/chaos/replicas.ts); none unless given. */
+  replicaFaults?: readonly ReplicaFault[];
   /** Equities dataset size (stocks); the route is one stock's quote, so small is enough. */
   datasetSize?: number;
   log?: (line: string) => void;
@@ -134,23 +142,24 @@ export interface ChaosReport {
   options: ChaosOptions;
   route: string;
   results: FaultResult[];
+  replicaResults: ReplicaFaultResult[];
   setupS: number;
   totalS: number;
 }
 
-function percentile(sorted: number[], p: number): number | null {
+export function percentile(sorted: number[], p: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-function outcomeKey(s: Sample): string {
+export function outcomeKey(s: Sample): string {
   if (s.outcome === 'connection_error') return `conn ${s.errno ?? ''}`.trim();
   if (s.outcome === 'timeout') return 'timeout';
   return s.code ? `${s.outcome} ${s.code}` : String(s.outcome);
 }
 
 /** When did the platform serve only 200s again after `back`? The end of that first 200, or undefined. */
-function recoveredAt(samples: Sample[], from: number, back: number): number | undefined {
+export function recoveredAt(samples: Sample[], from: number, back: number): number | undefined {
   let lastBad = Number.NEGATIVE_INFINITY;
   for (const s of samples) if (s.end >= from && s.outcome !== 200 && s.end > lastBad) lastBad = s.end;
   const after = Math.max(lastBad, back);
@@ -225,13 +234,42 @@ export interface ChaosContext {
 }
 
 /** Starts the private Postgres and NATS, the platform on them, a plan without caps and the quote data. */
+/** Private servers of runs not torn down yet, for `endAbandonedChaos`. */
+const privateServers = new Set<PrivateServer>();
+
+/**
+ * Ends what a run abandoned midway (a test hook's timeout) left behind: every child process of this
+ * process (the platform's services, continued first if stopped; the private servers) by its pid, and the
+ * private servers' folders. Call it from the test's afterAll.
+ */
+export async function endAbandonedChaos(): Promise<void> {
+  const { stdout } = await exec('ps', ['-o', 'pid=', '--ppid', String(process.pid)]).catch(() => ({
+    stdout: '',
+  }));
+  for (const pid of stdout
+    .split('\n')
+    .map(Number)
+    .filter((n) => n > 0)) {
+    try {
+      process.kill(pid, 'SIGCONT');
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone (ps itself, or a process that just exited)
+    }
+  }
+  for (const server of privateServers) await server.cleanup().catch(() => {});
+  privateServers.clear();
+}
+
 export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
   const log = o.log ?? (() => {});
   const postgres = await startPrivatePostgres();
+  privateServers.add(postgres);
   let nats: PrivateServer | undefined;
   let stack: Stack | undefined;
   try {
     nats = await startPrivateNats();
+    privateServers.add(nats);
     log(`private Postgres ${postgres.url} (${postgres.dir}), nats-server ${nats.url} (${nats.dir})`);
     // No data cache at the gateway: every request reaches equities-data, so its death shows.
     stack = await startStack(
@@ -299,6 +337,8 @@ export async function tearDownChaos(ctx: ChaosContext): Promise<void> {
   await ctx.stack.shutdown().catch((err) => ctx.log(`stack shutdown: ${(err as Error).message}`));
   await ctx.nats.cleanup();
   await ctx.postgres.cleanup();
+  privateServers.delete(ctx.nats);
+  privateServers.delete(ctx.postgres);
 }
 
 const SERVICE_FAULTS: Partial<Record<Fault, ServiceName>> = {
@@ -330,9 +370,8 @@ async function restart(ctx: ChaosContext, fault: Fault): Promise<void> {
 }
 
 /** Settlements still being retried at the gateway (its metrics), or null when it does not answer. */
-async function gatewayPending(ctx: ChaosContext): Promise<number | null> {
+async function gatewayPending(opsPort: number): Promise<number | null> {
   try {
-    const { opsPort } = ctx.stack.procs.get('gateway')!;
     const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
     const m = /^gateway_settlements_pending(?:\{[^}]*\})?\s+(\S+)/m.exec(text);
     return m ? Number(m[1]) : null;
@@ -361,7 +400,7 @@ async function streamBacklog(ctx: ChaosContext): Promise<number | null> {
   }
 }
 
-async function chargedFor(
+export async function chargedFor(
   ctx: ChaosContext,
   account: string,
 ): Promise<{ projection: number; log: number } | null> {
@@ -380,16 +419,22 @@ async function chargedFor(
 }
 
 /**
- * Waits until nothing is left to settle (no settlement pending at the gateway, the usage stream fully
- * acknowledged by the ledger) and the account's counts have stopped moving.
+ * Waits until nothing is left to settle (no settlement pending at the gateway — the stack's, or the
+ * one on `gatewayOpsPort` — the usage stream fully acknowledged by the ledger) and the account's counts
+ * have stopped moving.
  */
-async function settle(ctx: ChaosContext, account: string, timeoutMs: number) {
+export async function settle(
+  ctx: ChaosContext,
+  account: string,
+  timeoutMs: number,
+  gatewayOpsPort = ctx.stack.procs.get('gateway')!.opsPort,
+) {
   const until = now() + timeoutMs;
   let previous: { projection: number; log: number } | null = null;
   let last: { projection: number; log: number } | null = null;
   while (now() < until) {
     const [pending, backlog, counts] = await Promise.all([
-      gatewayPending(ctx),
+      gatewayPending(gatewayOpsPort),
       streamBacklog(ctx),
       chargedFor(ctx, account),
     ]);
@@ -629,6 +674,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const ctx = await setUpChaos(o);
   const setupS = (now() - t0) / 1000;
   const results: FaultResult[] = [];
+  const replicaResults: ReplicaFaultResult[] = [];
   try {
     for (const fault of o.faults ?? FAULTS) {
       const r = await runFault(ctx, fault, o);
@@ -637,10 +683,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
       );
       results.push(r);
     }
+    for (const fault of o.replicaFaults ?? []) {
+      const r = await runReplicaFault(ctx, fault, o);
+      ctx.log(
+        `${fault}: ${r.requests} requests, ${r.seen} 200s, charged ${r.charged}, ${r.violations.length} violation(s)`,
+      );
+      replicaResults.push(r);
+    }
   } finally {
     await tearDownChaos(ctx);
   }
-  return { options: o, route: ctx.route, results, setupS, totalS: (now() - t0) / 1000 };
+  return { options: o, route: ctx.route, results, replicaResults, setupS, totalS: (now() - t0) / 1000 };
 }
 
 const ms = (v: number | null) => (v === null ? '-' : v.toFixed(0));
@@ -697,7 +750,8 @@ export function formatReport(report: ChaosReport): string {
     `503 p50/p99 in ms (limit p99 ${LIMITS.refusalP99Ms}); down s: SIGKILL to back (ready / accepting connections);`,
     `recov s: from back to the first 200 after which every response was a 200 (limit ${LIMITS.recoveryS} s).`,
   ];
-  const failed = report.results.filter((r) => r.violations.length > 0);
+  if (report.replicaResults.length > 0) out.push('', formatReplicaReport(report.replicaResults));
+  const failed = [...report.results, ...report.replicaResults].filter((r) => r.violations.length > 0);
   out.push('');
   if (failed.length === 0) out.push('all invariants held');
   for (const r of failed) {
