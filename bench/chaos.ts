@@ -1,14 +1,17 @@
 // `make chaos`: a bounded loopback load on a metered route while each process of the platform, NATS and
-// a private Postgres is killed with SIGKILL and brought back in turn. Prints one row per fault and exits
-// non-zero when an invariant failed (see test/chaos/runner.ts; test/chaos.int.test.ts runs it smaller).
+// a private Postgres is killed with SIGKILL and brought back in turn, then an equities-data replica is
+// stopped with SIGSTOP (one of two, then the only one). Prints one row per fault and exits non-zero when
+// an invariant failed (see test/chaos/runner.ts and replicas.ts; test/chaos.int.test.ts and
+// test/chaos-replicas.int.test.ts run them smaller).
 import { writeFileSync } from 'node:fs';
+import { REPLICA_FAULTS, type ReplicaFault } from '../test/chaos/replicas.ts';
 import { FAULTS, type Fault, formatReport, runChaos } from '../test/chaos/runner.ts';
 import { envInt } from './env.ts';
 
-const only = process.env.CHAOS_FAULTS?.split(',').filter(Boolean) as Fault[] | undefined;
+const only = process.env.CHAOS_FAULTS?.split(',').filter(Boolean);
+const known: readonly string[] = [...FAULTS, ...REPLICA_FAULTS];
 for (const f of only ?? []) {
-  if (!FAULTS.includes(f))
-    throw new Error(`CHAOS_FAULTS: unknown fault "${f}" (one of ${FAULTS.join(', ')})`);
+  if (!known.includes(f)) throw new Error(`CHAOS_FAULTS: unknown fault "${f}" (one of ${known.join(', ')})`);
 }
 
 console.log('chaos: private Postgres and NATS, the platform on them, then each fault in turn…');
@@ -21,9 +24,10 @@ const report = await runChaos({
   recoveryTimeoutMs: 20_000,
   settleTimeoutMs: 30_000,
   requestTimeoutMs: 10_000,
-  ...(only ? { faults: only } : {}),
+  faults: only ? FAULTS.filter((f: Fault) => only.includes(f)) : FAULTS,
+  replicaFaults: only ? REPLICA_FAULTS.filter((f: ReplicaFault) => only.includes(f)) : REPLICA_FAULTS,
   log: (line) => console.log(`  ${line}`),
 });
 console.log(`\n${formatReport(report)}`);
 if (process.env.CHAOS_JSON) writeFileSync(process.env.CHAOS_JSON, JSON.stringify(report, null, 2));
-process.exit(report.results.some((r) => r.violations.length > 0) ? 1 : 0);
+process.exit([...report.results, ...report.replicaResults].some((r) => r.violations.length > 0) ? 1 : 0);

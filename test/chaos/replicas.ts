@@ -1,0 +1,348 @@
+// SIGSTOP faults of the data service equities-data under a paced load (issue 32): a stopped process
+// keeps its TCP connections open and answers nothing, so only deadlines show it.
+// - `equities-data-paused-1-of-2`: two replicas behind one gateway upstream name (a second
+//   equities-data on the same schema; a second gateway whose EQUITIES_ADDR lists both, as a headless
+//   Service's name resolves to every ready pod); one is stopped. After the first deadline miss no
+//   answer may take over 100 ms, and every answer is a 200.
+// - `equities-data-paused-only`: the stack's only replica is stopped. Once the gateway shows its address
+//   ejected (the upstream's breaker open), every 502 answers within 50 ms; after SIGCONT, only 200s
+//   again within 2 s.
+// Every process is continued and ended however the fault ends. 200s seen must equal units charged.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { freePort } from '../stack.ts';
+import { ClientLoad, type Sample } from './load.ts';
+import {
+  type ChaosContext,
+  type ChaosOptions,
+  type Death,
+  outcomeKey,
+  percentile,
+  recoveredAt,
+  settle,
+} from './runner.ts';
+
+export const REPLICA_FAULTS = ['equities-data-paused-1-of-2', 'equities-data-paused-only'] as const;
+export type ReplicaFault = (typeof REPLICA_FAULTS)[number];
+
+export const REPLICA_LIMITS = {
+  /** Two replicas: the slowest answer to a request begun after the first deadline miss. */
+  afterFirstMissMs: 100,
+  /** One replica: the slowest 502 to a request begun once its address is ejected. */
+  openRefusalMs: 50,
+  /** From SIGCONT to only 200s again. */
+  recoveryS: 2,
+} as const;
+
+/** The gateway's budget for a data call (UPSTREAM_DEADLINE_MS); a lone replica's attempt waits all of it. */
+const DEADLINE_MS = 2_500;
+
+export interface ReplicaFaultResult {
+  fault: ReplicaFault;
+  requests: number;
+  seen: number;
+  charged: number | null;
+  chargedInLog: number | null;
+  settled: boolean;
+  outcomes: Record<string, number>;
+  /** From SIGSTOP to the end of the first request that waited out a deadline (s). */
+  firstMissS: number | null;
+  /** From SIGSTOP to the gateway's metrics showing the address ejected (s). */
+  ejectedS: number | null;
+  /** Requests begun after the first miss (two replicas) or the ejection (one): count, slowest, p99 (ms). */
+  after: { count: number; maxMs: number | null; p99Ms: number | null };
+  /** From SIGCONT to the first 200 after which every answer was a 200 (s). */
+  recoveryS: number | null;
+  deaths: Death[];
+  violations: string[];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const now = () => performance.now();
+
+/** Processes this module started, continued and killed on any exit of the test process too. */
+const started = new Set<ChildProcess>();
+function endAll(): void {
+  for (const child of started) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
+  started.clear();
+}
+process.once('exit', endAll);
+
+async function spawnService(
+  name: 'equities-data' | 'gateway',
+  env: Record<string, string>,
+  opsPort: number,
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
+    env: { ...process.env, LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '3000', OPS_PORT: String(opsPort), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  started.add(child);
+  const output: string[] = [];
+  child.stdout?.on('data', (c) => output.push(String(c)));
+  child.stderr?.on('data', (c) => output.push(String(c)));
+  const until = Date.now() + 240_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) break;
+    const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
+    if (ready) return child;
+    await sleep(100);
+  }
+  throw new Error(`${name} did not become ready: ${output.join('').slice(-1500)}`);
+}
+
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      child.kill('SIGCONT');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+      started.delete(child);
+    }),
+  );
+}
+
+/** Whether the gateway's metrics show an equities-data address ejected. */
+async function ejected(opsPort: number): Promise<boolean> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+    return /^grpc_client_address_ejected\{[^}]*target="equities-data"[^}]*\} 1$/m.test(text);
+  } catch {
+    return false;
+  }
+}
+
+/** A second equities-data on the stack's schema and a gateway whose upstream name lists both replicas. */
+async function secondReplicaAndGateway(ctx: ChaosContext) {
+  const { stack } = ctx;
+  const equities = stack.procs.get('equities-data')!;
+  const [grpcPort, equitiesOps, httpPort, gatewayOps] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const replica = await spawnService(
+    'equities-data',
+    {
+      GRPC_PORT: String(grpcPort),
+      DB_SCHEMA: stack.schemas.find((s) => s.endsWith('_equities_data'))!,
+      DATABASE_URL: stack.databaseUrl,
+      NATS_URL: stack.natsUrl,
+    },
+    equitiesOps,
+  );
+  const addr = (name: 'auth' | 'filings-reader' | 'options-analytics' | 'quota-ledger') =>
+    `127.0.0.1:${stack.procs.get(name)!.port}`;
+  const gateway = await spawnService(
+    'gateway',
+    {
+      ...stack.usage,
+      PORT: String(httpPort),
+      NATS_URL: stack.natsUrl,
+      AUTH_ADDR: addr('auth'),
+      EQUITIES_ADDR: `ipv4:127.0.0.1:${equities.port},127.0.0.1:${grpcPort}`,
+      FILINGS_ADDR: addr('filings-reader'),
+      OPTIONS_ADDR: addr('options-analytics'),
+      LEDGER_ADDR: addr('quota-ledger'),
+      DATA_CACHE_TTL_MS: '0',
+    },
+    gatewayOps,
+  ).catch(async (err) => {
+    await stopAll([replica]);
+    throw err;
+  });
+  return { replica, gateway, baseUrl: `http://127.0.0.1:${httpPort}`, opsPort: gatewayOps };
+}
+
+/** One SIGSTOP fault: load, stop, hold, continue, load until stable, settle, count. */
+export async function runReplicaFault(
+  ctx: ChaosContext,
+  fault: ReplicaFault,
+  o: ChaosOptions,
+): Promise<ReplicaFaultResult> {
+  const { stack } = ctx;
+  const account = await stack.admin('account', 'create', '--plan', ctx.plan, '--name', `chaos-${fault}`);
+  const token = await stack.admin('token', 'issue', account);
+  const two = fault === 'equities-data-paused-1-of-2';
+  const extra = two ? await secondReplicaAndGateway(ctx) : undefined;
+  const opsPort = extra?.opsPort ?? stack.procs.get('gateway')!.opsPort;
+  // The stopped process: the second replica, or the stack's only one.
+  const victim = extra?.replica ?? stack.procs.get('equities-data')!.child;
+  ctx.watch.observe();
+  let samples: Sample[] = [];
+  let stoppedAt = 0;
+  let ejectedAt: number | undefined;
+  let back: number | undefined;
+  try {
+    const load = new ClientLoad({
+      baseUrl: extra?.baseUrl ?? stack.baseUrl,
+      path: ctx.route,
+      clients: o.clients,
+      ratePerSecond: o.ratePerSecond,
+      tokens: [token],
+      timeoutMs: o.requestTimeoutMs,
+    });
+    try {
+      await sleep(o.warmupMs);
+      stoppedAt = now();
+      victim.kill('SIGSTOP');
+      ctx.log(`${fault}: SIGSTOP pid ${victim.pid}`);
+      // Held until the gateway has ejected it (a deadline or so), then as long again as the SIGKILL faults' outage.
+      const until = now() + DEADLINE_MS * 4;
+      while (ejectedAt === undefined && now() < until) {
+        if (await ejected(opsPort)) ejectedAt = now();
+        else await sleep(20);
+      }
+      await sleep(o.downMs);
+    } finally {
+      victim.kill('SIGCONT');
+      back = now();
+    }
+    ctx.log(`${fault}: SIGCONT after ${((back - stoppedAt) / 1000).toFixed(1)} s`);
+    while (now() - back < o.recoveryTimeoutMs) {
+      const at = recoveredAt(load.samples, stoppedAt, back);
+      if (at !== undefined && now() - at >= o.stableMs) break;
+      await sleep(50);
+    }
+    await load.stop();
+    samples = load.samples;
+    const { counts, settled } = await settle(ctx, account, o.settleTimeoutMs, opsPort);
+    return measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx);
+  } finally {
+    victim.kill('SIGCONT');
+    if (extra) await stopAll([extra.gateway, extra.replica]);
+  }
+}
+
+function measure(
+  fault: ReplicaFault,
+  samples: Sample[],
+  t: { stoppedAt: number; ejectedAt: number | undefined; back: number },
+  counts: { projection: number; log: number } | null,
+  settled: boolean,
+  ctx: ChaosContext,
+): ReplicaFaultResult {
+  const two = fault === 'equities-data-paused-1-of-2';
+  const outcomes: Record<string, number> = {};
+  for (const s of samples)
+    if (s.outcome !== 200) outcomes[outcomeKey(s)] = (outcomes[outcomeKey(s)] ?? 0) + 1;
+  // A request that waited out a deadline: half the budget on one of two replicas, all of it on a lone one.
+  const waited = two ? DEADLINE_MS / 2 - 100 : DEADLINE_MS - 100;
+  const misses = samples.filter((s) => s.start >= t.stoppedAt && s.end - s.start >= waited).map((s) => s.end);
+  const firstMiss = misses.length > 0 ? Math.min(...misses) : undefined;
+  const from = two ? firstMiss : t.ejectedAt;
+  const afterSamples = from === undefined ? [] : samples.filter((s) => s.start > from && s.start < t.back);
+  const checked = two ? afterSamples : afterSamples.filter((s) => s.outcome === 502);
+  const latencies = checked.map((s) => s.end - s.start).sort((a, b) => a - b);
+  const at = recoveredAt(samples, t.stoppedAt, t.back);
+  const r: ReplicaFaultResult = {
+    fault,
+    requests: samples.length,
+    seen: samples.filter((s) => s.outcome === 200).length,
+    charged: counts?.projection ?? null,
+    chargedInLog: counts?.log ?? null,
+    settled,
+    outcomes,
+    firstMissS: firstMiss === undefined ? null : (firstMiss - t.stoppedAt) / 1000,
+    ejectedS: t.ejectedAt === undefined ? null : (t.ejectedAt - t.stoppedAt) / 1000,
+    after: { count: latencies.length, maxMs: latencies.at(-1) ?? null, p99Ms: percentile(latencies, 99) },
+    recoveryS: at === undefined ? null : Math.max(0, at - t.back) / 1000,
+    deaths: [],
+    violations: [],
+  };
+  ctx.watch.observe();
+  r.deaths = ctx.watch.take();
+  r.violations = replicaViolations(r);
+  return r;
+}
+
+export function replicaViolations(r: ReplicaFaultResult): string[] {
+  const v: string[] = [];
+  const two = r.fault === 'equities-data-paused-1-of-2';
+  if (r.charged === null) v.push('could not read the ledger projection');
+  else if (r.charged !== r.seen) v.push(`200s seen ${r.seen}, units charged ${r.charged}`);
+  if (r.chargedInLog !== null && r.charged !== null && r.chargedInLog !== r.charged)
+    v.push(`projection ${r.charged} differs from the event log's ${r.chargedInLog}`);
+  if (!r.settled) v.push('the ledger had not settled at the deadline');
+  if (r.ejectedS === null) v.push('the gateway never showed the stopped address ejected');
+  const allowed = two ? [] : ['502 upstream_unavailable'];
+  const other = Object.entries(r.outcomes).filter(([k]) => !allowed.includes(k));
+  if (other.length > 0)
+    v.push(
+      `answers other than ${['200', ...allowed].join(' or ')}: ${other.map(([k, n]) => `${k} ×${n}`).join(', ')}`,
+    );
+  if (two && r.firstMissS === null)
+    v.push('no request waited out a deadline: was the replica stopped under load?');
+  const limit = two ? REPLICA_LIMITS.afterFirstMissMs : REPLICA_LIMITS.openRefusalMs;
+  if (r.after.count === 0)
+    v.push(two ? 'no request begun after the first deadline miss' : 'no 502 once the breaker was open');
+  else if (r.after.maxMs! > limit)
+    v.push(
+      `${two ? 'an answer begun after the first deadline miss' : 'a 502 begun once the breaker was open'} took ${r.after.maxMs!.toFixed(0)} ms (limit ${limit} ms)`,
+    );
+  if (r.recoveryS === null) v.push('no recovery after SIGCONT');
+  else if (r.recoveryS > REPLICA_LIMITS.recoveryS)
+    v.push(`only 200s again ${r.recoveryS.toFixed(2)} s after SIGCONT (limit ${REPLICA_LIMITS.recoveryS} s)`);
+  for (const d of r.deaths)
+    v.push(`${d.name} (pid ${d.pid ?? '?'}) exited unasked: code ${d.code}, signal ${d.signal}`);
+  return v;
+}
+
+const ms = (v: number | null) => (v === null ? '-' : v.toFixed(0));
+const s2 = (v: number | null) => (v === null ? '-' : v.toFixed(2));
+
+/** The SIGSTOP rows of the chaos table. */
+export function formatReplicaReport(results: ReplicaFaultResult[]): string {
+  const head = [
+    'SIGSTOP fault',
+    'reqs',
+    '200 seen',
+    'charged',
+    'miss s',
+    'ejected s',
+    'after n',
+    'after max',
+    'after p99',
+    'recov s',
+    'other outcomes',
+  ];
+  const rows = results.map((r) => [
+    r.fault,
+    String(r.requests),
+    String(r.seen),
+    r.charged === null ? '?' : `${r.charged}${r.settled ? '' : '*'}`,
+    s2(r.firstMissS),
+    s2(r.ejectedS),
+    String(r.after.count),
+    ms(r.after.maxMs),
+    ms(r.after.p99Ms),
+    s2(r.recoveryS),
+    Object.entries(r.outcomes)
+      .map(([k, n]) => `${k}×${n}`)
+      .join(' ') || '-',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(head),
+    ...rows.map(line),
+    '',
+    'miss s / ejected s: from SIGSTOP to the first request that waited out a deadline / to the gateway showing the',
+    `address ejected; after: requests begun after the first miss (1-of-2: every answer, limit ${REPLICA_LIMITS.afterFirstMissMs} ms)`,
+    `or after the ejection (only: the 502s, limit ${REPLICA_LIMITS.openRefusalMs} ms), in ms; recov s: SIGCONT to only 200s (limit ${REPLICA_LIMITS.recoveryS} s).`,
+  ].join('\n');
+}
