@@ -8,6 +8,9 @@ SHELL := bash
 BIN := node_modules/.bin
 # npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
 INSTALL_STAMP := node_modules/.package-lock.json
+# When this make started, and how long install and build took (.local/timings/): make run's banner says.
+STARTED_MS := $(shell date +%s%3N)
+TIMED = s=$$(date +%s%3N); $(1); mkdir -p .local/timings; echo $$(( $$(date +%s%3N) - s )) > .local/timings/$(2)-ms
 
 .PHONY: help install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
@@ -20,7 +23,7 @@ install: $(INSTALL_STAMP) ## Install dependencies (npm ci) when package-lock.jso
 
 # `npm ci` installs exactly the committed lockfile and refuses one that package.json disagrees with.
 $(INSTALL_STAMP): package-lock.json
-	npm ci </dev/null
+	@echo "npm ci"; $(call TIMED,npm ci </dev/null,install)
 	@touch $@
 
 lock-check: ## Fail when package-lock.json is not what `npm install` makes of package.json (CI runs it)
@@ -37,10 +40,10 @@ lock-check: ## Fail when package-lock.json is not what `npm install` makes of pa
 	echo "lock-check: package-lock.json matches package.json"
 
 build: install ## Bundle every service into services/<svc>/dist/server.js
-	npx tsx scripts/build.ts
+	@$(call TIMED,npx tsx scripts/build.ts,build)
 
 run: install build ## Build, then run everything in the foreground (Ctrl-C stops); DATA=<folder> serves real exchange files
-	DATA="$(DATA)" npx tsx scripts/run.ts
+	DATA="$(DATA)" MAKE_STARTED_MS=$(STARTED_MS) npx tsx scripts/run.ts
 
 import: install infra ## Import a folder of exchange files: make import DIR=<folder> [ARGS=--json|--day-folder]
 	@test -n "$(DIR)" || { echo "make import: give the folder, e.g. make import DIR=~/Downloads/nse" >&2; exit 2; }

@@ -2,9 +2,11 @@
  * `make run`: the whole platform on this machine, in the foreground, from the built bundles.
  *
  *   1. infrastructure   scripts/infra.sh ensure (Postgres, NATS JetStream, the database)
- *   2. data             hook for later steps (migrations run by hand, the default dataset)
- *   3. start            every service from services/<svc>/dist/server.js, logs prefixed and coloured
- *   4. ready            wait for each ops /readyz to answer 200, then print where the API is
+ *   2. data             the three default datasets loaded at once (each skipped when already loaded),
+ *                       while the services that hold no market data start and the demo token is made
+ *   3. start            the data services from services/<svc>/dist/server.js, logs prefixed and coloured
+ *   4. ready            wait for each ops /readyz to answer 200, then print where the API is and how
+ *                       long each part took (install and build as the Makefile timed them)
  *   5. supervise        a service that exits is restarted with backoff (logged); a crash loop stops the run
  *   6. stop             Ctrl-C / SIGTERM: SIGTERM to every service, wait for them to drain, exit 0
  *
@@ -15,11 +17,12 @@
  * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
  * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { createPool } from '@mdp/db';
 import { DEFAULT_EXAMPLES, DEFAULT_SEED } from '@mdp/market';
 import { colours, createFormatter, useColour } from './lib/log-format.ts';
@@ -166,13 +169,60 @@ function realDataSchemas(dir: string): void {
   }
 }
 
+/** Services that ship a generated default dataset, and the tool that loads it. */
+const DATASETS: [ServiceName, string][] = [
+  ['equities-data', join(ROOT, 'services', 'equities-data', 'src', 'cli.ts')],
+  ['options-analytics', join(ROOT, 'services', 'options-analytics', 'src', 'cli.ts')],
+  ['filings-reader', join(ROOT, 'services', 'filings-reader', 'src', 'cli.ts')],
+];
+
+/** The services that serve what step 2 loads: they start once it is loaded. */
+const DATA_SERVICES = new Set<ServiceName>(DATASETS.map(([service]) => service));
+
+/** How long each part of this run took, in order, for the banner. */
+const took: [string, number][] = [];
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Data tools still running: a run that ends early (one load failed, Ctrl-C) ends them too. */
+const tools = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of tools) child.kill('SIGTERM');
+});
+
+/** Runs `node --import tsx <args>` with its output prefixed by `name`; resolves to its exit code. */
+function runTool(name: string, args: string[], env: NodeJS.ProcessEnv, index: number): Promise<number> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    tools.add(child);
+    child.once('exit', () => tools.delete(child));
+    const format = createFormatter(name, 17, index, COLOUR);
+    for (const [stream, out] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const)
+      createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
+        out.write(`${format.format(line).join('\n')}\n`),
+      );
+    child.once('error', (err) => {
+      console.error(`${c.bold('run')}: ${c.red(`${name}: ${err.message}`)}`);
+      done(1);
+    });
+    child.once('close', (code) => done(code ?? 1));
+  });
+}
+
 /**
- * Data steps that need the infrastructure but must finish before any service starts: the generated
- * default dataset, or with DATA the folder's import. Services still apply their own migrations.
+ * Data steps that need the infrastructure but must finish before the data services start: the generated
+ * default datasets, or with DATA the folder's import. The three datasets are independent (each service
+ * its own schema), so they load at once; each tool skips a dataset already loaded, so a second run
+ * spends here only the tools' start-up. Services still apply their own migrations.
  */
 async function prepareData(): Promise<void> {
+  const started = Date.now();
   if (DATA_DIR) {
-    if (!existsSync(DATA_DIR) || !statSync(DATA_DIR).isDirectory()) fail(`DATA=${DATA_DIR} is not a folder`);
     realDataSchemas(DATA_DIR);
     const env = { ...process.env };
     for (const [service, variable] of IMPORT_SCHEMA_VARS)
@@ -186,32 +236,30 @@ async function prepareData(): Promise<void> {
     if (result.status === 1)
       say(c.yellow('some kinds of file were not imported (see the report above); serving the rest'));
     else if (result.status !== 0) fail('the import of DATA could not run (see above)');
+    took.push(['import of DATA', Date.now() - started]);
     return;
   }
-  for (const [service, cli] of DATASETS) {
-    const env = { ...process.env };
-    const schema = process.env[envKey(service, 'DB_SCHEMA')];
-    if (schema) env.DB_SCHEMA = schema;
-    else delete env.DB_SCHEMA;
-    say(
-      `default dataset of ${service}: loading if its schema is empty (${rel(cli)} load-default --if-empty)`,
-    );
-    const started = Date.now();
-    const result = spawnSync(process.execPath, ['--import', 'tsx', cli, 'load-default', '--if-empty'], {
-      env,
-      stdio: 'inherit',
-    });
-    if (result.status !== 0) fail(`loading the default dataset of ${service} failed (see above)`);
-    say(`default dataset of ${service}: ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
+  say(
+    `default datasets of ${DATASETS.map(([s]) => s).join(', ')}: loading at once, each only if its schema is empty (<service>/src/cli.ts load-default --if-empty)`,
+  );
+  const results = await Promise.all(
+    DATASETS.map(async ([service, cli], index) => {
+      const env = { ...process.env };
+      const schema = process.env[envKey(service, 'DB_SCHEMA')];
+      if (schema) env.DB_SCHEMA = schema;
+      else delete env.DB_SCHEMA;
+      const begun = Date.now();
+      const code = await runTool(service, [cli, 'load-default', '--if-empty'], env, index);
+      const ms = Date.now() - begun;
+      if (code === 0) say(`default dataset of ${service}: ready in ${seconds(ms)}`);
+      return { service, code, ms };
+    }),
+  );
+  const failed = results.filter((r) => r.code !== 0).map((r) => r.service);
+  if (failed.length > 0) fail(`loading the default dataset of ${failed.join(', ')} failed (see above)`);
+  for (const r of results) took.push([r.service.split('-')[0]!, r.ms]);
+  took.push(['data, at once', Date.now() - started]);
 }
-
-/** Services that ship a generated default dataset, and the tool that loads it. */
-const DATASETS: [ServiceName, string][] = [
-  ['equities-data', join(ROOT, 'services', 'equities-data', 'src', 'cli.ts')],
-  ['options-analytics', join(ROOT, 'services', 'options-analytics', 'src', 'cli.ts')],
-  ['filings-reader', join(ROOT, 'services', 'filings-reader', 'src', 'cli.ts')],
-];
 
 async function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -268,18 +316,30 @@ async function waitUntilReady(sup: Supervisor, plans: Plan[]): Promise<void> {
 }
 
 /** A fresh free-plan account and its token, made with the auth admin tool against the auth schema. */
-function demoToken(): string {
+async function demoToken(): Promise<string> {
   const env = { ...process.env };
   const schema = process.env[envKey('auth', 'DB_SCHEMA')];
   if (schema) env.DB_SCHEMA = schema;
   else delete env.DB_SCHEMA;
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'services', 'auth', 'src', 'cli.ts'), 'demo-token', '--plan', 'free'],
-    { env, encoding: 'utf8' },
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  if (result.status !== 0) fail(`could not make a demo token: ${result.stderr.trim()}`);
-  return result.stdout.trim().split('\n').at(-1)!;
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const code = await new Promise<number | null>((done) => {
+    child.once('error', () => done(null));
+    child.once('close', done);
+  });
+  if (code !== 0) fail(`could not make a demo token: ${stderr.trim()}`);
+  return stdout.trim().split('\n').at(-1)!;
 }
 
 /** What the platform serves, for the banner: where the data comes from, its last day, a stock in it. */
@@ -350,11 +410,25 @@ async function firstRequest(
   }
 }
 
-async function banner(plans: Plan[], token: string): Promise<void> {
+/** Comma-separated items in lines of about 60 characters. */
+function wrap(items: string[]): string[] {
+  const lines: string[] = [];
+  for (const item of items) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + item.length < 58) lines[lines.length - 1] = `${last}, ${item}`;
+    else lines.push(item);
+  }
+  return lines;
+}
+
+async function banner(plans: Plan[], token: string, started: number): Promise<void> {
   const gateway = plans.find((p) => p.name === 'gateway')!;
   const base = `http://localhost:${gateway.port}`;
   const data = await served();
+  const begun = Date.now();
   const first = await firstRequest(base, token, data.search);
+  took.push(['first call', Date.now() - begun]);
+  const total = Date.now() - started;
   const rule = c.dim('─'.repeat(72));
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   const lines = [rule];
@@ -370,6 +444,10 @@ async function banner(plans: Plan[], token: string): Promise<void> {
   );
   lines.push(`  ops ports  ${plans.map((p) => `${p.name} :${p.opsPort}`).join(', ')}`);
   lines.push('             (/healthz, /readyz, /metrics on each)');
+  lines.push(
+    `  took       ${seconds(total)} from ${process.env.MAKE_STARTED_MS ? '`make run`' : 'the start of scripts/run.ts'} to the first call's answer:`,
+    ...wrap(took.map(([part, ms]) => `${part} ${seconds(ms)}`)).map((line) => `             ${line}`),
+  );
   lines.push(`  stop       Ctrl-C`);
   lines.push(rule);
   console.log(lines.join('\n'));
@@ -377,11 +455,32 @@ async function banner(plans: Plan[], token: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------------
 
+/**
+ * The parts the Makefile ran before this script (`make install`'s npm ci, `make build`), as it timed
+ * them into .local/timings/; a part not run by this make (install when node_modules was current) is
+ * left out. MAKE_STARTED_MS is when that make started.
+ */
+function makeParts(): void {
+  const since = Number(process.env.MAKE_STARTED_MS);
+  if (!Number.isFinite(since) || since <= 0) return;
+  for (const part of ['install', 'build']) {
+    const file = join(ROOT, '.local', 'timings', `${part}-ms`);
+    if (!existsSync(file) || statSync(file).mtimeMs < since) continue;
+    const ms = Number(readFileSync(file, 'utf8').trim());
+    if (Number.isFinite(ms)) took.push([part, ms]);
+  }
+}
+
 async function main(): Promise<void> {
+  const started = Number(process.env.MAKE_STARTED_MS) || Date.now();
+  makeParts();
+  if (DATA_DIR && !(existsSync(DATA_DIR) && statSync(DATA_DIR).isDirectory()))
+    fail(`DATA=${DATA_DIR} is not a folder`);
   const plans = planServices();
 
+  let begun = Date.now();
   ensureInfrastructure();
-  await prepareData();
+  took.push(['infrastructure', Date.now() - begun]);
   await checkPortsFree(plans);
 
   const sup = new Supervisor({
@@ -402,22 +501,31 @@ async function main(): Promise<void> {
   // A closed pipe (`make run | head`) must not crash the supervisor before it stops the children.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
-  say(`starting ${plans.map((p) => `${p.name} (${p.portLabel} :${p.port}, ops :${p.opsPort})`).join(', ')}`);
   const width = Math.max(...plans.map((p) => p.name.length));
-  sup.start(
-    plans.map(
-      (plan, index): ProcessSpec => ({
-        name: plan.name,
-        args: ['--enable-source-maps', plan.bundle],
-        env: childEnv(plan, plans),
-        cwd: ROOT,
-        opsPort: plan.opsPort,
-        formatter: createFormatter(plan.name, width, index, COLOUR),
-      }),
-    ),
-  );
+  const start = (some: Plan[]) => {
+    say(`starting ${some.map((p) => `${p.name} (${p.portLabel} :${p.port}, ops :${p.opsPort})`).join(', ')}`);
+    sup.start(
+      some.map(
+        (plan): ProcessSpec => ({
+          name: plan.name,
+          args: ['--enable-source-maps', plan.bundle],
+          env: childEnv(plan, plans),
+          cwd: ROOT,
+          opsPort: plan.opsPort,
+          formatter: createFormatter(plan.name, width, plans.indexOf(plan), COLOUR),
+        }),
+      ),
+    );
+  };
+  // What holds no market data starts while the data loads; the demo account is made meanwhile too.
+  start(plans.filter((p) => !DATA_SERVICES.has(p.name)));
+  const token = demoToken();
+  await prepareData();
+  begun = Date.now();
+  start(plans.filter((p) => DATA_SERVICES.has(p.name)));
   await waitUntilReady(sup, plans);
-  await banner(plans, demoToken());
+  took.push(['services ready', Date.now() - begun]);
+  await banner(plans, await token, started);
 }
 
 await main();
