@@ -10,6 +10,7 @@
 // Every process is continued and ended however the fault ends. 200s seen must equal units charged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { atProcessEnd } from '../process-end.ts';
 import { freePort } from '../stack.ts';
 import { ClientLoad, type Sample } from './load.ts';
 import {
@@ -60,17 +61,6 @@ export interface ReplicaFaultResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
 
-/** Processes this module started, continued and killed on any exit of the test process too. */
-const started = new Set<ChildProcess>();
-function endAll(): void {
-  for (const child of started) {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-  }
-  started.clear();
-}
-process.once('exit', endAll);
-
 async function spawnService(
   name: 'equities-data' | 'gateway',
   env: Record<string, string>,
@@ -80,7 +70,12 @@ async function spawnService(
     env: { ...process.env, LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '3000', OPS_PORT: String(opsPort), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  started.add(child);
+  // However the test process ends, this one goes with it (continued first, in case it is stopped).
+  const forget = atProcessEnd(() => {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  });
+  child.once('exit', forget);
   const output: string[] = [];
   child.stdout?.on('data', (c) => output.push(String(c)));
   child.stderr?.on('data', (c) => output.push(String(c)));
@@ -106,7 +101,6 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(timer);
-      started.delete(child);
     }),
   );
 }

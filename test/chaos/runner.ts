@@ -234,42 +234,13 @@ export interface ChaosContext {
 }
 
 /** Starts the private Postgres and NATS, the platform on them, a plan without caps and the quote data. */
-/** Private servers of runs not torn down yet, for `endAbandonedChaos`. */
-const privateServers = new Set<PrivateServer>();
-
-/**
- * Ends what a run abandoned midway (a test hook's timeout) left behind: every child process of this
- * process (the platform's services, continued first if stopped; the private servers) by its pid, and the
- * private servers' folders. Call it from the test's afterAll.
- */
-export async function endAbandonedChaos(): Promise<void> {
-  const { stdout } = await exec('ps', ['-o', 'pid=', '--ppid', String(process.pid)]).catch(() => ({
-    stdout: '',
-  }));
-  for (const pid of stdout
-    .split('\n')
-    .map(Number)
-    .filter((n) => n > 0)) {
-    try {
-      process.kill(pid, 'SIGCONT');
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone (ps itself, or a process that just exited)
-    }
-  }
-  for (const server of privateServers) await server.cleanup().catch(() => {});
-  privateServers.clear();
-}
-
 export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
   const log = o.log ?? (() => {});
   const postgres = await startPrivatePostgres();
-  privateServers.add(postgres);
   let nats: PrivateServer | undefined;
   let stack: Stack | undefined;
   try {
     nats = await startPrivateNats();
-    privateServers.add(nats);
     log(`private Postgres ${postgres.url} (${postgres.dir}), nats-server ${nats.url} (${nats.dir})`);
     // No data cache at the gateway: every request reaches equities-data, so its death shows.
     stack = await startStack(
@@ -337,8 +308,6 @@ export async function tearDownChaos(ctx: ChaosContext): Promise<void> {
   await ctx.stack.shutdown().catch((err) => ctx.log(`stack shutdown: ${(err as Error).message}`));
   await ctx.nats.cleanup();
   await ctx.postgres.cleanup();
-  privateServers.delete(ctx.nats);
-  privateServers.delete(ctx.postgres);
 }
 
 const SERVICE_FAULTS: Partial<Record<Fault, ServiceName>> = {
