@@ -26,7 +26,7 @@ const WARMUP = Math.min(envInt('BENCH_WARMUP', 10_000, 0), REQUESTS);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
 /** The metered scenarios, by key; `BENCH_SCENARIOS=quote,accounts` runs only those (the bare route always runs). */
-const SCENARIOS = ['quote', 'search', 'price', 'accounts'] as const;
+const SCENARIOS = ['quote', 'search', 'price', 'accounts', 'compression'] as const;
 /**
  * Scenarios run only when named (`BENCH_SCENARIOS=burst`). `burst`: the quote over a few accounts of a
  * plan with a very large burst cap, in consecutive timed runs, so each account's burst window grows to
@@ -42,6 +42,13 @@ const BURST_RUNS = envInt('BENCH_BURST_RUNS', 4);
 const BURST_SECONDS = envInt('BENCH_BURST_SECONDS', 10);
 /** No customer plan comes near it; every admission of the scenario stays in the window for its minute. */
 const BURST_CAP = 100_000_000;
+/**
+ * The compression scenario: the 2,000-day price page asked for with each Accept-Encoding, fewer requests
+ * than the others (each answer is a few hundred KB uncompressed).
+ */
+const COMPRESSION_REQUESTS = envInt('BENCH_COMPRESSION_REQUESTS', 3_000);
+const COMPRESSION_PAGE = '/v1/stocks/ARAVALIHOU/price?days=2000';
+const ENCODINGS = ['identity', 'gzip', 'br'] as const;
 
 interface Figure {
   name: string;
@@ -65,7 +72,8 @@ interface Figure {
   bare: boolean;
 }
 
-type Shape = 'quote' | 'page';
+/** `large`: a response no bare route is sized like (no same-size ratio). */
+type Shape = 'quote' | 'page' | 'large';
 
 interface LoadOptions {
   groups: CpuGroup[];
@@ -79,15 +87,22 @@ interface LoadOptions {
   seconds?: number;
   /** Requests before the run, not measured; none when 0. */
   warmup?: number;
+  /** This many requests instead of `BENCH_REQUESTS`. */
+  requests?: number;
+  /** Sent with every request (an Accept-Encoding). */
+  headers?: Record<string, string>;
 }
 
 export async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
-  const { groups, probes = [], tokens = [], shape = 'quote', bare = false, seconds, warmup = WARMUP } = opts;
+  const { groups, probes = [], tokens = [], shape = 'quote', bare = false, seconds, headers = {} } = opts;
+  const amount = opts.requests ?? REQUESTS;
+  const warmup = Math.min(opts.warmup ?? WARMUP, amount);
   let next = 0;
   let lastResponse = 0;
   const run = (amount: number | { seconds: number }) => {
     const instance = autocannon({
       url,
+      headers,
       connections: CONNECTIONS,
       // autocannon reads an amount of 0 as "run for its default 10 s": a timed run says so.
       ...(typeof amount === 'number' ? { amount } : { duration: amount.seconds }),
@@ -113,7 +128,7 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
   await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
-  const result = await run(seconds === undefined ? REQUESTS : { seconds });
+  const result = await run(seconds === undefined ? amount : { seconds });
   const elapsed = (lastResponse - started) / 1000;
   const after = snapshot(groups);
   const loop = await loopDelays(probes);
@@ -176,9 +191,9 @@ function print(figures: Figure[], groups: CpuGroup[]) {
   );
   for (const f of figures) {
     const cpu = groups.map((g) => f.cpuPer1k.get(g.name)!.toFixed(3).padStart(width(g))).join('');
-    const sameSize = f.rps / (f.shape === 'page' ? barePage : bare);
+    const sameSize = f.shape === 'large' ? '-' : (f.rps / (f.shape === 'page' ? barePage : bare)).toFixed(3);
     console.log(
-      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${f.kb.toFixed(1).padStart(6)} ${(f.rps / bare).toFixed(3).padStart(6)} ${sameSize.toFixed(3).padStart(9)}   ${' '.repeat(25)}${cpu}`,
+      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${f.kb.toFixed(1).padStart(6)} ${(f.rps / bare).toFixed(3).padStart(6)} ${sameSize.padStart(9)}   ${' '.repeat(25)}${cpu}`,
     );
   }
   const probed = [...(figures.find((f) => f.loop.size > 0)?.loop.keys() ?? [])];
@@ -205,6 +220,26 @@ function burstLine(timed: Figure[]): string {
     `burst window, ${timed.length} consecutive runs of ${BURST_SECONDS} s on ${BURST_ACCOUNTS} accounts: ${each}; ` +
     `last/first ${ratio.toFixed(3)} (${ratio >= 0.9 ? 'the last run no more than 10% below the first' : 'the last run MORE than 10% below the first'})`
   );
+}
+
+/** The compression runs in a few lines: bytes on the wire and the gateway's CPU a request, by encoding. */
+function compressionLines(measured: Figure[]): string {
+  const plain = measured[0]!;
+  // CPU seconds per 1,000 requests are CPU milliseconds per request.
+  const cpuMs = (f: Figure) => f.cpuPer1k.get('gateway')!;
+  const lines = measured.map((f, i) => {
+    const fewer = `, ${((1 - f.kb / plain.kb) * 100).toFixed(0)}% fewer bytes`;
+    const extra = cpuMs(f) - cpuMs(plain);
+    const cost = ` (${extra >= 0 ? '+' : ''}${extra.toFixed(2)} ms to compress)`;
+    return (
+      `  ${ENCODINGS[i]!.padEnd(9)} ${f.kb.toFixed(1).padStart(6)} KB a response on the wire${i > 0 ? fewer : ''}; ` +
+      `gateway CPU ${cpuMs(f).toFixed(2)} ms a request${i > 0 ? cost : ''}; ${f.rps.toFixed(0)} req/s, p99 ${f.p99} ms`
+    );
+  });
+  return [
+    `compression, ${COMPRESSION_PAGE} (${COMPRESSION_REQUESTS} requests for each Accept-Encoding):`,
+    ...lines,
+  ].join('\n');
 }
 
 /** Units the stack's ledger has charged, once its projections stop moving. */
@@ -308,6 +343,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       figures.push(
         await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy(pool)),
       );
+    const compression: Figure[] = [];
+    if (runs('compression'))
+      for (const encoding of ENCODINGS)
+        compression.push(
+          await load(`2,000-day price page, ${encoding}`, `${base}${COMPRESSION_PAGE}`, {
+            ...meteredBy([hot], 'large'),
+            requests: COMPRESSION_REQUESTS,
+            headers: { 'accept-encoding': encoding },
+          }),
+        );
+    figures.push(...compression);
     let burstSummary: string | undefined;
     if (runs('burst')) {
       // No daily or monthly cap, a burst cap no run reaches: every admission is recorded in its account's
@@ -341,6 +387,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     figures.push(await load('bare fastify again', bareQuote, { groups, bare: true }));
     print(figures, groups);
     if (burstSummary) console.log(`\n${burstSummary}`);
+    if (compression.length > 0) console.log(`\n${compressionLines(compression)}`);
 
     const measured = figures.filter((f) => !f.bare);
     const seen = measured.reduce((sum, f) => sum + f.ok, 0);
