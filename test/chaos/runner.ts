@@ -377,7 +377,7 @@ export async function chargedFor(
     const [row] = await sql<{ projection: string; log: string }>(
       ctx.postgres.url,
       `SELECT (SELECT coalesce(sum(charged), 0) FROM "${ctx.ledgerSchema}".usage_daily WHERE account_id = $1) AS projection,
-              (SELECT count(*) FROM (SELECT request_id FROM "${ctx.ledgerSchema}".usage_events WHERE account = usage_account($1::uuid)
+              (SELECT count(*) FROM (SELECT request_id FROM "${ctx.ledgerSchema}".usage_events WHERE account = (SELECT id FROM "${ctx.ledgerSchema}".usage_accounts WHERE account_id = $1::uuid)
                  GROUP BY request_id HAVING bool_or(kind = 'c') AND NOT bool_or(kind = 'v')) AS c) AS log`,
       [account],
     );
