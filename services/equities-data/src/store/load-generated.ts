@@ -2,12 +2,12 @@ import type { Pool } from '@mdp/db';
 import type { GeneratedDataset } from '@mdp/market';
 import { AREAS } from '../areas/index.ts';
 import { copyRows } from './copy.ts';
+import { copyBars } from './copy-bars.ts';
 import { announceDatasetChange } from './dataset-change.ts';
 import {
   actionsTable,
   aliasesTable,
   annualTable,
-  barsTable,
   ratingsTable,
   stocksTable,
   type TableSpec,
@@ -97,9 +97,9 @@ export async function loadGenerated(
       'ALTER TABLE daily_bars DROP CONSTRAINT daily_bars_pkey, DROP CONSTRAINT daily_bars_stock_id_fkey',
     );
     let done = 0;
-    summary.bars = await copyRows(client, barsTable.table, barsTable.columns, async (write, drained) => {
+    summary.bars = await copyBars(client, async (write, drained) => {
       for (const id of ds.stocksWithBars) {
-        ds.emitBars(id, (bar) => write(barsTable.encode(bar)));
+        ds.emitBars(id, write);
         if (++done % 500 === 0) {
           await drained();
           log(`  bars of ${done}/${ds.stocksWithBars.length} stocks copied`);
@@ -107,6 +107,8 @@ export async function loadGenerated(
       }
     });
     log('rebuilding the daily_bars primary key');
+    // Ten million keys sort in memory with this (the server's default, 64 MB, spills them to disk).
+    await client.query("SET LOCAL maintenance_work_mem = '512MB'");
     await client.query(
       `ALTER TABLE daily_bars ADD CONSTRAINT daily_bars_pkey PRIMARY KEY (stock_id, d),
          ADD CONSTRAINT daily_bars_stock_id_fkey FOREIGN KEY (stock_id) REFERENCES stocks (id) ON DELETE CASCADE`,
