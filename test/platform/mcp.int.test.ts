@@ -211,8 +211,7 @@ describe('the MCP tool server', () => {
   it('counts both interfaces against the burst cap; initialize, tools/list and ping are not admitted', async () => {
     const token = platform.spare.burst10[0]!;
     const client = await connect(token);
-    // More protocol requests than the burst cap allows metered ones (listing is slow only in the
-    // client, which compiles every output schema each time).
+    // More protocol requests than the burst cap allows metered ones.
     for (let i = 0; i < 4; i++) await client.listTools();
     for (let i = 0; i < 12; i++) await client.ping();
     for (let i = 0; i < 5; i++) expect((await rest(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
