@@ -174,10 +174,10 @@ describe('per-address outlier ejection', () => {
     expect((await timed(() => c.call.getStockOptions({ symbol: 'X' }))).server).toBe('a');
   });
 
-  it('skips an address that refuses connections without ejecting it', async () => {
+  it('skips an address that refuses connections without ejecting it; a call refused before any connection goes to another, even a write', async () => {
     const a = await replica('a');
     const refused = `127.0.0.1:${await closedPort()}`;
-    const c = client(`ipv4:${refused},${a.address}`, true, 500);
+    const c = client(`ipv4:${refused},${a.address}`, false, 500);
     const calls = await load(2, 300, () => c.call.getStockOptions({ symbol: 'X' }));
     expect(calls.every((x) => x.server === 'a')).toBe(true);
     expect(c.addresses().every((x) => !x.ejected)).toBe(true);

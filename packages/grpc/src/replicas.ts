@@ -89,6 +89,8 @@ export type ReplicaMetrics = ReturnType<typeof replicaMetrics>;
 const failover = new WeakSet<object>();
 /** Failures the address's breaker counts. */
 const outlier = new WeakSet<object>();
+/** Calls that never left: no connection to the address (any call may go to another address). */
+const unsent = new WeakSet<object>();
 
 function unavailable(details: string): ServiceError {
   const err = Object.assign(new Error(`${status.UNAVAILABLE} UNAVAILABLE: ${details}`), {
@@ -216,7 +218,8 @@ export class ReplicaSet {
   /**
    * One unary call within `budgetMs`. With `retry` (reads only) and another replica able to take it,
    * the first attempt gets half the budget, and a deadline miss, UNAVAILABLE or ejection sends it
-   * once to another replica with what is left; never a third attempt.
+   * once to another replica with what is left; never a third attempt. Any call refused before a
+   * connection was made goes once to another address.
    */
   async unary<Req, Res>(
     method: UnaryCall<Req, Res>,
@@ -239,8 +242,8 @@ export class ReplicaSet {
         alternative ? Date.now() + budgetMs / 2 : deadlineAt,
       );
     } catch (err) {
-      if (!alternative || !failover.has(err as object) || deadlineAt - Date.now() < MIN_RETRY_BUDGET_MS)
-        throw err;
+      const again = unsent.has(err as object) || (alternative && failover.has(err as object));
+      if (!again || deadlineAt - Date.now() < MIN_RETRY_BUDGET_MS) throw err;
       const second = this.pick(first);
       if (!second) throw err;
       return this.attempt(second, method, request, metadata.clone(), deadlineAt);
@@ -287,6 +290,11 @@ export class ReplicaSet {
                 r.outliers.silent = true;
               }
               if (err.code === status.DEADLINE_EXCEEDED || err.code === status.UNAVAILABLE) failover.add(err);
+              // grpc-js's words for a call refused before any connection (e.g. localhost's ::1 when the
+              // server listens on IPv4 only): nothing was sent, so even a write may go elsewhere.
+              if (err.code === status.UNAVAILABLE && err.details?.startsWith('No connection established')) {
+                unsent.add(err);
+              }
               reject(err);
             },
           );
