@@ -39,3 +39,28 @@ export function curlExamples(guide: string): CurlExample[] {
     });
   return out;
 }
+
+/** A line of a guide that runs the typed client's command line (`npx mdp …`), as written. */
+export interface MdpExample {
+  guide: string;
+  line: number;
+  /** The command as written, its trailing comment removed. */
+  command: string;
+}
+
+/** Every `npx mdp` line inside a fenced code block of a guide. */
+export function mdpExamples(guide: string): MdpExample[] {
+  const out: MdpExample[] = [];
+  let fenced = false;
+  readFileSync(guide, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (/^\s*```/.test(text)) {
+        fenced = !fenced;
+        return;
+      }
+      const m = fenced ? /^\s*(?:\$\s+)?(npx mdp\s.*?)(?:\s+#.*)?$/.exec(text) : null;
+      if (m) out.push({ guide, line: i + 1, command: m[1]! });
+    });
+  return out;
+}

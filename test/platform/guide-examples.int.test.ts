@@ -1,12 +1,16 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
-import { curlExamples, GUIDES } from '../docs/examples.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { curlExamples, GUIDES, mdpExamples } from '../docs/examples.ts';
 import { platform } from './client.ts';
 
 // Every curl line of the guides (the README, docs/*.md and the folders' READMEs), run as written by bash
-// and curl against the platform loaded with the default data: a renamed symbol, a missing token or a route
-// that moved fails here, not for a new user.
+// and curl against the platform loaded with the default data, and every `npx mdp` line as written through
+// npx and the workspace's bin: a renamed symbol, a missing token, a route that moved or a bin that does
+// not run fails here, not for a new user.
 
 const exec = promisify(execFile);
 const examples = GUIDES.flatMap(curlExamples);
@@ -38,4 +42,41 @@ describe('the curl examples of the guides answer as written on the default data'
     expect(Number(status), example.command).toBe(example.expectedStatus);
     expect((await bash(here(example.command))).length, example.command).toBeGreaterThan(0);
   });
+});
+
+describe('the `npx mdp` lines of the guides run as written on the default data', () => {
+  const lines = GUIDES.flatMap(mdpExamples);
+  // A folder of its own, so a line's `> file.csv` lands there, whose node_modules is the repository's:
+  // npx finds the workspace's `mdp` bin there as it does in the checkout after `make run`.
+  const cwd = mkdtempSync(join(tmpdir(), 'mdp-guide-'));
+  symlinkSync(join(process.cwd(), 'node_modules'), join(cwd, 'node_modules'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('finds the README’s', () => {
+    expect(lines.filter((e) => e.guide === 'README.md').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(lines.map((e) => [`${e.guide}:${e.line}`, e] as const))(
+    '%s',
+    async (_, example) => {
+      // The guides set MDP_TOKEN from the token and address `make run` on localhost:8080, this platform
+      // is elsewhere: MDP_BASE_URL says where, as a reader's port-forward would.
+      const { stdout } = await exec('bash', ['-c', example.command], {
+        cwd,
+        env: {
+          ...process.env,
+          TOKEN: platform.token,
+          MDP_TOKEN: platform.token,
+          MDP_BASE_URL: platform.baseUrl,
+        },
+        timeout: 60_000,
+        maxBuffer: 32 * 1024 * 1024,
+      });
+      const file = / > (\S+)$/.exec(example.command)?.[1];
+      expect((file ? readFileSync(join(cwd, file), 'utf8') : stdout).length, example.command).toBeGreaterThan(
+        0,
+      );
+    },
+    90_000,
+  );
 });
