@@ -13,6 +13,13 @@ export const COMPRESSION_THRESHOLD = 1024;
  */
 const BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 4;
+/**
+ * Answers up to this size are compressed in one call, with an exact Content-Length; larger ones (the API
+ * reference's 3.5 MB script) as a stream, chunked. The plugin's default on 2 cores is 8 KB, which streamed
+ * every price page: measured on the 2,000-day page, brotli 4 cost 9.4 ms of CPU a request as a stream
+ * against 3.3 ms in one call (gzip 4.1 and 3.7 ms).
+ */
+const SYNC_THRESHOLD = 1024 * 1024;
 
 /** JSON, HTML, CSS and JavaScript; never an event stream (each event must reach the client as sent). */
 const COMPRESSIBLE = /^(?:application\/json|text\/html|text\/css|text\/javascript)(?:;|$)/;
@@ -45,6 +52,7 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
   await app.register(compress, {
     encodings: ['br', 'gzip'],
     threshold: COMPRESSION_THRESHOLD,
+    syncThreshold: SYNC_THRESHOLD,
     customTypes: isCompressible,
     brotliOptions: {
       params: {
