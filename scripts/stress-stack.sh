@@ -34,7 +34,8 @@ suite_loop() {
     run=$((run + 1))
     status=pass
     npx vitest run "${rest[@]}" >"$OUT/suite-$run.log" 2>&1 || status=FAIL
-    echo "suite run $run: $status ($(sed 's/\x1b\[[0-9;]*m//g' "$OUT/suite-$run.log" | grep -E '^ +Tests ' | tail -1 | xargs))" >>"$OUT/suite.txt"
+    # Its test count, or the first error when none ran (a global setup that failed).
+    echo "suite run $run: $status ($(sed 's/\x1b\[[0-9;]*m//g' "$OUT/suite-$run.log" | grep -E '^ +Tests |^Error' | head -1 | xargs))" >>"$OUT/suite.txt"
   done
 }
 : >"$OUT/suite.txt"
