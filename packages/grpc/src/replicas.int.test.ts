@@ -148,8 +148,8 @@ describe('per-address outlier ejection', () => {
     const ask = () => c.call.getStockOptions({ symbol: 'X' });
     expect((await timed(ask)).server).toBe('a');
     a.child.kill('SIGSTOP');
-    // Three callers wait on it: the first deadline miss of a peer silent since, with two more calls
-    // waiting, ejects the address and cuts those two short.
+    // Three callers miss their deadline together: that ejects the address (alone, it is not ejected
+    // before three misses of its own).
     const misses = await Promise.all([1, 2, 3].map(() => timed(ask)));
     expect(misses[0]!.code).toBe(4);
     expect(misses.every((x) => x.code === 4 || x.code === 14)).toBe(true);

@@ -286,7 +286,14 @@ export class ReplicaSet {
               // A refused connection is not an outlier (the address is just not ready); a deadline
               // miss, or UNAVAILABLE from a peer we were connected to, is.
               if (missed || (err.code === status.UNAVAILABLE && connected)) outlier.add(err);
-              if (missed && r.lastAnswer < began && r.calls.size >= this.policy.failures - 1) {
+              // The silent sign needs another address to take the calls: a lone replica slow to start is
+              // not ejected before `failures` misses of its own.
+              if (
+                missed &&
+                r.lastAnswer < began &&
+                r.calls.size >= this.policy.failures - 1 &&
+                this.hasOther(r)
+              ) {
                 r.outliers.silent = true;
               }
               if (err.code === status.DEADLINE_EXCEEDED || err.code === status.UNAVAILABLE) failover.add(err);
@@ -325,6 +332,12 @@ export class ReplicaSet {
     }
     if (count) this.metrics?.open.set({ target: this.label }, waiting || except ? 0 : 1);
     return waiting;
+  }
+
+  private hasOther(r: Replica): boolean {
+    return this.list.some(
+      (o) => o !== r && o.breaker.state === CircuitState.Closed && o.connection() !== 'down',
+    );
   }
 
   private noAddress(): ServiceError {
