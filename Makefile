@@ -132,18 +132,21 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform)
+test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the timed ones alone
 	npx vitest run --project int --project platform
+	npx vitest run --project timed
 
 VITEST_REPORT := .local/vitest-report.json
+VITEST_TIMED_REPORT := .local/vitest-timed-report.json
 
 test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
 	bash scripts/test-tools.sh ensure
 
-test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests
+test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the timed ones (chaos, fresh clone) alone
 	@mkdir -p .local
-	npx vitest run --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
-	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'
+	npx vitest run --project unit --project int --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
+	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)
+	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
 
 ITERATIONS ?= 20
 SUITE_RUNS ?= 0
