@@ -230,9 +230,9 @@ export class ReplicaSet {
   ): Promise<Res> {
     await this.resolved;
     const deadlineAt = Date.now() + budgetMs;
-    const first = this.pick();
+    const first = this.pick(undefined, true, retry);
     if (!first) throw this.noAddress();
-    const alternative = retry && this.pick(first, false) !== undefined;
+    const alternative = retry && this.pick(first, false, false) !== undefined;
     try {
       return await this.attempt(
         first,
@@ -244,7 +244,7 @@ export class ReplicaSet {
     } catch (err) {
       const again = unsent.has(err as object) || (alternative && failover.has(err as object));
       if (!again || deadlineAt - Date.now() < MIN_RETRY_BUDGET_MS) throw err;
-      const second = this.pick(first);
+      const second = this.pick(first, true, retry);
       if (!second) throw err;
       return this.attempt(second, method, request, metadata.clone(), deadlineAt);
     }
@@ -262,7 +262,12 @@ export class ReplicaSet {
     metadata: Metadata,
     deadline: number,
   ): Promise<Res> {
-    const connected = r.connection() === 'ready';
+    const connection = r.connection();
+    const connected = connection === 'ready';
+    if (connection === 'down') {
+      metadata = metadata.clone();
+      metadata.setOptions({ waitForReady: true });
+    }
     const began = Date.now();
     return r.breaker.execute(
       () =>
@@ -312,11 +317,19 @@ export class ReplicaSet {
 
   /**
    * The next address round robin whose breaker is closed: a connected one first, else one still
-   * connecting. `count` false: only asks whether there is one (no turn taken, no gauge set).
+   * connecting, else (`orRefused`: reads, whose budget is seconds) the refused one that answered
+   * last, which the call then waits on within its deadline (a service just restarted, or started after
+   * the gateway, while its channel waits out a reconnect backoff: refusing at once would turn that
+   * backoff into 502s). A refused address is never ejected for refusing, but a deadline missed on it
+   * counts, so an upstream that stays down is ejected after `failures` misses and its calls then fail
+   * at once. Auth and the ledger (writes, deadlines of a few hundred ms on the admission path) are
+   * refused at once: the gateway answers 503 with Retry-After rather than hold the request.
+   * `count` false: only asks whether there is one (no turn taken, no gauge set).
    */
-  private pick(except?: Replica, count = true): Replica | undefined {
+  private pick(except: Replica | undefined, count: boolean, orRefused: boolean): Replica | undefined {
     const n = this.list.length;
     let waiting: Replica | undefined;
+    let refused: Replica | undefined;
     for (let i = 0; i < n; i++) {
       const r = this.list[(this.next + i) % n]!;
       if (r === except || r.breaker.state !== CircuitState.Closed) continue;
@@ -329,9 +342,11 @@ export class ReplicaSet {
         return r;
       }
       if (c === 'connecting') waiting ??= r;
+      else if (orRefused && (!refused || r.lastAnswer > refused.lastAnswer)) refused = r;
     }
-    if (count) this.metrics?.open.set({ target: this.label }, waiting || except ? 0 : 1);
-    return waiting;
+    const chosen = waiting ?? refused;
+    if (count) this.metrics?.open.set({ target: this.label }, chosen || except ? 0 : 1);
+    return chosen;
   }
 
   private hasOther(r: Replica): boolean {
