@@ -1,13 +1,13 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
 import type { common } from '@mdp/proto';
+import { LRUCache } from 'lru-cache';
 import type { OptionsAnalyticsImpl } from '../app.ts';
 import { CHAIN_UNDERLYINGS } from '../domain/snapshot.ts';
 import type { OptionsStore, SnapshotHeader } from '../store/options-store.ts';
 import { type AnalysedSnapshot, analyseSnapshot } from './analysed-snapshot.ts';
 import { chainView } from './chain-view.ts';
 import { barInterval, IV_RANGES, type IvRange, ivBars, lookbackStart, rangeStart } from './iv-history.ts';
-import { Lru } from './lru.ts';
 import { stockOptionsView } from './stock-options-view.ts';
 
 export interface OptionsServiceDeps {
@@ -35,9 +35,9 @@ export function optionsService({
   clock,
   versionTtlMs = 1_000,
 }: OptionsServiceDeps): OptionsAnalyticsImpl {
-  const analysed = new Lru<number, Promise<AnalysedSnapshot>>(64);
-  const headers = new Lru<string, Promise<SnapshotHeader | null>>(1_024);
-  const docs = new Lru<string, Promise<common.Document>>(1_024);
+  const analysed = new LRUCache<number, Promise<AnalysedSnapshot>>({ max: 64 });
+  const headers = new LRUCache<string, Promise<SnapshotHeader | null>>({ max: 1_024 });
+  const docs = new LRUCache<string, Promise<common.Document>>({ max: 1_024 });
   let version: { at: number; value: Promise<number> } | null = null;
 
   function dataVersion(): Promise<number> {
@@ -53,7 +53,11 @@ export function optionsService({
   }
 
   /** Caches what `make` resolves to under `key`, forgetting it if it fails. */
-  function cached<K, V>(cache: Lru<K, Promise<V>>, key: K, make: () => Promise<V>): Promise<V> {
+  function cached<K extends {}, V>(
+    cache: LRUCache<K, Promise<V>>,
+    key: K,
+    make: () => Promise<V>,
+  ): Promise<V> {
     let pending = cache.get(key);
     if (!pending) {
       pending = make();
