@@ -132,7 +132,7 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the timed ones alone
+test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the fresh clone's timing alone
 	npx vitest run --project int --project platform
 	npx vitest run --project timed
 
@@ -142,7 +142,7 @@ VITEST_TIMED_REPORT := .local/vitest-timed-report.json
 test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
 	bash scripts/test-tools.sh ensure
 
-test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the timed ones (chaos, fresh clone) alone
+test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
 	@mkdir -p .local
 	npx vitest run --project unit --project int --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)

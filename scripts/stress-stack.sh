@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test-stress`: the stack and chaos test files, ITERATIONS times in a row (20 by default), while
+# `make test-stress`: the stack and both chaos test files, ITERATIONS times in a row (20 by default), while
 # the rest of the suite runs beside them, so their processes, ports, schemas and streams meet other
 # tests' at every step. One line per iteration (pass or FAIL, seconds, whether the rest of the suite
 # was running); the logs go to .local/stress/. Exit 0 only when every iteration passed.
@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ITERATIONS="${ITERATIONS:-20}"
 SUITE_RUNS="${SUITE_RUNS:-0}"
-FILES=(test/stack.int.test.ts test/chaos.int.test.ts)
+FILES=(test/stack.int.test.ts test/chaos.int.test.ts test/chaos-replicas.int.test.ts)
 OUT=.local/stress
 mkdir -p "$OUT"
 rm -f "$OUT"/iteration-*.log "$OUT"/suite-*.log

@@ -36,7 +36,7 @@ export const REPLICA_LIMITS = {
 } as const;
 
 /** The gateway's budget for a data call (UPSTREAM_DEADLINE_MS); a lone replica's attempt waits all of it. */
-const DEADLINE_MS = 2_500;
+export const DEADLINE_MS = 2_500;
 
 export interface ReplicaFaultResult {
   fault: ReplicaFault;

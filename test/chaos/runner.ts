@@ -722,9 +722,9 @@ export function formatReport(report: ChaosReport): string {
   if (report.replicaResults.length > 0) out.push('', formatReplicaReport(report.replicaResults));
   const failed = [...report.results, ...report.replicaResults].filter((r) => r.violations.length > 0);
   out.push('');
-  if (failed.length === 0) out.push('all invariants held');
+  if (failed.length === 0) out.push('every invariant and limit of make chaos held');
   for (const r of failed) {
-    out.push(`${r.fault}: FAILED`);
+    out.push(`${r.fault}: outside make chaos's invariants or limits`);
     for (const v of r.violations) out.push(`  - ${v}`);
     for (const d of r.deaths) out.push(`  ${d.name} last output:\n${d.tail.replace(/^/gm, '    | ')}`);
   }
