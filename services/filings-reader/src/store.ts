@@ -30,6 +30,8 @@ export interface IngestInput {
     | {
         pdf: Uint8Array /** Page texts already known (the generator's), so extraction is skipped. */;
         pages?: string[];
+        /** Their digest, already made (on a worker thread); used when made by this store's digester. */
+        digest?: Digest;
       }
     | { markdown: string };
 }
@@ -95,7 +97,8 @@ export class FilingsStore {
         ? (input.content.pages ?? (await extractPdfPages(bytes)))
         : splitMarkdownPages(input.content.markdown);
     const { markdown, offsets } = layoutMarkdown(pages);
-    const digest = await this.digester.digest(pages);
+    const known = 'pdf' in input.content ? input.content.digest : undefined;
+    const digest = known?.method === this.digester.name ? known : await this.digester.digest(pages);
     const { rows } = await this.pool.query<{ doc_id: number }>(
       `INSERT INTO documents (symbol, doc_type, period, doc_date, title, page_count, source_format, content_sha256,
                               page_offsets, markdown, pdf, digest)

@@ -98,23 +98,25 @@ function ending(s: string): string {
  */
 export function extractiveDigest(pages: string[]): Digest {
   const sentences = sentencesOf(pages).filter((s) => !BOILERPLATE.test(s.text));
+  // Each sentence's content words, split once: the frequencies, the score and the dedupe all use them.
+  const wordsOf = sentences.map((s) => words(s.text));
   const tf = new Map<string, number>();
-  for (const s of sentences) for (const w of new Set(words(s.text))) tf.set(w, (tf.get(w) ?? 0) + 1);
-  const scored = sentences.map((s) => {
-    const ws = words(s.text);
+  for (const ws of wordsOf) for (const w of new Set(ws)) tf.set(w, (tf.get(w) ?? 0) + 1);
+  const scored = sentences.map((s, i) => {
+    const ws = wordsOf[i]!;
     const base = ws.reduce((acc, w) => acc + Math.log(1 + (tf.get(w) ?? 0)), 0) / Math.sqrt(ws.length + 4);
     const figure = HAS_FIGURE.test(s.text) ? 0.6 : 0;
     const metric = /revenue|ebitda|margin|profit|pat\b|growth|order|volume|guidance|outlook/i.test(s.text)
       ? 0.6
       : 0;
-    return { ...s, score: base + figure + metric };
+    return { ...s, words: ws, score: base + figure + metric };
   });
   // Near-repeats (same words, other figures) add nothing: a sentence whose content words overlap an
   // already kept one by half or more (Jaccard) is dropped.
   const dedupe = (list: typeof scored) => {
     const kept: Set<string>[] = [];
     return list.filter((s) => {
-      const ws = new Set(words(s.text));
+      const ws = new Set(s.words);
       for (const k of kept) {
         let common = 0;
         for (const w of ws) if (k.has(w)) common++;

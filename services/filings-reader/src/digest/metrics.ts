@@ -75,11 +75,19 @@ interface Hit {
   end: number;
 }
 
+// Compiled once: most clauses name no metric at all, and one test of the union tells.
+const KEYWORDS_GLOBAL: [RegExp, string][] = KEYWORDS.map(([re, metric]) => [
+  new RegExp(re.source, 'gi'),
+  metric,
+]);
+const ANY_KEYWORD = new RegExp(KEYWORDS.map(([re]) => re.source).join('|'), 'i');
+
 function keywordHits(clause: string): Hit[] {
   const hits: Hit[] = [];
-  for (const [re, metric] of KEYWORDS) {
-    const g = new RegExp(re.source, 'gi');
-    for (const m of clause.matchAll(g)) {
+  if (!ANY_KEYWORD.test(clause)) return hits;
+  for (const [g, metric] of KEYWORDS_GLOBAL) {
+    g.lastIndex = 0;
+    for (let m = g.exec(clause); m; m = g.exec(clause)) {
       const start = m.index;
       const end = start + m[0].length;
       // A shorter keyword inside a longer one already found ("EBITDA" in "EBITDA margin") is not a hit.
@@ -109,9 +117,10 @@ function shorten(s: string, max = 220): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
-// A full stop ends a sentence unless it closes a common abbreviation (Rs., Mr., Ltd., cr., i.e.).
+// A full stop ends a sentence unless it closes a common abbreviation (Rs., Mr., Ltd., cr., i.e.). The
+// cheap look-behind (a stop, ? or !) comes first so the abbreviation list is tried only after one.
 const SENTENCE_BREAK =
-  /;\s+|(?<!\b(?:Rs|Mr|Mrs|Ms|Dr|No|Nos|Ltd|Co|Pvt|Inc|vs|St|cr|Cr|approx|viz|i\.e|e\.g|Rs\.\s?\d+))(?<=[A-Za-z0-9%)'’”]\.|[?!])\s+(?=[A-Z“"(₹])/;
+  /;\s+|(?<=[A-Za-z0-9%)'’”]\.|[?!])(?<!\b(?:Rs|Mr|Mrs|Ms|Dr|No|Nos|Ltd|Co|Pvt|Inc|vs|St|cr|Cr|approx|viz|i\.e|e\.g|Rs\.\s?\d+))\s+(?=[A-Z“"(₹])/;
 
 /** Clauses a figure belongs to: sentences, bullet lines and the parts of a line split by semicolons. */
 export function clausesOf(pageText: string): string[] {

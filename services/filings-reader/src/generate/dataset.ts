@@ -1,11 +1,11 @@
 import { Rng } from '@mdp/market';
 import type { FilingsStore } from '../store.ts';
 import { type Company, generateCompanies } from './companies.ts';
-import { DEFAULT_SEED, type GeneratedDocument, generateDocument, quarters } from './documents.ts';
+import { DEFAULT_SEED, quarters } from './documents.ts';
+import type { FilingSpec } from './filing.ts';
+import { preparedInOrder } from './filing-pool.ts';
 
 export { DEFAULT_SEED };
-
-import { renderPdf } from './pdf.ts';
 
 export interface DatasetOptions {
   companies: number;
@@ -18,45 +18,51 @@ export interface DatasetOptions {
   offerDocEvery?: number;
 }
 
-/** The default dataset's documents, in a fixed order; lazily, so memory stays flat however large it is. */
-export function* datasetDocuments(opts: DatasetOptions): Generator<GeneratedDocument> {
+/** The default dataset's filings, in a fixed order; lazily, so memory stays flat however large it is. */
+export function* datasetFilings(opts: DatasetOptions): Generator<FilingSpec> {
   const seed = opts.seed ?? DEFAULT_SEED;
   const companies: Company[] = generateCompanies(opts.companies);
   const concalls = opts.concalls ?? 3;
   const arEvery = opts.annualReportEvery ?? 10;
   const offerEvery = opts.offerDocEvery ?? 25;
-  for (const [i, c] of companies.entries()) {
-    const rng = Rng.named(seed, `${c.symbol}:dates`);
+  for (const [i, company] of companies.entries()) {
+    const rng = Rng.named(seed, `${company.symbol}:dates`);
     const qs = quarters(Math.max(concalls, 1), rng);
-    for (const q of qs.slice(0, concalls)) yield generateDocument(c, 'concall', q.period, q.date, { seed });
+    for (const q of qs.slice(0, concalls))
+      yield { company, docType: 'concall', period: q.period, date: q.date, seed };
     const latest = qs[0];
-    if (latest) yield generateDocument(c, 'presentation', latest.period, latest.date, { seed });
+    if (latest) yield { company, docType: 'presentation', period: latest.period, date: latest.date, seed };
     if (i % arEvery === 0)
-      yield generateDocument(
-        c,
-        'annual_report',
-        'FY25',
-        `2025-0${rng.int(6, 8)}-${String(rng.int(10, 28))}`,
-        {
-          seed,
-        },
-      );
-    if (i % offerEvery === 1) {
-      yield generateDocument(
-        c,
-        'drhp',
-        'IPO',
-        `2024-${String(rng.int(1, 9)).padStart(2, '0')}-${String(rng.int(10, 28))}`,
-        { seed },
-      );
-      yield generateDocument(c, 'rhp', 'IPO', `2024-${String(rng.int(10, 12))}-${String(rng.int(10, 28))}`, {
+      yield {
+        company,
+        docType: 'annual_report',
+        period: 'FY25',
+        date: `2025-0${rng.int(6, 8)}-${String(rng.int(10, 28))}`,
         seed,
-      });
+      };
+    if (i % offerEvery === 1) {
+      yield {
+        company,
+        docType: 'drhp',
+        period: 'IPO',
+        date: `2024-${String(rng.int(1, 9)).padStart(2, '0')}-${String(rng.int(10, 28))}`,
+        seed,
+      };
+      yield {
+        company,
+        docType: 'rhp',
+        period: 'IPO',
+        date: `2024-${String(rng.int(10, 12))}-${String(rng.int(10, 28))}`,
+        seed,
+      };
     }
   }
 }
 
-/** Renders each generated document to PDF and ingests it with its known page texts. */
+/**
+ * Generates, renders and digests each filing on worker threads (filing-pool.ts) and ingests it with its
+ * known page texts and digest, in the dataset's order.
+ */
 export async function loadDataset(
   store: FilingsStore,
   opts: DatasetOptions,
@@ -65,12 +71,11 @@ export async function loadDataset(
   let documents = 0;
   let pages = 0;
   let created = 0;
-  // Rendering is CPU work here while the INSERT is Postgres' work: keep a few inserts in flight meanwhile.
+  // Preparing is the workers' CPU work while the INSERT is Postgres' work: keep a few inserts in flight.
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
-  for (const d of datasetDocuments(opts)) {
+  for await (const d of preparedInOrder(datasetFilings(opts))) {
     if (failure) break;
-    const pdf = await renderPdf(d.pages, { title: d.title, date: d.date });
     const p: Promise<void> = store
       .ingest({
         symbol: d.symbol,
@@ -78,7 +83,7 @@ export async function loadDataset(
         period: d.period,
         date: d.date,
         title: d.title,
-        content: { pdf, pages: d.pages },
+        content: { pdf: d.pdf, pages: d.pages, digest: d.digest },
       })
       .then((r) => {
         documents++;

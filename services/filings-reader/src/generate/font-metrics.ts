@@ -38,14 +38,30 @@ interface GlyphPosition {
   advanceWidth: number;
 }
 
+// pdfkit's standard fonts use WinAnsiEncoding: at most 256 glyph names and .notdef.
+const MAX_GLYPHS = 512;
+/** Words measured, kept across pages and documents (the generated text repeats its words). */
+const MAX_KEPT_WIDTHS = 200_000;
+
 /** Per-font tables, shared by every document of the process using that font (the AFM file is constant). */
 class Metrics {
   /** Code unit -> glyph number + 1 (0: not seen yet). */
   private readonly glyphOf = new Uint16Array(65_536);
-  private readonly hexOf: string[] = [];
+  // Filled to full length: a sparse array written at a code like ’ (8217) would turn into a slow dictionary.
+  private readonly hexOf = new Array<string>(65_536).fill('');
   private readonly widths: number[] = [];
   private readonly names: string[] = [];
   private readonly kern = new Map<number, number>();
+  /**
+   * The position of glyph g followed by glyph n (n = -1: the last glyph) at index g * (MAX_GLYPHS + 1) + n + 1,
+   * made once and shared by every line: pdfkit only reads the positions `encode` returns (its justified
+   * text copies the one it changes), and there are few distinct pairs but millions of glyphs.
+   */
+  private readonly positions = new Array<GlyphPosition | undefined>(MAX_GLYPHS * (MAX_GLYPHS + 1)).fill(
+    undefined,
+  );
+  /** Unscaled width of each word measured. */
+  private readonly wordWidths = new Map<string, number>();
 
   constructor(private readonly afm: AfmFont) {}
 
@@ -56,6 +72,7 @@ class Metrics {
     let id = this.names.indexOf(name);
     if (id < 0) {
       id = this.names.length;
+      if (id >= MAX_GLYPHS) throw new Error(`more than ${MAX_GLYPHS} glyphs in one standard font`);
       this.names.push(name);
       this.widths.push(this.afm.glyphWidths[name] || 0);
       for (let other = 0; other < id; other++) {
@@ -73,31 +90,44 @@ class Metrics {
   }
 
   /** pdfkit's advancesForGlyphs: the glyph's width plus the kerning with the next glyph. */
-  private advance(text: string, i: number, g: number): number {
-    const next = i + 1 < text.length ? this.glyph(text.charCodeAt(i + 1)) : -1;
-    return this.widths[g]! + (next < 0 ? 0 : (this.kern.get(g * 65_536 + next) ?? 0));
+  private position(g: number, next: number): GlyphPosition {
+    const key = g * (MAX_GLYPHS + 1) + next + 1;
+    let pos = this.positions[key];
+    if (!pos) {
+      const advanceWidth = this.widths[g]!;
+      const xAdvance = advanceWidth + (next < 0 ? 0 : (this.kern.get(g * 65_536 + next) ?? 0));
+      pos = Object.freeze({ xAdvance, yAdvance: 0, xOffset: 0, yOffset: 0, advanceWidth });
+      this.positions[key] = pos;
+    }
+    return pos;
   }
 
   width(text: string, size: number): number {
-    let width = 0;
-    for (let i = 0; i < text.length; i++) width += this.advance(text, i, this.glyph(text.charCodeAt(i)));
+    let width = this.wordWidths.get(text);
+    if (width === undefined) {
+      width = 0;
+      let g = text.length > 0 ? this.glyph(text.charCodeAt(0)) : -1;
+      for (let i = 0; i < text.length; i++) {
+        const next = i + 1 < text.length ? this.glyph(text.charCodeAt(i + 1)) : -1;
+        width += this.position(g, next).xAdvance;
+        g = next;
+      }
+      if (this.wordWidths.size >= MAX_KEPT_WIDTHS) this.wordWidths.clear();
+      this.wordWidths.set(text, width);
+    }
     return width * (size / 1000);
   }
 
   encode(text: string): [string[], GlyphPosition[]] {
     const encoded: string[] = new Array(text.length);
     const positions: GlyphPosition[] = new Array(text.length);
+    let g = text.length > 0 ? this.glyph(text.charCodeAt(0)) : -1;
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
-      const g = this.glyph(code);
+      const next = i + 1 < text.length ? this.glyph(text.charCodeAt(i + 1)) : -1;
       encoded[i] = this.hexOf[code]!;
-      positions[i] = {
-        xAdvance: this.advance(text, i, g),
-        yAdvance: 0,
-        xOffset: 0,
-        yOffset: 0,
-        advanceWidth: this.widths[g]!,
-      };
+      positions[i] = this.position(g, next);
+      g = next;
     }
     return [encoded, positions];
   }
