@@ -7,6 +7,9 @@ import { preparedInOrder } from './filing-pool.ts';
 
 export { DEFAULT_SEED };
 
+/** Datasets of at least this many companies are prepared on worker threads. */
+const ON_WORKERS_FROM = 50;
+
 export interface DatasetOptions {
   companies: number;
   seed?: string;
@@ -74,7 +77,9 @@ export async function loadDataset(
   // Preparing is the workers' CPU work while the INSERT is Postgres' work: keep a few inserts in flight.
   const inFlight = new Set<Promise<void>>();
   let failure: unknown;
-  for await (const d of preparedInOrder(datasetFilings(opts))) {
+  // A worker's start (tsx compiling the generator) costs more than a few companies' filings take.
+  const threads = opts.companies < ON_WORKERS_FROM ? 0 : undefined;
+  for await (const d of preparedInOrder(datasetFilings(opts), threads)) {
     if (failure) break;
     const p: Promise<void> = store
       .ingest({

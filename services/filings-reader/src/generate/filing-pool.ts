@@ -69,14 +69,15 @@ class FilingWorker {
 
 /**
  * The filings prepared (generated, rendered, digested) on worker threads while the caller stores the
- * earlier ones, handed back in the order of `specs`. Without the worker's source file beside this one
- * (an esbuild bundle) they are prepared on this thread, one after another: the same filings.
+ * earlier ones, handed back in the order of `specs`. With `threads` 0, or without the worker's source
+ * file beside this one (an esbuild bundle), they are prepared on this thread, one after another: the
+ * same filings.
  */
 export async function* preparedInOrder(
   specs: Iterable<FilingSpec>,
   threads = Math.max(1, Math.min(4, availableParallelism())),
 ): AsyncGenerator<PreparedFiling> {
-  if (!existsSync(WORKER_FILE)) {
+  if (threads === 0 || !existsSync(WORKER_FILE)) {
     for (const spec of specs) yield await prepareFiling(spec);
     return;
   }
