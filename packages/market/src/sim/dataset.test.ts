@@ -17,7 +17,7 @@ function fingerprint(seed: number) {
 
 describe('the default-dataset generator', () => {
   it('finds every company a unique symbol of at most ten characters, whatever the history length', () => {
-    const candidates = symbolCandidates('Bharat Heavy Electricals Limited');
+    const candidates = [...symbolCandidates('Bharat Heavy Electricals Limited')];
     expect(candidates.length).toBeGreaterThan(900);
     expect(candidates.every((c) => /^[A-Z0-9]{3,10}$/.test(c))).toBe(true);
     // The default universe with a short history once ran out of candidates for one name.

@@ -281,10 +281,11 @@ export function brandName(rng: Rng): string {
 }
 
 /**
- * Candidate NSE-style symbols for a name, best first: up to ten letters, built from the distinctive
- * words. The caller takes the first one not already used.
+ * Candidate NSE-style symbols for a name, best first and each once: up to ten letters, built from the
+ * distinctive words, then numbered. The caller takes the first one not already used, so they are made
+ * as asked for (most names need only the first).
  */
-export function symbolCandidates(name: string): string[] {
+export function* symbolCandidates(name: string): Generator<string, void, undefined> {
   const words = name
     .toUpperCase()
     .replace(/&/g, ' ')
@@ -292,6 +293,7 @@ export function symbolCandidates(name: string): string[] {
     .filter((w) => w && !STOP_WORDS.has(w));
   const [a = 'X', b = '', c = ''] = words;
   const initials = words.map((w) => w[0]).join('');
+  const seen = new Set<string>();
   const raw = [
     a + b.slice(0, 3),
     a.slice(0, 6) + b.slice(0, 4),
@@ -300,11 +302,28 @@ export function symbolCandidates(name: string): string[] {
     initials + a.slice(1, 5),
     a,
   ];
-  const out = raw.map((s) => s.slice(0, 10)).filter((s) => s.length >= 3);
+  for (const r of raw) {
+    const s = r.slice(0, 10);
+    if (s.length >= 3 && !seen.has(s)) {
+      seen.add(s);
+      yield s;
+    }
+  }
   // Numbered fallbacks stay within ten characters by shortening the stem, never by cutting the number.
   const stem = a.slice(0, 7) + b.slice(0, 2);
-  for (let i = 1; i < 1000; i++) out.push(`${stem.slice(0, 10 - String(i).length)}${i}`);
-  return [...new Set(out)];
+  for (let i = 1; i < 1000; i++) {
+    const s = `${stem.slice(0, 10 - String(i).length)}${i}`;
+    if (!seen.has(s)) {
+      seen.add(s);
+      yield s;
+    }
+  }
+}
+
+/** The first of a name's symbol candidates that `taken` does not hold. */
+export function freeSymbol(name: string, taken: (symbol: string) => boolean): string | undefined {
+  for (const s of symbolCandidates(name)) if (!taken(s)) return s;
+  return undefined;
 }
 
 export const AMCS = [

@@ -55,7 +55,8 @@ export interface SimulationResult {
 /**
  * Runs one stock's daily bars from its first to its last day. Called twice per stock with an identical
  * fresh `rng`: once without `emit` to learn the last close (which sets the share count behind the
- * target market cap) and once emitting bars with `shares` known. Both runs draw the same numbers.
+ * target market cap) and once emitting bars with `shares` known. Both runs draw the same numbers; the
+ * first computes only the closes, skipping the other five draws of each day instead of using them.
  */
 export function simulateStock(
   plan: PricePlan,
@@ -78,16 +79,16 @@ export function simulateStock(
         price = (price * a.ratioOld) / a.ratioNew;
       }
     }
+    const ret = dayReturn(plan, path, sector, t, price, rng);
+    count++;
+    if (!emit) {
+      for (let k = 0; k < 5; k++) rng.skipNormal();
+      lastClose = toPaise(price * Math.exp(ret));
+      price = lastClose / 100;
+      continue;
+    }
     const v = path.volatility[t]!;
     const sigma = plan.idioVol + MARKET_VOL * v * plan.beta;
-    // Penny stocks drift back up rather than vanish: prices are floored in effect, never zero.
-    const floor = price < 1 ? 0.02 : 0;
-    const ret =
-      plan.drift +
-      floor +
-      plan.beta * (path.market[t]! - MARKET_DRIFT) +
-      (sector ? sector[t]! : 0) +
-      plan.idioVol * rng.normal();
     const gap = 0.3 * sigma * rng.normal();
     const wickUp = Math.abs(rng.normal()) * 0.45 * sigma;
     const wickDown = Math.abs(rng.normal()) * 0.45 * sigma;
@@ -100,35 +101,52 @@ export function simulateStock(
     const low = Math.min(open, close, toPaise((Math.min(open, close) / 100) * Math.exp(-wickDown)));
     price = close / 100;
     lastClose = close;
-    count++;
-    if (emit) {
-      const surprise = Math.abs(ret - plan.drift) / sigma;
-      const volume = Math.max(
-        1,
-        Math.round(
-          (shares / shareMultiplierAtEnd(actions, d)) *
-            plan.turnover *
-            Math.exp(0.45 * volumeNoise) *
-            (0.6 + 0.5 * surprise),
-        ),
-      );
-      const deliveryPct = Math.min(
-        100,
-        Math.max(3, plan.deliveryMean + 9 * deliveryNoise - 7 * (surprise - 0.8)),
-      );
-      emit({
-        stockId: plan.stockId,
-        d,
-        open,
-        high,
-        low,
-        close,
-        volume,
-        deliveryQty: Math.round((volume * deliveryPct) / 100),
-      });
-    }
+    const surprise = Math.abs(ret - plan.drift) / sigma;
+    const volume = Math.max(
+      1,
+      Math.round(
+        (shares / shareMultiplierAtEnd(actions, d)) *
+          plan.turnover *
+          Math.exp(0.45 * volumeNoise) *
+          (0.6 + 0.5 * surprise),
+      ),
+    );
+    const deliveryPct = Math.min(
+      100,
+      Math.max(3, plan.deliveryMean + 9 * deliveryNoise - 7 * (surprise - 0.8)),
+    );
+    emit({
+      stockId: plan.stockId,
+      d,
+      open,
+      high,
+      low,
+      close,
+      volume,
+      deliveryQty: Math.round((volume * deliveryPct) / 100),
+    });
   }
   return { lastClose, bars: count };
+}
+
+/** A day's log return: the market and sector factors the stock loads on, and the first draw of the day. */
+function dayReturn(
+  plan: PricePlan,
+  path: MarketPath,
+  sector: Float64Array | undefined,
+  t: number,
+  price: number,
+  rng: Rng,
+): number {
+  // Penny stocks drift back up rather than vanish: prices are floored in effect, never zero.
+  const floor = price < 1 ? 0.02 : 0;
+  return (
+    plan.drift +
+    floor +
+    plan.beta * (path.market[t]! - MARKET_DRIFT) +
+    (sector ? sector[t]! : 0) +
+    plan.idioVol * rng.normal()
+  );
 }
 
 /** Shares outstanding on day `d` relative to today's count (after every later split or bonus). */

@@ -99,4 +99,17 @@ describe('the seeded generator every data generator shares', () => {
     expect(weighted[0]! / N).toBeCloseTo(0.25, 2);
     expect(picked.get('x')! / N).toBeCloseTo(0.5, 2);
   });
+  it('skips a normal draw exactly as drawing it would: the same numbers follow, in any pattern', () => {
+    for (const pattern of ['dsssss', 'sd', 'ssd', 'dsd', 'sdsdds']) {
+      const drawn = new Rng(5, 17);
+      const skipped = new Rng(5, 17);
+      for (let k = 0; k < 200; k++)
+        for (const step of pattern) {
+          const z = drawn.normal();
+          if (step === 'd') expect(skipped.normal()).toBe(z);
+          else skipped.skipNormal();
+        }
+      expect(draws(skipped, 4)).toEqual(draws(drawn, 4));
+    }
+  });
 });

@@ -5,11 +5,20 @@
  * many random numbers another stock consumed.
  */
 export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
-  private spare: number | undefined;
+  /**
+   * The generator's four words a, b, c, d as 32-bit integers. In plain number fields, values past 2^31
+   * made V8 keep them as heap doubles, and every draw cost several times more.
+   */
+  private readonly s = new Int32Array(4);
+  /**
+   * The second value of the last polar pair: 0 none, 1 ready in `spare`, 2 not yet computed (the pair
+   * was drawn by skipNormal, whose `pairS` and `pairV` it comes from). A flag beside a plain number
+   * keeps the field a double: `number | undefined` made V8 box it on every draw.
+   */
+  private spareState = 0;
+  private spare = 0;
+  private pairS = 0;
+  private pairV = 0;
 
   constructor(seed: number, stream = 0) {
     let s = (seed ^ Math.imul(stream + 1, 0x9e3779b9)) >>> 0;
@@ -20,10 +29,7 @@ export class Rng {
       z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
       return (z ^ (z >>> 16)) >>> 0;
     };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    this.d = next();
+    for (let i = 0; i < 4; i++) this.s[i] = next();
     for (let i = 0; i < 12; i++) this.u32();
   }
 
@@ -41,13 +47,18 @@ export class Rng {
   }
 
   u32(): number {
-    const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
-    this.d = (this.d + 1) >>> 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) >>> 0;
-    this.c = (this.c << 21) | (this.c >>> 11);
-    this.c = (this.c + t) >>> 0;
-    return t;
+    const s = this.s;
+    const a = s[0]!;
+    const b = s[1]!;
+    const c = s[2]!;
+    const d = s[3]!;
+    // sfc32, all arithmetic modulo 2^32.
+    const t = (a + b + d) | 0;
+    s[3] = d + 1;
+    s[0] = b ^ (b >>> 9);
+    s[1] = c + (c << 3);
+    s[2] = ((c << 21) | (c >>> 11)) + t;
+    return t >>> 0;
   }
 
   /** Uniform in [0, 1). */
@@ -75,10 +86,13 @@ export class Rng {
 
   /** Standard normal (Marsaglia polar method). */
   normal(): number {
-    if (this.spare !== undefined) {
-      const v = this.spare;
-      this.spare = undefined;
-      return v;
+    if (this.spareState === 1) {
+      this.spareState = 0;
+      return this.spare;
+    }
+    if (this.spareState === 2) {
+      this.spareState = 0;
+      return this.pairV * Math.sqrt((-2 * Math.log(this.pairS)) / this.pairS);
     }
     let u: number;
     let v: number;
@@ -90,7 +104,30 @@ export class Rng {
     } while (s >= 1 || s === 0);
     const m = Math.sqrt((-2 * Math.log(s)) / s);
     this.spare = v * m;
+    this.spareState = 1;
     return u * m;
+  }
+
+  /**
+   * Draws a standard normal and throws it away: the stream moves on exactly as after normal(), without
+   * the logarithm and square root a value costs (the price model's first pass needs one draw in six).
+   */
+  skipNormal(): void {
+    if (this.spareState !== 0) {
+      this.spareState = 0;
+      return;
+    }
+    let u: number;
+    let v: number;
+    let s: number;
+    do {
+      u = this.next() * 2 - 1;
+      v = this.next() * 2 - 1;
+      s = u * u + v * v;
+    } while (s >= 1 || s === 0);
+    this.pairS = s;
+    this.pairV = v;
+    this.spareState = 2;
   }
 
   /** Picks an index with probability proportional to its weight. */

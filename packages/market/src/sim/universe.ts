@@ -1,7 +1,15 @@
 import { type DayNumber, day, formatDay, tradingDayOnOrBefore, yearOf } from '@mdp/nse-calendar';
 import { withCheckDigit } from '../isin.ts';
 import type { AliasRow, CorporateActionRow, StockRow, StockType } from '../model.ts';
-import { AMCS, brandName, COMMODITY_ETFS, companyName, INDEX_NAMES, symbolCandidates } from './names.ts';
+import {
+  AMCS,
+  brandName,
+  COMMODITY_ETFS,
+  companyName,
+  freeSymbol,
+  INDEX_NAMES,
+  symbolCandidates,
+} from './names.ts';
 import type { Rng } from './rng.ts';
 import { DEBT_CLASS, FUND_CLASS, SECTORS, type SectorDef } from './taxonomy.ts';
 
@@ -264,7 +272,7 @@ export function generateUniverse(rng: Rng, opts: UniverseOptions): Universe {
       isin,
       nseSymbol,
       bseCode: code,
-      bseSymbol: code ? (nseSymbol ?? symbolCandidates(name)[0]!) : null,
+      bseSymbol: code ? (nseSymbol ?? freeSymbol(name, () => false)!) : null,
       series: nseSymbol ? seriesFor(stockType, kind) : null,
       stockType,
       board: kind === 'sme' ? 'sme' : 'main',
@@ -337,7 +345,7 @@ export function generateUniverse(rng: Rng, opts: UniverseOptions): Universe {
         });
         if (nseSymbol && rng.chance(0.6)) {
           const former = aliases.at(-1)!.alias;
-          const old = symbolCandidates(former).find((s) => !symbols.has(s));
+          const old = freeSymbol(former, (s) => symbols.has(s));
           if (old) {
             symbols.add(old);
             aliases.push({ stockId: id, kind: 'former_symbol', alias: old, until });

@@ -1,11 +1,11 @@
 import type { Rng } from '@mdp/market';
-import { maxPain } from '../analytics/max-pain.ts';
+import { maxPain, type StrikeOi } from '../analytics/max-pain.ts';
 import { CONSTANT_MATURITY_DAYS } from '../analytics/term-structure.ts';
 import { monthlyExpiry } from '../calendar/expiries.ts';
 import type { DailyRow } from '../domain/daily-row.ts';
 import { paise } from './contract-rules.ts';
 import { modelSkew25 } from './model-skew.ts';
-import { openInterestProfile, strikeLadder } from './open-interest.ts';
+import { openInterestByStrike, strikeLadder } from './open-interest.ts';
 import { surfaceAtmVol } from './surface.ts';
 import { surfaceOf, type UnderlyingCharacter, type UnderlyingPath } from './underlying-model.ts';
 
@@ -49,6 +49,7 @@ export function modelHistory(input: HistoryInput, rng: Rng): DailyRow[] {
   const t30 = CONSTANT_MATURITY_DAYS / 365;
   let expiry = '';
   let expiryMs = 0;
+  const oi: StrikeOi[] = [];
   for (let i = 0; i <= input.last; i++) {
     const day = days[i]!;
     if (!(expiry > day)) {
@@ -61,7 +62,7 @@ export function modelHistory(input: HistoryInput, rng: Rng): DailyRow[] {
     const step = input.strikeStep(close);
     const tFront = Math.max((expiryMs - Date.parse(day)) / 86_400_000, 7) / 365;
     const width = Math.max(4 * step, close * surfaceAtmVol(surface, tFront) * Math.sqrt(tFront));
-    const profile = openInterestProfile(
+    const profile = openInterestByStrike(
       strikeLadder(input.centres[i]!, step, 15),
       input.centres[i]!,
       width,
@@ -69,8 +70,9 @@ export function modelHistory(input: HistoryInput, rng: Rng): DailyRow[] {
       1000,
       input.pcr[i]!,
       rng,
+      oi,
     );
-    const pain = maxPain(profile.map((p) => ({ strike: p.strike, callOi: p.calls, putOi: p.puts })));
+    const pain = maxPain(profile);
     rows.push({
       underlying: input.symbol,
       tradeDate: day,

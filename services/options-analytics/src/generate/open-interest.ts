@@ -1,4 +1,5 @@
 import type { Rng } from '@mdp/market';
+import type { StrikeOi } from '../analytics/max-pain.ts';
 
 export interface StrikeContracts {
   strike: number;
@@ -22,13 +23,77 @@ export function openInterestProfile(
   pcr: number,
   rng: Rng,
 ): StrikeContracts[] {
+  const putScale = shapeProfile(strikes, centre, width, step, pcr, rng);
+  const out: StrikeContracts[] = new Array(strikes.length);
+  for (let i = 0; i < strikes.length; i++)
+    out[i] = {
+      strike: strikes[i]!,
+      calls: Math.round(callShare[i]! * peakContracts),
+      puts: Math.round(putShare[i]! * putScale * peakContracts),
+    };
+  return out;
+}
+
+/**
+ * The same profile as openInterestProfile, in the form max pain reads, written into `out` (its rows
+ * reused, its length set): the model's daily rows need only the day's max pain of it, and a fresh row
+ * per strike of every day of every underlying was much of the load's garbage.
+ */
+export function openInterestByStrike(
+  strikes: readonly number[],
+  centre: number,
+  width: number,
+  step: number,
+  peakContracts: number,
+  pcr: number,
+  rng: Rng,
+  out: StrikeOi[],
+): StrikeOi[] {
+  const putScale = shapeProfile(strikes, centre, width, step, pcr, rng);
   const n = strikes.length;
-  const x = (i: number) => (strikes[i]! - centre) / width;
-  const callShape = gaussian(strikes, x, 0.6, 0.9);
-  const putShape = gaussian(strikes, x, -0.6, 0.9);
-  const tailShape = gaussian(strikes, x, 0, 3);
-  const calls = new Float64Array(n);
-  const puts = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const strike = strikes[i]!;
+    const callOi = Math.round(callShare[i]! * peakContracts);
+    const putOi = Math.round(putShare[i]! * putScale * peakContracts);
+    const row = out[i];
+    if (row) {
+      row.strike = strike;
+      row.callOi = callOi;
+      row.putOi = putOi;
+    } else out[i] = { strike, callOi, putOi };
+  }
+  out.length = n;
+  return out;
+}
+
+// Scratch arrays of shapeProfile, reused across calls: it runs for every generated day of every
+// underlying, and its results are read before the next call.
+let callShare = new Float64Array(64);
+let putShare = new Float64Array(64);
+let callShape = new Float64Array(64);
+let putShape = new Float64Array(64);
+let tailShape = new Float64Array(64);
+
+/** Fills callShare and putShare (per contract at the peak) for the strikes; returns the puts' scale. */
+function shapeProfile(
+  strikes: readonly number[],
+  centre: number,
+  width: number,
+  step: number,
+  pcr: number,
+  rng: Rng,
+): number {
+  const n = strikes.length;
+  if (callShare.length < n) {
+    callShare = new Float64Array(n);
+    putShare = new Float64Array(n);
+    callShape = new Float64Array(n);
+    putShape = new Float64Array(n);
+    tailShape = new Float64Array(n);
+  }
+  gaussian(callShape, strikes, centre, width, 0.6, 0.9);
+  gaussian(putShape, strikes, centre, width, -0.6, 0.9);
+  gaussian(tailShape, strikes, centre, width, 0, 3);
   let callSum = 0;
   let putSum = 0;
   for (let i = 0; i < n; i++) {
@@ -37,45 +102,39 @@ export function openInterestProfile(
     const tail = 0.08 * tailShape[i]!;
     const c = (callShape[i]! + tail) * round * (0.7 + 0.6 * rng.next());
     const p = (putShape[i]! + tail) * round * (0.7 + 0.6 * rng.next());
-    calls[i] = c;
-    puts[i] = p;
+    callShare[i] = c;
+    putShare[i] = p;
     callSum += c;
     putSum += p;
   }
-  const putScale = putSum > 0 ? (pcr * callSum) / putSum : 0;
-  const out: StrikeContracts[] = new Array(n);
-  for (let i = 0; i < n; i++)
-    out[i] = {
-      strike: strikes[i]!,
-      calls: Math.round(calls[i]! * peakContracts),
-      puts: Math.round(puts[i]! * putScale * peakContracts),
-    };
-  return out;
+  return putSum > 0 ? (pcr * callSum) / putSum : 0;
 }
 
 /**
- * exp(−½((x_i − mean)/sd)²) at each strike. Ladders are evenly spaced, where consecutive values differ
- * by a ratio that itself changes by a constant factor: two multiplications a strike instead of an
- * exponential (this runs for every generated day of every underlying).
+ * exp(−½((x_i − mean)/sd)²) at each strike into `out`, where x_i = (strike − centre)/width. Ladders
+ * are evenly spaced, where consecutive values differ by a ratio that itself changes by a constant
+ * factor: two multiplications a strike instead of an exponential.
  */
 function gaussian(
+  out: Float64Array,
   strikes: readonly number[],
-  x: (i: number) => number,
+  centre: number,
+  width: number,
   mean: number,
   sd: number,
-): Float64Array {
+): void {
   const n = strikes.length;
-  const out = new Float64Array(n);
-  if (n === 0) return out;
+  if (n === 0) return;
   const a = 0.5 / (sd * sd);
-  const h = n > 1 ? x(1) - x(0) : 0;
+  const x0 = (strikes[0]! - centre) / width;
+  const h = n > 1 ? (strikes[1]! - centre) / width - x0 : 0;
   const even =
     n < 3 || Math.abs(strikes[n - 1]! - strikes[0]! - (n - 1) * (strikes[1]! - strikes[0]!)) < 1e-6;
   if (!even) {
-    for (let i = 0; i < n; i++) out[i] = Math.exp(-a * (x(i) - mean) ** 2);
-    return out;
+    for (let i = 0; i < n; i++) out[i] = Math.exp(-a * ((strikes[i]! - centre) / width - mean) ** 2);
+    return;
   }
-  const d0 = x(0) - mean;
+  const d0 = x0 - mean;
   let value = Math.exp(-a * d0 * d0);
   let ratio = Math.exp(-a * (2 * d0 * h + h * h));
   const factor = Math.exp(-2 * a * h * h);
@@ -84,7 +143,6 @@ function gaussian(
     value *= ratio;
     ratio *= factor;
   }
-  return out;
 }
 
 /** `count` strikes each side of the one nearest `around`, on multiples of `step`, all positive. */

@@ -1,4 +1,4 @@
-import { type GeneratedDataset, generateIndices, Rng } from '@mdp/market';
+import { type CorporateActionRow, type GeneratedDataset, generateIndices, Rng } from '@mdp/market';
 import { type DayNumber, day } from '@mdp/nse-calendar';
 import { addDays, daysBetween } from '../analytics/time.ts';
 import { tradingDayOnOrBefore } from '../calendar/trading-calendar.ts';
@@ -46,6 +46,11 @@ export function underlyingSpecs(
   }
 
   const { current, former } = fnoStocks(market);
+  const actionsOf = new Map<number, CorporateActionRow[]>();
+  for (const a of market.actions) actionsOf.set(a.stockId, [...(actionsOf.get(a.stockId) ?? []), a]);
+  // A stock's annual results run oldest first, so the last one kept is its latest.
+  const latestDividendPs = new Map<number, number>();
+  for (const a of market.annual) latestDividendPs.set(a.stockId, a.dividendPs);
   const earliest = addDays(days[0]!, Math.floor(days.length * 0.3));
   const span = Math.max(1, daysBetween(earliest, addDays(days.at(-1)!, -30)));
   for (const [stocks, discontinued] of [
@@ -59,11 +64,9 @@ export function underlyingSpecs(
       market.emitBars(stock.id, (b) => bars.push([b.d, b.close / 100]));
       const closes = series(days.length, at, bars);
       const jumps = new Map(
-        market.actions
-          .filter((a) => a.stockId === stock.id)
-          .map((a) => [at.get(a.exDate)!, Math.log(a.ratioNew / a.ratioOld)]),
+        (actionsOf.get(stock.id) ?? []).map((a) => [at.get(a.exDate)!, Math.log(a.ratioNew / a.ratioOld)]),
       );
-      const dividendPs = market.annual.filter((a) => a.stockId === stock.id).at(-1)?.dividendPs ?? 0;
+      const dividendPs = latestDividendPs.get(stock.id) ?? 0;
       specs.push({
         symbol,
         name: stock.name,

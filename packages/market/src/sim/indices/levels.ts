@@ -17,7 +17,13 @@ export interface IndexBar {
 }
 
 /** A constituent's annual profit, book value and dividends paid by fiscal year, in rupees crore. */
-export type Fundamentals = Map<number, { profit: number; book: number; dividend: number }>;
+export type Fundamentals = Map<number, FundamentalsOfYear>;
+
+interface FundamentalsOfYear {
+  profit: number;
+  book: number;
+  dividend: number;
+}
 
 /**
  * Constituents' highs and lows do not all come at the same moment, so the index's own range is
@@ -39,64 +45,111 @@ export function indexBars(
   grid: DayGrid,
   fundamentals: (stockId: number) => Fundamentals | undefined,
 ): IndexBar[] {
-  const bars: IndexBar[] = [];
-  const funds = members.map((m) => fundamentals(m.stockId));
+  const n = grid.days.length;
   const fiscalYears = grid.days.map(latestReportedFiscalYear);
+  const s = sessionSums(def, members, fiscalYears, fundamentals);
+  const bars: IndexBar[] = [];
   let level: number | undefined;
-  for (let t = 0; t < grid.days.length; t++) {
-    let prev = 0;
-    let o = 0;
-    let h = 0;
-    let l = 0;
-    let c = 0;
-    let active = 0;
-    let traded = false;
-    for (const m of members) {
-      const close = m.close[t]!;
-      if (Number.isNaN(close)) continue;
-      traded = true;
-      const before = t > 0 ? m.close[t - 1]! : Number.NaN;
-      if (Number.isNaN(before)) continue;
-      active++;
-      if (def.weighting === 'cap') {
-        prev += before;
-        o += m.open[t]!;
-        h += m.high[t]!;
-        l += m.low[t]!;
-        c += close;
-      } else {
-        o += m.open[t]! / before;
-        h += m.high[t]! / before;
-        l += m.low[t]! / before;
-        c += close / before;
-      }
-    }
-    if (!traded) {
+  for (let t = 0; t < n; t++) {
+    if (!s.traded[t]) {
       if (level !== undefined) throw new Error(`${def.name}: no constituent traded on a session`);
       continue;
     }
     let bar: Omit<IndexBar, 'pe' | 'pb' | 'divYield'>;
-    if (level === undefined || active === 0) {
+    if (level === undefined || s.active[t] === 0) {
       level ??= def.base;
       bar = { d: grid.days[t]!, open: level, high: level, low: level, close: level };
     } else {
-      const base = def.weighting === 'cap' ? prev : active;
-      const open = (level * o) / base;
-      const close = (level * c) / base;
+      const base = def.weighting === 'cap' ? s.prev[t]! : s.active[t]!;
+      const open = (level * s.o[t]!) / base;
+      const close = (level * s.c[t]!) / base;
       const top = Math.max(open, close);
       const bottom = Math.min(open, close);
       bar = {
         d: grid.days[t]!,
         open,
         close,
-        high: top + RANGE_SHARE * Math.max(0, (level * h) / base - top),
-        low: bottom - RANGE_SHARE * Math.max(0, bottom - (level * l) / base),
+        high: top + RANGE_SHARE * Math.max(0, (level * s.h[t]!) / base - top),
+        low: bottom - RANGE_SHARE * Math.max(0, bottom - (level * s.l[t]!) / base),
       };
       level = close;
     }
-    bars.push({ ...rounded(bar), ...valuation(members, funds, t, fiscalYears[t]!) });
+    // Aggregate ratios over the constituents that traded on the session and have results for its year.
+    const value = s.value[t]!;
+    const profit = s.profit[t]!;
+    const book = s.book[t]!;
+    bars.push({
+      ...rounded(bar),
+      pe: profit > 0 ? round2(value / profit) : null,
+      pb: book > 0 ? round2(value / book) : null,
+      divYield: value > 0 ? round2((100 * s.dividend[t]!) / value) : null,
+    });
   }
   return bars;
+}
+
+/**
+ * The constituents' sums behind each session's bar. Member by member, each one's days in a row (it was
+ * session by session, across every member's arrays, which kept the CPU waiting on memory); every sum
+ * still adds the members in their order, so the levels are the same to the last bit.
+ */
+function sessionSums(
+  def: IndexDefinition,
+  members: readonly StockSeries[],
+  fiscalYears: readonly number[],
+  fundamentals: (stockId: number) => Fundamentals | undefined,
+) {
+  const n = fiscalYears.length;
+  const s = {
+    traded: new Uint8Array(n),
+    active: new Int32Array(n),
+    prev: new Float64Array(n),
+    o: new Float64Array(n),
+    h: new Float64Array(n),
+    l: new Float64Array(n),
+    c: new Float64Array(n),
+    value: new Float64Array(n),
+    profit: new Float64Array(n),
+    book: new Float64Array(n),
+    dividend: new Float64Array(n),
+  };
+  const cap = def.weighting === 'cap';
+  for (const m of members) {
+    const funds = fundamentals(m.stockId);
+    let year = Number.NaN;
+    let f: FundamentalsOfYear | undefined;
+    for (let t = 0; t < n; t++) {
+      const close = m.close[t]!;
+      if (Number.isNaN(close)) continue;
+      s.traded[t] = 1;
+      if (fiscalYears[t] !== year) {
+        year = fiscalYears[t]!;
+        f = funds?.get(year);
+      }
+      if (f) {
+        s.value[t]! += close;
+        s.profit[t]! += f.profit;
+        s.book[t]! += f.book;
+        s.dividend[t]! += f.dividend;
+      }
+      const before = t > 0 ? m.close[t - 1]! : Number.NaN;
+      if (Number.isNaN(before)) continue;
+      s.active[t]!++;
+      if (cap) {
+        s.prev[t]! += before;
+        s.o[t]! += m.open[t]!;
+        s.h[t]! += m.high[t]!;
+        s.l[t]! += m.low[t]!;
+        s.c[t]! += close;
+      } else {
+        s.o[t]! += m.open[t]! / before;
+        s.h[t]! += m.high[t]! / before;
+        s.l[t]! += m.low[t]! / before;
+        s.c[t]! += close / before;
+      }
+    }
+  }
+  return s;
 }
 
 function rounded(b: Omit<IndexBar, 'pe' | 'pb' | 'divYield'>): Omit<IndexBar, 'pe' | 'pb' | 'divYield'> {
@@ -108,32 +161,5 @@ function rounded(b: Omit<IndexBar, 'pe' | 'pb' | 'divYield'>): Omit<IndexBar, 'p
     close,
     high: Math.max(open, close, round2(b.high)),
     low: Math.min(open, close, round2(b.low)),
-  };
-}
-
-/** Aggregate ratios over the constituents that traded on session t and have results for the fiscal year. */
-function valuation(
-  members: readonly StockSeries[],
-  funds: readonly (Fundamentals | undefined)[],
-  t: number,
-  fiscalYear: number,
-): Pick<IndexBar, 'pe' | 'pb' | 'divYield'> {
-  let value = 0;
-  let profit = 0;
-  let book = 0;
-  let dividend = 0;
-  members.forEach((m, i) => {
-    const close = m.close[t]!;
-    const f = funds[i]?.get(fiscalYear);
-    if (Number.isNaN(close) || !f) return;
-    value += close;
-    profit += f.profit;
-    book += f.book;
-    dividend += f.dividend;
-  });
-  return {
-    pe: profit > 0 ? round2(value / profit) : null,
-    pb: book > 0 ? round2(value / book) : null,
-    divYield: value > 0 ? round2((100 * dividend) / value) : null,
   };
 }
