@@ -4,7 +4,7 @@ import { OptionsStore } from '../store/options-store.ts';
 import { type DatasetOptions, generateDataset, type UnderlyingBundle } from './dataset.ts';
 
 /** Serialises every loader of this database, so two `load-default --if-empty` never both load. */
-const LOAD_LOCK = 0x0b7a_1d11;
+const LOAD_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':options-load'))";
 const FLUSH_ROWS = 20_000;
 
 export interface WriteResult {
@@ -29,7 +29,7 @@ export async function writeGeneratedDataset(
   mode: { ifEmpty: boolean; only?: readonly string[] },
 ): Promise<WriteResult> {
   return OptionsStore.transaction(pool, async (store, client) => {
-    await client.query('SELECT pg_advisory_xact_lock($1)', [LOAD_LOCK]);
+    await client.query(LOAD_LOCK_SQL);
     const result: WriteResult = { written: false, underlyings: 0, snapshots: 0, dailyRows: 0 };
     if (mode.ifEmpty && !(await store.isEmpty())) return result;
     await store.clear();
