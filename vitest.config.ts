@@ -29,6 +29,9 @@ export default defineConfig({
           name: 'unit',
           include: ['{packages,services}/*/{src,test}/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          // A few pure tests are seconds of CPU (a grid of implied volatilities, six companies' XBRL):
+          // on a machine shared with the integration tests, vitest's 5 s default times them out.
+          testTimeout: 30_000,
         },
       },
       {

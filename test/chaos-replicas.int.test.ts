@@ -24,7 +24,7 @@ beforeAll(async () => {
       downMs: 2_000,
       stableMs: 1_000,
       recoveryTimeoutMs: 30_000,
-      settleTimeoutMs: 20_000,
+      settleTimeoutMs: 60_000,
       requestTimeoutMs: 6_000,
       faults: [],
       replicaFaults: REPLICA_FAULTS,

@@ -27,7 +27,7 @@ beforeAll(async () => {
       downMs: 2_000,
       stableMs: 1_000,
       recoveryTimeoutMs: 30_000,
-      settleTimeoutMs: 20_000,
+      settleTimeoutMs: 60_000,
       requestTimeoutMs: 5_000,
     });
   } catch (err) {
