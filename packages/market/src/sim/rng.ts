@@ -17,6 +17,7 @@ export class Rng {
    */
   private spareState = 0;
   private spare = 0;
+  private pairU = 0;
   private pairS = 0;
   private pairV = 0;
 
@@ -94,18 +95,11 @@ export class Rng {
       this.spareState = 0;
       return this.pairV * Math.sqrt((-2 * Math.log(this.pairS)) / this.pairS);
     }
-    let u: number;
-    let v: number;
-    let s: number;
-    do {
-      u = this.next() * 2 - 1;
-      v = this.next() * 2 - 1;
-      s = u * u + v * v;
-    } while (s >= 1 || s === 0);
-    const m = Math.sqrt((-2 * Math.log(s)) / s);
-    this.spare = v * m;
+    this.drawPair();
+    const m = Math.sqrt((-2 * Math.log(this.pairS)) / this.pairS);
+    this.spare = this.pairV * m;
     this.spareState = 1;
-    return u * m;
+    return this.pairU * m;
   }
 
   /**
@@ -117,6 +111,12 @@ export class Rng {
       this.spareState = 0;
       return;
     }
+    this.drawPair();
+    this.spareState = 2;
+  }
+
+  /** The polar method's pair: two uniforms in the unit disc (not its centre), and their squared radius. */
+  private drawPair(): void {
     let u: number;
     let v: number;
     let s: number;
@@ -125,9 +125,9 @@ export class Rng {
       v = this.next() * 2 - 1;
       s = u * u + v * v;
     } while (s >= 1 || s === 0);
-    this.pairS = s;
+    this.pairU = u;
     this.pairV = v;
-    this.spareState = 2;
+    this.pairS = s;
   }
 
   /** Picks an index with probability proportional to its weight. */
