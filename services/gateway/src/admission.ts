@@ -17,30 +17,32 @@ export const HOLD_TTL_MS = 30_000;
 const RESTORE_BATCH = 2_000;
 
 /**
- * The requests one shard admitted that this gateway has not settled yet, oldest first, so that a new
- * stream can hand them to the shard again (a restarted shard has lost its holds). An entry goes when its
- * settlement is acknowledged, or after the hold TTL at most. A request settled while the stream is down
- * stays until its TTL: the restarted shard may not have consumed its settlement yet, and drops it if it has.
+ * Entries by request id that expire a hold TTL after they were added, oldest first; the gateway keeps
+ * two such sets per shard (below), both bounded by the request rate times the TTL.
  */
-export class OutstandingAdmissions {
-  private readonly entries = new Map<string, { hold: ledger.RestoredHold; expiresAt: number }>();
+export class ExpiringByRequest<T> {
+  private readonly entries = new Map<string, { value: T; expiresAt: number }>();
 
   constructor(private readonly ttlMs = HOLD_TTL_MS) {}
 
-  add(hold: ledger.RestoredHold, now: number): void {
+  add(requestId: string, value: T, now: number): void {
     this.prune(now);
-    this.entries.delete(hold.request_id);
-    this.entries.set(hold.request_id, { hold, expiresAt: now + this.ttlMs });
-  }
-
-  settled(requestId: string): void {
     this.entries.delete(requestId);
+    this.entries.set(requestId, { value, expiresAt: now + this.ttlMs });
   }
 
-  /** The holds to restore on a new stream, oldest first. */
-  holds(now: number): ledger.RestoredHold[] {
+  /** Removes the entry and returns its value, if it was there and has not expired. */
+  take(requestId: string, now: number): T | undefined {
+    const e = this.entries.get(requestId);
+    if (!e) return undefined;
+    this.entries.delete(requestId);
+    return e.expiresAt > now ? e.value : undefined;
+  }
+
+  /** The live values, oldest first. */
+  values(now: number): T[] {
     this.prune(now);
-    return [...this.entries.values()].map((e) => e.hold);
+    return [...this.entries.values()].map((e) => e.value);
   }
 
   get size(): number {
@@ -60,6 +62,7 @@ interface Pending {
   resolve(res: ledger.AdmissionResult): void;
   reject(err: ApiError): void;
   answered: boolean;
+  accountId: string;
 }
 
 /** One long-lived admission stream to one ledger shard, multiplexing every request of this gateway. */
@@ -71,12 +74,27 @@ class ShardStream {
   private queuedPending: Pending[] = [];
   /** Releases of this turn, sent with the admissions; each waits for the shard's acknowledgement. */
   private releases: ledger.RequestKey[] = [];
+  /** Requests pending when a stream broke: released in the first message of the next one. */
+  private orphaned: ledger.RequestKey[] = [];
   private readonly releasing = new Map<string, () => void>();
   private flushScheduled = false;
   private pausedUntil = 0;
   private readonly client: Client;
-  /** Admitted here and not settled yet: restored on the shard by each new stream. */
-  private readonly outstanding: OutstandingAdmissions;
+  /**
+   * The requests this shard admitted that this gateway has not settled yet, so that a new stream can
+   * hand them to the shard again (a restarted shard has lost its holds). An entry goes when its
+   * settlement is acknowledged, or after the hold TTL at most. A request settled while the stream is
+   * down stays until its TTL: the restarted shard may not have consumed its settlement yet, and drops it
+   * if it has.
+   */
+  private readonly outstanding: ExpiringByRequest<ledger.RestoredHold>;
+  /**
+   * Requests answered 503 before the shard decided them (the deadline passed, or the stream broke), by
+   * id, with their account. The shard may still admit one: its hold would then count in usage and
+   * against the caps until it expires, for a request that was never served. So a late ADMITTED for one
+   * of these is released at once, and a broken stream's are released on the next one.
+   */
+  private readonly abandoned: ExpiringByRequest<string>;
 
   constructor(
     address: string,
@@ -85,12 +103,14 @@ class ShardStream {
     holdTtlMs: number,
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
-    this.outstanding = new OutstandingAdmissions(holdTtlMs);
+    this.outstanding = new ExpiringByRequest(holdTtlMs);
+    this.abandoned = new ExpiringByRequest(holdTtlMs);
   }
 
   /** The shard said ADMITTED: remember the request until it settles. */
   admitted(req: ledger.Admission, admittedAtMs: number): void {
     this.outstanding.add(
+      req.request_id,
       {
         request_id: req.request_id,
         account: req.account,
@@ -106,7 +126,7 @@ class ShardStream {
    * that a restarted shard that has not consumed the settlement yet still counts it.
    */
   settled(requestId: string): void {
-    if (this.stream) this.outstanding.settled(requestId);
+    if (this.stream) this.outstanding.take(requestId, Date.now());
   }
 
   private open(): ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse> {
@@ -121,7 +141,10 @@ class ShardStream {
       for (const id of response.released) this.releasing.get(id)?.();
       for (const res of response.results) {
         const p = this.pending.get(res.request_id);
-        if (!p) continue;
+        if (!p) {
+          this.lateResult(res);
+          continue;
+        }
         this.pending.delete(res.request_id);
         p.answered = true;
         p.resolve(res);
@@ -136,6 +159,8 @@ class ShardStream {
         p.answered = true;
         p.reject(ApiError.serviceUnavailable(5));
         this.pending.delete(id);
+        // The shard may have admitted it before the stream broke (and may still be running).
+        this.orphaned.push({ request_id: id, account_id: p.accountId });
       }
       // A release the shard may not have applied: the settlement event on the stream will.
       for (const done of [...this.releasing.values()]) done();
@@ -145,10 +170,25 @@ class ShardStream {
     this.stream = stream;
     // Before any new admission: the holds the shard may have lost with the previous stream.
     // (In messages of RESTORE_BATCH, well under gRPC's message size limit; the shard applies them in order.)
-    const restored = this.outstanding.holds(Date.now());
+    const restored = this.outstanding.values(Date.now());
     for (let i = 0; i < restored.length; i += RESTORE_BATCH)
       stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH), releases: [] });
+    if (this.orphaned.length > 0) {
+      stream.write({ admissions: [], restored: [], releases: this.orphaned });
+      this.orphaned = [];
+    }
     return stream;
+  }
+
+  /**
+   * A result for a request no longer waiting: one this gateway gave up on. If the shard admitted it, its
+   * hold goes now (sent on the same ordered stream, after the admission the shard has decided).
+   */
+  private lateResult(res: ledger.AdmissionResult): void {
+    const accountId = this.abandoned.take(res.request_id, Date.now());
+    if (accountId === undefined || res.decision !== D.ADMIT_DECISION_ADMITTED) return;
+    this.releases.push({ request_id: res.request_id, account_id: accountId });
+    this.scheduleFlush();
   }
 
   /** Within the deadline (one timer per flushed message, not one per request) or a 503. */
@@ -156,7 +196,7 @@ class ShardStream {
     if (!this.stream && Date.now() < this.pausedUntil) return Promise.reject(ApiError.serviceUnavailable(5));
     if (!this.stream) this.open();
     return new Promise((resolve, reject) => {
-      const p: Pending = { resolve, reject, answered: false };
+      const p: Pending = { resolve, reject, answered: false, accountId: req.account?.account_id ?? '' };
       this.pending.set(req.request_id, p);
       this.queue.push(req);
       this.queuedPending.push(p);
@@ -170,7 +210,7 @@ class ShardStream {
    * settlement event releases it then). It is never charged, so it needs no restoring either.
    */
   release(requestId: string, accountId: string, deadlineMs: number): Promise<void> {
-    this.outstanding.settled(requestId);
+    this.outstanding.take(requestId, Date.now());
     if (!this.stream) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -214,7 +254,9 @@ class ShardStream {
     for (let i = 0; i < admissions.length; i++) {
       const w = waiting[i]!;
       if (w.answered) continue;
-      this.pending.delete(admissions[i]!.request_id);
+      const id = admissions[i]!.request_id;
+      this.pending.delete(id);
+      this.abandoned.add(id, w.accountId, Date.now());
       w.answered = true;
       w.reject(ApiError.serviceUnavailable(5));
     }

@@ -19,9 +19,13 @@ const caller = (accountId: string): Principal => ({
   burstPerMinute: null,
 });
 
+/** How late the shard answers a request whose id starts with `late` (an account it must load first, say). */
+const LATE_MS = DEADLINE_MS + 200;
+
 /**
- * A ledger shard over a real gRPC stream that admits every request whose id starts with `ok` and never
- * answers the others (a shard stuck on a lost database, say), and counts the messages it received.
+ * A ledger shard over a real gRPC stream that admits every request whose id starts with `ok` at once,
+ * those starting with `late` after the gateway's deadline, and never answers the others (a shard stuck
+ * on a lost database, say), and keeps the messages it received.
  */
 function stuckShard() {
   const received: ledger.AdmitRequest[] = [];
@@ -31,19 +35,24 @@ function stuckShard() {
     registry: createRegistry('test-ledger'),
   }).add(ledger.QuotaLedgerServiceService, {
     admit: (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
+      const admitted = (ids: ledger.Admission[]) =>
+        ids.map((a) => ({
+          request_id: a.request_id,
+          decision: ledger.AdmitDecision.ADMIT_DECISION_ADMITTED,
+          rate_limit: { limit: undefined, remaining: undefined, reset_unix: 1_800_000_000, policy: '' },
+          retry_after_seconds: 0,
+          admitted_at_ms: Date.now(),
+          burst: undefined,
+        }));
       call.on('data', (batch: ledger.AdmitRequest) => {
         received.push(batch);
-        const results = batch.admissions
-          .filter((a) => a.request_id.startsWith('ok'))
-          .map((a) => ({
-            request_id: a.request_id,
-            decision: ledger.AdmitDecision.ADMIT_DECISION_ADMITTED,
-            rate_limit: { limit: undefined, remaining: undefined, reset_unix: 1_800_000_000, policy: '' },
-            retry_after_seconds: 0,
-            admitted_at_ms: Date.now(),
-            burst: undefined,
-          }));
-        if (results.length > 0) call.write({ results, released: [] });
+        const now = batch.admissions.filter((a) => a.request_id.startsWith('ok'));
+        if (now.length > 0) call.write({ results: admitted(now), released: [] });
+        const late = batch.admissions.filter((a) => a.request_id.startsWith('late'));
+        if (late.length > 0)
+          setTimeout(() => call.write({ results: admitted(late), released: [] }), LATE_MS).unref();
+        if (batch.releases.length > 0)
+          call.write({ results: [], released: batch.releases.map((r) => r.request_id) });
       });
       call.on('end', () => call.end());
     },
@@ -103,5 +112,17 @@ describe('admission deadline (one timer per message to the shard)', () => {
     await expect(client.admit('ok-4', caller('acct-9'), 'rest')).resolves.toMatchObject({
       requestId: 'ok-4',
     });
+  });
+
+  it('releases at once a request it answered 503 that the shard admitted after the deadline', async () => {
+    // Otherwise the hold would count in usage and against the caps for the hold TTL, for a request
+    // that was never served (a client retrying the 503 saw usage one above its 200s).
+    await expect(client.admit('late-1', caller('acct-late'), 'rest')).rejects.toMatchObject({ status: 503 });
+    const releases = () => shard.received.flatMap((m) => m.releases);
+    const until = Date.now() + 10_000;
+    while (releases().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(releases()).toEqual([{ request_id: 'late-1', account_id: 'acct-late' }]);
+    // A request never answered is not released on a guess, nor one answered in time.
+    expect(releases().map((r) => r.request_id)).not.toContain('stuck-1');
   });
 });
