@@ -1,7 +1,7 @@
 import { createPool, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../load-tests/lib/mcp.js';
-import { type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // SPEC 1, 7 and 8 as a subscriber who sends its own request ids checks them, on real processes: a
 // client's X-Request-Id (and, over MCP, its JSON-RPC id and session id) is a correlation id only.
@@ -20,7 +20,7 @@ let ledger: Pool;
 let seen200 = 0;
 
 beforeAll(async () => {
-  stack = await startStack({ HOLD_TTL_MS: String(HOLD_TTL_MS) });
+  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: String(HOLD_TTL_MS) });
   ledger = createPool({
     url: stack.databaseUrl,
     schema: stack.schemas.find((s) => s.endsWith('_quota_ledger'))!,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // SPEC 2.5 and 8 as a subscriber checks them: once a 200 has arrived, /v1/me/usage and the next
 // X-RateLimit-Remaining count it, at once, on any gateway; an error costs nothing, also at once.
@@ -8,7 +8,7 @@ let stack: Stack;
 let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack(PATIENT_DEADLINES);
   second = await stack.startSecondGateway();
 }, 300_000);
 afterAll(async () => {

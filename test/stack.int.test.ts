@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SERVICES, type Stack, startStack } from './stack.ts';
+import { ALL_SERVICES, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 let stack: Stack;
 let token: string;
@@ -7,14 +7,7 @@ const authorized = (url: string) =>
   fetch(`${stack.baseUrl}${url}`, { headers: { authorization: `Bearer ${token}` } });
 
 beforeAll(async () => {
-  // The gateway's deadlines at their most patient: beside a whole test run on two cores a first metered
-  // call may wait over the default 300 ms for auth or the ledger, and answer a 503, which is not what
-  // this file looks at (test/chaos.int.test.ts is about the 503s).
-  stack = await startStack({
-    AUTH_DEADLINE_MS: '5000',
-    ADMISSION_DEADLINE_MS: '5000',
-    SETTLE_ACK_TIMEOUT_MS: '30000',
-  });
+  stack = await startStack(PATIENT_DEADLINES);
   token = (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
   // startStack waits up to 240 s for the five services, then as long for the gateway: beside a whole
   // test run on two cores a start takes minutes (`make test-stress`).

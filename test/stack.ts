@@ -80,6 +80,18 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: (
 }
 
 /**
+ * The gateway's deadlines at their most patient, for tests about what a 200 costs rather than about
+ * 503s (test/chaos*.int.test.ts are about those). Beside a whole test run on two cores a metered call
+ * may wait over the default 300 ms for auth or the ledger and answer a 503, which such a test would
+ * read as a wrong answer.
+ */
+export const PATIENT_DEADLINES: Readonly<Record<string, string>> = {
+  AUTH_DEADLINE_MS: '5000',
+  ADMISSION_DEADLINE_MS: '5000',
+  SETTLE_ACK_TIMEOUT_MS: '30000',
+};
+
+/**
  * The whole platform as real processes run from source, on ports leased to this test process (a
  * service killed and started again binds the same ones; see ports.ts) and on uniquely named schemas
  * (dropped at shutdown), so several test files and a developer's `make run` never collide.

@@ -1,6 +1,6 @@
 import { generateDataset, type StockRow } from '@mdp/market';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { get, ok, platform } from './client.ts';
+import { get, getAs, ok, platform } from './client.ts';
 
 // SPEC 4 and 7 for every list of a stock, through the gateway on the loaded platform: a stock that
 // exists with nothing to list is a 200 with an empty list and costs one unit; a symbol that names no
@@ -51,22 +51,17 @@ async function emptyListCall(paths: (symbol: string) => string[]): Promise<strin
   return undefined;
 }
 
-async function authed(token: string, path: string) {
-  const res = await fetch(`${platform.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
 describe('the lists of a stock', () => {
   it('a stock with nothing to list: 200, an empty list, one unit; no such stock: 404 not_found, free', async () => {
     // A fresh account on the free plan (50 a day): its usage is this test's calls alone.
     const token = platform.spare.free[2]!;
-    const used = async () => (await authed(token, '/v1/me/usage')).body.data.day.used as number;
+    const used = async () => (await getAs(token, '/v1/me/usage')).body.data.day.used as number;
     expect(await used()).toBe(0);
     let units = 0;
     for (const { route, paths } of LISTS) {
       const path = await emptyListCall(paths);
       expect(path, `${route}: no stock of the market has an empty list`).toBeDefined();
-      const empty = await authed(token, path!);
+      const empty = await getAs(token, path!);
       expect(empty.status, path).toBe(200);
       expect(empty.body.data, path).toEqual([]);
       expect(empty.body.meta.route, path).toBe(route);
@@ -74,7 +69,7 @@ describe('the lists of a stock', () => {
       expect(await used(), `${path} costs one unit`).toBe(units);
 
       const unknown = paths('NOSUCHCO')[0]!;
-      const missing = await authed(token, unknown);
+      const missing = await getAs(token, unknown);
       expect(missing.status, unknown).toBe(404);
       expect(missing.body.error.code, unknown).toBe('not_found');
       expect(missing.body.error.message, unknown).toMatch(/no stock with symbol "NOSUCHCO"/);

@@ -4,7 +4,7 @@ import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } fro
 import { lastCompletedSession } from '@mdp/nse-calendar';
 import { generateCompanies } from '../../services/filings-reader/src/generate/companies.ts';
 import { fnoStocks } from '../../services/options-analytics/src/generate/universe.ts';
-import { DATABASE_URL, startStack } from '../stack.ts';
+import { DATABASE_URL, PATIENT_DEADLINES, startStack } from '../stack.ts';
 
 /** What the platform tests are given: where the loaded platform answers, a token, and its market. */
 export interface Platform {
@@ -58,8 +58,8 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
     filer: generateCompanies(1)[0]!.symbol,
   };
   // One trusted proxy hop, as behind an ingress: the account site's tests stand for many client
-  // addresses with X-Forwarded-For.
-  const stack = await startStack({ TRUST_PROXY_HOPS: '1' });
+  // addresses with X-Forwarded-For. These tests count units and read answers: patient deadlines.
+  const stack = await startStack({ ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' });
   try {
     await stack.admin(
       'plan',

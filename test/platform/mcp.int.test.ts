@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../../load-tests/lib/mcp.js';
-import { ok, platform } from './client.ts';
+import { getAs, ok, platform } from './client.ts';
 import { validCalls } from './valid-calls.ts';
 
 // The companion tool server (SPEC 1, 5.3, 8.1) as an MCP client sees it: the SDK's own Client over
@@ -58,11 +58,6 @@ async function usage(client: Client) {
     day: { used: number; remaining: number | null; by_interface: { rest: number; mcp: number } };
     month: { used: number; by_interface: { rest: number; mcp: number } };
   };
-}
-
-async function rest(token: string, path: string) {
-  const res = await fetch(`${platform.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: (await res.json()) as any };
 }
 
 let openapi: any;
@@ -160,7 +155,7 @@ describe('the MCP tool server', () => {
     expect(used.day.by_interface).toEqual({ rest: 0, mcp: metered });
     expect(used.month.by_interface).toEqual({ rest: 0, mcp: metered });
     // REST reports the same usage of the token.
-    expect((await rest(token, '/v1/me/usage')).body.data.day).toMatchObject({
+    expect((await getAs(token, '/v1/me/usage')).body.data.day).toMatchObject({
       used: metered,
       by_interface: { rest: 0, mcp: metered },
     });
@@ -188,7 +183,7 @@ describe('the MCP tool server', () => {
 
   it('shares the daily quota with REST: 30 REST 200s, then 25 tool calls on 50 a day give 20 results and 5 quota_exhausted', async () => {
     const token = platform.spare.free[0]!;
-    for (let i = 0; i < 30; i++) expect((await rest(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
+    for (let i = 0; i < 30; i++) expect((await getAs(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
     const client = await connect(token);
     const outcomes = [];
     for (let i = 0; i < 25; i++) outcomes.push(await callTool(client, 'get_stock_quote', { symbol: stock }));
@@ -205,7 +200,7 @@ describe('the MCP tool server', () => {
     const used = await usage(client);
     expect(used.day).toMatchObject({ used: 50, remaining: 0, by_interface: { rest: 30, mcp: 20 } });
     // And REST sees the quota gone too.
-    expect((await rest(token, `/v1/stocks/${stock}/quote`)).body.error.code).toBe('quota_exhausted');
+    expect((await getAs(token, `/v1/stocks/${stock}/quote`)).body.error.code).toBe('quota_exhausted');
   }, 120_000);
 
   it('counts both interfaces against the burst cap; initialize, tools/list and ping are not admitted', async () => {
@@ -214,14 +209,14 @@ describe('the MCP tool server', () => {
     // More protocol requests than the burst cap allows metered ones.
     for (let i = 0; i < 4; i++) await client.listTools();
     for (let i = 0; i < 12; i++) await client.ping();
-    for (let i = 0; i < 5; i++) expect((await rest(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await getAs(token, `/v1/stocks/${stock}/quote`)).status).toBe(200);
     for (let i = 0; i < 5; i++)
       expect((await callTool(client, 'get_stock_quote', { symbol: stock })).isError).toBe(false);
     const tool = await callTool(client, 'get_stock_quote', { symbol: stock });
     expect(tool).toMatchObject({ isError: true, error: { code: 'rate_limited' } });
     expect(tool.retryAfter).toBeGreaterThan(0);
     expect(tool.retryAfter).toBeLessThanOrEqual(60);
-    const viaRest = await rest(token, `/v1/stocks/${stock}/quote`);
+    const viaRest = await getAs(token, `/v1/stocks/${stock}/quote`);
     expect(viaRest.status).toBe(429);
     expect(viaRest.body.error.code).toBe('rate_limited');
     expect((await usage(client)).day.by_interface).toEqual({ rest: 5, mcp: 5 });
@@ -368,7 +363,7 @@ describe('the burst cap under concurrent mixed REST and MCP load', () => {
       expect(refused).toHaveLength(PER_TOKEN - 10);
       for (const r of refused) expect((r as { retryAfter: number }).retryAfter).toBeGreaterThanOrEqual(1);
       // The usage document agrees, by interface.
-      const { body } = await rest(tokens[t]!, '/v1/me/usage');
+      const { body } = await getAs(tokens[t]!, '/v1/me/usage');
       expect(body.data.day.by_interface).toEqual({
         rest: admitted.filter((o) => o.via === 'rest').length,
         mcp: admitted.filter((o) => o.via === 'mcp').length,

@@ -7,6 +7,11 @@ let released: () => void;
 const gate = new Promise<void>((resolve) => {
   released = resolve;
 });
+/** Resolves once a held call has reached the data service: only then is it in flight (no sleep guesses it). */
+let reached: () => void;
+const arrived = new Promise<void>((resolve) => {
+  reached = resolve;
+});
 
 beforeAll(async () => {
   services = await startServices({
@@ -14,6 +19,7 @@ beforeAll(async () => {
       equities: {
         ...echoImpl(DEFINITIONS.equities),
         getStockQuote: async (req: { symbol: string }) => {
+          reached();
           await gate;
           return echoImpl(DEFINITIONS.equities).getStockQuote(req, {} as never);
         },
@@ -33,7 +39,7 @@ describe('graceful shutdown', () => {
     const inFlight = fetch(`http://127.0.0.1:${port}/v1/stocks/TCS/quote`, {
       headers: { authorization: `Bearer ${services.token}` },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await arrived;
     const closed = gw.close();
     released();
     const res = await inFlight;
@@ -47,11 +53,16 @@ describe('graceful shutdown', () => {
     const hold = new Promise<void>((r) => {
       release = r;
     });
+    let inService!: () => void;
+    const called = new Promise<void>((r) => {
+      inService = r;
+    });
     const slow = await startServices({
       impls: {
         equities: {
           ...echoImpl(DEFINITIONS.equities),
           getStockQuote: async (req: { symbol: string }) => {
+            inService();
             await hold;
             return echoImpl(DEFINITIONS.equities).getStockQuote(req, {} as never);
           },
@@ -61,7 +72,7 @@ describe('graceful shutdown', () => {
     const gw = await startGateway(slow, { deadlineMs: 5_000 });
     try {
       const inFlight = gw.get('/v1/stocks/INFY/quote');
-      await new Promise((r) => setTimeout(r, 100));
+      await called;
       const stopping = slow.stop();
       release();
       expect((await inFlight).statusCode).toBe(200);
