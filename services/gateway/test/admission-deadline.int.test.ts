@@ -24,8 +24,9 @@ const LATE_MS = DEADLINE_MS + 200;
 
 /**
  * A ledger shard over a real gRPC stream that admits every request whose id starts with `ok` at once,
- * those starting with `late` after the gateway's deadline, and never answers the others (a shard stuck
- * on a lost database, say), and keeps the messages it received.
+ * those starting with `late` after the gateway's deadline, ends the stream on one starting with `drop`
+ * (after holding it, as a shard that goes on running would), and never answers the others (a shard
+ * stuck on a lost database, say), and keeps the messages it received.
  */
 function stuckShard() {
   const received: ledger.AdmitRequest[] = [];
@@ -53,6 +54,7 @@ function stuckShard() {
           setTimeout(() => call.write({ results: admitted(late), released: [] }), LATE_MS).unref();
         if (batch.releases.length > 0)
           call.write({ results: [], released: batch.releases.map((r) => r.request_id) });
+        if (batch.admissions.some((a) => a.request_id.startsWith('drop'))) call.end();
       });
       call.on('end', () => call.end());
     },
@@ -124,5 +126,21 @@ describe('admission deadline (one timer per message to the shard)', () => {
     expect(releases()).toEqual([{ request_id: 'late-1', account_id: 'acct-late' }]);
     // A request never answered is not released on a guess, nor one answered in time.
     expect(releases().map((r) => r.request_id)).not.toContain('stuck-1');
+  });
+
+  it('releases on the next stream the requests pending when a stream broke', async () => {
+    await expect(client.admit('drop-1', caller('acct-drop'), 'rest')).rejects.toMatchObject({ status: 503 });
+    const sent = shard.received.length;
+    // The stream is re-dialled by the next admission (after a short pause), which it follows.
+    let next: Awaited<ReturnType<AdmissionClient['admit']>> | undefined;
+    const until = Date.now() + 10_000;
+    while (!next && Date.now() < until)
+      next = await client
+        .admit(`ok-after-drop-${Date.now()}`, caller('acct-drop'), 'rest')
+        .catch(() => undefined);
+    expect(next).toBeDefined();
+    expect(shard.received.slice(sent).flatMap((m) => m.releases)).toEqual([
+      { request_id: 'drop-1', account_id: 'acct-drop' },
+    ]);
   });
 });
