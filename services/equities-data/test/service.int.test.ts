@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { status } from '@mdp/grpc';
+import { createLogger } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli.ts';
 import { runImport } from '../src/importers/index.ts';
-import { readDatasetVersion } from '../src/store/dataset-change.ts';
+import { RELOAD_CHANNEL, readDatasetVersion } from '../src/store/dataset-change.ts';
 import { listenForReloads } from '../src/store/reload.ts';
 import { grpcError, type ServiceEnv, silent, startService } from './grpc-env.ts';
 import { clockAt, DATABASE_URL, readDocument, smallDataset } from './support.ts';
@@ -206,57 +207,136 @@ describe('the gRPC service over Postgres', () => {
   });
 });
 
+/** Polls `done` (a reload, a version check, a connection) instead of guessing how long it takes. */
+const until = async (what: string, done: () => boolean | Promise<boolean>) => {
+  for (let i = 0; i < 200; i++) {
+    if (await done()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+/** A listener's connections whose LISTEN has completed (so it has taken effect). */
+const listening = async (applicationName: string) =>
+  (
+    await env.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = $1 AND query LIKE 'LISTEN%' AND state = 'idle'`,
+      [applicationName],
+    )
+  ).rows[0]!.n;
+
+/** An NSE master list of one company, imported as the CLI would (committing and notifying). */
+const importCompany = async (symbol: string, name: string, isin: string) => {
+  const dir = mkdtempSync(join(tmpdir(), 'eqreload-'));
+  try {
+    const file = join(dir, 'EQUITY_L.csv');
+    writeFileSync(
+      file,
+      'SYMBOL,NAME OF COMPANY, SERIES, DATE OF LISTING, PAID UP VALUE, MARKET LOT, ISIN NUMBER, FACE VALUE\n' +
+        `${symbol},${name},EQ,20-NOV-2026,10,1,${isin},10\n`,
+    );
+    expect((await runImport(env.pool, 'nse-securities', [file])).changed).toBe(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+const served = async (q: string) =>
+  readDocument(await env.client.call.searchStocks({ q, limit: 1 })).data[0]?.name;
+
 describe('a running service', () => {
   it('reloads its in-memory dataset when an import into its schema commits', async () => {
     let reloads = 0;
+    let checks = 0;
+    const loaded = await readDatasetVersion(env.pool);
     const listener = listenForReloads({
       databaseUrl: DATABASE_URL,
       schema: env.schema,
       logger: silent,
       debounceMs: 50,
+      isCurrent: async () => {
+        const current = (await readDatasetVersion(env.pool)) === loaded;
+        checks++;
+        return current;
+      },
       reload: async () => {
         await env.reload();
         reloads++;
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'eqreload-'));
     try {
-      await new Promise((r) => setTimeout(r, 300)); // LISTEN is in place
-      const file = join(dir, 'EQUITY_L.csv');
-      writeFileSync(
-        file,
-        'SYMBOL,NAME OF COMPANY, SERIES, DATE OF LISTING, PAID UP VALUE, MARKET LOT, ISIN NUMBER, FACE VALUE\n' +
-          'NEWCO,Newly Listed Company Limited,EQ,20-NOV-2026,10,1,INE002A01018,10\n',
-      );
-      expect((await runImport(env.pool, 'nse-securities', [file])).changed).toBe(1);
-      for (let i = 0; i < 50 && reloads === 0; i++) await new Promise((r) => setTimeout(r, 50));
-      expect(reloads).toBe(1);
-      expect(readDocument(await env.client.call.searchStocks({ q: 'NEWCO', limit: 1 })).data[0].name).toBe(
-        'Newly Listed Company Limited',
-      );
+      // The version check runs once LISTEN is in place.
+      await until('the version check on connecting', () => checks === 1);
+      await importCompany('NEWCO', 'Newly Listed Company Limited', 'INE002A01018');
+      await until('the reload', () => reloads === 1);
+      expect(await served('NEWCO')).toBe('Newly Listed Company Limited');
     } finally {
       await listener.close();
-      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('retries a failed reload with backoff until one succeeds, with no further notification', async () => {
+    const appName = `equities-data-listen-${Math.random().toString(36).slice(2, 10)}`;
+    const logged: { msg: string; retryMs?: number }[] = [];
+    const logger = createLogger('t', 'error', { write: (line: string) => logged.push(JSON.parse(line)) });
+    let attempts = 0;
+    let reloads = 0;
+    const listener = listenForReloads({
+      databaseUrl: DATABASE_URL,
+      schema: env.schema,
+      logger,
+      debounceMs: 50,
+      applicationName: appName,
+      isCurrent: async () => true,
+      reload: async () => {
+        if (++attempts <= 2) throw new Error('canceling statement due to statement timeout');
+        await env.reload();
+        reloads++;
+      },
+    });
+    try {
+      await until('the listener to listen', async () => (await listening(appName)) === 1);
+      await env.pool.query('SELECT pg_notify($1, $2)', [RELOAD_CHANNEL, env.schema]);
+      await until('the reload to succeed', () => reloads === 1);
+      expect(attempts).toBe(3);
+      expect(logged).toEqual([
+        expect.objectContaining({ msg: 'dataset reload failed', retryMs: expect.any(Number) }),
+        expect.objectContaining({ msg: 'dataset reload failed', retryMs: expect.any(Number) }),
+      ]);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('on its first connection, reloads an import that committed after its first load', async () => {
+    let reloads = 0;
+    let loaded = await readDatasetVersion(env.pool);
+    // Its notification is sent before anyone listens, so it is lost: only the version tells.
+    await importCompany('LATECO', 'Late Listed Company Limited', 'INE009A01021');
+    const listener = listenForReloads({
+      databaseUrl: DATABASE_URL,
+      schema: env.schema,
+      logger: silent,
+      debounceMs: 50,
+      isCurrent: async () => (await readDatasetVersion(env.pool)) === loaded,
+      reload: async () => {
+        loaded = await readDatasetVersion(env.pool);
+        await env.reload();
+        reloads++;
+      },
+    });
+    try {
+      await until('the reload', () => reloads === 1);
+      expect(await served('LATECO')).toBe('Late Listed Company Limited');
+    } finally {
+      await listener.close();
     }
   });
 });
 
 describe('a running service whose LISTEN connection drops', () => {
   const appName = `equities-data-listen-${Math.random().toString(36).slice(2, 10)}`;
-  const until = async (what: string, done: () => boolean | Promise<boolean>) => {
-    for (let i = 0; i < 200; i++) {
-      if (await done()) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
-  const listeners = async () =>
-    (
-      await env.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN%'",
-        [appName],
-      )
-    ).rows[0]!.n;
 
   it('reloads after reconnecting only when the dataset version moved meanwhile', async () => {
     let reloads = 0;
@@ -295,7 +375,7 @@ describe('a running service whose LISTEN connection drops', () => {
       await until('the version check after reconnecting', () => checks > checked);
     };
     try {
-      await until('the listener to listen', async () => (await listeners()) === 1);
+      await until('the version check on connecting', () => checks === 1);
       await cut();
       await settle();
       expect(started).toBe(0);
