@@ -80,7 +80,7 @@ export async function benchLedger(): Promise<string[]> {
               interface: 'rest',
             });
           }
-          call.write({ admissions, restored: [], releases: [] });
+          call.write({ admissions, restored: [], releases: [], voids: [] });
         }
       };
       call.on('data', (response: ledger.AdmitResponse) => {

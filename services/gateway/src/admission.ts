@@ -74,6 +74,8 @@ class ShardStream {
   private queuedPending: Pending[] = [];
   /** Releases of this turn, sent with the admissions; each waits for the shard's acknowledgement. */
   private releases: ledger.RequestKey[] = [];
+  /** Voids of this turn, sent and acknowledged as the releases are. */
+  private voids: ledger.VoidedRequest[] = [];
   /** Requests pending when a stream broke: released in the first message of the next one. */
   private orphaned: ledger.RequestKey[] = [];
   private readonly releasing = new Map<string, () => void>();
@@ -172,9 +174,14 @@ class ShardStream {
     // (In messages of RESTORE_BATCH, well under gRPC's message size limit; the shard applies them in order.)
     const restored = this.outstanding.values(Date.now());
     for (let i = 0; i < restored.length; i += RESTORE_BATCH)
-      stream.write({ admissions: [], restored: restored.slice(i, i + RESTORE_BATCH), releases: [] });
+      stream.write({
+        admissions: [],
+        restored: restored.slice(i, i + RESTORE_BATCH),
+        releases: [],
+        voids: [],
+      });
     if (this.orphaned.length > 0) {
-      stream.write({ admissions: [], restored: [], releases: this.orphaned });
+      stream.write({ admissions: [], restored: [], releases: this.orphaned, voids: [] });
       this.orphaned = [];
     }
     return stream;
@@ -210,6 +217,28 @@ class ShardStream {
    * settlement event releases it then). It is never charged, so it needs no restoring either.
    */
   release(requestId: string, accountId: string, deadlineMs: number): Promise<void> {
+    return this.withdraw(requestId, deadlineMs, () =>
+      this.releases.push({ request_id: requestId, account_id: accountId }),
+    );
+  }
+
+  /**
+   * The request's 200 could not be charged durably (its `voided` event follows): as `release`, and the
+   * shard does not count its charge either should it be (or have been) recorded before the void.
+   */
+  voidCharge(admission: Admission, deadlineMs: number): Promise<void> {
+    return this.withdraw(admission.requestId, deadlineMs, () =>
+      this.voids.push({
+        request_id: admission.requestId,
+        account_id: admission.accountId,
+        admitted_at_ms: admission.admittedAtMs,
+        interface: admission.via,
+      }),
+    );
+  }
+
+  /** Queues what `enqueue` adds for this turn's message; resolves when the shard says it is applied, or at the deadline. */
+  private withdraw(requestId: string, deadlineMs: number, enqueue: () => void): Promise<void> {
     this.outstanding.take(requestId, Date.now());
     if (!this.stream) return Promise.resolve();
     return new Promise((resolve) => {
@@ -220,7 +249,7 @@ class ShardStream {
       };
       const timer = setTimeout(done, deadlineMs);
       this.releasing.set(requestId, done);
-      this.releases.push({ request_id: requestId, account_id: accountId });
+      enqueue();
       this.scheduleFlush();
     });
   }
@@ -236,12 +265,14 @@ class ShardStream {
     const admissions = this.queue;
     const waiting = this.queuedPending;
     const releases = this.releases;
+    const voids = this.voids;
     this.queue = [];
     this.queuedPending = [];
     this.releases = [];
+    this.voids = [];
     // A stream that broke since these were queued has already failed (or resolved) their promises.
-    if (this.stream && (admissions.length > 0 || releases.length > 0))
-      this.stream.write({ admissions, restored: [], releases });
+    if (this.stream && (admissions.length > 0 || releases.length > 0 || voids.length > 0))
+      this.stream.write({ admissions, restored: [], releases, voids });
     if (admissions.length > 0) setTimeout(() => this.expire(admissions, waiting), this.deadlineMs).unref();
   }
 
@@ -378,6 +409,11 @@ export class AdmissionClient {
       this.shards[admission.shard]?.release(admission.requestId, admission.accountId, this.deadlineMs) ??
       Promise.resolve()
     );
+  }
+
+  /** The request's 200 could not be charged durably; resolves once its shard no longer counts it (bounded). */
+  voidCharge(admission: Admission): Promise<void> {
+    return this.shards[admission.shard]?.voidCharge(admission, this.deadlineMs) ?? Promise.resolve();
   }
 
   /** The admission's settlement event is acknowledged (charged, refunded or voided). */

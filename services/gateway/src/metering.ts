@@ -46,7 +46,8 @@ export class Metering {
       throw err;
     }
     if (!(await this.settler.charge(admission, route))) {
-      await this.admission.release(admission);
+      // Its charge may still land before the void the settler has queued: the shard counts neither.
+      await this.admission.voidCharge(admission);
       throw new ChargeNotConfirmed();
     }
     return result;

@@ -1,8 +1,10 @@
 import { RpcError } from '@mdp/grpc';
 import { connectNats } from '@mdp/nats';
-import { createLogger } from '@mdp/telemetry';
-import { settlementMsgId, settlementSubject } from '@mdp/usage';
+import { createLogger, createRegistry } from '@mdp/telemetry';
+import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Admission, AdmissionClient } from '../src/admission.ts';
+import type { Principal } from '../src/authenticator.ts';
 import {
   DEFINITIONS,
   echoImpl,
@@ -353,5 +355,100 @@ describe('settlement events', () => {
   it('a rebuild of the projections from the event log equals the live ones', async () => {
     await services.ledgerIdle();
     expect(await services.projections.rebuildDifferences()).toEqual([]);
+  });
+});
+
+describe('a 200 whose charge JetStream did not acknowledge in time (the client got a 503, a void follows)', () => {
+  // The gateway's side as Metering.settle runs it when `charge` fails: the shard is told on the admission
+  // stream before the 503 goes out; the charge may land in the log before or after that, then the void.
+  let admission: AdmissionClient;
+  let caller: Principal;
+  let token: string;
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  beforeAll(async () => {
+    now = Date.parse('2026-07-01T06:00:00Z');
+    const made = await tokenOn('pro');
+    token = made.token;
+    caller = {
+      tokenId: 'void-test',
+      accountId: made.account,
+      plan: 'pro',
+      dailyCap: null,
+      monthlyCap: null,
+      expiresAtMs: null,
+      burstPerMinute: null,
+    };
+    admission = new AdmissionClient(
+      services.addresses.ledger,
+      10_000,
+      createLogger('void-test', 'silent'),
+      createRegistry('void-test'),
+    );
+    nc = await connectNats({ url: NATS_URL, name: 'void-test', logger: createLogger('t', 'silent') });
+  });
+  afterAll(async () => {
+    admission.close();
+    await nc.drain();
+  });
+
+  const publish = async (a: Admission, kind: 'charged' | 'voided') => {
+    const event = {
+      v: 1,
+      request_id: a.requestId,
+      account_id: a.accountId,
+      kind,
+      admitted_at_ms: a.admittedAtMs,
+      settled_at_ms: now,
+      route: 'getStockQuote',
+      status: 200,
+      interface: 'rest',
+    };
+    await nc
+      .jetstream()
+      .publish(settlementSubject(services.usageSubject, a.shard, kind), JSON.stringify(event), {
+        msgID: settlementMsgId(event),
+      });
+    // Until the ledger has recorded it (an acknowledged publish may not be delivered yet).
+    const key = [{ requestId: a.requestId, accountId: a.accountId, admittedAtMs: a.admittedAtMs }];
+    const recorded = async () =>
+      kind === 'charged'
+        ? (await services.projections.settled(key)).size === 1
+        : (await services.projections.chargedNotVoided(key)).size === 0;
+    for (let i = 0; i < 200 && !(await recorded()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await recorded(), `the ${kind} event is recorded`).toBe(true);
+    await services.ledgerIdle();
+  };
+  /** Usage as the client reads it: every 200 it got, and nothing of the 503. */
+  const used = async () => (await usage(token)).day.used as number;
+  /** A 200 charged the ordinary way, so the count has something to stay exact around. */
+  const served = async () => {
+    expect((await get(token)).statusCode).toBe(200);
+  };
+
+  it('its charge recorded after the 503 is not counted, before or after its void', async () => {
+    await served();
+    await settled(token, 1);
+    const a = await admission.admit(newRequestId(), caller, 'rest');
+    expect(await used()).toBe(2); // held: in flight
+    await admission.voidCharge(a);
+    expect(await used()).toBe(1);
+    await publish(a, 'charged');
+    expect(await used()).toBe(1);
+    await publish(a, 'voided');
+    expect(await used()).toBe(1);
+    await served();
+    await settled(token, 2);
+  });
+
+  it('its charge recorded before the 503 (a late acknowledgement) stops counting at once', async () => {
+    const a = await admission.admit(newRequestId(), caller, 'rest');
+    await publish(a, 'charged');
+    expect(await used()).toBe(3);
+    await admission.voidCharge(a);
+    expect(await used()).toBe(2);
+    await publish(a, 'voided');
+    expect(await used()).toBe(2);
+    await served();
+    await settled(token, 3);
   });
 });

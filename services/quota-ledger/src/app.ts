@@ -203,6 +203,51 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         else restoredHolds.inc({ outcome: 'skipped' });
       }
     });
+  const withdrawals = new Counter({
+    name: 'ledger_voids_withdrawn_total',
+    help: 'Charges gateways are voiding (not acknowledged in time), as the shard found them: held (not recorded yet), recorded (taken off usage until the void), none (not held, nothing recorded), failed (the log could not be read)',
+    labelNames: ['found'] as const,
+    registers: [deps.registry],
+  });
+
+  /**
+   * Withdraws requests whose charge a gateway is voiding (see `AccountBook.withdraw`). A request no longer
+   * held may have its charge recorded already: the log says, read under the consumer's mutex so that no
+   * batch records its charge or void meanwhile. Rare: only charges JetStream did not acknowledge in time.
+   */
+  const withdraw = async (voids: ledger.VoidedRequest[]): Promise<void> => {
+    const now = clock();
+    const unheld = voids.filter(
+      (v) =>
+        !!v.request_id &&
+        !book.withdraw(v.request_id, v.account_id, v.admitted_at_ms, now, interfaceOf(v.interface)),
+    );
+    withdrawals.inc({ found: 'held' }, voids.length - unheld.length);
+    if (unheld.length === 0) return;
+    try {
+      await mutex.run(async () => {
+        const recorded = await store.chargedNotVoided(
+          unheld.map((v) => ({
+            requestId: v.request_id,
+            accountId: v.account_id,
+            admittedAtMs: v.admitted_at_ms,
+          })),
+        );
+        const at = clock();
+        for (const v of unheld) {
+          const found = recorded.has(settledKey(v.request_id, v.account_id));
+          if (found)
+            book.withholdCharge(v.request_id, v.account_id, v.admitted_at_ms, at, interfaceOf(v.interface));
+          withdrawals.inc({ found: found ? 'recorded' : 'none' });
+        }
+      });
+    } catch (err) {
+      // The charge counts until its void is recorded, as it did before gateways said anything.
+      withdrawals.inc({ found: 'failed' }, unheld.length);
+      logger.warn({ err: (err as Error).message }, 'could not read the log for voided requests');
+    }
+  };
+
   /** Restores not finished yet: admissions wait for them, so that none is decided without the holds. */
   let restoresPending = 0;
   let restoring: Promise<void> = Promise.resolve();
@@ -228,6 +273,15 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
         };
         if (restoresPending > 0) void restoring.then(release);
         else release();
+      }
+      if (batch.voids.length > 0) {
+        // After any restore in progress, as a release.
+        const apply = () =>
+          withdraw(batch.voids).finally(() =>
+            call.write({ results: [], released: batch.voids.map((v) => v.request_id) }),
+          );
+        if (restoresPending > 0) void restoring.then(apply);
+        else void apply();
       }
       if (batch.admissions.length === 0) return;
       if (!deps.caughtUp())

@@ -103,6 +103,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
         o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
       }
       for (const delta of result.deltas) book.charge(delta);
+      book.recorded(events, o.clock());
       for (const e of events) book.release(e.request_id, e.account_id);
     },
   });

@@ -144,6 +144,20 @@ const isMissingPartition = (err: unknown) =>
 /** How `ProjectionStore.settled` names a request: its key, the account and the id. */
 export const settledKey = (requestId: string, accountId: string) => `${accountId}/${requestId}`;
 
+/** A request as the log keys it. */
+export interface LoggedRequest {
+  requestId: string;
+  accountId: string;
+  admittedAtMs: number;
+}
+
+/** What `ProjectionStore.matching` looks for among a request's events (`e`, its account `r.account_id`). */
+const LOGGED = {
+  any: 'bool_or(e.account = usage_account(r.account_id))',
+  charged: `bool_or(e.account = usage_account(r.account_id) AND e.kind = 'c')
+            AND NOT coalesce(bool_or(e.account = usage_account(r.account_id) AND e.kind = 'v'), false)`,
+} as const;
+
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
   recorded: number;
@@ -263,9 +277,16 @@ export class ProjectionStore {
   }
 
   /** Which of these requests have a settlement event (of any kind) recorded in the log, by `settledKey`. */
-  async settled(
-    requests: { requestId: string; accountId: string; admittedAtMs: number }[],
-  ): Promise<Set<string>> {
+  settled(requests: LoggedRequest[]): Promise<Set<string>> {
+    return this.matching(requests, 'any');
+  }
+
+  /** Which of these requests have their charge recorded in the log and not its void, by `settledKey`. */
+  chargedNotVoided(requests: LoggedRequest[]): Promise<Set<string>> {
+    return this.matching(requests, 'charged');
+  }
+
+  private async matching(requests: LoggedRequest[], what: keyof typeof LOGGED): Promise<Set<string>> {
     const keyed = requests.filter((r) => isUuid(r.accountId));
     if (keyed.length === 0) return new Set();
     const { rows } = await this.pool.query<{ request_id: string; account_id: string }>(
@@ -273,7 +294,7 @@ export class ProjectionStore {
          FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::bigint[]) AS r(request_id, request_key, account_id, at_ms)
         CROSS JOIN LATERAL (
           -- By the request's key only (see RECORD_BATCH on why the account is matched apart).
-          SELECT bool_or(e.account = usage_account(r.account_id)) AS found FROM usage_events e
+          SELECT ${LOGGED[what]} AS found FROM usage_events e
            WHERE e.request_id = r.request_key
              AND e.admitted_at = timestamptz 'epoch' + r.at_ms * interval '1 millisecond') AS x
         WHERE x.found`,

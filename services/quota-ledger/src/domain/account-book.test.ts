@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccountBook } from './account-book.ts';
+import { AccountBook, VOID_WAIT_MS } from './account-book.ts';
 import { BURST_WINDOW_MS, type Caps, decide } from './admission.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
@@ -314,6 +314,170 @@ describe('AccountBook', () => {
         expect(book.usage('a', now).used.day).toBe(used);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('AccountBook: a charge its gateway is voiding (no acknowledgement in time, the client got a 503)', () => {
+  const DAY = '2026-03-14';
+  const MONTH = '2026-03';
+  type Kind = 'charged' | 'voided';
+
+  /**
+   * The shard's glue around the book, as ledger.ts and app.ts wire it, over a model of the log: a
+   * projection counts a request's charge while its log has the charge and not the void (the batch
+   * statement's delta). `gatewayVoids` is the gateway's word on the admission stream.
+   */
+  function shard(holdTtlMs = 30_000) {
+    const book = new AccountBook(holdTtlMs);
+    loaded(book, 'a');
+    const log = new Map<string, Set<Kind>>();
+    const standing = (id: string) => !!log.get(id)?.has('charged') && !log.get(id)?.has('voided');
+    return {
+      book,
+      standing,
+      /** One batch of the consumer: record, apply the deltas, tell the book, release the holds. */
+      record(events: { id: string; kind: Kind }[], now = T) {
+        const before = new Map(events.map((e) => [e.id, standing(e.id)]));
+        for (const e of events) {
+          if (!log.has(e.id)) log.set(e.id, new Set());
+          log.get(e.id)!.add(e.kind);
+        }
+        for (const [id, was] of before) {
+          const delta = Number(standing(id)) - Number(was);
+          if (delta !== 0) book.charge({ accountId: 'a', day: DAY, month: MONTH, via: 'rest', delta });
+        }
+        const settled = events.map((e) => ({ request_id: e.id, account_id: 'a', kind: e.kind }));
+        book.recorded(settled, now);
+        for (const e of settled) book.release(e.request_id, e.account_id);
+      },
+      gatewayVoids(id: string, now = T) {
+        if (!book.withdraw(id, 'a', T, now, 'rest') && standing(id))
+          book.withholdCharge(id, 'a', T, now, 'rest');
+      },
+      used: (now = T) => book.usage('a', now).used,
+    };
+  }
+
+  it('voided while held: the charge recorded after the 503 is not counted, nor after its void', () => {
+    const s = shard();
+    s.book.admit('r1', 'a', caps, T);
+    s.gatewayVoids('r1');
+    expect(s.used()).toEqual({ day: 0, month: 0 });
+    s.record([{ id: 'r1', kind: 'charged' }]);
+    expect(s.used()).toEqual({ day: 0, month: 0 });
+    // The caps see it the same way: two more fit on a daily cap of 2.
+    expect(s.book.admit('r2', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
+    s.record([{ id: 'r1', kind: 'voided' }]);
+    expect(s.used()).toEqual({ day: 1, month: 1 });
+    expect(s.book.withdrawing).toBe(0);
+    expect(s.book.admit('r3', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
+    expect(s.book.admit('r4', 'a', caps, T)).toMatchObject({ kind: 'quota_exhausted' });
+  });
+
+  it('voided after the charge was recorded (a late acknowledgement): taken off at once', () => {
+    const s = shard();
+    s.book.admit('r1', 'a', caps, T);
+    s.record([{ id: 'r1', kind: 'charged' }]);
+    expect(s.used().day).toBe(1);
+    s.gatewayVoids('r1');
+    expect(s.used().day).toBe(0);
+    s.record([{ id: 'r1', kind: 'voided' }]);
+    expect(s.used().day).toBe(0);
+    // A re-delivered charge after its void changes nothing.
+    s.record([{ id: 'r1', kind: 'charged' }]);
+    expect(s.used().day).toBe(0);
+  });
+
+  it('a charge and its void in one batch cancel out', () => {
+    const s = shard();
+    s.book.admit('r1', 'a', caps, T);
+    s.gatewayVoids('r1');
+    s.record([
+      { id: 'r1', kind: 'charged' },
+      { id: 'r1', kind: 'voided' },
+    ]);
+    expect(s.used().day).toBe(0);
+    expect(s.book.withdrawing).toBe(0);
+  });
+
+  it('a void that never comes: after VOID_WAIT_MS the charge counts again, as the log has it', () => {
+    const s = shard(24 * 3_600_000);
+    s.book.admit('r1', 'a', caps, T);
+    s.gatewayVoids('r1');
+    s.record([{ id: 'r1', kind: 'charged' }]);
+    expect(s.used().day).toBe(0);
+    s.book.sweep(T + VOID_WAIT_MS - 1);
+    expect(s.used(T + VOID_WAIT_MS - 1).day).toBe(0);
+    // Not while recording is stalled (the void may be waiting in JetStream), and that much later after.
+    const V = T + VOID_WAIT_MS;
+    s.book.sweep(V + 1, { recordingStalledSince: V - 10 });
+    expect(s.used(V + 1).day).toBe(0);
+    s.book.sweep(V + 2);
+    expect(s.used(V + 2).day).toBe(0);
+    s.book.sweep(V + 12);
+    expect(s.used(V + 12).day).toBe(1);
+    expect(s.book.withdrawing).toBe(0);
+  });
+
+  it('keeps an account with a withheld charge in memory while idle', () => {
+    const s = shard();
+    s.book.admit('r1', 'a', caps, T);
+    s.record([{ id: 'r1', kind: 'charged' }]);
+    s.gatewayVoids('r1');
+    expect(s.book.sweep(T + 11 * 60_000).evicted).toBe(0);
+    expect(s.used(T + 11 * 60_000).day).toBe(0);
+  });
+
+  it("in every order of the gateway's word, the charge (re-delivered or never) and the void, usage never counts it once the 503 is sent (property)", () => {
+    const steps = fc
+      .integer({ min: 0, max: 2 })
+      .chain((charges) => {
+        const items = ['word', 'void', ...Array.from({ length: charges }, () => 'charge')] as const;
+        return fc.shuffledSubarray([...items], { minLength: items.length, maxLength: items.length });
+      })
+      .chain((order) =>
+        fc.tuple(
+          fc.constant(order),
+          fc.array(fc.boolean(), { minLength: order.length, maxLength: order.length }),
+        ),
+      );
+    fc.assert(
+      fc.property(steps, ([order, batchWithNext]) => {
+        const s = shard();
+        s.book.admit('r1', 'a', caps, T);
+        // Another request of the account, charged normally: always counted.
+        s.book.admit('other', 'a', { daily: null, monthly: null }, T);
+        s.record([{ id: 'other', kind: 'charged' }]);
+        let answered = false;
+        let voidRecorded = false;
+        let batch: { id: string; kind: Kind }[] = [];
+        const flush = () => {
+          if (batch.length > 0) s.record(batch);
+          if (batch.some((e) => e.kind === 'voided')) voidRecorded = true;
+          batch = [];
+        };
+        order.forEach((step, i) => {
+          if (step === 'word') {
+            flush();
+            s.gatewayVoids('r1');
+            answered = true;
+          } else {
+            batch.push({ id: 'r1', kind: step === 'void' ? 'voided' : 'charged' });
+            if (!batchWithNext[i]) flush();
+          }
+          if (batch.length === 0) {
+            // Held or charged until the 503; never counted after it (or once its void is recorded).
+            const r1 = answered || voidRecorded ? 0 : 1;
+            expect(s.used().day, `${order.join(',')} after ${i}`).toBe(1 + r1);
+          }
+        });
+        flush();
+        expect(s.used().day).toBe(1);
+        expect(s.standing('r1')).toBe(false);
+        expect(s.book.withdrawing).toBe(0);
+      }),
+      { numRuns: 500 },
     );
   });
 });

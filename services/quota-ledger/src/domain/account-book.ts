@@ -11,6 +11,25 @@ interface Hold {
   expiresAt: number;
 }
 
+/**
+ * A request whose charge its gateway is voiding (see `withdraw`), until its `voided` event is recorded.
+ * `withheld`: its charge is recorded, so it is taken off the account's charged count meanwhile.
+ */
+interface Withdrawn {
+  accountId: string;
+  day: string;
+  month: string;
+  via: Interface;
+  expiresAt: number;
+  withheld: boolean;
+}
+
+/**
+ * How long a withdrawn request waits for its `voided` event: longer than a gateway retries publishing
+ * it (10 minutes). One that never comes leaves the charge counted, as the log has it.
+ */
+export const VOID_WAIT_MS = 15 * 60_000;
+
 /** Units per interface. */
 export type ByInterface = Record<Interface, number>;
 
@@ -44,6 +63,8 @@ interface AccountState {
   charged: Map<string, number>;
   /** Requests admitted but not yet settled, per counter key. */
   held: Map<string, number>;
+  /** Charges recorded whose void is on its way (`Withdrawn.withheld`), per counter key: not counted. */
+  withheld: Map<string, number>;
   lastSeen: number;
 }
 
@@ -60,6 +81,10 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
   for (const k of [period, key(period, via)]) counts.set(k, (counts.get(k) ?? 0) + n);
 }
 
+/** What a counter key counts against the caps and in usage: charged and in flight, less what is withheld. */
+const counted = (s: AccountState | undefined, k: string) =>
+  (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0) - (s?.withheld.get(k) ?? 0);
+
 /**
  * The admission state of the accounts one shard owns, in memory. This process is the only writer for
  * these accounts, so a decision is a synchronous read-and-update: exact, with no locks. Charged counts
@@ -71,6 +96,8 @@ export class AccountBook {
   private readonly accounts = new Map<string, AccountState>();
   /** By `holdKey`. */
   private readonly holds = new Map<string, Hold>();
+  /** By `holdKey`; empty in the steady state (only charges not acknowledged in time land here). */
+  private readonly withdrawn = new Map<string, Withdrawn>();
   /** Since when settlements could not be recorded, as the sweeps were told; null while they can. */
   private pausedSince: number | null = null;
 
@@ -79,7 +106,13 @@ export class AccountBook {
   private state(accountId: string, now: number): AccountState {
     let s = this.accounts.get(accountId);
     if (!s) {
-      s = { burst: new BurstWindow(), charged: new Map(), held: new Map(), lastSeen: now };
+      s = {
+        burst: new BurstWindow(),
+        charged: new Map(),
+        held: new Map(),
+        withheld: new Map(),
+        lastSeen: now,
+      };
       this.accounts.set(accountId, s);
     }
     s.lastSeen = now;
@@ -126,7 +159,7 @@ export class AccountBook {
     const month = istMonth(now);
     const cutoff = now - BURST_WINDOW_MS;
     s.burst.evictThrough(cutoff);
-    const count = (period: string) => (s.charged.get(period) ?? 0) + (s.held.get(period) ?? 0);
+    const count = (period: string) => counted(s, period);
     const decision = decide(caps, { burst: s.burst, day: count(day), month: count(month) }, now);
     if (decision.kind === 'admitted') {
       // Without a burst cap there is no window to keep (a load-test account may admit thousands a second).
@@ -189,6 +222,85 @@ export class AccountBook {
   }
 
   /**
+   * The gateway answered 503 for this admitted request: JetStream did not acknowledge its charge in time,
+   * and a `voided` event follows. The charge may still be recorded before the void; usage must not count
+   * it meanwhile (the client got no 200), nor the caps. A request still held has no charge recorded (the
+   * consumer turns a hold into a charge in one step): its hold goes, and a charge recorded later is not
+   * counted (`recorded`). Returns false when the request is not held: the caller asks the log whether
+   * its charge is recorded and, if so, calls `withholdCharge`.
+   */
+  withdraw(requestId: string, accountId: string, admittedAt: number, now: number, via: Interface): boolean {
+    const k = holdKey(accountId, requestId);
+    if (this.withdrawn.has(k)) return true;
+    if (!this.releaseHold(k)) return false;
+    this.withdrawn.set(k, {
+      accountId,
+      day: istDay(admittedAt),
+      month: istMonth(admittedAt),
+      via,
+      expiresAt: now + VOID_WAIT_MS,
+      withheld: false,
+    });
+    return true;
+  }
+
+  /** The log holds this withdrawn request's charge and not its void yet: not counted until the void is. */
+  withholdCharge(
+    requestId: string,
+    accountId: string,
+    admittedAt: number,
+    now: number,
+    via: Interface,
+  ): void {
+    const k = holdKey(accountId, requestId);
+    if (this.withdrawn.has(k)) return;
+    const w: Withdrawn = {
+      accountId,
+      day: istDay(admittedAt),
+      month: istMonth(admittedAt),
+      via,
+      expiresAt: now + VOID_WAIT_MS,
+      withheld: false,
+    };
+    this.withdrawn.set(k, w);
+    this.withhold(w, true, now);
+  }
+
+  private withhold(w: Withdrawn, on: boolean, now: number): void {
+    if (w.withheld === on) return;
+    w.withheld = on;
+    const s = this.state(w.accountId, now);
+    for (const period of [w.day, w.month]) add(s.withheld, period, w.via, on ? 1 : -1);
+  }
+
+  /**
+   * Settlement events the projections just recorded (after their deltas were applied with `charge`):
+   * a withdrawn request's charge is withheld from then on, and its void ends the withdrawal (the
+   * projections no longer count the charge). A charge and its void in one batch cancel out.
+   */
+  recorded(events: readonly { request_id: string; account_id: string; kind: string }[], now: number): void {
+    if (this.withdrawn.size === 0) return;
+    const voided = new Set<string>();
+    const charged = new Set<string>();
+    for (const e of events) {
+      const k = holdKey(e.account_id, e.request_id);
+      if (!this.withdrawn.has(k)) continue;
+      if (e.kind === 'voided') voided.add(k);
+      else if (e.kind === 'charged') charged.add(k);
+    }
+    for (const k of voided) {
+      this.withhold(this.withdrawn.get(k)!, false, now);
+      this.withdrawn.delete(k);
+    }
+    for (const k of charged) if (!voided.has(k)) this.withhold(this.withdrawn.get(k)!, true, now);
+  }
+
+  /** Requests withdrawn whose void is not recorded yet. */
+  get withdrawing(): number {
+    return this.withdrawn.size;
+  }
+
+  /**
    * What the account has used in the windows containing `now`: charged (settled) plus held (admitted, not
    * settled yet). Counting holds is what makes usage read-your-writes: a 200 already sent is held until
    * its charge is consumed, and the consumer turns the hold into a charge in one step. A request that
@@ -205,7 +317,7 @@ export class AccountBook {
     const s = this.accounts.get(accountId);
     const day = istDay(now);
     const month = istMonth(now);
-    const used = (k: string) => (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0);
+    const used = (k: string) => counted(s, k);
     const byInterface = (period: string) =>
       Object.fromEntries(INTERFACES.map((via) => [via, used(key(period, via))])) as ByInterface;
     return {
@@ -234,27 +346,36 @@ export class AccountBook {
     else if (this.pausedSince !== null) {
       const paused = now - this.pausedSince;
       for (const hold of this.holds.values()) hold.expiresAt += paused;
+      for (const w of this.withdrawn.values()) w.expiresAt += paused;
       this.pausedSince = null;
     }
     let expired = 0;
-    if (this.pausedSince === null)
+    if (this.pausedSince === null) {
       for (const [k, hold] of this.holds) {
         if (hold.expiresAt <= now && this.releaseHold(k)) expired++;
       }
+      // A void that never came: the charge counts, as the log has it.
+      for (const [k, w] of this.withdrawn) {
+        if (w.expiresAt > now) continue;
+        this.withhold(w, false, now);
+        this.withdrawn.delete(k);
+      }
+    }
     let evicted = 0;
     const day = istDay(now);
     const month = istMonth(now);
     for (const [accountId, s] of this.accounts) {
-      const holding = [...s.held.values()].some((n) => n > 0);
+      const holding = [...s.held.values(), ...s.withheld.values()].some((n) => n > 0);
       if (!holding && now - s.lastSeen > idleMs) {
         this.accounts.delete(accountId);
         evicted++;
         continue;
       }
+      for (const [k, n] of s.withheld) if (n === 0) s.withheld.delete(k);
       // Periods that have ended are of no use to admission.
       for (const k of s.charged.keys()) {
         const period = periodOf(k);
-        if (period !== day && period !== month && !s.held.get(k)) s.charged.delete(k);
+        if (period !== day && period !== month && !s.held.get(k) && !s.withheld.get(k)) s.charged.delete(k);
       }
     }
     return { expired, evicted };

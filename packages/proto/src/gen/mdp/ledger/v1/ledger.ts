@@ -109,6 +109,24 @@ export interface AdmitRequest {
    */
   restored: RestoredHold[];
   releases: RequestKey[];
+  /**
+   * Requests this gateway admitted whose 200 it could not charge durably (JetStream did not acknowledge
+   * the charge in time): the client is answered 503 and a `voided` event follows on the usage stream.
+   * The charge may still be recorded before that void, so the shard drops the hold and does not count
+   * the charge in usage or the caps, whether it was recorded already or is recorded later, until the
+   * void is. Acknowledged in `released` like a release.
+   */
+  voids: VoidedRequest[];
+}
+
+/** A request whose charge is being voided, with what its charge counts against. */
+export interface VoidedRequest {
+  request_id: string;
+  account_id: string;
+  /** When the ledger admitted it: the IST day and month its charge counts in. */
+  admitted_at_ms: number;
+  /** The front door it came through, as sent with the admission. */
+  interface: string;
 }
 
 /** A request's key in the ledger: the id the gateway made for it, within its account. */
@@ -133,7 +151,7 @@ export interface RestoredHold {
 /** The decisions the ledger could make in one turn. */
 export interface AdmitResponse {
   results: AdmissionResult[];
-  /** The ids of `released` the shard has applied, so the gateway may answer the client. */
+  /** The ids of `releases` and `voids` the shard has applied, so the gateway may answer the client. */
   released: string[];
 }
 
@@ -351,7 +369,7 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [], restored: [], releases: [] };
+  return { admissions: [], restored: [], releases: [], voids: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
@@ -364,6 +382,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     for (const v of message.releases) {
       RequestKey.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.voids) {
+      VoidedRequest.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -405,6 +426,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.releases.push(RequestKey.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.voids.push(VoidedRequest.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -428,6 +457,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
       releases: globalThis.Array.isArray(object?.releases)
         ? object.releases.map((e: any) => RequestKey.fromJSON(e))
         : [],
+      voids: globalThis.Array.isArray(object?.voids) ? object.voids.map((e: any) => VoidedRequest.fromJSON(e)) : [],
     };
   },
 
@@ -442,6 +472,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.releases?.length) {
       obj.releases = message.releases.map((e) => RequestKey.toJSON(e));
     }
+    if (message.voids?.length) {
+      obj.voids = message.voids.map((e) => VoidedRequest.toJSON(e));
+    }
     return obj;
   },
 
@@ -453,6 +486,136 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.admissions = object.admissions?.map((e) => Admission.fromPartial(e)) || [];
     message.restored = object.restored?.map((e) => RestoredHold.fromPartial(e)) || [];
     message.releases = object.releases?.map((e) => RequestKey.fromPartial(e)) || [];
+    message.voids = object.voids?.map((e) => VoidedRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseVoidedRequest(): VoidedRequest {
+  return { request_id: "", account_id: "", admitted_at_ms: 0, interface: "" };
+}
+
+export const VoidedRequest: MessageFns<VoidedRequest> = {
+  encode(message: VoidedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(18).string(message.account_id);
+    }
+    if (message.admitted_at_ms !== 0) {
+      writer.uint32(24).int64(message.admitted_at_ms);
+    }
+    if (message.interface !== "") {
+      writer.uint32(34).string(message.interface);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VoidedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVoidedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.admitted_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.interface = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VoidedRequest {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      admitted_at_ms: isSet(object.admittedAtMs)
+        ? globalThis.Number(object.admittedAtMs)
+        : isSet(object.admitted_at_ms)
+        ? globalThis.Number(object.admitted_at_ms)
+        : 0,
+      interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
+    };
+  },
+
+  toJSON(message: VoidedRequest): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.admitted_at_ms !== 0) {
+      obj.admittedAtMs = Math.round(message.admitted_at_ms);
+    }
+    if (message.interface !== "") {
+      obj.interface = message.interface;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VoidedRequest>, I>>(base?: I): VoidedRequest {
+    return VoidedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VoidedRequest>, I>>(object: I): VoidedRequest {
+    const message = createBaseVoidedRequest();
+    message.request_id = object.request_id ?? "";
+    message.account_id = object.account_id ?? "";
+    message.admitted_at_ms = object.admitted_at_ms ?? 0;
+    message.interface = object.interface ?? "";
     return message;
   },
 };
