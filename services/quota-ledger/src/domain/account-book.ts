@@ -30,6 +30,15 @@ interface Withdrawn {
  */
 export const VOID_WAIT_MS = 15 * 60_000;
 
+const withdrawal = (accountId: string, admittedAt: number, now: number, via: Interface): Withdrawn => ({
+  accountId,
+  day: istDay(admittedAt),
+  month: istMonth(admittedAt),
+  via,
+  expiresAt: now + VOID_WAIT_MS,
+  withheld: false,
+});
+
 /** Units per interface. */
 export type ByInterface = Record<Interface, number>;
 
@@ -233,14 +242,7 @@ export class AccountBook {
     const k = holdKey(accountId, requestId);
     if (this.withdrawn.has(k)) return true;
     if (!this.releaseHold(k)) return false;
-    this.withdrawn.set(k, {
-      accountId,
-      day: istDay(admittedAt),
-      month: istMonth(admittedAt),
-      via,
-      expiresAt: now + VOID_WAIT_MS,
-      withheld: false,
-    });
+    this.withdrawn.set(k, withdrawal(accountId, admittedAt, now, via));
     return true;
   }
 
@@ -254,14 +256,7 @@ export class AccountBook {
   ): void {
     const k = holdKey(accountId, requestId);
     if (this.withdrawn.has(k)) return;
-    const w: Withdrawn = {
-      accountId,
-      day: istDay(admittedAt),
-      month: istMonth(admittedAt),
-      via,
-      expiresAt: now + VOID_WAIT_MS,
-      withheld: false,
-    };
+    const w = withdrawal(accountId, admittedAt, now, via);
     this.withdrawn.set(k, w);
     this.withhold(w, true, now);
   }
