@@ -70,6 +70,14 @@ export async function consumersCaughtUp(
 }
 
 const BATCH = 500;
+/** The consumer's ack_wait: a message not acknowledged (nor marked in progress) within it is delivered again. */
+const ACK_WAIT_MS = 5_000;
+/**
+ * While a flush runs, the messages received and not acknowledged yet are marked in progress this often,
+ * so that a batch waiting on a slow or starved Postgres (and the messages queued behind it) is not
+ * delivered again after ack_wait: harmless to the log, but repeated work exactly when there is least time.
+ */
+const WORKING_EVERY_MS = 2_000;
 /**
  * How long the first message of a batch waits for others. A statement costs Postgres about half a
  * millisecond plus 0.02 ms an event (measured), so a few milliseconds turn batches of 20 events into
@@ -107,7 +115,7 @@ export async function startSettlementConsumer(opts: {
     filter_subject: subject,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(5_000),
+    ack_wait: nanos(ACK_WAIT_MS),
     max_ack_pending: 20_000,
   };
   try {
@@ -127,6 +135,11 @@ export async function startSettlementConsumer(opts: {
     name: 'ledger_settlement_events_total',
     help: 'Settlement events consumed, by kind and outcome (consumed, poison)',
     labelNames: ['kind', 'outcome'] as const,
+    registers: [opts.registry],
+  });
+  const redelivered = new Counter({
+    name: 'ledger_settlement_redeliveries_total',
+    help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
     registers: [opts.registry],
   });
   const batchSeconds = new Histogram({
@@ -171,10 +184,28 @@ export async function startSettlementConsumer(opts: {
     recorded.inc({ kind: 'unknown', outcome: 'poison' });
   };
 
+  /** The messages of the batch being recorded (they have left `pending`). */
+  let recording: JsMsg[] = [];
   const flush = async () => {
+    const heartbeat = setInterval(() => {
+      for (const m of recording) m.working();
+      for (const m of pending) m.working();
+    }, WORKING_EVERY_MS);
+    try {
+      await flushAll();
+    } finally {
+      clearInterval(heartbeat);
+      recording = [];
+    }
+    flushing = null;
+    for (const w of waiters.splice(0)) w();
+  };
+
+  const flushAll = async () => {
     await new Promise((r) => setTimeout(r, GATHER_MS));
     while (pending.length > 0) {
       const batch = pending.splice(0, BATCH);
+      recording = batch;
       const events: SettlementEvent[] = [];
       const good: JsMsg[] = [];
       const spans: Span[] = [];
@@ -225,12 +256,11 @@ export async function startSettlementConsumer(opts: {
       for (const [kind, n] of kinds) recorded.inc({ kind, outcome: 'consumed' }, n);
       for (const span of spans) span.end();
     }
-    flushing = null;
-    for (const w of waiters.splice(0)) w();
   };
 
   const loop = (async () => {
     for await (const m of messages) {
+      if (m.redelivered) redelivered.inc();
       pending.push(m);
       flushing ??= flush();
     }

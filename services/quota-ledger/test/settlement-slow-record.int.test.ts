@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { connectNats, type NatsConnection } from '@mdp/nats';
+import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
+import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Mutex } from '../src/mutex.ts';
+import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement-consumer.ts';
+
+// A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
+// starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver
+// them again: each event reaches the recorder once.
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
+const tag = randomBytes(5).toString('hex');
+const stream = `USAGE_SLOW_${tag.toUpperCase()}`;
+const prefix = `usage_slow_${tag}`;
+const logger = createLogger('test', 'silent');
+/** Longer than ack_wait by more than a redelivery takes. */
+const STALL_MS = 8_000;
+
+let nc: NatsConnection;
+let consumer: SettlementConsumer;
+let registry: Registry;
+const mutex = new Mutex();
+/** Request ids in the order the recorder was handed them. */
+const applied: string[] = [];
+
+const event = (request_id: string): SettlementEvent => ({
+  v: 1,
+  request_id,
+  account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
+  kind: 'refunded',
+  admitted_at_ms: Date.now(),
+  settled_at_ms: Date.now(),
+  route: 'getStockQuote',
+  status: 404,
+});
+
+beforeAll(async () => {
+  nc = await connectNats({ url: NATS_URL, name: 'settlement-slow-record-test', logger });
+  registry = createRegistry('quota-ledger');
+  consumer = await startSettlementConsumer({
+    nc,
+    spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
+    mutex,
+    apply: async (events) => {
+      for (const e of events) applied.push(e.request_id);
+    },
+    logger,
+    registry,
+  });
+});
+afterAll(async () => {
+  await consumer?.stop();
+  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await nc?.close();
+});
+
+describe('settlement consumer behind a stalled recorder', () => {
+  it('holds its messages past ack_wait without JetStream delivering them again', async () => {
+    let release!: () => void;
+    // The recorder's mutex is taken (as by a projection load on a database that stopped answering).
+    void mutex.run(() => new Promise<void>((r) => (release = r)));
+    const ids = [`slow-${tag}-1`, `slow-${tag}-2`];
+    for (const id of ids) {
+      const e = event(id);
+      await nc
+        .jetstream()
+        .publish(settlementSubject(prefix, 0, 'refunded'), JSON.stringify(e), { msgID: settlementMsgId(e) });
+    }
+    await new Promise((r) => setTimeout(r, STALL_MS));
+    release();
+    await consumer.idle();
+    // Anything delivered again would be recorded again after the first batch.
+    await new Promise((r) => setTimeout(r, 500));
+    await consumer.idle();
+    expect(applied).toEqual(ids);
+    const redeliveries = (await registry.getSingleMetric('ledger_settlement_redeliveries_total')?.get())
+      ?.values[0]?.value;
+    expect(redeliveries).toBe(0);
+    expect(await consumer.lag()).toEqual({ pending: 0, ackPending: 0 });
+  }, 30_000);
+});
