@@ -84,7 +84,9 @@ describe('the chart under real helm', () => {
       expect(r.status, `${file} was accepted`).not.toBe(0);
       expect(r.err, file).toContain(`at '${at}'`);
     }
-  });
+    // One real helm run per file, one after another: 15 s in CI, over 30 s on a machine also running
+    // the stress loop.
+  }, 120_000);
 });
 
 describe('the daily import CronJob under real helm', () => {
