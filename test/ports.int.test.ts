@@ -77,7 +77,11 @@ describe('leased test ports', () => {
     const port = await freePort();
     expect(readFileSync(join(dir, String(port)), 'utf8').trim()).toBe(String(process.pid));
     const others = readdirSync(dir).filter((f) => f !== String(port));
-    expect(others.length).toBe(to - from);
+    // Every other lease is still the dead holder's. A few may be gone: this test leases from a directory
+    // of its own, so a port another test process on the machine has bound (its lease is in the shared
+    // directory) is taken over here, found not bindable, and given up (seen beside the stress loop).
+    expect(others.length).toBeLessThanOrEqual(to - from);
+    expect(others.length).toBeGreaterThan(to - from - 10);
     expect(others.every((f) => readFileSync(join(dir, f), 'utf8').trim() === String(dead))).toBe(true);
     release(port);
   });
