@@ -109,7 +109,8 @@ function expectServed(answers: Answer[], clientId: string) {
   expect(new Set(answers.map((a) => a.requestId)).size).toBe(answers.length);
 }
 
-describe('REST: a client-chosen X-Request-Id changes nothing that is charged', () => {
+// Each test makes accounts with the real admin CLI and waits out a hold TTL: over 30 s beside the stress loop.
+describe('REST: a client-chosen X-Request-Id changes nothing that is charged', { timeout: 120_000 }, () => {
   const clientId = 'retry-me-0001';
 
   it('repeated at once: every 200 is charged once, usage and headers count each', async () => {
@@ -162,7 +163,9 @@ describe('REST: a client-chosen X-Request-Id changes nothing that is charged', (
   });
 });
 
-describe('MCP: reused X-Request-Id, JSON-RPC ids and session ids change nothing that is charged', () => {
+describe('MCP: reused X-Request-Id, JSON-RPC ids and session ids change nothing that is charged', {
+  timeout: 120_000,
+}, () => {
   const clientId = 'agent-call-0001';
   const session = 'session-chosen-by-the-client';
 
