@@ -5,6 +5,21 @@ SHELL := bash
 # Targets run their prerequisites in the order written, even under `make -j`.
 .NOTPARALLEL:
 
+# Node 24 LTS runs every recipe (package.json engines.node). scripts/node.sh names a supported node, once
+# per make: MDP_NODE_BIN, else the node on PATH when supported, else the pinned Node (.node-version) it
+# fetches once into MDP_TOOLS_CACHE. Its directory goes first on PATH, so npm and npx (`#!/usr/bin/env
+# node`), tsx, vitest and every process they start run on it. `make help` needs no Node.
+PATH_BEFORE_NODE := $(PATH)
+ifneq ($(filter-out help,$(or $(MAKECMDGOALS),help)),)
+NODE_DIR := $(shell bash scripts/node.sh </dev/null)
+ifneq ($(.SHELLSTATUS),0)
+$(error no supported Node: scripts/node.sh says why above)
+endif
+ifneq ($(NODE_DIR)/node,$(shell command -v node))
+export PATH := $(NODE_DIR):$(PATH)
+endif
+endif
+
 BIN := node_modules/.bin
 # npm writes this hidden lockfile on every install; it is our "node_modules is current" stamp.
 INSTALL_STAMP := node_modules/.package-lock.json
@@ -12,12 +27,16 @@ INSTALL_STAMP := node_modules/.package-lock.json
 STARTED_MS := $(shell date +%s%3N)
 TIMED = s=$$(date +%s%3N); $(1); mkdir -p .local/timings; echo $$(( $$(date +%s%3N) - s )) > .local/timings/$(2)-ms
 
-.PHONY: help install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
+.PHONY: help node install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
+
+node: ## Print the Node every target runs on and why (scripts/node.sh: MDP_NODE_BIN, PATH or the pinned Node 24)
+	@PATH='$(PATH_BEFORE_NODE)' bash scripts/node.sh --explain
+	@echo "make runs: node $$(node --version) ($$(command -v node)), npm $$(npm --version)"
 
 install: $(INSTALL_STAMP) ## Install dependencies (npm ci) when package-lock.json changed
 

@@ -2,6 +2,7 @@ import { databaseConfig, loadConfig } from '@mdp/config';
 import { createPool, migrate, type Pool } from '@mdp/db';
 import { createLogger } from '@mdp/telemetry';
 import { type Static, type TProperties, Type } from '@sinclair/typebox';
+import { assertSupportedNode } from './node-version.ts';
 
 /** A command line the tool cannot act on: exit code 2, with the usage text. */
 export class UsageError extends Error {
@@ -31,11 +32,12 @@ export interface ServiceCliSpec<P extends TProperties> {
 }
 
 /**
- * The life of a service's data or admin tool: configuration from the environment, migrations, a small
- * pool, one command, then exit 0 (done), 1 (refused, with the reason) or 2 (usage). stdout carries only
- * the command's answer, so scripts can use it.
+ * The life of a service's data or admin tool: a supported Node (or exit 78), configuration from the
+ * environment, migrations, a small pool, one command, then exit 0 (done), 1 (refused, with the reason) or
+ * 2 (usage). stdout carries only the command's answer, so scripts can use it.
  */
 export async function runServiceCli<P extends TProperties>(spec: ServiceCliSpec<P>): Promise<never> {
+  assertSupportedNode(spec.name);
   const say = (text: string) => process.stderr.write(`${spec.name}: ${text}\n`);
   const argv = process.argv.slice(2);
   let code = 1;

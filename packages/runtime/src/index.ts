@@ -10,6 +10,7 @@ import {
   type Tracing,
 } from '@mdp/telemetry';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
+import { assertSupportedNode } from './node-version.ts';
 
 type CommonConfig = Static<TObject<typeof commonConfig>>;
 
@@ -21,8 +22,12 @@ export interface Runtime<C> {
   registry: Registry;
 }
 
-/** Everything a service process sets up before building its app: config, logs, traces, metrics. */
+/**
+ * Everything a service process sets up before building its app: a supported Node (or exit 78), config,
+ * logs, traces, metrics.
+ */
 export function bootstrap<T extends TObject>(name: ServiceName, schema: T): Runtime<Static<T>> {
+  assertSupportedNode(name);
   let config: Static<T> & CommonConfig;
   try {
     config = loadConfig(Type.Composite([Type.Object(commonConfig), schema])) as unknown as Static<T> &
@@ -103,3 +108,4 @@ export {
   type GrpcServiceSpec,
   runGrpcService,
 } from './grpc-service.ts';
+export { assertSupportedNode, SUPPORTED_NODE, unsupportedNode } from './node-version.ts';
