@@ -13,7 +13,7 @@ export const NODE_BUNDLE_OPTIONS = {
   absWorkingDir: ROOT,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node24',
   bundle: true,
   sourcemap: true,
   // Class and function names survive bundling, so logged errors keep their `type`.
