@@ -77,7 +77,7 @@ describe('the Dockerfile', () => {
     const app = stage('app');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a Dockerfile variable, not a JS template
     expect(app.from).toBe('${NODE_IMAGE}');
-    expect(read('deploy/docker/Dockerfile')).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect(read('deploy/docker/Dockerfile')).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
     // The final image copies built output only, never the source tree or the dev dependencies.
     const copies = app.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).toEqual(['--from=prod-deps /deps/ /app/', '--from=build /out/ /app/']);
