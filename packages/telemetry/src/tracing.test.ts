@@ -1,5 +1,6 @@
+import { context, trace } from '@opentelemetry/api';
 import { afterAll, expect, it } from 'vitest';
-import { extractTraceContext, initTracing, injectTraceContext } from './tracing.ts';
+import { extractTraceContext, initTracing, injectTraceContext, startRequestSpan } from './tracing.ts';
 
 const tracing = initTracing({ serviceName: 'propagation-test' });
 afterAll(() => tracing.shutdown());
@@ -20,4 +21,37 @@ it('drops a malformed traceparent instead of handing it on', () => {
   const carrier: Record<string, string> = {};
   injectTraceContext(carrier, extractTraceContext({ traceparent: `00-${'z'.repeat(5000)}-01` }));
   expect(carrier).toEqual({});
+});
+
+it('a request span with nothing exporting takes its ids from the request id, or the trace from a valid parent', () => {
+  const requestId = '019ac6d2-7f3e-7a51-9c2b-3d4e5f607182';
+  const own = startRequestSpan(tracing.tracer, 'GET /x', context.active(), requestId);
+  expect(own.isRecording()).toBe(false);
+  expect(own.spanContext()).toMatchObject({
+    traceId: '019ac6d27f3e7a519c2b3d4e5f607182',
+    spanId: '9c2b3d4e5f607182',
+  });
+  const carrier: Record<string, string> = {};
+  injectTraceContext(carrier, trace.setSpan(context.active(), own));
+  expect(carrier).toEqual({ traceparent: '00-019ac6d27f3e7a519c2b3d4e5f607182-9c2b3d4e5f607182-00' });
+
+  const parent = extractTraceContext({
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    tracestate: 'vendor=opaque',
+  });
+  const child = startRequestSpan(tracing.tracer, 'GET /x', parent, requestId);
+  const handed: Record<string, string> = {};
+  injectTraceContext(handed, trace.setSpan(context.active(), child));
+  expect(handed).toEqual({
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-9c2b3d4e5f607182-00',
+    tracestate: 'vendor=opaque',
+  });
+  // A malformed parent is no parent: the request's own trace.
+  const bad = startRequestSpan(
+    tracing.tracer,
+    'GET /x',
+    extractTraceContext({ traceparent: 'junk' }),
+    requestId,
+  );
+  expect(bad.spanContext().traceId).toBe('019ac6d27f3e7a519c2b3d4e5f607182');
 });

@@ -2,10 +2,12 @@ import {
   type Attributes,
   type Context,
   context,
+  isSpanContextValid,
   propagation,
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   type Tracer,
   trace,
 } from '@opentelemetry/api';
@@ -45,6 +47,9 @@ export interface Tracing {
  * recorded span per request and message is measurable work) but still have ids, so trace ids propagate
  * across services and appear in logs even when nothing collects them.
  */
+/** Whether the process's provider records spans (set by initTracing: an exporter is configured). */
+let recordingSpans = false;
+
 export function initTracing(opts: TracingOptions): Tracing {
   const spanProcessors: SpanProcessor[] = [];
   if (opts.exporter) spanProcessors.push(new SimpleSpanProcessor(opts.exporter));
@@ -64,11 +69,34 @@ export function initTracing(opts: TracingOptions): Tracing {
   // gateway would otherwise hand it on to every internal call. traceparent and tracestate are parsed
   // and bounded by the propagator; they place spans in a trace and decide nothing else.
   provider.register({ propagator: new W3CTraceContextPropagator() });
+  recordingSpans = spanProcessors.length > 0;
   return {
     tracer: trace.getTracer(opts.serviceName),
     recording: spanProcessors.length > 0,
     shutdown: () => provider.shutdown(),
   };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A request's server span. Recorded through the tracer when spans are exported. Otherwise nothing reads
+ * it but its ids, which carry the request through the logs and to every service: they are taken from
+ * the request's own id (a UUIDv7 the gateway made, 74 of its bits random) instead of sampling, drawing
+ * new random ids and building an SDK span for every request. The trace id is the parent's when the
+ * client sent a valid traceparent, else the request id's 32 hex digits, so either finds its log lines.
+ */
+export function startRequestSpan(tracer: Tracer, name: string, parent: Context, requestId: string): Span {
+  if (recordingSpans || !UUID.test(requestId))
+    return tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
+  const hex = requestId.replaceAll('-', '');
+  const from = trace.getSpanContext(parent);
+  return trace.wrapSpanContext({
+    traceId: from && isSpanContextValid(from) ? from.traceId : hex,
+    spanId: hex.slice(16),
+    traceFlags: TraceFlags.NONE,
+    ...(from?.traceState ? { traceState: from.traceState } : {}),
+  });
 }
 
 /** Writes the active trace context into a string map (gRPC metadata, NATS headers). */
