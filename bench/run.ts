@@ -1,18 +1,24 @@
 // `make bench`: figures, not assertions. The platform as real processes on this machine, loaded with the
 // default dataset, driven by autocannon from this process, beside bare fastify routes measured in the
 // same run (before and after the metered scenarios): one answering a quote-sized document, one a
-// price-page-sized one. Tokens are on the shipped `load-test` plan (no cap,
-// no burst cap), or for the opt-in `burst` scenario on a plan whose burst cap no run reaches, so every
-// answer should be a 200: any 429 or 5xx fails the run after the table.
-import { spawn, spawnSync } from 'node:child_process';
+// price-page-sized one; and beside a peer, fastify with @fastify/rate-limit on a Redis of the bench's own
+// (bench/peer-server.ts), answering the quote-sized document. Tokens are on the shipped `load-test` plan
+// (no cap, no burst cap), on the shipped `business` plan for the `capped` scenario (burst cap 60 a
+// minute, which its request counts keep under), or for the opt-in `burst` scenario on a plan whose burst
+// cap no run reaches, so every answer should be a 200: any 429 or 5xx fails the run after the table.
+// The steady reading is each process's CPU per request; req/s moves with the machine.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
+import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
 import { benchLedger } from './ledger.ts';
+import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
 import { type LoopDelay, loopDelays, type OpsProbe, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
+import { type BenchRedis, startRedis } from './redis.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
 const REQUESTS = envInt('BENCH_REQUESTS', 20_000);
@@ -25,15 +31,29 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const WARMUP = Math.min(envInt('BENCH_WARMUP', 10_000, 0), REQUESTS);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
-/** The metered scenarios, by key; `BENCH_SCENARIOS=quote,accounts` runs only those (the bare route always runs). */
-const SCENARIOS = ['quote', 'search', 'price', 'accounts', 'compression'] as const;
+/**
+ * A run over a pool of tokens first sends each token once over this few connections, charged and
+ * counted like the warm-up: a token's first request waits for the auth service to verify it (300 ms
+ * deadline, a breaker after 5 misses), and a thousand new tokens at 50 connections missed that deadline
+ * on a loaded machine (27 November 2026, load average 12 to 14: 62 to 2,901 503s a pool run, in the
+ * warm-up and then in the run for the tokens never verified). The scenarios measure the steady state.
+ */
+const PRIME_CONNECTIONS = 4;
+/**
+ * The metered scenarios, by key; `BENCH_SCENARIOS=quote,capped` runs only those (the bare route and the
+ * peer always run). `capped`: the quote over `BENCH_ACCOUNTS` accounts of the shipped `business` plan
+ * (burst cap 60 a minute), one request per account in turn.
+ */
+const SCENARIOS = ['quote', 'search', 'price', 'accounts', 'capped', 'compression'] as const;
 /**
  * Scenarios run only when named (`BENCH_SCENARIOS=burst`). `burst`: the quote over a few accounts of a
  * plan with a very large burst cap, in consecutive timed runs, so each account's burst window grows to
  * tens of thousands of admissions: the later runs should be as fast as the first (the window costs O(1)
  * per admission; kept as an array, its cost grew with it and the fourth run was half the first).
+ * `node-compare`: the quote on one account through the stack's gateway (the Node the bench runs under)
+ * and through a second gateway of the same source under `BENCH_COMPARE_NODE`, in alternating rounds.
  */
-const OPT_IN = ['burst'] as const;
+const OPT_IN = ['burst', 'node-compare'] as const;
 const scenarios = envScenarios('BENCH_SCENARIOS', SCENARIOS, OPT_IN);
 const runs = (key: (typeof SCENARIOS)[number] | (typeof OPT_IN)[number]) => scenarios.includes(key);
 /** The burst scenario: how many accounts, how many consecutive runs of how many seconds, and the cap. */
@@ -42,6 +62,16 @@ const BURST_RUNS = envInt('BENCH_BURST_RUNS', 4);
 const BURST_SECONDS = envInt('BENCH_BURST_SECONDS', 10);
 /** No customer plan comes near it; every admission of the scenario stays in the window for its minute. */
 const BURST_CAP = 100_000_000;
+/** The capped scenario's plan (services/auth/migrations: 50,000 a day, 1,000,000 a month) and its burst cap. */
+const CAPPED_PLAN = 'business';
+const CAPPED_BURST_PER_MINUTE = 60;
+/** The node-compare scenario: rounds of each gateway (A B A B for 2), and the other Node binary. */
+const COMPARE_ROUNDS = envInt('BENCH_COMPARE_ROUNDS', 2);
+const COMPARE_NODE = process.env.BENCH_COMPARE_NODE;
+/** 0: skip the quota ledger's own bench at the end of the run (bench/ledger.ts). */
+const LEDGER_BENCH = envInt('BENCH_LEDGER', 1, 0);
+/** The issue's goals, printed beside the figures (never asserted). */
+const GOALS = { frontOverBare: 1.6, allOverBare: 3, rpsOverBare: 0.35, p99Ms: 15, connections: 50 };
 /**
  * The compression scenario: the 2,000-day price page asked for with each Accept-Encoding, fewer requests
  * than the others (each answer is a few hundred KB uncompressed).
@@ -70,6 +100,12 @@ interface Figure {
   /** The bare route this figure is (`bare`) or is compared with: quote-sized or price-page-sized. */
   shape: Shape;
   bare: boolean;
+  /** The CPU group of the process that answered the HTTP requests (the gateway, bare fastify, the peer). */
+  front: string;
+  /** The CPU groups that served the run, whose sum is its total (the rest is background). */
+  serving: string[];
+  /** The most requests set up with one token (warm-up and run); 0 without tokens. */
+  maxPerToken: number;
 }
 
 /** `large`: a response no bare route is sized like (no same-size ratio). */
@@ -91,19 +127,26 @@ interface LoadOptions {
   requests?: number;
   /** Sent with every request (an Accept-Encoding). */
   headers?: Record<string, string>;
+  /** The group of the process answering HTTP; `gateway` unless told. */
+  front?: string;
+  /** The groups that serve the run; every group but `autocannon` unless told. */
+  serving?: string[];
 }
 
 export async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
   const { groups, probes = [], tokens = [], shape = 'quote', bare = false, seconds, headers = {} } = opts;
   const amount = opts.requests ?? REQUESTS;
   const warmup = Math.min(opts.warmup ?? WARMUP, amount);
+  const { front = 'gateway', serving = groups.map((g) => g.name).filter((n) => n !== 'autocannon') } = opts;
   let next = 0;
+  // Requests set up per token, warm-up included: the capped scenario's accounts must stay under their burst cap.
+  const perToken = new Array<number>(tokens.length).fill(0);
   let lastResponse = 0;
-  const run = (amount: number | { seconds: number }) => {
+  const run = (amount: number | { seconds: number }, connections = CONNECTIONS) => {
     const instance = autocannon({
       url,
       headers,
-      connections: CONNECTIONS,
+      connections,
       // autocannon reads an amount of 0 as "run for its default 10 s": a timed run says so.
       ...(typeof amount === 'number' ? { amount } : { duration: amount.seconds }),
       // One token per request, round robin over the pool (one token: the same hot account every time).
@@ -111,7 +154,9 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
         {
           setupRequest: (req) => {
             if (tokens.length === 0) return req;
-            const token = tokens[next++ % tokens.length];
+            const i = next++ % tokens.length;
+            perToken[i]!++;
+            const token = tokens[i];
             return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
           },
         },
@@ -124,6 +169,8 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
     return instance;
   };
   // Warm-up, not measured: a cold JIT and cold connections made the first bare run a third of the next.
+  // Each token of a pool once, a few at a time, before the warm-up (see PRIME_CONNECTIONS).
+  const primed = tokens.length > 1 ? await run(tokens.length, PRIME_CONNECTIONS) : undefined;
   const warm = warmup > 0 ? await run(warmup) : undefined;
   await loopDelays(probes);
   const before = snapshot(groups);
@@ -133,12 +180,13 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
   const after = snapshot(groups);
   const loop = await loopDelays(probes);
   const requests = result.requests.total;
-  // Failures and 200s of both runs: the warm-up's are charged too.
+  // Failures and 200s of every run: the priming's and the warm-up's are charged too.
   const failed: Record<string, number> = {};
   const add = (key: string, n: number) => {
     if (n > 0) failed[key] = (failed[key] ?? 0) + n;
   };
-  for (const r of warm ? [warm, result] : [result]) {
+  for (const r of [primed, warm, result]) {
+    if (!r) continue;
     for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {}))
       if (code !== '200') add(code, count ?? 0);
     add('connection_errors', r.errors);
@@ -151,7 +199,7 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
     rps: requests / elapsed,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    ok: (warm?.['2xx'] ?? 0) + result['2xx'],
+    ok: (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0) + result['2xx'],
     unread: seconds === undefined ? 0 : CONNECTIONS,
     failed,
     cpuPer1k: new Map(
@@ -161,50 +209,166 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
     kb: result.throughput.total / requests / 1024,
     shape,
     bare,
+    front,
+    serving,
+    maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
   };
 }
 
-/** The median req/s of the bare runs of one shape (NaN when none ran). */
-function bareMedian(figures: Figure[], shape: Shape): number {
-  const sorted = figures
-    .filter((f) => f.bare && f.shape === shape)
-    .map((f) => f.rps)
-    .sort((a, b) => a - b);
+/** The median of `values` (NaN when there are none). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-function print(figures: Figure[], groups: CpuGroup[]) {
-  const bare = bareMedian(figures, 'quote');
-  const barePage = bareMedian(figures, 'page');
-  const quoteRuns = figures.filter((f) => f.bare && f.shape === 'quote').length;
-  console.log(`\n${CONNECTIONS} connections, ${REQUESTS} requests each, autocannon on loopback`);
+/** CPU µs a request of one group in a run (CPU seconds per 1,000 requests are ms a request). */
+const cpuUs = (f: Figure, group: string) => (f.cpuPer1k.get(group) ?? Number.NaN) * 1_000;
+/** CPU µs a request of the processes that served a run. */
+const totalUs = (f: Figure) => f.serving.reduce((sum, g) => sum + cpuUs(f, g), 0);
+
+/** The bare runs of one shape: the median req/s, and the median CPU µs a request of the bare process. */
+function bareReference(figures: Figure[], shape: Shape): { rps: number; us: number; runs: number } {
+  const runs = figures.filter((f) => f.bare && f.shape === shape);
+  return {
+    rps: median(runs.map((f) => f.rps)),
+    us: median(runs.map((f) => cpuUs(f, f.front))),
+    runs: runs.length,
+  };
+}
+
+/** How the table names the process groups: the columns of one process, and the services summed as `others`. */
+interface Columns {
+  ledger: string;
+  nats: string;
+  postgres: string;
+  redis: string;
+  /** The platform's services other than the gateway and the ledger (auth and the data services). */
+  others: string[];
+}
+
+const fmtUs = (n: number) => (Number.isNaN(n) ? '-' : n >= 1_000 ? n.toFixed(0) : n.toFixed(1));
+const fmtRatio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
+
+function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
+  const bare = bareReference(figures, 'quote');
+  const page = bareReference(figures, 'page');
+  const ref = (f: Figure) => (f.shape === 'quote' ? bare : f.shape === 'page' ? page : undefined);
   console.log(
-    `ratio: req/s over the quote-shaped bare route's (median of its ${quoteRuns} runs, ${bare.toFixed(0)} req/s); ` +
-      `same-size: over the bare route answering a response of the same size (price page: ${Number.isNaN(barePage) ? 'not run' : `${barePage.toFixed(0)} req/s`})\n`,
+    `\n${CONNECTIONS} connections, ${REQUESTS} requests a run after ${WARMUP} not measured, autocannon on loopback; ` +
+      `CPU from /proc, in µs a request (${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} load average at the end, ` +
+      `node ${process.version})`,
   );
-  const width = (g: CpuGroup) => Math.max(9, g.name.length) + 2;
-  const cpuHead = groups.map((g) => g.name.padStart(width(g))).join('');
   console.log(
-    `${'scenario'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'KB'.padStart(6)} ${'ratio'.padStart(6)} ${'same-size'.padStart(9)}   CPU s per 1,000 requests:${cpuHead}`,
+    `bare reference, median of its ${bare.runs} runs: ${bare.rps.toFixed(0)} req/s, ${fmtUs(bare.us)} µs a request (quote-shaped)` +
+      (page.runs > 0 ? `; ${page.rps.toFixed(0)} req/s, ${fmtUs(page.us)} µs (price-page-shaped)` : ''),
   );
+  console.log(
+    "front: the process answering HTTP (the gateway; bare fastify; the peer's fastify). " +
+      `others: ${columns.others.join(', ')}. total: the processes serving the row ` +
+      '(bare: its fastify; peer: its fastify and Redis; metered: the platform, NATS, Postgres).\n' +
+      '(…): a process not serving the row, its background (Postgres is every postgres process on the machine), not in ' +
+      "the total. ÷bare: front and total over the bare process's µs, req/s over bare req/s (same shape; " +
+      'req/s÷q always over the quote-shaped bare route). autocannon: the load generator, on the same cores.\n',
+  );
+  const head = [
+    'scenario'.padEnd(44),
+    'req/s'.padStart(7),
+    'p50'.padStart(4),
+    'p99'.padStart(4),
+    'KB'.padStart(5),
+    ' |',
+    'front'.padStart(7),
+    'ledger'.padStart(8),
+    'nats'.padStart(7),
+    'postgres'.padStart(9),
+    'redis'.padStart(7),
+    'others'.padStart(8),
+    'total'.padStart(7),
+    ' | ÷bare:',
+    'front'.padStart(6),
+    'total'.padStart(6),
+    'req/s'.padStart(6),
+    'req/s÷q'.padStart(8),
+    ' |',
+    'autocannon'.padStart(11),
+  ];
+  console.log(head.join(' '));
   for (const f of figures) {
-    const cpu = groups.map((g) => f.cpuPer1k.get(g.name)!.toFixed(3).padStart(width(g))).join('');
-    const sameSize = f.shape === 'large' ? '-' : (f.rps / (f.shape === 'page' ? barePage : bare)).toFixed(3);
-    console.log(
-      `${f.name.padEnd(40)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)} ${f.kb.toFixed(1).padStart(6)} ${(f.rps / bare).toFixed(3).padStart(6)} ${sameSize.padStart(9)}   ${' '.repeat(25)}${cpu}`,
-    );
+    const cell = (groupNames: string[], width: number) => {
+      const value = groupNames.reduce((sum, g) => sum + cpuUs(f, g), 0);
+      const served = groupNames.every((g) => f.serving.includes(g));
+      return (served ? fmtUs(value) : `(${fmtUs(value)})`).padStart(width);
+    };
+    const r = ref(f);
+    const row = [
+      f.name.padEnd(44),
+      f.rps.toFixed(0).padStart(7),
+      String(f.p50).padStart(4),
+      String(f.p99).padStart(4),
+      f.kb.toFixed(1).padStart(5),
+      ' |',
+      fmtUs(cpuUs(f, f.front)).padStart(7),
+      cell([columns.ledger], 8),
+      cell([columns.nats], 7),
+      cell([columns.postgres], 9),
+      cell([columns.redis], 7),
+      cell(columns.others, 8),
+      fmtUs(totalUs(f)).padStart(7),
+      ' |      ',
+      fmtRatio(r ? cpuUs(f, f.front) / r.us : Number.NaN).padStart(6),
+      fmtRatio(r ? totalUs(f) / r.us : Number.NaN).padStart(6),
+      (r ? (f.rps / r.rps).toFixed(3) : '-').padStart(6),
+      (f.rps / bare.rps).toFixed(3).padStart(8),
+      ' |',
+      fmtUs(cpuUs(f, 'autocannon')).padStart(11),
+    ];
+    console.log(row.join(' '));
   }
-  const probed = [...(figures.find((f) => f.loop.size > 0)?.loop.keys() ?? [])];
+
+  // Every process on its own, as the columns above sum some of them.
+  const width = (g: CpuGroup) => Math.max(8, g.name.length) + 2;
+  console.log(
+    `\nCPU µs a request of each process:\n${' '.repeat(44)}${groups.map((g) => g.name.padStart(width(g))).join('')}`,
+  );
+  for (const f of figures)
+    console.log(
+      `${f.name.padEnd(44)}${groups.map((g) => fmtUs(cpuUs(f, g.name)).padStart(width(g))).join('')}`,
+    );
+
+  // The issue's goals beside the quote-shaped runs' figures: printed, never asserted.
+  const goalRows = figures.filter((f) => !f.bare && f.shape === 'quote');
+  if (goalRows.length > 0 && bare.runs > 0) {
+    const mark = (ok: boolean) => (ok ? 'met' : 'not met');
+    console.log(
+      `\ngoals, against the quote-shaped bare route (printed, not asserted): front (gateway) CPU ≤ ${GOALS.frontOverBare}× bare, ` +
+        `all processes ≤ ${GOALS.allOverBare}×, req/s ≥ ${GOALS.rpsOverBare} of bare, p99 ≤ ${GOALS.p99Ms} ms at ${GOALS.connections} connections` +
+        (CONNECTIONS === GOALS.connections ? '' : ` (this run: ${CONNECTIONS} connections)`),
+    );
+    for (const f of goalRows) {
+      const front = cpuUs(f, f.front) / bare.us;
+      const all = totalUs(f) / bare.us;
+      const rps = f.rps / bare.rps;
+      console.log(
+        `  ${f.name.padEnd(44)} front ${front.toFixed(2)}× (${mark(front <= GOALS.frontOverBare)}), ` +
+          `all ${all.toFixed(2)}× (${mark(all <= GOALS.allOverBare)}), req/s ${rps.toFixed(3)} (${mark(rps >= GOALS.rpsOverBare)}), ` +
+          `p99 ${f.p99} ms (${mark(f.p99 <= GOALS.p99Ms)})`,
+      );
+    }
+  }
+
+  const probed = [...new Set(figures.flatMap((f) => [...f.loop.keys()]))];
   if (probed.length === 0) return;
   // A request waits for every loop it crosses: a process's delay tail shows up in the p99 above.
   console.log(`\nevent-loop delay over each run, p99 / max ms:${probed.map((n) => n.padStart(22)).join('')}`);
   for (const f of figures) {
     if (f.loop.size === 0) continue;
     const cell = (n: string) => {
-      const d = f.loop.get(n)!;
-      return `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}`.padStart(22);
+      const d = f.loop.get(n);
+      return (d ? `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}` : '-').padStart(22);
     };
     console.log(`${f.name.padEnd(44)}${probed.map(cell).join('')}`);
   }
@@ -263,21 +427,128 @@ export async function chargedUnits(ledgerSchema: string, expected: number): Prom
   }
 }
 
+/** One gateway of the node-compare scenario: its runs, and what it runs on. */
+interface ComparedRuns {
+  label: string;
+  version: string;
+  /** Its CPU group (the gateway's process). */
+  group: string;
+  runs: Figure[];
+}
+
+/** The node-compare rounds in a few lines: each gateway's Node, CPU µs a request, req/s and p99, and B over A. */
+function compareLines(compared: ComparedRuns[]): string {
+  const each = (c: ComparedRuns, pick: (f: Figure) => number, fmt: (n: number) => string) =>
+    `${c.runs.map((f) => fmt(pick(f))).join(', ')} (median ${fmt(median(c.runs.map(pick)))})`;
+  const lines = compared.map(
+    (c) =>
+      `  ${c.label}, node ${c.version}: gateway CPU µs a request ${each(c, (f) => cpuUs(f, c.group), fmtUs)}; ` +
+      `req/s ${each(
+        c,
+        (f) => f.rps,
+        (n) => n.toFixed(0),
+      )}; p99 ms ${each(c, (f) => f.p99, String)}; ` +
+      `ledger, NATS, Postgres µs ${fmtUs(median(c.runs.map((f) => cpuUs(f, 'quota-ledger'))))}, ` +
+      `${fmtUs(median(c.runs.map((f) => cpuUs(f, 'nats'))))}, ${fmtUs(median(c.runs.map((f) => cpuUs(f, 'postgres'))))}`,
+  );
+  const [a, b] = compared as [ComparedRuns, ComparedRuns];
+  const cpu = (c: ComparedRuns) => median(c.runs.map((f) => cpuUs(f, c.group)));
+  const rps = (c: ComparedRuns) => median(c.runs.map((f) => f.rps));
+  return [
+    `node-compare, the quote on one account, ${COMPARE_ROUNDS} rounds of each gateway in turn (same source, same stack):`,
+    ...lines,
+    `  gateway CPU a request, node ${b.version} over node ${a.version}: ${(cpu(b) / cpu(a)).toFixed(3)}; ` +
+      `req/s: ${(rps(b) / rps(a)).toFixed(3)}`,
+  ].join('\n');
+}
+
+/**
+ * Why a gateway answered 5xx, from its own lines (`request failed: dependency unavailable`, with the
+ * cause's message when there is one) and its token-cache counters: printed when a run fails.
+ */
+async function failureHints(output: string[], opsPort: number): Promise<string[]> {
+  const causes = new Map<string, number>();
+  for (const line of output.join('').split('\n')) {
+    if (!line.includes('request failed')) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; code?: string; cause?: string };
+      const key = `${entry.code ?? '?'}: ${entry.cause ?? '(no cause: breaker open or a deadline of its own)'}`;
+      causes.set(key, (causes.get(key) ?? 0) + 1);
+    } catch {
+      // not a log line
+    }
+  }
+  const lines = [...causes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} × ${k}`);
+  const metrics = await fetch(`http://127.0.0.1:${opsPort}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const lookups = metrics.split('\n').filter((l) => l.startsWith('auth_cache_lookups_total'));
+  return [...lines.slice(0, 8), ...lookups];
+}
+
+/** Waits until `url` answers a 200 (the bench's own servers compile their TypeScript first). */
+async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (
+    !(await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 // The bench itself, when this file is the program (`npx tsx bench/run.ts`): bench/ledger-volume.ts
 // imports `load` and `chargedUnits` from it.
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // Settings that cannot work stop the run before anything starts.
+  if (runs('capped')) {
+    // Every request of the scenario (the priming, one per account, and the warm-up included) may fall in
+    // the same minute of its account's burst window; round robin over the pool gives each account at most
+    // this many.
+    const perAccount = 1 + Math.ceil((WARMUP + REQUESTS) / POOL_ACCOUNTS);
+    if (perAccount > CAPPED_BURST_PER_MINUTE)
+      throw new Error(
+        `capped: 1 + (${WARMUP} + ${REQUESTS}) / ${POOL_ACCOUNTS} requests an account (BENCH_WARMUP, ` +
+          `BENCH_REQUESTS, BENCH_ACCOUNTS) is ${perAccount}, over the ${CAPPED_PLAN} plan's burst cap of ` +
+          `${CAPPED_BURST_PER_MINUTE} a minute: every request past it would be a 429`,
+      );
+  }
+  if (runs('node-compare') && !COMPARE_NODE)
+    throw new Error(
+      'node-compare: set BENCH_COMPARE_NODE to the path of another node binary (e.g. /usr/bin/node)',
+    );
+  const compareVersion = runs('node-compare') ? nodeVersion(COMPARE_NODE!) : undefined;
+
   console.log('starting the platform (six processes)…');
-  const stack = await startStack(
-    { LOG_LEVEL: 'warn' },
-    PROFILE_DIR ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] } : {},
-  );
+  const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const stack = await startStack({ LOG_LEVEL: 'warn' }, { nodeArgs });
   const barePort = await freePort();
   const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
     env: { ...process.env, PORT: String(barePort) },
     stdio: 'inherit',
   });
+  let redis: BenchRedis | undefined;
+  let peer: ChildProcess | undefined;
+  let compared: ComparedGateway | undefined;
   const failures: string[] = [];
   try {
+    // The peer's Redis: the bench's own, on a leased port (bench/redis.ts).
+    redis = await startRedis();
+    const peerPort = await freePort();
+    peer = spawn(process.execPath, ['--import', 'tsx', 'bench/peer-server.ts'], {
+      env: { ...process.env, PORT: String(peerPort), REDIS_PORT: String(redis.port) },
+      stdio: 'inherit',
+    });
+    if (compareVersion) {
+      // Started now, so a Node the gateway refuses stops the run before the data load; it idles until its
+      // rounds (its CPU is counted only in them).
+      console.log(`starting a second gateway under ${COMPARE_NODE} (${compareVersion})…`);
+      compared = await startComparedGateway(stack, COMPARE_NODE!, { LOG_LEVEL: 'warn' }, nodeArgs);
+    }
     const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
     console.log('loading the equities default dataset into this stack (about a minute)…');
     const loaded = spawnSync(
@@ -303,30 +574,73 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const tokenPool = async (plan: string, count: number) =>
       (await stack.admin('token-pool', '--plan', plan, '--count', String(count))).split('\n');
     const pool = runs('accounts') ? await tokenPool('load-test', POOL_ACCOUNTS) : [];
+    const cappedPool = runs('capped') ? await tokenPool(CAPPED_PLAN, POOL_ACCOUNTS) : [];
+    // The peer keys its limit by token: the same many tokens as the capped run (it checks none of them).
+    const peerTokens =
+      cappedPool.length > 0
+        ? cappedPool
+        : pool.length > 0
+          ? pool
+          : Array.from({ length: POOL_ACCOUNTS }, (_, i) => `bench-peer-${String(i).padStart(40, '0')}`);
+    const compareGroup = compareVersion ? `gateway@${compareVersion}` : undefined;
     const groups: CpuGroup[] = [
       ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
+      ...(compareGroup ? [{ name: compareGroup, pids: () => (compared ? [compared.pid] : []) }] : []),
       { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
       { name: 'nats', pids: () => pidsNamed('nats-server') },
+      { name: 'bare', pids: () => [bare.pid!] },
+      { name: 'peer', pids: () => [peer!.pid!] },
+      // This bench's own redis-server only: a Redis the machine runs besides is not counted.
+      { name: 'redis', pids: () => [redis!.pid] },
       // autocannon runs in this process: the load generator's share of the same two cores.
       { name: 'autocannon', pids: () => [process.pid] },
     ];
+    const platform = [...stack.procs.keys()] as string[];
+    const columns: Columns = {
+      ledger: 'quota-ledger',
+      nats: 'nats',
+      postgres: 'postgres',
+      redis: 'redis',
+      others: platform.filter((n) => n !== 'gateway' && n !== 'quota-ledger'),
+    };
+    const meteredServing = [...platform, 'postgres', 'nats'];
     // The processes every metered request crosses (the data services answer from the gateway's cache).
+    const opsPortOf = (name: string) => [...stack.procs.values()].find((p) => p.name === name)!.opsPort;
     const probes: OpsProbe[] = ['gateway', 'quota-ledger'].map((name) => ({
       name,
-      opsPort: [...stack.procs.values()].find((p) => p.name === name)!.opsPort,
+      opsPort: opsPortOf(name),
     }));
     const base = stack.baseUrl;
     const figures: Figure[] = [];
     const bareQuote = `http://127.0.0.1:${barePort}/bare`;
     const barePage = `http://127.0.0.1:${barePort}/bare-page`;
-    const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({ groups, probes, tokens, shape });
-    figures.push(await load('bare fastify (quote-shaped)', bareQuote, { groups, bare: true }));
+    const peerQuote = `http://127.0.0.1:${peerPort}/peer`;
+    await waitForHttp(bareQuote);
+    await waitForHttp(peerQuote);
+    const bareRun = (shape: Shape = 'quote') => ({
+      groups,
+      bare: true,
+      shape,
+      front: 'bare',
+      serving: ['bare'],
+    });
+    const peerRun = { groups, tokens: peerTokens, front: 'peer', serving: ['peer', 'redis'] };
+    const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({
+      groups,
+      probes,
+      tokens,
+      shape,
+      front: 'gateway',
+      serving: meteredServing,
+    });
+    figures.push(await load('bare fastify (quote-shaped)', bareQuote, bareRun()));
+    figures.push(await load(`peer (rate limit on Redis, ${peerTokens.length} keys)`, peerQuote, peerRun));
     if (runs('price'))
-      figures.push(
-        await load('bare fastify (price-page-shaped)', barePage, { groups, bare: true, shape: 'page' }),
-      );
+      figures.push(await load('bare fastify (price-page-shaped)', barePage, bareRun('page')));
     if (runs('quote'))
-      figures.push(await load('quote, one account', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])));
+      figures.push(
+        await load('quote, one account (load-test)', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])),
+      );
     if (runs('search'))
       figures.push(
         await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
@@ -341,8 +655,25 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       );
     if (runs('accounts'))
       figures.push(
-        await load(`quote, ${pool.length} accounts`, `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy(pool)),
+        await load(
+          `quote, ${pool.length} accounts (load-test)`,
+          `${base}/v1/stocks/ARAVALIHOU/quote`,
+          meteredBy(pool),
+        ),
       );
+    let cappedLine: string | undefined;
+    if (runs('capped')) {
+      const capped = await load(
+        `quote, ${cappedPool.length} accounts (${CAPPED_PLAN}, burst 60)`,
+        `${base}/v1/stocks/ARAVALIHOU/quote`,
+        meteredBy(cappedPool),
+      );
+      figures.push(capped);
+      cappedLine =
+        `capped: ${cappedPool.length + WARMUP + REQUESTS} requests (priming, warm-up and run) over ${cappedPool.length} accounts of the ` +
+        `${CAPPED_PLAN} plan, one each in turn: at most ${capped.maxPerToken} an account within the minute ` +
+        `(burst cap ${CAPPED_BURST_PER_MINUTE})`;
+    }
     const compression: Figure[] = [];
     if (runs('compression'))
       for (const encoding of ENCODINGS)
@@ -382,14 +713,48 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       figures.push(...timed);
       burstSummary = burstLine(timed);
     }
-    if (runs('price'))
-      figures.push(await load('bare price page again', barePage, { groups, bare: true, shape: 'page' }));
-    figures.push(await load('bare fastify again', bareQuote, { groups, bare: true }));
-    print(figures, groups);
+    let compareSummary: string | undefined;
+    if (compared && compareVersion && compareGroup) {
+      // The second gateway, same source under the other Node, beside the stack's; the quote on the hot
+      // account through each in turn (A B A B), each run with its own warm-up.
+      const sides: ComparedRuns[] = [
+        { label: "A (the stack's gateway)", version: process.version, group: 'gateway', runs: [] },
+        { label: 'B (BENCH_COMPARE_NODE)', version: compareVersion, group: compareGroup, runs: [] },
+      ];
+      const urls = [stack.baseUrl, compared.baseUrl];
+      const sideProbes: OpsProbe[][] = [
+        probes,
+        [{ name: compareGroup, opsPort: compared.opsPort }, probes[1]!],
+      ];
+      for (let round = 1; round <= COMPARE_ROUNDS; round++)
+        for (const [i, side] of sides.entries()) {
+          const f = await load(
+            `quote, gateway ${side.label[0]} (node ${side.version}), round ${round}`,
+            `${urls[i]}/v1/stocks/ARAVALIHOU/quote`,
+            {
+              ...meteredBy([hot]),
+              probes: sideProbes[i],
+              front: side.group,
+              serving:
+                i === 0 ? meteredServing : [...meteredServing.filter((n) => n !== 'gateway'), side.group],
+            },
+          );
+          side.runs.push(f);
+          figures.push(f);
+        }
+      compareSummary = compareLines(sides);
+      await compared.stop();
+      compared = undefined;
+    }
+    if (runs('price')) figures.push(await load('bare price page again', barePage, bareRun('page')));
+    figures.push(await load('bare fastify again', bareQuote, bareRun()));
+    print(figures, groups, columns);
+    if (cappedLine) console.log(`\n${cappedLine}`);
+    if (compareSummary) console.log(`\n${compareSummary}`);
     if (burstSummary) console.log(`\n${burstSummary}`);
     if (compression.length > 0) console.log(`\n${compressionLines(compression)}`);
 
-    const measured = figures.filter((f) => !f.bare);
+    const measured = figures.filter((f) => !f.bare && f.front !== 'peer');
     const seen = measured.reduce((sum, f) => sum + f.ok, 0);
     const unread = measured.reduce((sum, f) => sum + f.unread, 0);
     const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
@@ -403,10 +768,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           : 'MISMATCH';
     console.log(`\naccounting: ${seen} 200s seen, ${charged} units charged: ${verdict}`);
     if (!accounted) failures.push(`${seen} 200s seen but ${charged} units charged`);
-    for (const f of measured)
+    for (const f of figures.filter((f) => !f.bare))
       if (Object.keys(f.failed).length > 0) failures.push(`${f.name}: ${JSON.stringify(f.failed)}`);
+    if (failures.length > 0) {
+      const gateway = stack.procs.get('gateway')!;
+      const hints = await failureHints(gateway.output, gateway.opsPort);
+      if (hints.length > 0)
+        console.log(`\nthe gateway's failed requests and token lookups:\n  ${hints.join('\n  ')}`);
+    }
   } finally {
     bare.kill('SIGTERM');
+    peer?.kill('SIGTERM');
+    await compared?.stop();
+    await redis?.stop();
     await stack.shutdown();
   }
   if (failures.length > 0) {
@@ -416,6 +790,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   }
 
-  console.log('\nquota ledger on its own (real process, real NATS and Postgres):');
-  for (const line of await benchLedger()) console.log(`  ${line}`);
+  if (LEDGER_BENCH === 0) console.log('\nquota ledger on its own: skipped (BENCH_LEDGER=0)');
+  else {
+    console.log('\nquota ledger on its own (real process, real NATS and Postgres):');
+    for (const line of await benchLedger()) console.log(`  ${line}`);
+  }
 }
