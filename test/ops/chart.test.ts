@@ -563,7 +563,7 @@ describe('the usage log and its archive', () => {
 
   it("both values files seal a day only after the gateway's refund and void retries and a hold", () => {
     const retryMs = /const BACKGROUND_RETRY_MS = (\d+) \* 60_000;/.exec(
-      read('services/gateway/src/settlement.ts'),
+      read('services/gateway/src/metering/settlement.ts'),
     );
     expect(retryMs, "the gateway's background retry of refunds and voids").not.toBeNull();
     // The template refuses anything shorter with the same sum.

@@ -35,7 +35,7 @@ import type { DocumentCache } from './document-cache.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
 import { toolsFromCatalogue } from './mcp/tools.ts';
-import type { Metering } from './metering.ts';
+import type { Metering } from './metering/metering.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseQueryString } from './query-string.ts';
 import { RATE_LIMIT_HEADER_NAMES } from './rate-limit-headers.ts';

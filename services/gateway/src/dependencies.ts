@@ -3,12 +3,12 @@ import type { Clock } from '@mdp/ist-time';
 import { connectNats, DATA_CHANGED, subscribeJson } from '@mdp/nats';
 import type { auth } from '@mdp/proto';
 import type { Logger, Registry } from '@mdp/telemetry';
-import { AdmissionClient } from './admission.ts';
 import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
 import type { Upstreams } from './catalogue/index.ts';
 import { DocumentCache } from './document-cache.ts';
-import { Metering } from './metering.ts';
-import { Settler } from './settlement.ts';
+import { AdmissionClient } from './metering/admission.ts';
+import { Metering } from './metering/metering.ts';
+import { Settler } from './metering/settlement.ts';
 import { TokenUseReporter } from './token-use.ts';
 import { connectUpstreams, type UpstreamAddresses } from './upstreams.ts';
 

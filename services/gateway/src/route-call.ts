@@ -7,13 +7,12 @@ import type { FastifyError } from 'fastify';
 import type { RouteDef, RouteInput, Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { envelope } from './envelope.ts';
-import { ChargeNotConfirmed, type Metering, SETTLEMENT_RETRY_S } from './metering.ts';
+import { type Metering, SETTLEMENT_RETRY_S } from './metering/metering.ts';
 import { toApiError } from './upstreams.ts';
 
 /** Any error reaching a front door, as one of the SPEC's codes. Framework 4xx errors are the client's. */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof ChargeNotConfirmed) return ApiError.serviceUnavailable(SETTLEMENT_RETRY_S, err);
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new ApiError('invalid_request', 'the request could not be read');
@@ -52,7 +51,8 @@ export interface RouteCallDeps {
 
 /**
  * The one path from a validated call to its document, whatever the front door (REST, MCP): a metered
- * route is admitted before any work and settled exactly once after it; a free route is just answered.
+ * route is admitted before any work, then charged (a 200) or refunded (anything else) exactly once; a
+ * free route is just answered.
  * Throws what the caller should be told (an `ApiError`, or anything `asApiError` turns into one).
  */
 export function routeCaller(deps: RouteCallDeps): RouteCall {
@@ -62,12 +62,20 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
   return async (route, input, ctx) => {
     if (!route.metered) return { body: await answer(route, input, ctx.span), headers: {} };
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);
-    const body = await metering.settle(
-      admission,
-      route.operationId,
-      () => answer(route, input, ctx.span),
-      (err) => asApiError(err).status,
-    );
+    let body: Buffer;
+    try {
+      body = await answer(route, input, ctx.span);
+    } catch (err) {
+      // Before the error goes out: usage read after it must not count it.
+      await metering.refund(admission, route.operationId, asApiError(err).status);
+      throw err;
+    }
+    // Not charged durably: the 200 is not sent (its charge is being voided).
+    if (!(await metering.charge(admission, route.operationId)))
+      throw ApiError.serviceUnavailable(
+        SETTLEMENT_RETRY_S,
+        new Error('charge not acknowledged by JetStream'),
+      );
     return { body, headers: admission.headers };
   };
 }

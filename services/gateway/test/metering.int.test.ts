@@ -3,8 +3,8 @@ import { connectNats } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Admission, AdmissionClient } from '../src/admission.ts';
 import type { Principal } from '../src/authenticator.ts';
+import { type Admission, AdmissionClient } from '../src/metering/admission.ts';
 import {
   DEFINITIONS,
   echoImpl,
@@ -359,8 +359,9 @@ describe('settlement events', () => {
 });
 
 describe('a 200 whose charge JetStream did not acknowledge in time (the client got a 503, a void follows)', () => {
-  // The gateway's side as Metering.settle runs it when `charge` fails: the shard is told on the admission
-  // stream before the 503 goes out; the charge may land in the log before or after that, then the void.
+  // The gateway's side as Metering.charge runs it when JetStream did not acknowledge the charge: the shard
+  // is told on the admission stream before the 503 goes out; the charge may land in the log before or
+  // after that, then the void.
   let admission: AdmissionClient;
   let caller: Principal;
   let token: string;

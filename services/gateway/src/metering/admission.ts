@@ -1,0 +1,183 @@
+import { ApiError } from '@mdp/errors';
+import { ledger } from '@mdp/proto';
+import { Counter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { type Interface, shardOf } from '@mdp/usage';
+import type { Principal } from '../authenticator.ts';
+import { ledgerAccount } from '../catalogue/account.ts';
+import { rateLimitHeaders } from '../rate-limit-headers.ts';
+import { Deferred } from './deferred.ts';
+import { HOLD_TTL_MS } from './shard-book.ts';
+import { type AdmissionWaiter, ShardStream } from './shard-stream.ts';
+
+const D = ledger.AdmitDecision;
+
+/** An admitted request: what settling it needs, and the rate-limit headers of its 200. */
+export interface Admission {
+  requestId: string;
+  accountId: string;
+  shard: number;
+  admittedAtMs: number;
+  /** The front door it came through. */
+  via: Interface;
+  /** The request's W3C trace context ('' when none), carried by its settlement event too. */
+  traceparent: string;
+  headers: Record<string, string>;
+}
+
+type Decisions = Counter<'decision' | 'interface'>;
+
+/** A request waiting for its shard, made once: answered with its admission or with the error to answer. */
+class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
+  constructor(
+    readonly request: ledger.Admission,
+    private readonly caller: Principal,
+    private readonly shard: number,
+    private readonly via: Interface,
+    private readonly decisions: Decisions,
+  ) {
+    super();
+  }
+
+  answer(res: ledger.AdmissionResult): void {
+    try {
+      this.decided(res);
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  unavailable(): void {
+    this.decisions.inc({ decision: 'unavailable', interface: this.via });
+    this.reject(ApiError.serviceUnavailable(5));
+  }
+
+  /** Refusals become the SPEC's 429s. */
+  private decided(res: ledger.AdmissionResult): void {
+    const { caller, via } = this;
+    const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
+    switch (res.decision) {
+      case D.ADMIT_DECISION_ADMITTED:
+        this.decisions.inc({ decision: 'admitted', interface: via });
+        this.resolve({
+          requestId: res.request_id,
+          accountId: caller.accountId,
+          shard: this.shard,
+          admittedAtMs: res.admitted_at_ms,
+          via,
+          traceparent: this.request.traceparent,
+          headers,
+        });
+        break;
+      case D.ADMIT_DECISION_RATE_LIMITED:
+        this.decisions.inc({ decision: 'rate_limited', interface: via });
+        this.reject(
+          new ApiError(
+            'rate_limited',
+            `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
+            { headers: { ...headers, 'Retry-After': res.retry_after_seconds } },
+          ),
+        );
+        break;
+      case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
+        this.decisions.inc({ decision: 'quota_exhausted', interface: via });
+        this.reject(
+          new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
+            headers: { ...headers, 'Retry-After': res.retry_after_seconds },
+          }),
+        );
+        break;
+      default:
+        // A ledger that could not decide (or a duplicate, which ids this gateway made cannot be): never
+        // guess, never charge.
+        this.unavailable();
+    }
+  }
+}
+
+/** The caller as its shard reads it. */
+interface LedgerCaller {
+  shard: number;
+  account: ledger.Account;
+}
+
+/**
+ * Admission at the gateway: asks the shard that owns the account, over its stream, within a deadline.
+ * Refusals become the SPEC's 429s; a ledger that does not answer becomes a quick 503 with nothing held.
+ */
+export class AdmissionClient {
+  private readonly shards: ShardStream[];
+  private readonly decisions: Decisions;
+  private readonly callers = new WeakMap<Principal, LedgerCaller>();
+
+  constructor(
+    addresses: string[],
+    deadlineMs: number,
+    logger: Logger,
+    registry: Registry,
+    holdTtlMs = HOLD_TTL_MS,
+  ) {
+    this.shards = addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs));
+    this.decisions = new Counter({
+      name: 'gateway_admissions_total',
+      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp)',
+      labelNames: ['decision', 'interface'] as const,
+      registers: [registry],
+    });
+  }
+
+  /** Resolves with the admission, or rejects with the 429 or 503 to answer. */
+  admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
+    const { shard, account } = this.ledgerCaller(caller);
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier);
+    const request: ledger.Admission = {
+      request_id: requestId,
+      account,
+      traceparent: carrier.traceparent ?? '',
+      interface: via,
+    };
+    const waiter = new AdmissionRequest(request, caller, shard, via, this.decisions);
+    this.shards[shard]!.admit(waiter);
+    return waiter.promise;
+  }
+
+  /**
+   * The caller's shard and ledger account, made once per verified principal (the token cache hands out
+   * the same object for every request of a token) rather than once per request.
+   */
+  private ledgerCaller(caller: Principal): LedgerCaller {
+    let known = this.callers.get(caller);
+    if (known === undefined) {
+      known = { shard: shardOf(caller.accountId, this.shards.length), account: ledgerAccount(caller) };
+      this.callers.set(caller, known);
+    }
+    return known;
+  }
+
+  /** The request ended without a 200; resolves once its shard no longer counts it (bounded). */
+  release(admission: Admission): Promise<void> {
+    return this.shards[admission.shard]!.release({
+      request_id: admission.requestId,
+      account_id: admission.accountId,
+    });
+  }
+
+  /** The request's 200 could not be charged durably; resolves once its shard no longer counts it (bounded). */
+  voidCharge(admission: Admission): Promise<void> {
+    return this.shards[admission.shard]!.voidCharge({
+      request_id: admission.requestId,
+      account_id: admission.accountId,
+      admitted_at_ms: admission.admittedAtMs,
+      interface: admission.via,
+    });
+  }
+
+  /** The admission's charge is acknowledged: its shard no longer needs it restored. */
+  settled(admission: Admission): void {
+    this.shards[admission.shard]!.settled(admission.requestId);
+  }
+
+  close(): void {
+    for (const s of this.shards) s.close();
+  }
+}

@@ -1,0 +1,58 @@
+import { ApiError } from '@mdp/errors';
+import type { Interface } from '@mdp/usage';
+import type { Principal } from '../authenticator.ts';
+import type { Admission, AdmissionClient } from './admission.ts';
+import type { Settler } from './settlement.ts';
+
+/** Retry-After of a 503 for settlement being unreachable: a NATS client reconnects within a second or two. */
+export const SETTLEMENT_RETRY_S = 2;
+
+/**
+ * Metering as every front door sees it: admit before the work, then say once how it ended, a 200 to
+ * charge or a status to refund. Kept apart from HTTP so another front door (the companion tool server)
+ * meters the same way. It tells the admission side itself what settled.
+ */
+export class Metering {
+  constructor(
+    private readonly admission: AdmissionClient,
+    private readonly settler: Settler,
+  ) {}
+
+  /**
+   * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the settlement
+   * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
+   */
+  admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
+    if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable(SETTLEMENT_RETRY_S));
+    return this.admission.admit(requestId, caller, via);
+  }
+
+  /**
+   * The work produced a 200: resolves true once JetStream acknowledged its charge. False: the 200 must
+   * not be sent (answer 503); its charge is voided, and its shard no longer counts it.
+   */
+  async charge(admission: Admission, route: string): Promise<boolean> {
+    if (await this.settler.charge(admission, route)) {
+      // A charged request no longer needs restoring on a restarted ledger shard.
+      this.admission.settled(admission);
+      return true;
+    }
+    // Its charge may still land before the void the settler has queued: the shard counts neither.
+    await this.admission.voidCharge(admission);
+    return false;
+  }
+
+  /** The work ended in `status`, not a 200: resolves once its shard no longer counts it (bounded). */
+  refund(admission: Admission, route: string, status: number): Promise<void> {
+    this.settler.refund(admission, route, status);
+    return this.admission.release(admission);
+  }
+
+  close(): void {
+    this.admission.close();
+  }
+
+  drain(ms: number): Promise<void> {
+    return this.settler.drain(ms);
+  }
+}

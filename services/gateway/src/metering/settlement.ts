@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { ensureStream, type NatsConnection } from '@mdp/nats';
+import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
+import {
+  MAX_BATCH_EVENTS,
+  type SettlementEvent,
+  type SettlementKind,
+  settlementMsgId,
+  settlementSubject,
+  usageStreamSpec,
+} from '@mdp/usage';
+import type { JetStreamClient } from 'nats';
+import type { Admission } from './admission.ts';
+import { Deferred } from './deferred.ts';
+
+export interface SettlerOptions {
+  nc: NatsConnection;
+  stream: string;
+  subjectPrefix: string;
+  retentionDays?: number;
+  replicas?: number;
+  /** How long a 200 may wait for JetStream to acknowledge its charge. */
+  ackTimeoutMs: number;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** How long refunds and voids keep being retried in the background (holds expire long before). */
+const BACKGROUND_RETRY_MS = 10 * 60_000;
+const CONNECTION_LOST = 'NATS connection lost';
+const NOT_CHARGED: Promise<boolean> = Promise.resolve(false);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The charges of one turn for one shard, MAX_BATCH_EVENTS at most: one message, one acknowledgement,
+ * and one answer for all of them (true: charged).
+ */
+class Batch extends Deferred<boolean> {
+  readonly events: SettlementEvent[] = [];
+  /** Given once: a dropped connection answers a batch whose publish is still under way. */
+  answered = false;
+
+  constructor(
+    readonly shard: number,
+    /** When its 200s stop waiting for the acknowledgement (the first charge's: the earliest). */
+    readonly deadline: number,
+  ) {
+    super();
+  }
+}
+
+/**
+ * Settlement at the gateway: exactly one event per admitted request, each keyed by its request id. A
+ * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard travel
+ * as one JetStream message (a batch, message id `batch:<uuid>`; a lone charge is sent as itself with
+ * the request id as message id), so that a publish, an ack and a delivery are paid per batch, not per
+ * request; a retried publish is stored once either way. Refunds go in the background. A charge that
+ * cannot be confirmed is followed by a `voided` event, so a charge that did land after all is reversed:
+ * the client got a 503, not a 200.
+ */
+export class Settler {
+  private readonly js: JetStreamClient;
+  private readonly background = new Set<Promise<void>>();
+  private readonly published: Counter<'kind' | 'outcome'>;
+  private readonly publishSeconds: Histogram<'kind'>;
+  private readonly batchSize: Histogram;
+  /** False while the NATS connection is down: nothing can be charged, so nothing should be admitted. */
+  private connected = true;
+  /** This turn's batches, published when the turn ends. */
+  private turn: Batch[] = [];
+  /** The batch of this turn each shard's charges go into (until it is full). */
+  private readonly filling = new Map<number, Batch>();
+  /** Batches published and not acknowledged yet: failed at once when the connection drops. */
+  private readonly unacked = new Set<Batch>();
+  private readonly flushTurn = () => this.flush();
+
+  private constructor(private readonly opts: SettlerOptions) {
+    this.js = opts.nc.jetstream();
+    this.published = new Counter({
+      name: 'gateway_settlements_total',
+      help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [opts.registry],
+    });
+    this.publishSeconds = new Histogram({
+      name: 'gateway_settlement_publish_seconds',
+      help: 'Time for JetStream to acknowledge one settlement publish attempt (acknowledged or failed)',
+      labelNames: ['kind'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [opts.registry],
+    });
+    this.batchSize = new Histogram({
+      name: 'gateway_settlement_batch_events',
+      help: 'Charges per published settlement message (the charges of one gateway turn for one shard)',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+      registers: [opts.registry],
+    });
+    const background = this.background;
+    new Gauge({
+      name: 'gateway_settlements_pending',
+      help: 'Refunds and voids still being retried in the background',
+      registers: [opts.registry],
+      collect() {
+        this.set(background.size);
+      },
+    });
+  }
+
+  static async create(opts: SettlerOptions): Promise<Settler> {
+    await ensureStream(
+      opts.nc,
+      usageStreamSpec(opts.stream, opts.subjectPrefix, opts.retentionDays, opts.replicas),
+    );
+    return new Settler(opts);
+  }
+
+  get available(): boolean {
+    return this.connected;
+  }
+
+  connectionLost(): void {
+    this.connected = false;
+    this.filling.clear();
+    for (const batch of this.turn) this.answer(batch, false, CONNECTION_LOST);
+    for (const batch of this.unacked) this.answer(batch, false, CONNECTION_LOST);
+  }
+
+  connectionRestored(): void {
+    this.connected = true;
+  }
+
+  /**
+   * Charges a 200; resolves true once JetStream has it. False: answer 503 (a void has been queued). A
+   * dropped connection fails the charge at once: the publish may still land when NATS returns, and the
+   * void that follows it reverses it.
+   */
+  charge(a: Admission, route: string): Promise<boolean> {
+    const event = this.event(a, 'charged', route, 200);
+    if (!this.connected) {
+      this.notCharged(event, a.shard, CONNECTION_LOST);
+      return NOT_CHARGED;
+    }
+    let batch = this.filling.get(a.shard);
+    if (batch === undefined) {
+      batch = new Batch(a.shard, event.settled_at_ms + this.opts.ackTimeoutMs);
+      this.filling.set(a.shard, batch);
+      this.turn.push(batch);
+      if (this.turn.length === 1) setImmediate(this.flushTurn);
+    }
+    batch.events.push(event);
+    if (batch.events.length === MAX_BATCH_EVENTS) this.filling.delete(a.shard);
+    return batch.promise;
+  }
+
+  /** Refunds a request that did not end in a 200. Never delays the response. */
+  refund(a: Admission, route: string, status: number): void {
+    this.inBackground(this.event(a, 'refunded', route, status), a.shard);
+  }
+
+  /** Waits (up to `ms`) for background settlements, e.g. before shutting down. */
+  async drain(ms: number): Promise<void> {
+    await Promise.race([Promise.all(this.background), sleep(ms)]);
+  }
+
+  private event(a: Admission, kind: SettlementKind, route: string, status: number): SettlementEvent {
+    // A literal of one shape (no conditional spread): this runs for every request.
+    const event: SettlementEvent = {
+      v: 1,
+      request_id: a.requestId,
+      account_id: a.accountId,
+      kind,
+      admitted_at_ms: a.admittedAtMs,
+      settled_at_ms: Date.now(),
+      route,
+      status,
+      interface: a.via,
+    };
+    if (a.traceparent) event.traceparent = a.traceparent;
+    return event;
+  }
+
+  private flush(): void {
+    const turn = this.turn;
+    this.turn = [];
+    this.filling.clear();
+    // (One failed by a dropped connection already has its void queued.)
+    for (const batch of turn) if (!batch.answered) void this.publishBatch(batch);
+  }
+
+  /** Publishes one batch, retrying (the same message) until its deadline. */
+  private async publishBatch(batch: Batch): Promise<void> {
+    const { events, shard, deadline } = batch;
+    this.batchSize.observe(events.length);
+    const single = events.length === 1;
+    // One payload and message id for every retry of this batch, so JetStream stores it once.
+    const payload = JSON.stringify(single ? events[0] : { v: 1, events });
+    const msgID = single ? settlementMsgId(events[0]!) : `batch:${randomUUID()}`;
+    this.unacked.add(batch);
+    for (;;) {
+      try {
+        if (!this.connected) throw new Error(CONNECTION_LOST);
+        await this.publish(
+          'charged',
+          events.length,
+          shard,
+          payload,
+          msgID,
+          Math.max(100, deadline - Date.now()),
+        );
+        return this.answer(batch, true);
+      } catch (err) {
+        if (!this.connected || Date.now() + 50 >= deadline)
+          return this.answer(batch, false, (err as Error).message);
+        await sleep(50);
+      }
+    }
+  }
+
+  /** Answers a batch's 200s (once): a batch not charged has each charge voided. */
+  private answer(batch: Batch, charged: boolean, why?: string): void {
+    if (batch.answered) return;
+    batch.answered = true;
+    this.unacked.delete(batch);
+    if (!charged) for (const event of batch.events) this.notCharged(event, batch.shard, why);
+    batch.resolve(charged);
+  }
+
+  private notCharged(event: SettlementEvent, shard: number, why: string | undefined): void {
+    this.published.inc({ kind: 'charged', outcome: 'failed' });
+    this.opts.logger.warn({ err: why, reqId: event.request_id }, 'charge not acknowledged; voiding');
+    this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, shard);
+  }
+
+  /** One message of `count` events of one kind, acknowledged by JetStream or thrown. */
+  private async publish(
+    kind: SettlementKind,
+    count: number,
+    shard: number,
+    payload: string,
+    msgID: string,
+    timeoutMs: number,
+  ): Promise<void> {
+    const end = this.publishSeconds.startTimer({ kind });
+    const ack = await this.js
+      .publish(settlementSubject(this.opts.subjectPrefix, shard, kind), payload, {
+        msgID,
+        timeout: timeoutMs,
+      })
+      .finally(end);
+    this.published.inc({ kind, outcome: ack.duplicate ? 'duplicate' : 'acked' }, count);
+  }
+
+  private inBackground(event: SettlementEvent, shard: number): void {
+    const payload = JSON.stringify(event);
+    const msgID = settlementMsgId(event);
+    const task = (async () => {
+      const until = Date.now() + BACKGROUND_RETRY_MS;
+      for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 5_000)) {
+        try {
+          return await this.publish(event.kind, 1, shard, payload, msgID, 2_000);
+        } catch {
+          await sleep(wait);
+        }
+      }
+      this.published.inc({ kind: event.kind, outcome: 'failed' });
+      this.opts.logger.error(
+        { reqId: event.request_id, kind: event.kind },
+        'gave up publishing a settlement',
+      );
+    })();
+    this.background.add(task);
+    void task.finally(() => this.background.delete(task));
+  }
+}

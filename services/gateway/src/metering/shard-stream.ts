@@ -1,0 +1,129 @@
+import { Client, type ClientDuplexStream, credentials, Metadata } from '@grpc/grpc-js';
+import { CHANNEL_OPTIONS } from '@mdp/grpc';
+import { ledger } from '@mdp/proto';
+import type { Logger } from '@mdp/telemetry';
+import { Deferred } from './deferred.ts';
+import { type Ended, ShardBook, type Turn, type Waiting } from './shard-book.ts';
+
+/** A request waiting for its shard's answer, as the stream answers it. */
+export interface AdmissionWaiter extends Waiting {
+  /** The shard decided. */
+  answer(res: ledger.AdmissionResult): void;
+  /** No answer within the deadline, or no stream: a 503. */
+  unavailable(): void;
+}
+
+type AdmitStream = ClientDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>;
+
+const WITHDRAWN: Promise<void> = Promise.resolve();
+
+/**
+ * One long-lived admission stream to one ledger shard, multiplexing every request of this gateway: the
+ * requests of one event-loop turn travel as one message, with one deadline timer. What to send and whom
+ * to answer is the book's to say; this writes it on the stream and answers the waiters.
+ */
+export class ShardStream {
+  private stream: AdmitStream | null = null;
+  private readonly book: ShardBook<AdmissionWaiter, Deferred<void>>;
+  private readonly client: Client;
+  private flushScheduled = false;
+  private readonly flushTurn = () => this.flush();
+  private readonly expireTurn = (turn: Turn<AdmissionWaiter>) => this.end(this.book.expire(turn, Date.now()));
+
+  constructor(
+    address: string,
+    private readonly logger: Logger,
+    private readonly deadlineMs: number,
+    holdTtlMs: number,
+  ) {
+    this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+    this.book = new ShardBook(holdTtlMs);
+  }
+
+  /** Answered by the shard within the deadline, or 503. */
+  admit(waiter: AdmissionWaiter): void {
+    const admitting = this.book.admit(waiter, Date.now());
+    if (admitting === 'refused') {
+      waiter.unavailable();
+      return;
+    }
+    if (admitting === 'dial') this.open();
+    this.scheduleFlush();
+  }
+
+  /** Resolves when the shard no longer holds the request, or at the deadline (see `ShardBook.release`). */
+  release(key: ledger.RequestKey): Promise<void> {
+    const done = new Deferred<void>();
+    return this.withdrawal(this.book.release(key, done), done);
+  }
+
+  /** Resolves when the shard no longer counts the request, or at the deadline (`ShardBook.voidCharge`). */
+  voidCharge(v: ledger.VoidedRequest): Promise<void> {
+    const done = new Deferred<void>();
+    return this.withdrawal(this.book.voidCharge(v, done), done);
+  }
+
+  settled(requestId: string): void {
+    this.book.settled(requestId);
+  }
+
+  close(): void {
+    this.stream?.end();
+    this.client.close();
+  }
+
+  private withdrawal(queued: boolean, done: Deferred<void>): Promise<void> {
+    if (!queued) return WITHDRAWN;
+    this.scheduleFlush();
+    return done.promise;
+  }
+
+  private open(): void {
+    const def = ledger.QuotaLedgerServiceService.admit;
+    const stream: AdmitStream = this.client.makeBidiStreamRequest(
+      def.path,
+      def.requestSerialize,
+      def.responseDeserialize,
+      new Metadata(),
+    );
+    stream.on('data', (response: ledger.AdmitResponse) => this.received(stream, response));
+    stream.on('error', (err) => this.broken(stream, err.message));
+    stream.on('end', () => this.broken(stream, 'ended by the ledger'));
+    this.stream = stream;
+    for (const message of this.book.opened(Date.now())) stream.write(message);
+  }
+
+  private received(stream: AdmitStream, response: ledger.AdmitResponse): void {
+    if (stream !== this.stream) return;
+    for (const id of response.released) this.book.acknowledged(id)?.resolve();
+    const now = Date.now();
+    for (const res of response.results) this.book.answered(res, now)?.answer(res);
+    if (this.book.due) this.scheduleFlush();
+  }
+
+  private broken(stream: AdmitStream, why: string): void {
+    if (stream !== this.stream) return;
+    this.stream = null;
+    this.logger.warn({ why }, 'admission stream to the ledger closed');
+    this.end(this.book.broken(Date.now()));
+  }
+
+  private end(ended: Ended<AdmissionWaiter, Deferred<void>>): void {
+    for (const waiter of ended.unavailable) waiter.unavailable();
+    for (const done of ended.withdrawn) done.resolve();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.flushTurn);
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const turn = this.book.flush();
+    if (!turn) return;
+    this.stream?.write(turn.message);
+    setTimeout(this.expireTurn, this.deadlineMs, turn).unref();
+  }
+}
