@@ -12,16 +12,18 @@ import {
   type Logger,
   type Registry,
   type Span,
-  SpanKind,
   SpanStatusCode,
+  startRequestSpan,
   type Tracer,
   trace,
+  withLogFields,
 } from '@mdp/telemetry';
 import { newRequestId } from '@mdp/usage';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   LogController,
 } from 'fastify';
 import { registerDocs } from './account-site/docs.ts';
@@ -84,12 +86,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     span?: Span;
     errorCode?: string;
+    /** The client's X-Request-Id when well formed: logged beside the platform's id. */
+    correlationId?: string;
   }
   interface FastifyContextConfig {
     operationId?: string;
     /** @fastify/cors's per-route override (its README's `config.cors`); false: no CORS headers. */
     cors?: false;
   }
+}
+
+/** What every log line about a request carries: the platform's id, and the client's when it gave one. */
+function logFields(req: FastifyRequest): Record<string, string> {
+  return req.correlationId ? { reqId: req.id, correlationId: req.correlationId } : { reqId: req.id };
 }
 
 function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
@@ -139,6 +148,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 16_384 },
     // Nothing a client sends becomes a request's id: it keys admission, settlement and the event log.
     genReqId: newRequestId,
+    // No child logger per request (pino serialises and redacts a child's bindings when it is made): a
+    // request's ids reach its log lines from its context (withLogFields below), or are given explicitly.
+    childLoggerFactory: (logger) => logger,
     frameworkErrors: (_err, _req, reply) => {
       sendError(reply, new ApiError('invalid_request', 'the request URL could not be read'));
     },
@@ -150,17 +162,21 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   app.addHook('onRequest', (req, reply, done) => {
     const given = req.headers['x-request-id'];
     const correlationId = typeof given === 'string' && CORRELATION_ID.test(given) ? given : undefined;
+    req.correlationId = correlationId;
     reply.header('request-id', req.id).header('x-request-id', correlationId ?? req.id);
-    const attributes: Attributes = { 'http.request.method': req.method, 'mdp.request_id': req.id };
-    if (correlationId) {
-      attributes['mdp.correlation_id'] = correlationId;
-      req.log = req.log.child({ correlationId });
-    }
-    req.span = tracer.startSpan(
+    const span = startRequestSpan(
+      tracer,
       `${req.method} ${req.routeOptions.url ?? 'unmatched'}`,
-      { kind: SpanKind.SERVER, attributes },
       extractTraceContext(req.headers),
+      req.id,
     );
+    // Attributes only for a span something will read (an exporter is configured).
+    if (span.isRecording()) {
+      const attributes: Attributes = { 'http.request.method': req.method, 'mdp.request_id': req.id };
+      if (correlationId) attributes['mdp.correlation_id'] = correlationId;
+      span.setAttributes(attributes);
+    }
+    req.span = span;
     if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
     const mcp = isMcpPath(req.url);
     if (mcp && req.method === 'OPTIONS') return mcpPreflight(reply);
@@ -171,7 +187,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       return void sendError(reply, routeNotFound(req.url));
     }
     if (req.method === 'GET' || mcp || site)
-      return context.with(trace.setSpan(context.active(), req.span), done);
+      return context.with(withLogFields(trace.setSpan(context.active(), span), logFields(req)), done);
     if (!isKnownPath(req.url)) {
       return void sendError(reply, routeNotFound(req.url));
     }
@@ -202,8 +218,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const route = req.routeOptions.config.operationId ?? 'unmatched';
     const status = String(reply.statusCode);
     if (logger.isLevelEnabled('debug'))
-      req.log.debug(
+      logger.debug(
         {
+          ...logFields(req),
           route,
           status: reply.statusCode,
           code: req.errorCode,
@@ -214,7 +231,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       );
     metrics.requests.inc({ route, method: req.method, status, code: req.errorCode ?? '' });
     metrics.duration.observe({ route, method: req.method, status }, reply.elapsedTime / 1000);
-    if (req.span) {
+    if (req.span?.isRecording()) {
       req.span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) req.span.setStatus({ code: SpanStatusCode.ERROR });
       req.span.end();
@@ -224,11 +241,15 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.setErrorHandler((err, req, reply) => {
     const apiError = asApiError(err);
-    if (apiError.status === 500) req.log.error({ err: apiError.cause ?? err }, 'request failed');
+    if (apiError.status === 500)
+      logger.error({ ...logFields(req), err: apiError.cause ?? err }, 'request failed');
     else if (apiError.status > 500) {
       // A dependency is down or slow: one line per request, the cause's message without its stack.
       const cause = apiError.cause instanceof Error ? apiError.cause.message : undefined;
-      req.log.warn({ code: apiError.code, cause }, 'request failed: dependency unavailable');
+      logger.warn(
+        { ...logFields(req), code: apiError.code, cause },
+        'request failed: dependency unavailable',
+      );
     }
     sendError(reply, apiError);
   });
