@@ -18,14 +18,12 @@ export const RATE_LIMIT_HEADER_NAMES = [
 const DAY_SECONDS = 86_400;
 const BURST_WINDOW_SECONDS = 60;
 
-/** The SPEC's headers: the binding window's limit and remaining (absent on unlimited plans), its reset. */
-export function xRateLimitHeaders(rl: ledger.RateLimit | undefined): Record<string, string> {
-  if (!rl) return {};
-  return {
-    ...(rl.limit !== undefined ? { 'X-RateLimit-Limit': String(rl.limit) } : {}),
-    ...(rl.remaining !== undefined ? { 'X-RateLimit-Remaining': String(rl.remaining) } : {}),
-    'X-RateLimit-Reset': String(rl.reset_unix),
-  };
+/** The SPEC's headers, added to `into`: the binding window's limit and remaining (absent on unlimited plans), its reset. */
+function addXRateLimitHeaders(into: Record<string, string>, rl: ledger.RateLimit | undefined): void {
+  if (!rl) return;
+  if (rl.limit !== undefined) into['X-RateLimit-Limit'] = String(rl.limit);
+  if (rl.remaining !== undefined) into['X-RateLimit-Remaining'] = String(rl.remaining);
+  into['X-RateLimit-Reset'] = String(rl.reset_unix);
 }
 
 /**
@@ -68,18 +66,18 @@ export function rateLimit(
   return undefined;
 }
 
-/** All rate-limit headers of one admission decision. */
+/** All rate-limit headers of one admission decision (one object, built in place: one per metered request). */
 export function rateLimitHeaders(
   result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
   caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
   rateLimited: boolean,
   nowMs: number,
 ): Record<string, string> {
+  const headers: Record<string, string> = {};
+  addXRateLimitHeaders(headers, result.rate_limit);
   const policy = rateLimitPolicy(caller, result.burst, nowMs);
+  if (policy) headers['RateLimit-Policy'] = policy;
   const current = rateLimit(result, rateLimited, nowMs);
-  return {
-    ...xRateLimitHeaders(result.rate_limit),
-    ...(policy ? { 'RateLimit-Policy': policy } : {}),
-    ...(current ? { RateLimit: current } : {}),
-  };
+  if (current) headers.RateLimit = current;
+  return headers;
 }
