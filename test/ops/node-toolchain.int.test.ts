@@ -6,7 +6,7 @@
  * whose integrity is not the pinned one. Then the runtime guard: a service and a tool refuse to start on
  * an unsupported Node, with one line naming its version and the range.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, type SpawnOptions, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,20 +47,24 @@ interface Run {
 }
 
 /** `bash scripts/node.sh [args]` with `dirs` first on PATH and `env` added. */
+/** Runs a program to its end: exit code and what it printed. */
+function run(command: string, args: string[], options: SpawnOptions): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d) => (out += d));
+    child.stderr?.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
 function nodeSh(dirs: string[], env: Record<string, string> = {}, args: string[] = []): Promise<Run> {
   const base = { ...process.env };
   delete base.MDP_NODE_BIN;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(ROOT, 'scripts', 'node.sh'), ...args], {
-      env: { ...base, ...env, PATH: [...dirs, process.env.PATH].join(':') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
+  return run('bash', [join(ROOT, 'scripts', 'node.sh'), ...args], {
+    env: { ...base, ...env, PATH: [...dirs, process.env.PATH].join(':') },
   });
 }
 
@@ -170,17 +174,8 @@ describe('scripts/node.sh', () => {
 });
 
 describe('the runtime guard', () => {
-  const exec = (node: string, args: string[]) =>
-    new Promise<Run>((resolve, reject) => {
-      // Were the guard to let it through, the service would serve on: stopped after 90 s.
-      const child = spawn(node, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout: 90_000 });
-      let out = '';
-      let err = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.stderr.on('data', (d) => (err += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, out, err }));
-    });
+  // Were the guard to let it through, the service would serve on: stopped after 90 s.
+  const exec = (node: string, args: string[]) => run(node, args, { cwd: ROOT, timeout: 90_000 });
 
   it('refuses an unsupported Node with one line and exit code 78', async () => {
     const script =
