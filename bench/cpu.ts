@@ -1,5 +1,5 @@
 // CPU time of processes from /proc (Linux), for "CPU seconds per 1,000 requests" per process.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -78,4 +78,56 @@ export function cpuBetween(before: GroupReading, after: GroupReading): number {
   for (const [pid, cpu] of after.byPid) seconds += cpu - (before.byPid.get(pid) ?? 0);
   for (const [pid, cpu] of before.byPid) if (!after.byPid.has(pid)) seconds -= cpu;
   return Math.max(0, seconds);
+}
+
+/**
+ * The process listening on TCP `port` (IPv4 or IPv6, any address), from /proc/net/tcp and the processes'
+ * open sockets, when its executable is `name`; undefined when there is none or it cannot be read (another
+ * user's process, another network namespace). Lets the bench count the Postgres and the NATS its stack
+ * uses, not the private ones other test runs on the machine start and stop.
+ */
+export function listenerPid(port: number, name: string): number | undefined {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN; the inode is the tenth field.
+      if (f.length < 10 || f[3] !== '0A') continue;
+      if (Number.parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  for (const pid of pidsNamed(name)) {
+    try {
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (target.startsWith('socket:[') && inodes.has(target.slice(8, -1))) return pid;
+      }
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return undefined;
+}
+
+/** `pid` and the processes it started (their parent is `pid`): a postmaster and its backends. */
+export function withChildren(pid: number): number[] {
+  const pids = [pid];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }

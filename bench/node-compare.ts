@@ -28,6 +28,8 @@ export interface ComparedGateway {
   opsPort: number;
   pid: number;
   version: string;
+  /** What the process printed (its warnings: the bench runs it at LOG_LEVEL=warn). */
+  output: string[];
   stop(): Promise<void>;
 }
 
@@ -111,5 +113,5 @@ export async function startComparedGateway(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { baseUrl: `http://127.0.0.1:${port}`, opsPort, pid: child.pid!, version, stop };
+  return { baseUrl: `http://127.0.0.1:${port}`, opsPort, pid: child.pid!, version, output, stop };
 }

@@ -13,7 +13,7 @@ import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
-import { type CpuGroup, cpuBetween, pidsNamed, snapshot } from './cpu.ts';
+import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
 import { benchLedger } from './ledger.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
@@ -270,7 +270,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     "front: the process answering HTTP (the gateway; bare fastify; the peer's fastify). " +
       `others: ${columns.others.join(', ')}. total: the processes serving the row ` +
       '(bare: its fastify; peer: its fastify and Redis; metered: the platform, NATS, Postgres).\n' +
-      '(…): a process not serving the row, its background (Postgres is every postgres process on the machine), not in ' +
+      '(…): a process not serving the row, its background (Postgres serves other users of the cluster too), not in ' +
       "the total. ÷bare: front and total over the bare process's µs, req/s over bare req/s (same shape; " +
       'req/s÷q always over the quote-shaped bare route). autocannon: the load generator, on the same cores.\n',
   );
@@ -466,7 +466,7 @@ function compareLines(compared: ComparedRuns[]): string {
  * Why a gateway answered 5xx, from its own lines (`request failed: dependency unavailable`, with the
  * cause's message when there is one) and its token-cache counters: printed when a run fails.
  */
-async function failureHints(output: string[], opsPort: number): Promise<string[]> {
+async function failureHints(output: string[], opsPort?: number): Promise<string[]> {
   const causes = new Map<string, number>();
   for (const line of output.join('').split('\n')) {
     if (!line.includes('request failed')) continue;
@@ -479,10 +479,13 @@ async function failureHints(output: string[], opsPort: number): Promise<string[]
     }
   }
   const lines = [...causes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} × ${k}`);
-  const metrics = await fetch(`http://127.0.0.1:${opsPort}/metrics`).then(
-    (r) => r.text(),
-    () => '',
-  );
+  const metrics =
+    opsPort === undefined
+      ? ''
+      : await fetch(`http://127.0.0.1:${opsPort}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
   const lookups = metrics.split('\n').filter((l) => l.startsWith('auth_cache_lookups_total'));
   return [...lines.slice(0, 8), ...lookups];
 }
@@ -534,6 +537,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   let redis: BenchRedis | undefined;
   let peer: ChildProcess | undefined;
   let compared: ComparedGateway | undefined;
+  /** The second gateway's output, kept after it stops. */
+  let comparedOutput: string[] | undefined;
   const failures: string[] = [];
   try {
     // The peer's Redis: the bench's own, on a leased port (bench/redis.ts).
@@ -548,6 +553,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       // rounds (its CPU is counted only in them).
       console.log(`starting a second gateway under ${COMPARE_NODE} (${compareVersion})…`);
       compared = await startComparedGateway(stack, COMPARE_NODE!, { LOG_LEVEL: 'warn' }, nodeArgs);
+      comparedOutput = compared.output;
     }
     const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
     console.log('loading the equities default dataset into this stack (about a minute)…');
@@ -582,12 +588,24 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         : pool.length > 0
           ? pool
           : Array.from({ length: POOL_ACCOUNTS }, (_, i) => `bench-peer-${String(i).padStart(40, '0')}`);
+    // The Postgres and NATS the stack uses (the processes listening on their ports; Postgres with the
+    // backends its postmaster started), else every process of that name on the machine, which counts
+    // the private instances other test runs start and stop.
+    const portOf = (url: string, fallback: number) => Number(new URL(url).port || fallback);
+    const postmaster = listenerPid(portOf(stack.databaseUrl, 5432), 'postgres');
+    const natsServer = listenerPid(portOf(stack.natsUrl, 4222), 'nats-server');
+    const postgresPids = postmaster ? () => withChildren(postmaster) : () => pidsNamed('postgres');
+    const natsPids = natsServer ? () => [natsServer] : () => pidsNamed('nats-server');
+    console.log(
+      `CPU counted: Postgres ${postmaster ? `of the postmaster on port ${portOf(stack.databaseUrl, 5432)} (pid ${postmaster}) and its backends` : 'of every postgres process (its postmaster not found)'}, ` +
+        `NATS ${natsServer ? `of the server on port ${portOf(stack.natsUrl, 4222)} (pid ${natsServer})` : 'of every nats-server process'}`,
+    );
     const compareGroup = compareVersion ? `gateway@${compareVersion}` : undefined;
     const groups: CpuGroup[] = [
       ...[...stack.procs.values()].map((p) => ({ name: p.name, pids: () => [p.child.pid!] })),
       ...(compareGroup ? [{ name: compareGroup, pids: () => (compared ? [compared.pid] : []) }] : []),
-      { name: 'postgres', pids: () => pidsNamed('postgres'), withReapedChildren: true },
-      { name: 'nats', pids: () => pidsNamed('nats-server') },
+      { name: 'postgres', pids: postgresPids, withReapedChildren: true },
+      { name: 'nats', pids: natsPids },
       { name: 'bare', pids: () => [bare.pid!] },
       { name: 'peer', pids: () => [peer!.pid!] },
       // This bench's own redis-server only: a Redis the machine runs besides is not counted.
@@ -775,6 +793,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const hints = await failureHints(gateway.output, gateway.opsPort);
       if (hints.length > 0)
         console.log(`\nthe gateway's failed requests and token lookups:\n  ${hints.join('\n  ')}`);
+      // The second gateway has stopped by now: its lines only.
+      const other = comparedOutput ? await failureHints(comparedOutput) : [];
+      if (other.length > 0) console.log(`the second gateway's (node-compare):\n  ${other.join('\n  ')}`);
     }
   } finally {
     bare.kill('SIGTERM');
