@@ -131,6 +131,12 @@ interface LoadOptions {
   front?: string;
   /** The groups that serve the run; every group but `autocannon` unless told. */
   serving?: string[];
+  /**
+   * Resolves once the ledger has recorded this many of the load's 200s (priming and warm-up, then the
+   * run too), so that the CPU window starts after the recording of what came before it and ends after
+   * its own (see `recorded` in the bench's main). None for runs that charge nothing.
+   */
+  settle?: (ok: number) => Promise<void>;
 }
 
 export async function load(name: string, url: string, opts: LoadOptions): Promise<Figure> {
@@ -172,11 +178,14 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
   // Each token of a pool once, a few at a time, before the warm-up (see PRIME_CONNECTIONS).
   const primed = tokens.length > 1 ? await run(tokens.length, PRIME_CONNECTIONS) : undefined;
   const warm = warmup > 0 ? await run(warmup) : undefined;
+  const okBefore = (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0);
+  await opts.settle?.(okBefore);
   await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
   const result = await run(seconds === undefined ? amount : { seconds });
   const elapsed = (lastResponse - started) / 1000;
+  await opts.settle?.(okBefore + result['2xx']);
   const after = snapshot(groups);
   const loop = await loopDelays(probes);
   const requests = result.requests.total;
@@ -199,7 +208,7 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
     rps: requests / elapsed,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    ok: (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0) + result['2xx'],
+    ok: okBefore + result['2xx'],
     unread: seconds === undefined ? 0 : CONNECTIONS,
     failed,
     cpuPer1k: new Map(
@@ -539,6 +548,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   let compared: ComparedGateway | undefined;
   /** The second gateway's output, kept after it stops. */
   let comparedOutput: string[] | undefined;
+  /** Reads the ledger's projections between runs (`recorded`). */
+  let ledgerDb: pg.Client | undefined;
   const failures: string[] = [];
   try {
     // The peer's Redis: the bench's own, on a leased port (bench/redis.ts).
@@ -643,6 +654,37 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       serving: ['bare'],
     });
     const peerRun = { groups, tokens: peerTokens, front: 'peer', serving: ['peer', 'redis'] };
+    // Each metered run's CPU window starts once the ledger has recorded every charge before it and ends
+    // once it has recorded the run's own: its recording (ledger and Postgres CPU) lags the answers, by
+    // milliseconds as a rule, but seen to stall for a whole run, which then showed no Postgres CPU and the
+    // next warm-up took it.
+    ledgerDb = new pg.Client({ connectionString: stack.databaseUrl });
+    await ledgerDb.connect();
+    const db = ledgerDb;
+    const usageDaily = `"${schemaOf('_quota_ledger')}".usage_daily`;
+    let recordedBefore = 0;
+    const recorded = async (expected: number) => {
+      const started = performance.now();
+      for (;;) {
+        const { rows } = await db.query<{ n: string | null }>(`SELECT sum(charged) AS n FROM ${usageDaily}`);
+        if (Number(rows[0]?.n ?? 0) >= expected) break;
+        if (performance.now() - started > 120_000) {
+          console.log(`  the ledger had not recorded ${expected} charges after 120 s; measuring on`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const waited = (performance.now() - started) / 1000;
+      if (waited > 1)
+        console.log(`  waited ${waited.toFixed(1)} s for the ledger to record ${expected} charges`);
+    };
+    /** A run that charges: its CPU window bounded by the ledger's recording (above). */
+    const metered = async (name: string, url: string, opts: LoadOptions) => {
+      const earlier = recordedBefore;
+      const f = await load(name, url, { ...opts, settle: (ok) => recorded(earlier + ok) });
+      recordedBefore += f.ok;
+      return f;
+    };
     const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({
       groups,
       probes,
@@ -657,15 +699,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       figures.push(await load('bare fastify (price-page-shaped)', barePage, bareRun('page')));
     if (runs('quote'))
       figures.push(
-        await load('quote, one account (load-test)', `${base}/v1/stocks/ARAVALIHOU/quote`, meteredBy([hot])),
+        await metered(
+          'quote, one account (load-test)',
+          `${base}/v1/stocks/ARAVALIHOU/quote`,
+          meteredBy([hot]),
+        ),
       );
     if (runs('search'))
       figures.push(
-        await load('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
+        await metered('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
       );
     if (runs('price'))
       figures.push(
-        await load(
+        await metered(
           '365-day price page, one account',
           `${base}/v1/stocks/ARAVALIHOU/price?days=365`,
           meteredBy([hot], 'page'),
@@ -673,7 +719,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       );
     if (runs('accounts'))
       figures.push(
-        await load(
+        await metered(
           `quote, ${pool.length} accounts (load-test)`,
           `${base}/v1/stocks/ARAVALIHOU/quote`,
           meteredBy(pool),
@@ -681,7 +727,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       );
     let cappedLine: string | undefined;
     if (runs('capped')) {
-      const capped = await load(
+      const capped = await metered(
         `quote, ${cappedPool.length} accounts (${CAPPED_PLAN}, burst 60)`,
         `${base}/v1/stocks/ARAVALIHOU/quote`,
         meteredBy(cappedPool),
@@ -696,7 +742,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (runs('compression'))
       for (const encoding of ENCODINGS)
         compression.push(
-          await load(`2,000-day price page, ${encoding}`, `${base}${COMPRESSION_PAGE}`, {
+          await metered(`2,000-day price page, ${encoding}`, `${base}${COMPRESSION_PAGE}`, {
             ...meteredBy([hot], 'large'),
             requests: COMPRESSION_REQUESTS,
             headers: { 'accept-encoding': encoding },
@@ -722,7 +768,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const timed: Figure[] = [];
       for (let i = 1; i <= BURST_RUNS; i++)
         timed.push(
-          await load(
+          await metered(
             `burst cap, ${BURST_ACCOUNTS} accounts, ${BURST_SECONDS} s: run ${i}/${BURST_RUNS}`,
             `${base}/v1/stocks/ARAVALIHOU/quote`,
             { ...meteredBy(burstTokens), seconds: BURST_SECONDS, ...(i > 1 ? { warmup: 0 } : {}) },
@@ -746,7 +792,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       ];
       for (let round = 1; round <= COMPARE_ROUNDS; round++)
         for (const [i, side] of sides.entries()) {
-          const f = await load(
+          const f = await metered(
             `quote, gateway ${side.label[0]} (node ${side.version}), round ${round}`,
             `${urls[i]}/v1/stocks/ARAVALIHOU/quote`,
             {
@@ -802,6 +848,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     peer?.kill('SIGTERM');
     await compared?.stop();
     await redis?.stop();
+    await ledgerDb?.end().catch(() => {});
     await stack.shutdown();
   }
   if (failures.length > 0) {
