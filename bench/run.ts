@@ -12,6 +12,7 @@ import type { EventEmitter } from 'node:events';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { atProcessEnd } from '../test/process-end.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
@@ -543,6 +544,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     env: { ...process.env, PORT: String(barePort) },
     stdio: 'inherit',
   });
+  // However the bench ends (a Ctrl-C included), its own servers end with it; orphaned bare servers of
+  // interrupted runs were seen still running an hour later.
+  atProcessEnd(() => bare.kill('SIGKILL'));
   let redis: BenchRedis | undefined;
   let peer: ChildProcess | undefined;
   let compared: ComparedGateway | undefined;
@@ -555,10 +559,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     // The peer's Redis: the bench's own, on a leased port (bench/redis.ts).
     redis = await startRedis();
     const peerPort = await freePort();
-    peer = spawn(process.execPath, ['--import', 'tsx', 'bench/peer-server.ts'], {
+    const peerChild = spawn(process.execPath, ['--import', 'tsx', 'bench/peer-server.ts'], {
       env: { ...process.env, PORT: String(peerPort), REDIS_PORT: String(redis.port) },
       stdio: 'inherit',
     });
+    peer = peerChild;
+    atProcessEnd(() => peerChild.kill('SIGKILL'));
     if (compareVersion) {
       // Started now, so a Node the gateway refuses stops the run before the data load; it idles until its
       // rounds (its CPU is counted only in them).
