@@ -8,9 +8,9 @@
 // is made from a checkout before that commit (docs/contributors.md, "Benchmarks").
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { release } from '../test/ports.ts';
-import { atProcessEnd } from '../test/process-end.ts';
 import type { Stack } from '../test/stack.ts';
 import { freePort } from '../test/stack.ts';
+import { supervise } from './child.ts';
 
 /** `node --version` of a binary ("v20.20.2"); throws naming the variable when it does not run. */
 export function nodeVersion(bin: string, variable = 'BENCH_COMPARE_NODE'): string {
@@ -69,30 +69,9 @@ export async function startComparedGateway(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  const output: string[] = [];
-  child.stdout?.on('data', (c) => output.push(String(c)));
-  child.stderr?.on('data', (c) => output.push(String(c)));
-  let exited = false;
-  let exitCode: number | null = null;
-  const gone = new Promise<void>((resolve) => {
-    child.once('exit', (code) => {
-      exitCode = code;
-      exited = true;
-      resolve();
-    });
-    child.once('error', (err) => {
-      output.push(String(err));
-      exited = true;
-      resolve();
-    });
-  });
-  const cancel = atProcessEnd(() => child.kill('SIGKILL'));
+  const proc = supervise(child);
   const stop = async () => {
-    cancel();
-    if (!exited) {
-      child.kill('SIGTERM');
-      await gone;
-    }
+    await proc.stop();
     release(port);
     release(opsPort);
   };
@@ -103,15 +82,23 @@ export async function startComparedGateway(
       () => false,
     );
     if (ready) break;
-    if (exited || Date.now() > until) {
+    if (proc.exited() || Date.now() > until) {
       await stop();
+      const code = proc.exitCode();
       throw new Error(
-        `the gateway under ${nodeBin} (${version}) ${exited ? `exited (code ${exitCode})` : 'was not ready'}` +
-          `${exitCode === 78 ? ', refusing a Node outside package.json engines.node' : ''} ` +
-          `(output: ${output.join('').slice(-2000)})`,
+        `the gateway under ${nodeBin} (${version}) ${proc.exited() ? `exited (code ${code})` : 'was not ready'}` +
+          `${code === 78 ? ', refusing a Node outside package.json engines.node' : ''} ` +
+          `(output: ${proc.output.join('').slice(-2000)})`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { baseUrl: `http://127.0.0.1:${port}`, opsPort, pid: child.pid!, version, output, stop };
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    opsPort,
+    pid: child.pid!,
+    version,
+    output: proc.output,
+    stop,
+  };
 }

@@ -4,8 +4,8 @@
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { atProcessEnd } from '../test/process-end.ts';
 import { freePort } from '../test/stack.ts';
+import { supervise } from './child.ts';
 
 /** The server binary: `REDIS_SERVER` or the one on PATH. */
 const REDIS_SERVER = process.env.REDIS_SERVER ?? 'redis-server';
@@ -53,39 +53,16 @@ export async function startRedis(): Promise<BenchRedis> {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const output: string[] = [];
-  child.stdout?.on('data', (c) => output.push(String(c)));
-  child.stderr?.on('data', (c) => output.push(String(c)));
-  let exited = false;
-  // 'exit', or 'error' alone when the binary could not be started at all.
-  const gone = new Promise<void>((resolve) => {
-    child.once('exit', () => {
-      exited = true;
-      resolve();
-    });
-    child.once('error', (err) => {
-      output.push(String(err));
-      exited = true;
-      resolve();
-    });
-  });
-  const cancel = atProcessEnd(() => child.kill('SIGKILL'));
-  const stop = async () => {
-    cancel();
-    if (!exited) {
-      child.kill('SIGTERM');
-      await gone;
-    }
-  };
+  const proc = supervise(child);
   const until = Date.now() + 10_000;
   while (!(await pong(port))) {
-    if (exited || Date.now() > until) {
-      await stop();
+    if (proc.exited() || Date.now() > until) {
+      await proc.stop();
       throw new Error(
-        `redis-server did not answer on port ${port} (output: ${output.join('').slice(-2000)})`,
+        `redis-server did not answer on port ${port} (output: ${proc.output.join('').slice(-2000)})`,
       );
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { port, pid: child.pid!, stop };
+  return { port, pid: child.pid!, stop: proc.stop };
 }
