@@ -141,9 +141,10 @@ async function driveLoad(): Promise<void> {
     '/v1/stocks/TCS/documents',
     '/v1/me/usage',
   ];
-  // NIFTY answers at once, but its first call in a busy CI run has been seen to miss the data deadline
-  // (the channel's first connection, at load average 5 to 9): a 200 in some round is what the panels need.
-  const nifty: number[] = [];
+  // Each chain's outcome is what its stand-in does, except that any call may miss the data deadline
+  // (300 ms) in a busy CI run (the channel's first connection, at load average 5 to 9, has been seen to):
+  // so NIFTY's 200 and BANKNIFTY's 500 must each appear in some round, with 502 the only other status.
+  const rounds: number[][] = [];
   for (let round = 0; round < 6; round++) {
     const statuses = await Promise.all([
       ...paths.map((p) => get(p, load)),
@@ -154,15 +155,17 @@ async function driveLoad(): Promise<void> {
       get('/v1/no-such-route', load),
       get('/v1/stocks/TCS/quote', load, { method: 'POST' }),
     ]);
-    nifty.push(statuses[0]!);
-    if (round === 0) {
-      expect(statuses.slice(1, 3)).toEqual([500, 502]);
-      expect(statuses.slice(8)).toEqual([200, 400, 401, 401, 404, 405]);
-    }
+    rounds.push(statuses);
+    // None of these reach a data service, so no deadline can change them.
+    expect(statuses.slice(8)).toEqual([200, 400, 401, 401, 404, 405]);
     await new Promise((r) => setTimeout(r, 700));
   }
-  expect(nifty).toContain(200);
-  for (const status of nifty) expect([200, 502]).toContain(status);
+  const column = (i: number) => rounds.map((statuses) => statuses[i]!);
+  expect(column(0)).toContain(200);
+  for (const status of column(0)) expect([200, 502]).toContain(status);
+  expect(column(1)).toContain(500);
+  for (const status of column(1)) expect([500, 502]).toContain(status);
+  expect(new Set(column(2))).toEqual(new Set([502]));
   // The burst cap (2 a minute) and the daily quota (1), then a revocation seen by the gateway's cache.
   const burstStatuses = [];
   for (let i = 0; i < 4; i++) burstStatuses.push(await get('/v1/options/NIFTY/chain', burst));
