@@ -146,10 +146,20 @@ describe('ledger stats gauges', () => {
     s.stop();
   });
 
+  it('export the rebuild check interval, in seconds, for the staleness alert', async () => {
+    const { s, metrics } = stats({ rebuildCheckIntervalMs: 5_400_000 });
+    expect(sample(await metrics(), 'ledger_rebuild_check_interval_seconds{service="quota-ledger"}')).toBe(
+      '5400',
+    );
+    s.stop();
+  });
+
   it('leave the rebuild check to shard 0, and export nothing for it when it is off', async () => {
     for (const opts of [{ shard: 1 }, { shard: 0, rebuildCheckIntervalMs: 0 }]) {
       const { s, metrics } = stats(opts);
-      expect(await metrics()).not.toContain('ledger_rebuild_differences');
+      const text = await metrics();
+      expect(text).not.toContain('ledger_rebuild_differences');
+      expect(text).not.toContain('ledger_rebuild_check_interval_seconds');
       s.stop();
     }
   });

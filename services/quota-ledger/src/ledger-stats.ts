@@ -72,6 +72,13 @@ export function startLedgerStats(o: LedgerStatsOptions): LedgerStats {
         registers: [o.registry],
       })
     : null;
+  // What the staleness alert measures the last check against (REBUILD_CHECK_INTERVAL_MS is configurable).
+  if (checking)
+    new Gauge({
+      name: 'ledger_rebuild_check_interval_seconds',
+      help: 'How often shard 0 runs the rebuild check (REBUILD_CHECK_INTERVAL_MS, in seconds)',
+      registers: [o.registry],
+    }).set(o.rebuildCheckIntervalMs / 1000);
 
   // Said once when it starts and once when it ends, not on every refresh of an outage.
   let lagUnavailable = false;
