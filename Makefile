@@ -27,7 +27,7 @@ INSTALL_STAMP := node_modules/.package-lock.json
 STARTED_MS := $(shell date +%s%3N)
 TIMED = s=$$(date +%s%3N); $(1); mkdir -p .local/timings; echo $$(( $$(date +%s%3N) - s )) > .local/timings/$(2)-ms
 
-.PHONY: help node install build run import mcp-inspect client client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
+.PHONY: help node install build run import mcp-inspect client client-check python-client python-client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
 	test-unit test-int test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
@@ -135,6 +135,12 @@ client: install ## Regenerate the typed client's types and operation table from 
 client-check: install ## Fail if the typed client's generated code is out of date with the OpenAPI document
 	npx tsx packages/client/scripts/generate.ts --check
 
+python-client: install ## Regenerate the Python client's models, operation table and route methods from the OpenAPI document
+	npx tsx clients/python/scripts/generate.ts
+
+python-client-check: install ## Fail if the Python client's generated code is out of date with the OpenAPI document
+	npx tsx clients/python/scripts/generate.ts --check
+
 openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) and Spectral (.spectral.yaml); any warning fails
 	npx redocly lint --format=stylish services/gateway/openapi.json
 	npx spectral lint --fail-severity=warn services/gateway/openapi.json
@@ -161,7 +167,7 @@ VITEST_TIMED_REPORT := .local/vitest-timed-report.json
 test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
 	bash scripts/test-tools.sh ensure
 
-test: test-tools install lint typecheck proto-check openapi-check client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
+test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
 	@mkdir -p .local
 	npx vitest run --project unit --project int --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)

@@ -1,0 +1,48 @@
+"""Keeps a caller under a per-minute burst cap instead of collecting 429s."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Callable, Deque
+
+
+class Pacer:
+    """Each metered call waits until fewer than ``per_minute`` calls were started in the last 60 seconds.
+    (The server's cap is the truth; this only avoids asking when the answer would be ``rate_limited``.)
+    Safe to share between threads."""
+
+    def __init__(
+        self,
+        per_minute: int,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if per_minute < 1:
+            raise ValueError("pace: at least one call a minute")
+        self.per_minute = per_minute
+        self._clock = clock
+        self._sleep = sleep
+        self._started: Deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def adjust(self, per_minute: int) -> None:
+        """The cap the server reported (``RateLimit-Policy``), if it differs."""
+        if per_minute >= 1:
+            self.per_minute = per_minute
+
+    def take(self) -> float:
+        """Waits for a slot and takes it; returns the seconds waited."""
+        waited = 0.0
+        while True:
+            with self._lock:
+                now = self._clock()
+                while self._started and self._started[0] <= now - 60.0:
+                    self._started.popleft()
+                if len(self._started) < self.per_minute:
+                    self._started.append(now)
+                    return waited
+                wait = self._started[0] + 60.0 - now
+            self._sleep(wait)
+            waited += wait
