@@ -23,8 +23,17 @@ export async function deleteStream(natsUrl: string, name: string): Promise<void>
   }
 }
 
+/**
+ * A process of the stack: a service by its name, and each ledger shard after the first (which is
+ * `quota-ledger`) by `quota-ledger-<index>`.
+ */
+export type InstanceName = ServiceName | `quota-ledger-${number}`;
+
+const serviceOf = (name: InstanceName): ServiceName =>
+  name.startsWith('quota-ledger') ? 'quota-ledger' : (name as ServiceName);
+
 export interface Proc {
-  name: ServiceName;
+  name: InstanceName;
   child: ChildProcess;
   opsPort: number;
   port: number;
@@ -39,10 +48,12 @@ export interface StackOptions {
   natsUrl?: string;
   /** Extra node options for every service process, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
+  /** Ledger shards (default 1): `quota-ledger` is shard 0, `quota-ledger-<i>` the others; one schema. */
+  shards?: number;
 }
 
 export interface Stack {
-  procs: Map<ServiceName, Proc>;
+  procs: Map<InstanceName, Proc>;
   /** This stack's settlement stream and subject prefix. */
   usage: { USAGE_STREAM: string; USAGE_SUBJECT: string };
   baseUrl: string;
@@ -54,8 +65,8 @@ export interface Stack {
   admin(...args: string[]): Promise<string>;
   /** A second gateway process sharing the same services; resolves to its base URL and ops port. */
   startSecondGateway(): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
-  start(name: ServiceName): Promise<Proc>;
-  stop(name: ServiceName, signal?: NodeJS.Signals): Promise<number | null>;
+  start(name: InstanceName): Promise<Proc>;
+  stop(name: InstanceName, signal?: NodeJS.Signals): Promise<number | null>;
   shutdown(): Promise<void>;
 }
 
@@ -103,14 +114,19 @@ export async function startStack(
   const databaseUrl = options.databaseUrl ?? DATABASE_URL;
   const natsUrl = options.natsUrl ?? NATS_URL;
   const tag = `t${randomBytes(4).toString('hex')}`;
-  const ports = new Map<ServiceName, { port: number; ops: number }>();
-  for (const name of ALL_SERVICES) ports.set(name, { port: await freePort(), ops: await freePort() });
+  const shardCount = options.shards ?? 1;
+  const shards: InstanceName[] = Array.from({ length: shardCount }, (_, i) =>
+    i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const),
+  );
+  const instances: InstanceName[] = [...ALL_SERVICES, ...shards.slice(1)];
+  const ports = new Map<InstanceName, { port: number; ops: number }>();
+  for (const name of instances) ports.set(name, { port: await freePort(), ops: await freePort() });
   const filesPort = await freePort();
-  const addr = (name: ServiceName) => `127.0.0.1:${ports.get(name)!.port}`;
+  const addr = (name: InstanceName) => `127.0.0.1:${ports.get(name)!.port}`;
   const schemas: string[] = [];
-  const procs = new Map<ServiceName, Proc>();
+  const procs = new Map<InstanceName, Proc>();
 
-  const envFor = (name: ServiceName): Record<string, string> => {
+  const envFor = (name: InstanceName): Record<string, string> => {
     const p = ports.get(name)!;
     if (name === 'gateway') {
       return {
@@ -121,10 +137,11 @@ export async function startStack(
         EQUITIES_ADDR: addr('equities-data'),
         FILINGS_ADDR: addr('filings-reader'),
         OPTIONS_ADDR: addr('options-analytics'),
-        LEDGER_ADDR: addr('quota-ledger'),
+        LEDGER_ADDR: shards.map(addr).join(','),
       };
     }
-    const schema = `${tag}_${name.replace(/-/g, '_')}`;
+    const service = serviceOf(name);
+    const schema = `${tag}_${service.replace(/-/g, '_')}`;
     if (!schemas.includes(schema)) schemas.push(schema);
     const own = {
       GRPC_PORT: String(p.port),
@@ -133,6 +150,8 @@ export async function startStack(
       DATABASE_URL: databaseUrl,
       NATS_URL: natsUrl,
     };
+    if (service === 'quota-ledger')
+      return { ...own, SHARD_INDEX: String(shards.indexOf(name)), SHARD_COUNT: String(shardCount) };
     // filings-reader also serves signed public links on a port of its own.
     return name === 'filings-reader' ? { ...own, FILES_PORT: String(filesPort) } : own;
   };
@@ -140,8 +159,13 @@ export async function startStack(
 
   // Settlement events of this stack only: its own JetStream stream and subjects.
   const usage = { USAGE_STREAM: `USAGE_${tag.toUpperCase()}`, USAGE_SUBJECT: `usage_${tag}` };
-  const spawnService = (name: ServiceName, serviceEnv: Record<string, string>) => {
-    const args = [...(options.nodeArgs ?? []), '--import', 'tsx', `services/${name}/src/server.ts`];
+  const spawnService = (name: InstanceName, serviceEnv: Record<string, string>) => {
+    const args = [
+      ...(options.nodeArgs ?? []),
+      '--import',
+      'tsx',
+      `services/${serviceOf(name)}/src/server.ts`,
+    ];
     const child = spawn(process.execPath, args, {
       env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...usage, ...serviceEnv, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -151,7 +175,7 @@ export async function startStack(
     return child;
   };
 
-  const start = async (name: ServiceName): Promise<Proc> => {
+  const start = async (name: InstanceName): Promise<Proc> => {
     const startedAt = Date.now();
     const child = spawnService(name, envFor(name));
     const output: string[] = [];
@@ -176,7 +200,7 @@ export async function startStack(
     return proc;
   };
 
-  const stop = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
+  const stop = async (name: InstanceName, signal: NodeJS.Signals = 'SIGTERM') => {
     const proc = procs.get(name);
     if (!proc || proc.child.exitCode !== null) return proc?.child.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
@@ -185,7 +209,7 @@ export async function startStack(
   };
 
   const shutdown = async () => {
-    await Promise.all(ALL_SERVICES.map((n) => stop(n)));
+    await Promise.all(instances.map((n) => stop(n)));
     for (const p of ports.values()) for (const port of [p.port, p.ops]) release(port);
     release(filesPort);
     for (const schema of schemas) await dropSchema(databaseUrl, schema);
@@ -194,7 +218,7 @@ export async function startStack(
   // The gateway needs NATS and the auth service at start-up; the rest are independent. A stack that
   // fails to start stops what did start, so no process outlives the test run.
   try {
-    await Promise.all(ALL_SERVICES.filter((n) => n !== 'gateway').map(start));
+    await Promise.all(instances.filter((n) => n !== 'gateway').map(start));
     await start('gateway');
   } catch (err) {
     await shutdown().catch(() => {});

@@ -147,6 +147,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       stream: usageStream,
       subjectPrefix: usageSubject,
       shard: 0,
+      shardCount: 1,
       holdTtlMs: opts.holdTtlMs ?? 30_000,
       retentionDays: 7, // as the gateway declares the stream by default
       clock: opts.ledgerClock ?? Date.now,

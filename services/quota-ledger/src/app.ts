@@ -194,9 +194,11 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       );
       const at = clock();
       for (const h of valid) {
-        if (settled.has(settledKey(h.request_id, h.account.account_id)))
+        if (settled.has(settledKey(h.request_id, h.account.account_id))) {
+          // Settled, yet still an admission of the last minute for the burst window.
+          book.admittedEarlier(h.request_id, h.account.account_id, h.admitted_at_ms, at);
           restoredHolds.inc({ outcome: 'settled' });
-        else if (
+        } else if (
           book.restore(h.request_id, h.account.account_id, h.admitted_at_ms, at, interfaceOf(h.interface))
         )
           restoredHolds.inc({ outcome: 'restored' });

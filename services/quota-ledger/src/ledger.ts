@@ -3,9 +3,11 @@ import type { GrpcServer } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
 import type { NatsConnection } from '@mdp/nats';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
+import { shardOf } from '@mdp/usage';
 import { buildApp } from './app.ts';
 import type { ArchiveTarget } from './archive/index.ts';
 import { AccountBook } from './domain/account-book.ts';
+import { BURST_WINDOW_MS } from './domain/admission.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
@@ -25,6 +27,8 @@ export interface LedgerOptions {
   stream: string;
   subjectPrefix: string;
   shard: number;
+  /** How many shards there are: this one owns the accounts `shardOf` gives it. */
+  shardCount: number;
   holdTtlMs: number;
   retentionDays: number;
   replicas?: number;
@@ -40,7 +44,7 @@ export interface LedgerOptions {
    * The usage log's upkeep (partitions ahead, seals, archive and drop), run by shard 0 only, first once
    * the consumer has caught up and then every `intervalMs`; none when absent.
    */
-  usageLog?: { settings: UpkeepSettings; target: ArchiveTarget; intervalMs: number; shardCount: number };
+  usageLog?: { settings: UpkeepSettings; target: ArchiveTarget; intervalMs: number };
 }
 
 export interface Ledger {
@@ -103,8 +107,12 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
         o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
       }
       for (const delta of result.deltas) book.charge(delta);
-      book.recorded(events, o.clock());
-      for (const e of events) book.release(e.request_id, e.account_id);
+      const now = o.clock();
+      book.recorded(events, now);
+      for (const e of events) {
+        book.release(e.request_id, e.account_id);
+        book.admittedEarlier(e.request_id, e.account_id, e.admitted_at_ms, now);
+      }
     },
   });
   // A shard that starts (or restarts) knows only what the projections hold: charges still in the stream
@@ -113,13 +121,45 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   // ack_wait). The check repeats until it holds; the gateways meanwhile answer 503.
   let caughtUp = false;
   let stopping = false;
+  /**
+   * The burst windows of this shard's accounts as the last minute of the log has them, so that a shard
+   * that restarts (or a new one) decides from real admissions, not an empty minute. Under the mutex, once
+   * the consumer has recorded everything: what it records from then on reaches the book through `apply`.
+   */
+  const seedBurstWindows = async (): Promise<number> => {
+    const now = o.clock();
+    let n = 0;
+    for (const r of await store.admittedSince(now - BURST_WINDOW_MS)) {
+      if (shardOf(r.accountId, o.shardCount) !== o.shard) continue;
+      book.admittedEarlier(r.requestId, r.accountId, r.admittedAtMs, now);
+      n++;
+    }
+    book.startAdmitting(now);
+    return n;
+  };
   const catchingUp = (async () => {
     while (!stopping) {
       const lag = await consumer.lag().catch(() => null);
       if (lag && lag.pending === 0 && lag.ackPending === 0) {
         await consumer.idle();
+        const seeded = await mutex
+          .run(() => seedBurstWindows())
+          .catch((err) => {
+            o.logger.warn(
+              { err: (err as Error).message },
+              'could not read the last minute of the log; retrying',
+            );
+            return null;
+          });
+        if (seeded === null) {
+          await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
+          continue;
+        }
         caughtUp = true;
-        o.logger.info({ shard: o.shard }, 'settlement consumer caught up; admitting');
+        o.logger.info(
+          { shard: o.shard, recentAdmissions: seeded },
+          'settlement consumer caught up; admitting',
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
@@ -157,7 +197,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
           target: o.usageLog.target,
           settings: o.usageLog.settings,
           clock: o.clock,
-          consumersCaughtUp: () => consumersCaughtUp(o.nc, o.stream, o.subjectPrefix, o.usageLog!.shardCount),
+          consumersCaughtUp: () => consumersCaughtUp(o.nc, o.stream, o.subjectPrefix, o.shardCount),
           ensurePartitions: (days) => store.ensurePartitions(days),
           logger: o.logger,
           registry: o.registry,

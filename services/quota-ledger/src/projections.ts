@@ -308,6 +308,30 @@ export class ProjectionStore {
     return new Set(rows.map((r) => settledKey(r.request_id, r.account_id)));
   }
 
+  /**
+   * Every request admitted after `sinceMs` that the log holds (any kind of settlement: an admission
+   * counts in the burst window whatever became of it), oldest first: read by the log's BRIN index on
+   * admission time, so its cost follows the minute's events, not the day's.
+   */
+  async admittedSince(
+    sinceMs: number,
+  ): Promise<{ accountId: string; requestId: string; admittedAtMs: number }[]> {
+    const { rows } = await this.pool.query<{ account_id: string; request_id: string; at_ms: string }>(
+      `SELECT a.account_id::text AS account_id, e.request_id::text AS request_id,
+              (extract(epoch FROM e.admitted_at) * 1000)::bigint AS at_ms
+         FROM usage_events e JOIN usage_accounts a ON a.id = e.account
+        WHERE e.admitted_at > timestamptz 'epoch' + $1::bigint * interval '1 millisecond'
+        GROUP BY 1, 2, 3
+        ORDER BY 3`,
+      [sinceMs],
+    );
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      requestId: r.request_id,
+      admittedAtMs: Number(r.at_ms),
+    }));
+  }
+
   /** Charged counts of one account's day and month by interface, as the projections hold them. */
   async charged(
     accountId: string,

@@ -53,6 +53,7 @@ await runGrpcService({
       stream: config.USAGE_STREAM,
       subjectPrefix: config.USAGE_SUBJECT,
       shard: config.SHARD_INDEX,
+      shardCount: config.SHARD_COUNT,
       holdTtlMs: config.HOLD_TTL_MS,
       retentionDays: config.USAGE_RETENTION_DAYS,
       replicas: config.USAGE_STREAM_REPLICAS,
@@ -69,7 +70,6 @@ await runGrpcService({
         settings: upkeepSettings(config),
         target: await archiveTarget(config),
         intervalMs: config.USAGE_UPKEEP_INTERVAL_MS,
-        shardCount: config.SHARD_COUNT,
       },
     });
     rt.logger.info(

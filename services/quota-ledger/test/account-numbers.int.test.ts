@@ -202,7 +202,8 @@ it('migrates down to the 0005 log with every event', async () => {
     databaseUrl: DATABASE_URL,
     dir: LEDGER_MIGRATIONS,
     direction: 'down',
-    count: 1,
+    // 0006 and every migration after it.
+    count: readdirSync(LEDGER_MIGRATIONS).filter((f) => f >= '0006').length,
     migrationsTable: 'pgmigrations',
     schema,
     migrationsSchema: schema,

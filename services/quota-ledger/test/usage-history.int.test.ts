@@ -120,6 +120,7 @@ beforeAll(async () => {
     stream,
     subjectPrefix: prefix,
     shard: 0,
+    shardCount: 1,
     holdTtlMs: 30_000,
     retentionDays: 1,
     clock: () => NOW,

@@ -196,6 +196,57 @@ describe('AccountBook', () => {
     });
   });
 
+  describe('the burst window after a restart', () => {
+    const burst = { daily: null, monthly: null, burst: 5 };
+    it('counts the earlier admissions of the minute once each, however they are learnt of', () => {
+      const book = new AccountBook(60_000);
+      loaded(book, 'a');
+      // Before admitting: a gateway restores r1 (unsettled); the consumer then records r1 and r2.
+      expect(book.restore('r1', 'a', T - 30_000, T - 5_000)).toBe(true);
+      book.admittedEarlier('r1', 'a', T - 30_000, T - 4_000);
+      book.admittedEarlier('r2', 'a', T - 20_000, T - 4_000);
+      // The log, read when admitting starts, has r1 and r2 too, and r0 from over a minute ago.
+      book.admittedEarlier('r0', 'a', T - 61_000, T);
+      book.admittedEarlier('r1', 'a', T - 30_000, T);
+      book.admittedEarlier('r2', 'a', T - 20_000, T);
+      book.startAdmitting(T);
+      // A settlement recorded late, of a request admitted before the restart: a third one.
+      book.admittedEarlier('r3', 'a', T - 10_000, T + 1);
+      expect(book.admit('n1', 'a', burst, T + 1)).toMatchObject({
+        kind: 'admitted',
+        burst: { remaining: 1 },
+      });
+      expect(book.admit('n2', 'a', burst, T + 1)).toMatchObject({
+        kind: 'admitted',
+        burst: { remaining: 0 },
+      });
+      // r1 leaves the window 30 s after it was admitted: the next slot's wait says so.
+      expect(book.admit('n3', 'a', burst, T + 1)).toMatchObject({
+        kind: 'rate_limited',
+        retryAfterSeconds: 30,
+      });
+      expect(book.admit('n3', 'a', burst, T + 30_001)).toMatchObject({ kind: 'admitted' });
+    });
+
+    it('never counts the admissions of this process twice', () => {
+      const book = new AccountBook(60_000);
+      loaded(book, 'a');
+      book.startAdmitting(T);
+      for (let i = 0; i < 3; i++)
+        expect(book.admit(`own${i}`, 'a', burst, T + i)).toMatchObject({ kind: 'admitted' });
+      // Their settlements recorded, and one restored by a gateway after a broken stream: still three.
+      for (let i = 0; i < 3; i++) {
+        book.release(`own${i}`, 'a');
+        book.admittedEarlier(`own${i}`, 'a', T + i, T + 10);
+      }
+      book.restore('own0', 'a', T, T + 10);
+      expect(book.admit('n1', 'a', burst, T + 10)).toMatchObject({
+        kind: 'admitted',
+        burst: { remaining: 1 },
+      });
+    });
+  });
+
   it('keeps no burst window for an account without a burst cap', () => {
     const book = new AccountBook(30_000);
     loaded(book, 'a', T);

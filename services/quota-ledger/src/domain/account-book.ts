@@ -68,6 +68,11 @@ interface AccountState {
    * large the plan's burst cap (an array with `shift()` and a copy per decision cost the window's size).
    */
   burst: BurstWindow;
+  /**
+   * The requests of `burst` admitted before this process admitted anything (`admittedEarlier`), by id,
+   * so that each counts once however often it is learnt of. Gone once none can be within a minute.
+   */
+  earlier?: Set<string>;
   /** Charged requests per counter key, as loaded from the projections and updated since. */
   charged: Map<string, number>;
   /** Requests admitted but not yet settled, per counter key. */
@@ -109,6 +114,10 @@ export class AccountBook {
   private readonly withdrawn = new Map<string, Withdrawn>();
   /** Since when settlements could not be recorded, as the sweeps were told; null while they can. */
   private pausedSince: number | null = null;
+  /** When this process began admitting (`startAdmitting`); null before. */
+  private admittingSince: number | null = null;
+  /** True once a minute has passed since `admittingSince`: nothing admitted earlier is in any window. */
+  private earlierGone = false;
 
   constructor(private readonly holdTtlMs: number) {}
 
@@ -200,12 +209,37 @@ export class AccountBook {
     const s = this.state(accountId, now);
     const day = istDay(admittedAt);
     const month = istMonth(admittedAt);
-    // Kept in order, oldest first (O(window): restores are rare).
-    if (admittedAt > now - BURST_WINDOW_MS) s.burst.insert(admittedAt);
+    this.admittedEarlier(requestId, accountId, admittedAt, now);
     this.holds.set(k, { accountId, day, month, via, expiresAt });
     add(s.held, day, via, 1);
     add(s.held, month, via, 1);
     return true;
+  }
+
+  /**
+   * From `now` on this process admits; every admission it learns of from before then was made by another
+   * process (the one this replaced, or the account's previous owner): see `admittedEarlier`.
+   */
+  startAdmitting(now: number): void {
+    this.admittingSince ??= now;
+  }
+
+  /**
+   * A request admitted at `admittedAt` by a process before this one (read from the log when this one
+   * starts admitting, restored by a gateway, or its settlement recorded late). Within the last minute it
+   * counts in the account's burst window, once however often it is learnt of, so a restarted shard
+   * decides from the minute's real admissions. This process's own admissions (from `startAdmitting` on)
+   * are in the window already and change nothing. Kept in order, oldest first (O(window): this happens
+   * only in the first minute after a start).
+   */
+  admittedEarlier(requestId: string, accountId: string, admittedAt: number, now: number): void {
+    if (this.earlierGone || admittedAt <= now - BURST_WINDOW_MS) return;
+    if (this.admittingSince !== null && admittedAt >= this.admittingSince) return;
+    const s = this.state(accountId, now);
+    s.earlier ??= new Set();
+    if (s.earlier.has(requestId)) return;
+    s.earlier.add(requestId);
+    s.burst.insert(admittedAt);
   }
 
   /** The request has settled (whatever the outcome): it no longer counts as in flight. */
@@ -355,6 +389,10 @@ export class AccountBook {
         this.withhold(w, false, now);
         this.withdrawn.delete(k);
       }
+    }
+    if (!this.earlierGone && this.admittingSince !== null && now - BURST_WINDOW_MS > this.admittingSince) {
+      for (const s of this.accounts.values()) delete s.earlier;
+      this.earlierGone = true;
     }
     let evicted = 0;
     const day = istDay(now);

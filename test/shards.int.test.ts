@@ -1,0 +1,156 @@
+import { shardOf } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+
+// Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
+// processes on one schema and stream. Caps, the burst cap and the headers are exact through both
+// gateways, and a shard killed and started again within the minute still knows the minute's admissions.
+
+let stack: Stack;
+let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
+const SHARDS = 2;
+
+beforeAll(async () => {
+  stack = await startStack(PATIENT_DEADLINES, { shards: SHARDS });
+  second = await stack.startSecondGateway();
+  await stack.admin(
+    'plan',
+    'create',
+    'shards-daily',
+    '--daily',
+    '50',
+    '--monthly',
+    'none',
+    '--burst',
+    'none',
+  );
+  await stack.admin(
+    'plan',
+    'create',
+    'shards-burst',
+    '--daily',
+    'none',
+    '--monthly',
+    'none',
+    '--burst',
+    '60',
+  );
+}, 300_000);
+afterAll(async () => {
+  await second?.stop();
+  await stack?.shutdown();
+}, 30_000);
+
+// The stack's data schemas are empty: a search is a metered 200 (no match).
+const SEARCH = '/v1/stocks?q=zz&limit=1';
+
+/** A new account on `plan` whose owner is `shard`, and a token of it. */
+async function accountOn(plan: string, shard: number): Promise<{ account: string; token: string }> {
+  for (;;) {
+    const account = await stack.admin('account', 'create', '--plan', plan);
+    if (shardOf(account, SHARDS) !== shard) continue;
+    return { account, token: await stack.admin('token', 'issue', account) };
+  }
+}
+
+const shardProcess = (shard: number): InstanceName =>
+  shard === 0 ? 'quota-ledger' : (`quota-ledger-${shard}` as const);
+
+interface Answer {
+  status: number;
+  code?: string;
+  remaining: string | null;
+  burstRemaining: number | null;
+  /** When the answer arrived (ms since the epoch). */
+  at: number;
+}
+
+async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { error?: { code: string } };
+  const burst = /"burst";r=(\d+)/.exec(res.headers.get('ratelimit') ?? '');
+  return {
+    status: res.status,
+    code: body.error?.code,
+    remaining: res.headers.get('x-ratelimit-remaining'),
+    burstRemaining: burst ? Number(burst[1]) : null,
+    at: Date.now(),
+  };
+}
+
+/** `n` calls, `concurrency` at a time, alternating between the two gateways. */
+async function hammer(token: string, n: number, concurrency: number): Promise<Answer[]> {
+  const gateways = [stack.baseUrl, second.baseUrl];
+  const answers: Answer[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        answers.push(await call(gateways[i % 2]!, token));
+      }
+    }),
+  );
+  return answers;
+}
+
+const usedOn = async (base: string, token: string) => {
+  const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
+};
+
+describe('two ledger shards, two gateways', () => {
+  it('a daily cap of 50 on each shard, hammered at 64 at once through both gateways: exactly 50 200s, 50 distinct remainders, the same usage on both', async () => {
+    for (const shard of [0, 1]) {
+      const { token } = await accountOn('shards-daily', shard);
+      const answers = await hammer(token, 200, 64);
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok, `shard ${shard}`).toHaveLength(50);
+      expect(new Set(ok.map((a) => a.remaining))).toEqual(
+        new Set(Array.from({ length: 50 }, (_, i) => String(i))),
+      );
+      for (const a of answers.filter((a) => a.status !== 200)) {
+        expect(a.status).toBe(429);
+        expect(a.code).toBe('quota_exhausted');
+      }
+      expect(await usedOn(stack.baseUrl, token)).toBe(50);
+      expect(await usedOn(second.baseUrl, token)).toBe(50);
+    }
+  }, 120_000);
+
+  it('a burst cap of 60 on each shard through both gateways: 60 200s, each burst remainder once', async () => {
+    for (const shard of [0, 1]) {
+      const { token } = await accountOn('shards-burst', shard);
+      const answers = await hammer(token, 200, 64);
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok, `shard ${shard}`).toHaveLength(60);
+      expect(new Set(ok.map((a) => a.burstRemaining))).toEqual(
+        new Set(Array.from({ length: 60 }, (_, i) => i)),
+      );
+      for (const a of answers.filter((a) => a.status !== 200)) expect(a.code).toBe('rate_limited');
+    }
+  }, 120_000);
+
+  it('the owning shard killed (SIGKILL) and started again within the minute: never more than 60 200s in it', async () => {
+    const shard = 1;
+    const { token } = await accountOn('shards-burst', shard);
+    const start = Date.now();
+    const before = await hammer(token, 40, 8);
+    expect(before.filter((a) => a.status === 200)).toHaveLength(40);
+    await stack.stop(shardProcess(shard), 'SIGKILL');
+    await stack.start(shardProcess(shard));
+    // The minute that began before the first call: every 200 that arrived within it was admitted in it.
+    const minuteEnds = start + 60_000;
+    const restartedAt = Date.now();
+    expect(restartedAt, 'the shard took too long to come back for this test to mean anything').toBeLessThan(
+      minuteEnds - 5_000,
+    );
+    const after = await hammer(token, 200, 64);
+    const within = [...before, ...after].filter((a) => a.status === 200 && a.at < minuteEnds);
+    expect(within.length).toBeLessThanOrEqual(60);
+    // Refusals say why: the burst cap, from the window the shard rebuilt (or 503 while it was catching up).
+    const refused = after.filter((a) => a.at < minuteEnds && a.status !== 200);
+    expect(refused.some((a) => a.code === 'rate_limited')).toBe(true);
+    for (const a of refused) expect([429, 503]).toContain(a.status);
+  }, 180_000);
+});
