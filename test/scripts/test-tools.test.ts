@@ -34,10 +34,11 @@ describe('scripts/test-tools.sh ensure', () => {
       PROMTOOL_BIN: fake('promtool'),
       CHROMIUM_PATH: fake('chromium'),
       HELM_BIN: fake('helm'),
+      MDP_PYTHON: fake('python'),
     });
     expect(r.err).toBe('');
     expect(r.status).toBe(0);
-    for (const name of ['prometheus', 'promtool', 'chromium', 'helm'])
+    for (const name of ['prometheus', 'promtool', 'chromium', 'helm', 'python'])
       expect(r.out).toContain(`${name}: ${name} 9.9.9 (${join(dir, name)})`);
     expect(r.out).toContain('every program the tests run is here');
   });
@@ -49,11 +50,12 @@ describe('scripts/test-tools.sh ensure', () => {
       PROMTOOL_BIN: missing,
       CHROMIUM_PATH: missing,
       HELM_BIN: missing,
+      MDP_PYTHON: missing,
     });
     expect(r.status).toBe(1);
     expect(r.out).not.toContain('installing');
     const lines = r.err.split('\n').filter((l) => l.startsWith('test-tools:   - '));
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(lines[0]).toContain(
       `PROMETHEUS_BIN=${missing} is not an executable file (test/ops/dashboards.int.test.ts)`,
     );
@@ -61,7 +63,10 @@ describe('scripts/test-tools.sh ensure', () => {
     expect(lines[2]).toContain(
       `CHROMIUM_PATH=${missing} is not an executable file (test/platform/account-site-browser.int.test.ts)`,
     );
-    expect(lines[3]).toContain('helm (test/ops/helm.int.test.ts)');
-    expect(lines[3]).toContain('https://helm.sh/docs/intro/install/');
+    expect(lines[3]).toContain(
+      `MDP_PYTHON=${missing} is not a Python 3.9+ with pandas and venv (test/platform/python-client.int.test.ts)`,
+    );
+    expect(lines[4]).toContain('helm (test/ops/helm.int.test.ts)');
+    expect(lines[4]).toContain('https://helm.sh/docs/intro/install/');
   });
 });

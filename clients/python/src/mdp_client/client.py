@@ -107,7 +107,7 @@ class Client(Routes, Frames):
         base_url: Optional[str] = None,
         *,
         timeout: float = 30.0,
-        deadline: float = 60.0,
+        deadline: float = 90.0,
         max_attempts: int = 4,
         max_retry_after: float = 60.0,
         initial_backoff: float = 0.25,

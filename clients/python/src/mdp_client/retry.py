@@ -20,7 +20,7 @@ class RetryPolicy:
     max_attempts: int = 4
     #: Seconds from the start of a call after which no attempt starts and no wait is begun: the call's
     #: total deadline, waits included.
-    deadline: float = 60.0
+    deadline: float = 90.0
     #: The longest ``Retry-After`` the client waits out; a longer one is raised to the caller at once.
     max_retry_after: float = 60.0
     #: First backoff when the API gave no ``Retry-After`` (and after a connection error), doubling.

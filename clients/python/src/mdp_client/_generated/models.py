@@ -4,13 +4,7 @@ of each object in the document's order and each field's kind."""
 
 from __future__ import annotations
 
-import sys
-from typing import Any, Dict, List, Optional, Union
-
-if sys.version_info >= (3, 8):
-    from typing import Literal, TypedDict
-else:  # pragma: no cover
-    raise ImportError("mdp_client needs Python 3.9 or newer")
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 
 class ErrorErrorDetails(TypedDict, total=False):
