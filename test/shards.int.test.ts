@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
@@ -153,4 +154,75 @@ describe('two ledger shards, two gateways', () => {
     expect(refused.some((a) => a.code === 'rate_limited')).toBe(true);
     for (const a of refused) expect([429, 503]).toContain(a.status);
   }, 180_000);
+});
+
+/** A metric's value summed over the series whose labels include `labels`, from an ops port's /metrics. */
+async function metric(opsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = m[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => have.includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+describe('ownership is explicit and checked', () => {
+  it('a second process claiming a shard index that is held is refused, naming the holder; the shard serves on', async () => {
+    const { token } = await accountOn('shards-daily', 1);
+    const env = {
+      ...stack.envOf('quota-ledger-1'),
+      SHARD_CLAIM_WAIT_MS: '2000',
+      GRPC_PORT: '0',
+      OPS_PORT: '0',
+    };
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output: string[] = [];
+    child.stdout.on('data', (c) => output.push(String(c)));
+    child.stderr.on('data', (c) => output.push(String(c)));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(output.join('')).toMatch(/quota-ledger shard 1 is held by quota-ledger-1@[^ ]+ \(pid \d+/);
+    const answers = await hammer(token, 60, 16);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(50);
+    expect(await usedOn(second.baseUrl, token)).toBe(50);
+  }, 120_000);
+
+  it('a gateway with another shard map gets 503 with Retry-After for the accounts it sends astray, never a 200, and shows its map', async () => {
+    const shardAddrs = stack.envOf('gateway').LEDGER_ADDR!.split(',');
+    const astray = await stack.startSecondGateway({ LEDGER_ADDR: [...shardAddrs].reverse().join(',') });
+    try {
+      const { token } = await accountOn('shards-daily', 0);
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${astray.baseUrl}${SEARCH}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(res.status).toBe(503);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        await res.arrayBuffer();
+      }
+      // Nothing was charged, and the right map still serves the account.
+      expect(await usedOn(stack.baseUrl, token)).toBe(0);
+      expect((await call(stack.baseUrl, token)).status).toBe(200);
+      expect(
+        await metric(stack.procs.get('quota-ledger-1')!.opsPort, 'ledger_admissions_total', {
+          decision: 'not_owner',
+        }),
+      ).toBe(5);
+      // The two maps, as an operator's query across gateways sees them.
+      const mapOf = async (opsPort: number) => {
+        const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+        return /gateway_ledger_shard_map\{[^}]*map="(\w+)"/.exec(text)?.[1];
+      };
+      const maps = new Set([await mapOf(stack.procs.get('gateway')!.opsPort), await mapOf(astray.opsPort)]);
+      expect(maps.size).toBe(2);
+    } finally {
+      await astray.stop();
+    }
+  }, 120_000);
 });

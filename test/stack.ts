@@ -63,8 +63,15 @@ export interface Stack {
   natsUrl: string;
   /** Runs the auth admin tool against this stack's auth schema; resolves to its stdout. */
   admin(...args: string[]): Promise<string>;
-  /** A second gateway process sharing the same services; resolves to its base URL and ops port. */
-  startSecondGateway(): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
+  /**
+   * A second gateway process sharing the same services (`env` over the first one's, e.g. another
+   * LEDGER_ADDR); resolves to its base URL and ops port.
+   */
+  startSecondGateway(
+    env?: Record<string, string>,
+  ): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
+  /** The environment the stack gives `name` (its ports, schema, stream, shard), for a look-alike process. */
+  envOf(name: InstanceName): Record<string, string>;
   start(name: InstanceName): Promise<Proc>;
   stop(name: InstanceName, signal?: NodeJS.Signals): Promise<number | null>;
   shutdown(): Promise<void>;
@@ -239,11 +246,12 @@ export async function startStack(
             err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
         );
       }),
-    startSecondGateway: async () => {
+    startSecondGateway: async (extra = {}) => {
       const port = await freePort();
       const opsPort = await freePort();
       const child = spawnService('gateway', {
         ...envFor('gateway'),
+        ...extra,
         PORT: String(port),
         OPS_PORT: String(opsPort),
       });
@@ -270,6 +278,7 @@ export async function startStack(
       };
     },
     baseUrl: `http://127.0.0.1:${ports.get('gateway')!.port}`,
+    envOf: (name) => ({ ...usage, ...envFor(name), ...env }),
     start,
     stop,
     usage,

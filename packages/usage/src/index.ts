@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export { newRequestId } from './request-id.ts';
 
@@ -64,7 +64,7 @@ export function settlementMsgId(event: Pick<SettlementEvent, 'request_id' | 'acc
 /** Which ledger shard owns an account: stable across processes and restarts. */
 export function shardOf(accountId: string, shardCount: number): number {
   if (shardCount <= 1) return 0;
-  return createHash('sha1').update(accountId).digest().readUInt32BE(0) % shardCount;
+  return hash('sha1', accountId, 'buffer').readUInt32BE(0) % shardCount;
 }
 
 /** Request ids: the gateway's uuids, or (in events published before it made them all) a client's id. */

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { ApiError } from '@mdp/errors';
 import {
   type AsyncClient,
@@ -8,7 +9,7 @@ import {
   type TypedClient,
 } from '@mdp/grpc';
 import { auth, equities, filings, ledger, options } from '@mdp/proto';
-import { grpcClientMetrics, type Registry } from '@mdp/telemetry';
+import { Gauge, grpcClientMetrics, type Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
 import type { Upstreams } from './catalogue/index.ts';
 
@@ -61,6 +62,17 @@ export function connectUpstreams(
   };
   const ledgers = addresses.ledger.map((a) =>
     createClient(ledger.QuotaLedgerServiceService, a, opts('quota-ledger')),
+  );
+  // Every gateway must route an account to the same shard: two maps at once show as two `map` values
+  // (an alert), and the shards refuse the accounts a different map sends them (not_owner).
+  new Gauge({
+    name: 'gateway_ledger_shard_map',
+    help: 'The shard map this gateway routes by: how many shards, and a digest of their addresses in order',
+    labelNames: ['shards', 'map'] as const,
+    registers: [registry],
+  }).set(
+    { shards: String(ledgers.length), map: hash('sha256', addresses.ledger.join(','), 'hex').slice(0, 12) },
+    1,
   );
   const all: TypedClient<never>[] = Object.values(clients) as never;
   return {

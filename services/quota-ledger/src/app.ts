@@ -16,6 +16,11 @@ export interface LedgerDeps extends GrpcServerOptions {
   clock: Clock;
   /** False until the settlement consumer has caught up: nothing is decided or reported before. */
   caughtUp: () => boolean;
+  /**
+   * Whether this shard owns the account under its shard map. A gateway with another map (another shard
+   * count, or the addresses in another order) would otherwise have two shards admit one account.
+   */
+  owns: (accountId: string) => boolean;
 }
 
 const D = ledger.AdmitDecision;
@@ -31,6 +36,10 @@ function capsOf(account: ledger.Account): Caps {
 /** As settlement events bound it: an account id longer than this has no events. */
 const MAX_ACCOUNT_ID_LENGTH = 128;
 
+/** Asked about an account of another shard: the caller's shard map is not this shard's. */
+const notOwner = () =>
+  new RpcError(status.UNAVAILABLE, 'the account belongs to another ledger shard under this shard map');
+
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
 /**
@@ -41,7 +50,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
   const { book, store, mutex, clock, logger } = deps;
   const admissions = new Counter({
     name: 'ledger_admissions_total',
-    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable',
+    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map)',
     labelNames: ['decision'] as const,
     registers: [deps.registry],
   });
@@ -145,8 +154,11 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     return respond(req.request_id, decision, now);
   }
 
-  const unavailable = (req: ledger.Admission): ledger.AdmissionResult => {
-    admissions.inc({ decision: 'unavailable' });
+  const unavailable = (
+    req: ledger.Admission,
+    why: 'unavailable' | 'not_owner' = 'unavailable',
+  ): ledger.AdmissionResult => {
+    admissions.inc({ decision: why });
     return {
       request_id: req.request_id,
       decision: D.ADMIT_DECISION_UNSPECIFIED,
@@ -172,7 +184,8 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
   const restore = (holds: ledger.RestoredHold[]): Promise<void> =>
     mutex.run(async () => {
       const valid = holds.filter(
-        (h): h is ledger.RestoredHold & { account: ledger.Account } => !!h.request_id && !!h.account,
+        (h): h is ledger.RestoredHold & { account: ledger.Account } =>
+          !!h.request_id && !!h.account && deps.owns(h.account.account_id),
       );
       const now = clock();
       for (const accountId of new Set(valid.map((h) => h.account.account_id))) {
@@ -287,7 +300,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       }
       if (batch.admissions.length === 0) return;
       if (!deps.caughtUp())
-        return void call.write({ results: batch.admissions.map(unavailable), released: [] });
+        return void call.write({ results: batch.admissions.map((a) => unavailable(a)), released: [] });
       if (restoresPending > 0) void restoring.then(() => decideBatch(call, batch.admissions));
       else decideBatch(call, batch.admissions);
     });
@@ -303,7 +316,9 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     const ready: ledger.AdmissionResult[] = [];
     const later: Promise<ledger.AdmissionResult>[] = [];
     for (const req of admissions) {
-      if (req.account && !book.missingPeriods(req.account.account_id, now)) {
+      if (req.account && !deps.owns(req.account.account_id)) {
+        ready.push(unavailable(req, 'not_owner'));
+      } else if (req.account && !book.missingPeriods(req.account.account_id, now)) {
         ready.push(decideNow(req, req.account, now));
       } else {
         later.push(
@@ -324,6 +339,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
       if (!deps.caughtUp())
         throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
+      if (!deps.owns(account.account_id)) throw notOwner();
       const now = await ensureLoaded(account.account_id);
       const caps = capsOf(account);
       const { used, byInterface } = book.usage(account.account_id, now);
@@ -364,6 +380,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       // the gateway routes by account, so the owner answers and its catching up is the one that counts.
       if (!deps.caughtUp())
         throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
+      if (!deps.owns(account_id)) throw notOwner();
       const w = historyWindow(clock);
       return jsonDocument(usageHistoryDocument(w, await store.history(account_id, w)));
     },

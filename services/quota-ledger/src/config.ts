@@ -16,6 +16,13 @@ export const ledgerConfig = {
     maximum: 1024,
     description: 'How many shards own accounts',
   }),
+  SHARD_CLAIM_WAIT_MS: Type.Integer({
+    default: 30_000,
+    minimum: 0,
+    maximum: 600_000,
+    description:
+      'How long a replica waits at start-up for its shard index while another process holds it, before exiting with the holder named',
+  }),
   LEDGER_STATS_INTERVAL_MS: Type.Integer({
     default: 10_000,
     minimum: 200,

@@ -227,6 +227,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     mutex,
     clock: o.clock,
     caughtUp: () => caughtUp,
+    owns: (accountId) => shardOf(accountId, o.shardCount) === o.shard,
   });
   const stats = o.stats
     ? startLedgerStats({

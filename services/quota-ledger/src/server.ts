@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { holdSessionLock } from '@mdp/db';
 import { systemClock } from '@mdp/ist-time';
 import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
@@ -12,6 +14,7 @@ type LedgerConfig = {
   USAGE_SUBJECT: string;
   SHARD_INDEX: number;
   SHARD_COUNT: number;
+  SHARD_CLAIM_WAIT_MS: number;
   HOLD_TTL_MS: number;
   USAGE_RETENTION_DAYS: number;
   USAGE_STREAM_REPLICAS: number;
@@ -28,6 +31,24 @@ await runGrpcService({
   build: async (rt, pool) => {
     const config = rt.config as typeof rt.config & LedgerConfig;
     if (config.SHARD_INDEX >= config.SHARD_COUNT) throw new Error('SHARD_INDEX must be below SHARD_COUNT');
+    // One process per shard index: two would split the shard's durable consumer and each admit from
+    // half its charges. Claimed before anything of the shard starts.
+    const claim = holdSessionLock({
+      url: config.DATABASE_URL,
+      schema: config.DB_SCHEMA,
+      name: `quota-ledger shard ${config.SHARD_INDEX}`,
+      applicationName: `quota-ledger-${config.SHARD_INDEX}@${hostname()}`,
+      logger: rt.logger,
+      waitMs: config.SHARD_CLAIM_WAIT_MS,
+      onLostTo: (holder) => {
+        rt.logger.fatal(
+          { shard: config.SHARD_INDEX, holder },
+          'another process took this shard while the database session was being restored; exiting',
+        );
+        process.exit(1);
+      },
+    });
+    await claim.acquired;
     let natsUp = true;
     const nc = await connectNats({
       url: config.NATS_URL,
@@ -83,6 +104,7 @@ await runGrpcService({
         await ledger.close();
         await nc.drain();
         await recorder.end();
+        await claim.close();
       },
     };
   },

@@ -219,6 +219,7 @@ describe('GetUsageHistory', () => {
       mutex: new Mutex(),
       clock: () => NOW,
       caughtUp: () => false,
+      owns: () => true,
     });
     const c = connect(await listen(server));
     await expect(c.call.getUsageHistory({ account_id: account })).rejects.toMatchObject({
