@@ -356,9 +356,17 @@ function splitTopLevel(expr: string, re: RegExp): string[] {
 
 const SCALAR = /^[\d\s.*+\-/()e]+$/;
 
+/** `absent(x)` or `absent_over_time(x[r])` as the whole of an operand: x, the series it guards. */
+function absentGuarded(operand: string): string {
+  const m = /^absent(_over_time)?\((.*)\)$/.exec(operand);
+  if (!m || splitTopLevel(m[2]!, /^\)/).length !== 1) return operand;
+  return m[1] ? m[2]!.replace(/\[[^\]]*\]\s*$/, '') : m[2]!;
+}
+
 /**
  * The series-valued operands an alert compares: `a > 1 and b < c unless on (x) d` gives a, b, c and d.
- * An alert that is quiet returns nothing, so the tests run these to show the signal behind it exists.
+ * An alert that is quiet returns nothing, so the tests run these to show the signal behind it exists;
+ * an `absent(x)` guard is quiet exactly when x has data, so it gives x.
  */
 export function alertOperands(expr: string): string[] {
   const terms = splitTopLevel(
@@ -367,7 +375,7 @@ export function alertOperands(expr: string): string[] {
   );
   return terms.flatMap((term) =>
     splitTopLevel(term, /^(?:==|!=|>=|<=|>|<)(?: ?bool)?/)
-      .map((side) => side.replace(/^bool /, '').trim())
+      .map((side) => absentGuarded(side.replace(/^bool /, '').trim()))
       .filter((side) => !SCALAR.test(side)),
   );
 }
