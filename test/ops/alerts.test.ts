@@ -104,6 +104,51 @@ function coverageFailures(rules: Rule[], files: Map<string, any>): string[] {
   return failures;
 }
 
+interface RelabelConfig {
+  source_labels?: string[];
+  separator?: string;
+  regex?: string;
+  replacement?: string;
+  target_label?: string;
+  action?: string;
+}
+
+/**
+ * Prometheus's relabelling, for the actions the scrape configurations here use (replace, keep, drop,
+ * labeldrop); null when the target or series is dropped. Regexes are anchored, as Prometheus's are.
+ */
+function relabel(labels: Record<string, string>, configs: RelabelConfig[]): Record<string, string> | null {
+  let out: Record<string, string> = { ...labels };
+  for (const c of configs) {
+    const action = c.action ?? 'replace';
+    const regex = new RegExp(`^(?:${c.regex ?? '(.*)'})$`);
+    if (action === 'labeldrop') {
+      out = Object.fromEntries(Object.entries(out).filter(([k]) => !regex.test(k)));
+      continue;
+    }
+    const value = (c.source_labels ?? []).map((l) => out[l] ?? '').join(c.separator ?? ';');
+    const m = regex.exec(value);
+    if (action === 'keep' && !m) return null;
+    if (action === 'drop' && m) return null;
+    if (action !== 'replace' || !m) continue;
+    const result = (c.replacement ?? '$1').replace(
+      /\$(\d+)|\$\{(\d+)\}/g,
+      (_, a, b) => m[Number(a ?? b)] ?? '',
+    );
+    if (result === '') delete out[c.target_label!];
+    else out[c.target_label!] = result;
+  }
+  return out;
+}
+
+/** A series as Prometheus stores it: the target's labels win, the exposition's conflicting ones renamed. */
+function scraped(target: Record<string, string>, exposed: Record<string, string>, job: any) {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries(exposed)) merged[k in target ? `exported_${k}` : k] = v;
+  const visible = Object.fromEntries(Object.entries(target).filter(([k]) => !k.startsWith('__')));
+  return relabel({ ...merged, ...visible }, job.metric_relabel_configs ?? []);
+}
+
 const rules: Rule[] = readYaml(RULES).groups.flatMap((g: any) => g.rules);
 const testFiles = new Map<string, any>(
   readdirSync(join(ROOT, TESTS))
@@ -172,5 +217,62 @@ describe('promtool cases of the alerts', () => {
       'other.test.yaml: does not load ../rules/mdp.yaml',
     ])
       expect(failures).toContain(expected);
+  });
+
+  it('the Kubernetes scrape gives each series its pod and namespace, and a ledger pod’s series its shard, once', () => {
+    const job = readYaml('deploy/prometheus/kubernetes-scrape.yaml').scrape_configs.find(
+      (j: any) => j.job_name === 'mdp',
+    );
+    const pod = (name: string, component: string, port: string) => ({
+      __address__: '10.0.2.7',
+      __meta_kubernetes_namespace: 'mdp',
+      __meta_kubernetes_pod_name: name,
+      __meta_kubernetes_pod_phase: 'Running',
+      __meta_kubernetes_pod_label_app_kubernetes_io_part_of: 'mdp',
+      __meta_kubernetes_pod_label_app_kubernetes_io_component: component,
+      __meta_kubernetes_pod_label_app_kubernetes_io_instance: 'mdp',
+      __meta_kubernetes_pod_annotation_prometheus_io_scrape: 'true',
+      __meta_kubernetes_pod_annotation_prometheus_io_port: port,
+      __meta_kubernetes_pod_annotation_prometheus_io_path: '/metrics',
+    });
+    const ledger = relabel(
+      { job: 'mdp', ...pod('mdp-quota-ledger-12', 'quota-ledger', '9102') },
+      job.relabel_configs,
+    );
+    expect(ledger).toMatchObject({
+      __address__: '10.0.2.7:9102',
+      namespace: 'mdp',
+      pod: 'mdp-quota-ledger-12',
+      component: 'quota-ledger',
+      shard: '12',
+    });
+    // The consumer gauges export `shard` themselves: one `shard` on the stored series.
+    expect(
+      scraped(
+        ledger!,
+        { __name__: 'ledger_consumer_pending_messages', service: 'quota-ledger', shard: '12' },
+        job,
+      ),
+    ).toEqual({
+      __name__: 'ledger_consumer_pending_messages',
+      service: 'quota-ledger',
+      job: 'mdp',
+      namespace: 'mdp',
+      pod: 'mdp-quota-ledger-12',
+      component: 'quota-ledger',
+      release: 'mdp',
+      shard: '12',
+    });
+    const gateway = relabel(
+      { job: 'mdp', ...pod('mdp-gateway-7c9d5-x2k79', 'gateway', '9100') },
+      job.relabel_configs,
+    );
+    expect(gateway).toMatchObject({ pod: 'mdp-gateway-7c9d5-x2k79', namespace: 'mdp' });
+    expect(gateway).not.toHaveProperty('shard');
+    const pending = {
+      ...pod('mdp-quota-ledger-0', 'quota-ledger', '9102'),
+      __meta_kubernetes_pod_phase: 'Pending',
+    };
+    expect(relabel({ job: 'mdp', ...pending }, job.relabel_configs)).toBeNull();
   });
 });
