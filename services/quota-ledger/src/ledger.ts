@@ -64,7 +64,7 @@ export interface Ledger {
 const CATCH_UP_POLL_MS = 100;
 /**
  * A batch still not recorded after this long means Postgres is away or not answering (a batch takes
- * milliseconds): hold expiry pauses until recording resumes (see `AccountBook.sweep`).
+ * milliseconds): logged, as hold expiry waits for the backlog to be recorded (see `AccountBook.sweep`).
  */
 const RECORDING_STALL_MS = 1_000;
 
@@ -171,7 +171,20 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     registers: [o.registry],
   });
   let stalledLogged = false;
-  const sweeper = setInterval(() => {
+  /**
+   * How far the consumer has recorded: now, when JetStream has nothing for it that is not acknowledged
+   * and it holds nothing unrecorded (asked before the answer, so nothing published before is missed);
+   * else the newest publish time it has recorded. Hold expiry follows it (`AccountBook.sweep`).
+   */
+  const recordedThrough = async (): Promise<number> => {
+    const asked = o.clock();
+    const lag = await consumer.lag().catch(() => null);
+    if (lag && lag.pending === 0 && lag.ackPending === 0 && consumer.idleNow()) return asked;
+    return consumer.recordedThrough();
+  };
+  let sweeping = false;
+  const sweep = async () => {
+    const through = await recordedThrough();
     const now = o.clock();
     const since = consumer.recordingSince();
     const stalledSince = since !== null && now - since > RECORDING_STALL_MS ? since : null;
@@ -182,13 +195,22 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
           { seconds: Math.round((now - stalledSince) / 1000) },
           'settlements cannot be recorded; holds are kept until they can',
         );
-      else o.logger.info('settlements are recorded again; hold expiry resumes, delayed by the stall');
+      else o.logger.info('settlements are recorded again; holds expire as the backlog is recorded');
     }
-    const swept = book.sweep(now, { recordingStalledSince: stalledSince });
+    const swept = book.sweep(now, { recordedThrough: through });
     if (swept.expired > 0) {
       expired.inc(swept.expired);
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');
     }
+  };
+  const sweeper = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    void sweep()
+      .catch((err) => o.logger.warn({ err: (err as Error).message }, 'hold sweep failed'))
+      .finally(() => {
+        sweeping = false;
+      });
   }, 1_000);
   const upkeep =
     o.usageLog && o.shard === 0

@@ -42,6 +42,14 @@ export interface SettlementConsumer {
    * hanging on a database that stopped answering); null while nothing is being recorded.
    */
   recordingSince(): number | null;
+  /**
+   * Through when the stream's messages are recorded: the newest publish time (JetStream's clock, ms)
+   * among the messages recorded so far. Everything published before it was delivered before it (the
+   * stream is in publish order) and so is recorded too, unless a batch is still being recorded.
+   */
+  recordedThrough(): number;
+  /** Nothing received is waiting to be recorded, and no batch is being recorded. */
+  idleNow(): boolean;
 }
 
 /** The durable consumer of one shard. */
@@ -153,6 +161,7 @@ export async function startSettlementConsumer(opts: {
   let pending: JsMsg[] = [];
   let flushing: Promise<void> | null = null;
   let recordingSince: number | null = null;
+  let recordedThrough = 0;
   const waiters: (() => void)[] = [];
 
   /**
@@ -250,6 +259,7 @@ export async function startSettlementConsumer(opts: {
       }
       end();
       recordingSince = null;
+      for (const m of batch) recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
       for (const m of good) m.ack();
       const kinds = new Map<string, number>();
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
@@ -276,6 +286,8 @@ export async function startSettlementConsumer(opts: {
     },
     idle: () => (flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
     recordingSince: () => recordingSince,
+    recordedThrough: () => recordedThrough,
+    idleNow: () => flushing === null && pending.length === 0,
     lag: async () => {
       const info = await jsm.consumers.info(spec.stream, durable);
       return { pending: info.num_pending, ackPending: info.num_ack_pending };

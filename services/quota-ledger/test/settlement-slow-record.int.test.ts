@@ -62,15 +62,24 @@ describe('settlement consumer behind a stalled recorder', () => {
     // The recorder's mutex is taken (as by a projection load on a database that stopped answering).
     void mutex.run(() => new Promise<void>((r) => (release = r)));
     const ids = [`slow-${tag}-1`, `slow-${tag}-2`];
+    const before = consumer.recordedThrough();
+    const published: number[] = [];
     for (const id of ids) {
       const e = event(id);
       await nc
         .jetstream()
         .publish(settlementSubject(prefix, 0, 'refunded'), JSON.stringify(e), { msgID: settlementMsgId(e) });
+      published.push(Date.now());
     }
     await new Promise((r) => setTimeout(r, STALL_MS));
+    // Nothing recorded yet: the horizon that hold expiry follows has not moved, however long it waits.
+    expect(consumer.recordedThrough()).toBe(before);
+    expect(consumer.idleNow()).toBe(false);
     release();
     await consumer.idle();
+    // Recorded through the second message's publish time (JetStream's clock: allow it a little skew).
+    expect(consumer.recordedThrough()).toBeGreaterThan(published[0]! - 1_000);
+    expect(consumer.recordedThrough()).toBeLessThanOrEqual(published[1]! + 1_000);
     // Anything delivered again would be recorded again after the first batch.
     await new Promise((r) => setTimeout(r, 500));
     await consumer.idle();

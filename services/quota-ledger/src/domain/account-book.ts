@@ -112,8 +112,6 @@ export class AccountBook {
   private readonly holds = new Map<string, Hold>();
   /** By `holdKey`; empty in the steady state (only charges not acknowledged in time land here). */
   private readonly withdrawn = new Map<string, Withdrawn>();
-  /** Since when settlements could not be recorded, as the sweeps were told; null while they can. */
-  private pausedSince: number | null = null;
   /** When this process began admitting (`startAdmitting`); null before. */
   private admittingSince: number | null = null;
   /** True once a minute has passed since `admittingSince`: nothing admitted earlier is in any window. */
@@ -360,35 +358,27 @@ export class AccountBook {
    * Releases holds whose request never settled (a gateway died with it) and forgets idle accounts, which
    * are loaded again from the projections when next seen.
    *
-   * Expiry assumes settlements are being recorded. While they are not (`recordingStalledSince`: when the
-   * batch that is failing or waiting on Postgres was first tried), the settlement events of requests that
-   * did settle wait in JetStream, and releasing their holds would admit past the caps. So nothing expires
-   * then, and when recording resumes every hold's expiry moves by the time it was paused: a hold gets the
-   * TTL of recording time it would have had, and the backlog, older events first, is recorded before.
+   * A hold expires when its TTL has passed in recorded time: once the settlements published before its
+   * expiry are recorded (`recordedThrough`, the consumer's horizon), its own would have released it had
+   * its gateway published one. A consumer that is behind (a backlog, a stalled Postgres, a restart
+   * catching up) holds the horizon back, so no hold expires while its settlement may still be waiting
+   * in JetStream and caps never overshoot for it. The horizon is never ahead of `now`.
    */
   sweep(
     now: number,
-    opts: { idleMs?: number; recordingStalledSince?: number | null } = {},
+    opts: { idleMs?: number; recordedThrough?: number } = {},
   ): { expired: number; evicted: number } {
-    const { idleMs = 10 * 60_000, recordingStalledSince = null } = opts;
-    if (recordingStalledSince !== null) this.pausedSince ??= recordingStalledSince;
-    else if (this.pausedSince !== null) {
-      const paused = now - this.pausedSince;
-      for (const hold of this.holds.values()) hold.expiresAt += paused;
-      for (const w of this.withdrawn.values()) w.expiresAt += paused;
-      this.pausedSince = null;
-    }
+    const { idleMs = 10 * 60_000 } = opts;
+    const horizon = Math.min(now, opts.recordedThrough ?? now);
     let expired = 0;
-    if (this.pausedSince === null) {
-      for (const [k, hold] of this.holds) {
-        if (hold.expiresAt <= now && this.releaseHold(k)) expired++;
-      }
-      // A void that never came: the charge counts, as the log has it.
-      for (const [k, w] of this.withdrawn) {
-        if (w.expiresAt > now) continue;
-        this.withhold(w, false, now);
-        this.withdrawn.delete(k);
-      }
+    for (const [k, hold] of this.holds) {
+      if (hold.expiresAt <= horizon && this.releaseHold(k)) expired++;
+    }
+    // A void that never came: the charge counts, as the log has it.
+    for (const [k, w] of this.withdrawn) {
+      if (w.expiresAt > horizon) continue;
+      this.withhold(w, false, now);
+      this.withdrawn.delete(k);
     }
     if (!this.earlierGone && this.admittingSince !== null && now - BURST_WINDOW_MS > this.admittingSince) {
       for (const s of this.accounts.values()) delete s.earlier;
