@@ -11,7 +11,7 @@ import {
   type Tracer,
 } from '@mdp/telemetry';
 import { parseSettlementMessage, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
-import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
+import { AckPolicy, type ConsumerInfo, DeliverPolicy, type JsMsg, nanos } from 'nats';
 import type { Mutex } from './mutex.ts';
 
 export interface ConsumerSpec {
@@ -58,7 +58,9 @@ const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectP
 /**
  * Whether every shard's consumer has recorded all that the usage stream held when this was asked: its
  * acknowledged floor has reached the stream's last message, or it has nothing delivered unacknowledged
- * and nothing left to deliver. A consumer that does not exist yet has consumed nothing: false.
+ * and nothing left to deliver. Every shard's: those below `shardCount` (one that does not exist yet has
+ * consumed nothing: false), and any other of this prefix the stream has, a shard retired by a smaller
+ * shard count whose subject may still hold events of a day about to be sealed.
  */
 export async function consumersCaughtUp(
   nc: NatsConnection,
@@ -68,9 +70,15 @@ export async function consumersCaughtUp(
 ): Promise<boolean> {
   const jsm = await nc.jetstreamManager();
   const last = (await jsm.streams.info(stream)).state.last_seq;
-  for (let shard = 0; shard < shardCount; shard++) {
-    const info = await jsm.consumers.info(stream, durableName(subjectPrefix, shard)).catch(() => null);
-    if (!info) return false;
+  const named = new Set(Array.from({ length: shardCount }, (_, shard) => durableName(subjectPrefix, shard)));
+  const prefix = durableName(subjectPrefix, 0).slice(0, -1);
+  const infos = new Map<string, ConsumerInfo>();
+  for await (const info of jsm.consumers.list(stream)) {
+    if (info.name.startsWith(prefix) && /^\d+$/.test(info.name.slice(prefix.length)))
+      infos.set(info.name, info);
+  }
+  for (const name of named) if (!infos.has(name)) return false;
+  for (const info of infos.values()) {
     const drained = info.num_pending === 0 && info.num_ack_pending === 0;
     if (info.ack_floor.stream_seq < last && !drained) return false;
   }
