@@ -61,8 +61,8 @@ lock-check: ## Fail when package-lock.json is not what `npm install` makes of pa
 build: install ## Bundle every service into services/<svc>/dist/server.js
 	@$(call TIMED,npx tsx scripts/build.ts,build)
 
-run: install build ## Build, then run everything in the foreground (Ctrl-C stops); DATA=<folder> serves real exchange files
-	DATA="$(DATA)" MAKE_STARTED_MS=$(STARTED_MS) npx tsx scripts/run.ts
+run: install build ## Build, then run everything in the foreground (Ctrl-C stops); DATA=<folder> serves real exchange files; SHARDS=n GATEWAYS=m run n ledger shards and m gateways
+	DATA="$(DATA)" SHARDS="$(SHARDS)" GATEWAYS="$(GATEWAYS)" MAKE_STARTED_MS=$(STARTED_MS) npx tsx scripts/run.ts
 
 import: install infra ## Import a folder of exchange files: make import DIR=<folder> [ARGS=--json|--day-folder]
 	@test -n "$(DIR)" || { echo "make import: give the folder, e.g. make import DIR=~/Downloads/nse" >&2; exit 2; }

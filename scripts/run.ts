@@ -14,8 +14,14 @@
  * default, on schemas of their own for that folder (`<service>_real_<name>_<hash>`), imported first with the
  * platform's folder import (a repeat run of the same folder finds nothing to change and starts at once).
  *
+ * SHARDS=n, GATEWAYS=m (`make run SHARDS=2 GATEWAYS=2`; 1 and 1 by default): n ledger shards
+ * (quota-ledger-0 … n-1, each SHARD_INDEX i of SHARD_COUNT n) and m gateways, each given every shard's
+ * address in shard order: the topology operators scale to, on one machine.
+ *
  * Ports: DEFAULT_PORTS from @mdp/config; override with PORT (gateway HTTP), GATEWAY_OPS_PORT, and
- * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053.
+ * <SERVICE>_GRPC_PORT / <SERVICE>_OPS_PORT, e.g. EQUITIES_DATA_GRPC_PORT=60053. The i-th extra shard
+ * or gateway (i ≥ 1) takes its first one's ports plus 100·i, or QUOTA_LEDGER_<i>_GRPC_PORT,
+ * QUOTA_LEDGER_<i>_OPS_PORT, GATEWAY_<i>_PORT and GATEWAY_<i>_OPS_PORT.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -50,10 +56,14 @@ const GATEWAY_ADDRESS_VARS: Partial<Record<ServiceName, string>> = {
 };
 
 /** Variables that mean one thing per process; inherited as-is they would give every child the same value. */
-const PER_PROCESS_VARS = ['PORT', 'OPS_PORT', 'GRPC_PORT', 'DB_SCHEMA'];
+const PER_PROCESS_VARS = ['PORT', 'OPS_PORT', 'GRPC_PORT', 'DB_SCHEMA', 'SHARD_INDEX', 'SHARD_COUNT'];
 
 interface Plan {
-  name: ServiceName;
+  /** The process: its service's name, or `<service>-<i>` when the service runs several. */
+  name: string;
+  service: ServiceName;
+  /** The instance's number among its service's (a ledger's shard index). */
+  index: number;
   /** The gateway's public HTTP port, or the service's gRPC port. */
   port: number;
   portLabel: 'http' | 'grpc';
@@ -67,7 +77,7 @@ const fail = (text: string): never => {
   process.exit(1);
 };
 
-function envKey(name: ServiceName, suffix: string): string {
+function envKey(name: string, suffix: string): string {
   return `${name.toUpperCase().replaceAll('-', '_')}_${suffix}`;
 }
 
@@ -80,30 +90,48 @@ function portFromEnv(key: string, fallback: number): number {
   return port;
 }
 
+/** SHARDS or GATEWAYS: how many processes of a service, 1 when unset. */
+function countFromEnv(key: string, max: number): number {
+  const raw = process.env[key];
+  if (raw === undefined || raw === '') return 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) fail(`${key}=${raw} is not a count from 1 to ${max}`);
+  return n;
+}
+
+/** Ports of extra instances: the first one's plus this much per instance, unless set for the instance. */
+const INSTANCE_PORT_STEP = 100;
+
 function planServices(): Plan[] {
+  const counts: Partial<Record<ServiceName, number>> = {
+    'quota-ledger': countFromEnv('SHARDS', 64),
+    gateway: countFromEnv('GATEWAYS', 16),
+  };
   const plans: Plan[] = [];
-  for (const name of SERVICES) {
-    const bundle = bundleFile(name);
+  for (const service of SERVICES) {
+    const bundle = bundleFile(service);
     if (!existsSync(bundle))
       fail(`${rel(bundle)} is missing; run \`make build\` (or \`make run\`, which builds)`);
-    const defaults = DEFAULT_PORTS[name];
-    plans.push(
-      'http' in defaults
-        ? {
-            name,
-            port: portFromEnv('PORT', defaults.http),
-            portLabel: 'http',
-            opsPort: portFromEnv(envKey(name, 'OPS_PORT'), defaults.ops),
-            bundle,
-          }
-        : {
-            name,
-            port: portFromEnv(envKey(name, 'GRPC_PORT'), defaults.grpc),
-            portLabel: 'grpc',
-            opsPort: portFromEnv(envKey(name, 'OPS_PORT'), defaults.ops),
-            bundle,
-          },
-    );
+    const defaults = DEFAULT_PORTS[service];
+    const count = counts[service] ?? 1;
+    const http = 'http' in defaults;
+    const port = http
+      ? portFromEnv('PORT', defaults.http)
+      : portFromEnv(envKey(service, 'GRPC_PORT'), defaults.grpc);
+    const opsPort = portFromEnv(envKey(service, 'OPS_PORT'), defaults.ops);
+    for (let index = 0; index < count; index++) {
+      const name = count === 1 ? service : `${service}-${index}`;
+      const step = index * INSTANCE_PORT_STEP;
+      plans.push({
+        name,
+        service,
+        index,
+        port: index === 0 ? port : portFromEnv(envKey(name, http ? 'PORT' : 'GRPC_PORT'), port + step),
+        portLabel: http ? 'http' : 'grpc',
+        opsPort: index === 0 ? opsPort : portFromEnv(envKey(name, 'OPS_PORT'), opsPort + step),
+        bundle,
+      });
+    }
   }
   const seen = new Map<number, string>();
   for (const p of plans) {
@@ -125,14 +153,19 @@ function childEnv(plan: Plan, all: Plan[]): NodeJS.ProcessEnv {
   env.OPS_PORT = String(plan.opsPort);
   if (plan.portLabel === 'http') {
     env.PORT = String(plan.port);
-    for (const other of all) {
-      const key = GATEWAY_ADDRESS_VARS[other.name];
-      if (key) env[key] = `localhost:${other.port}`;
+    for (const [service, key] of Object.entries(GATEWAY_ADDRESS_VARS)) {
+      // Several ledger shards: every address, in shard order (a shard refuses another's accounts).
+      const addresses = all.filter((p) => p.service === service).map((p) => `localhost:${p.port}`);
+      env[key] = addresses.join(',');
     }
   } else {
     env.GRPC_PORT = String(plan.port);
-    const schema = process.env[envKey(plan.name, 'DB_SCHEMA')];
+    const schema = process.env[envKey(plan.service, 'DB_SCHEMA')];
     if (schema) env.DB_SCHEMA = schema;
+    if (plan.service === 'quota-ledger') {
+      env.SHARD_INDEX = String(plan.index);
+      env.SHARD_COUNT = String(all.filter((p) => p.service === 'quota-ledger').length);
+    }
   }
   return env;
 }
@@ -178,6 +211,7 @@ const DATASETS: [ServiceName, string][] = [
 
 /** The services that serve what step 2 loads: they start once it is loaded. */
 const DATA_SERVICES = new Set<ServiceName>(DATASETS.map(([service]) => service));
+const holdsData = (p: Plan) => DATA_SERVICES.has(p.service);
 
 /** How long each part of this run took, in order, for the banner. */
 const took: [string, number][] = [];
@@ -422,8 +456,8 @@ function wrap(items: string[]): string[] {
 }
 
 async function banner(plans: Plan[], token: string, started: number): Promise<void> {
-  const gateway = plans.find((p) => p.name === 'gateway')!;
-  const base = `http://localhost:${gateway.port}`;
+  const gateways = plans.filter((p) => p.service === 'gateway');
+  const base = `http://localhost:${gateways[0]!.port}`;
   const data = await served();
   const begun = Date.now();
   const first = await firstRequest(base, token, data.search);
@@ -432,7 +466,14 @@ async function banner(plans: Plan[], token: string, started: number): Promise<vo
   const rule = c.dim('─'.repeat(72));
   const auth = `-H "Authorization: Bearer $TOKEN"`;
   const lines = [rule];
-  lines.push(`  ${c.bold('API ready at')} ${c.green(base)}`);
+  lines.push(
+    `  ${c.bold('API ready at')} ${gateways.map((g) => c.green(`http://localhost:${g.port}`)).join(', ')}`,
+  );
+  const shards = plans.filter((p) => p.service === 'quota-ledger').length;
+  if (shards > 1 || gateways.length > 1)
+    lines.push(
+      `  topology   ${shards} ledger shards, ${gateways.length} gateways (each routes by the same shard map)`,
+    );
   lines.push(`  data       ${data.source}`, `             last trading day ${c.bold(data.lastDay)}`);
   lines.push(`  token      export TOKEN=${token}   (demo account, free plan: 50 a day)`);
   lines.push(
@@ -489,7 +530,7 @@ async function main(): Promise<void> {
     exit: (code) => process.exit(code),
     stopGraceMs: STOP_GRACE_MS,
     readyTimeoutMs: READY_TIMEOUT_MS,
-    stopFirst: (name) => name === 'gateway',
+    stopFirst: (name) => name.startsWith('gateway'),
   });
   process.on('SIGINT', () => sup.onSignal('SIGINT'));
   process.on('SIGTERM', () => sup.onSignal('SIGTERM'));
@@ -518,11 +559,11 @@ async function main(): Promise<void> {
     );
   };
   // What holds no market data starts while the data loads; the demo account is made meanwhile too.
-  start(plans.filter((p) => !DATA_SERVICES.has(p.name)));
+  start(plans.filter((p) => !holdsData(p)));
   const token = demoToken();
   await prepareData();
   begun = Date.now();
-  start(plans.filter((p) => DATA_SERVICES.has(p.name)));
+  start(plans.filter(holdsData));
   await waitUntilReady(sup, plans);
   took.push(['services ready', Date.now() - begun]);
   await banner(plans, await token, started);

@@ -7,9 +7,10 @@ import { createPool, dropSchema } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, deleteStream, freePort, NATS_URL } from './stack.ts';
 
-// `make run DATA=<folder>`: the whole platform from its bundles, on real exchange files imported into
-// schemas of that folder's own, with a banner that says so. Every port, the auth and ledger schemas and
-// the settlement stream are this test's own, so a developer's `make run` is never disturbed.
+// `make run DATA=<folder> SHARDS=2 GATEWAYS=2`: the whole platform from its bundles, on real exchange
+// files imported into schemas of that folder's own, with a banner that says so, as two ledger shards and
+// two gateways. Every port, the auth and ledger schemas and the settlement stream are this test's own,
+// so a developer's `make run` is never disturbed.
 
 const REAL = new URL('../../shared/realdata/', import.meta.url).pathname;
 const BHAV = 'nse_cm_bhavcopy_2025-08_to_2026-07/';
@@ -18,6 +19,7 @@ const tag = `t${randomBytes(4).toString('hex')}`;
 const dir = join(mkdtempSync(join(tmpdir(), 'mdp-run-')), `nse-${tag}`);
 let run: ChildProcess | undefined;
 let out = '';
+let gateways: string[] = [];
 
 const SERVICES = ['GATEWAY', 'AUTH', 'QUOTA_LEDGER', 'EQUITIES_DATA', 'FILINGS_READER', 'OPTIONS_ANALYTICS'];
 
@@ -28,6 +30,8 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA: dir,
+    SHARDS: '2',
+    GATEWAYS: '2',
     DATABASE_URL,
     NATS_URL,
     AUTH_DB_SCHEMA: `${tag}_auth`,
@@ -42,6 +46,15 @@ beforeAll(async () => {
     env[`${s}_OPS_PORT`] = String(await freePort());
     if (s !== 'GATEWAY') env[`${s}_GRPC_PORT`] = String(await freePort());
   }
+  // The second shard and gateway: ports of their own too.
+  for (const key of [
+    'QUOTA_LEDGER_1_GRPC_PORT',
+    'QUOTA_LEDGER_1_OPS_PORT',
+    'GATEWAY_1_PORT',
+    'GATEWAY_1_OPS_PORT',
+  ])
+    env[key] = String(await freePort());
+  gateways = [env.PORT!, env.GATEWAY_1_PORT!].map((port) => `http://localhost:${port}`);
   run = spawn('make', ['-s', 'run'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   run.stdout!.on('data', (c) => {
     out += String(c);
@@ -87,6 +100,24 @@ describe('make run DATA=<folder>', () => {
     expect(out).toContain(`last trading day ${lastDay}`);
     expect(out).toMatch(/^ {2}first call 200, [A-Z0-9&-]+ \(/m);
   });
+
+  it('runs two ledger shards and two gateways that agree on every account', async () => {
+    expect(out).toContain('  topology   2 ledger shards, 2 gateways');
+    expect(out).toMatch(/starting .*quota-ledger-0 \(grpc :\d+.*quota-ledger-1 \(grpc :\d+/s);
+    const token = /export TOKEN=(\S+)/.exec(out)![1]!;
+    const auth = { headers: { authorization: `Bearer ${token}` } };
+    // The demo account's first call (in the banner) and three more through each gateway, then the usage
+    // each gateway reports: whichever shard owns the account, both ask it.
+    for (const base of gateways)
+      for (let i = 0; i < 3; i++)
+        expect((await fetch(`${base}/v1/stocks?q=bank&limit=1`, auth)).status).toBe(200);
+    for (const base of gateways) {
+      const usage = (await (await fetch(`${base}/v1/me/usage`, auth)).json()) as {
+        data: { day: { used: number } };
+      };
+      expect(usage.data.day.used).toBe(7);
+    }
+  }, 60_000);
 
   it('refuses a DATA that is not a folder, naming it, before anything starts', async () => {
     const missing = join(dirname(dir), 'no-such-folder');
