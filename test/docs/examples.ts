@@ -64,3 +64,42 @@ export function mdpExamples(guide: string): MdpExample[] {
     });
   return out;
 }
+
+/** A Python example of a guide: a fenced ```python block, or a `python3 -m mdp_client` line. */
+export interface PythonExample {
+  guide: string;
+  line: number;
+  /** The program (a block) or the command as written, its trailing comment removed (a line). */
+  source: string;
+  kind: 'program' | 'command';
+}
+
+/** Every ```python block and every `python3 -m mdp_client` line inside a fenced block of a guide. */
+export function pythonExamples(guide: string): PythonExample[] {
+  const out: PythonExample[] = [];
+  let fence: string | null = null;
+  let block: { line: number; lines: string[] } | null = null;
+  readFileSync(guide, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      const open = /^\s*```(\w*)/.exec(text);
+      if (open) {
+        if (fence === null) {
+          fence = open[1] ?? '';
+          if (fence === 'python') block = { line: i + 2, lines: [] };
+        } else {
+          if (block) out.push({ guide, line: block.line, source: block.lines.join('\n'), kind: 'program' });
+          fence = null;
+          block = null;
+        }
+        return;
+      }
+      if (block) {
+        block.lines.push(text);
+        return;
+      }
+      const m = fence !== null ? /^\s*(?:\$\s+)?(python3 -m mdp_client\s.*?)(?:\s+#.*)?$/.exec(text) : null;
+      if (m) out.push({ guide, line: i + 1, source: m[1]!, kind: 'command' });
+    });
+  return out;
+}

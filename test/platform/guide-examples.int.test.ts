@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { curlExamples, GUIDES, mdpExamples } from '../docs/examples.ts';
+import { curlExamples, GUIDES, mdpExamples, pythonExamples } from '../docs/examples.ts';
 import { platform } from './client.ts';
 
 // Every curl line of the guides (the README, docs/*.md and the folders' READMEs), run as written by bash
@@ -76,6 +76,58 @@ describe('the `npx mdp` lines of the guides run as written on the default data',
       expect((file ? readFileSync(join(cwd, file), 'utf8') : stdout).length, example.command).toBeGreaterThan(
         0,
       );
+    },
+    90_000,
+  );
+});
+
+describe('the Python examples of the guides run as written on the default data', () => {
+  const examples = GUIDES.flatMap(pythonExamples);
+  // Debian's Python with pandas (scripts/test-tools.sh makes sure of it), the package from the checkout.
+  const python = process.env.MDP_PYTHON || '/usr/bin/python3';
+  const cwd = mkdtempSync(join(tmpdir(), 'mdp-guide-python-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('finds the README’s and the subscribers’ page’s', () => {
+    expect(examples.filter((e) => e.guide === 'README.md' && e.kind === 'program')).toHaveLength(1);
+    expect(
+      examples.filter((e) => e.guide === 'docs/subscribers.md' && e.kind === 'program').length,
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      examples.filter((e) => e.guide === 'docs/subscribers.md' && e.kind === 'command').length,
+    ).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(examples.map((e) => [`${e.guide}:${e.line}`, e] as const))(
+    '%s',
+    async (_, example) => {
+      const env = {
+        ...process.env,
+        PYTHONPATH: join(process.cwd(), 'clients/python/src'),
+        PYTHONDONTWRITEBYTECODE: '1',
+        MDP_TOKEN: platform.token,
+        MDP_BASE_URL: platform.baseUrl,
+      };
+      const run =
+        example.kind === 'program'
+          ? exec(python, ['-c', here(example.source)], {
+              cwd,
+              env,
+              timeout: 60_000,
+              maxBuffer: 32 * 1024 * 1024,
+            })
+          : exec('bash', ['-c', example.source.replace(/^python3 /, `${python} `)], {
+              cwd,
+              env,
+              timeout: 60_000,
+              maxBuffer: 32 * 1024 * 1024,
+            });
+      const { stdout, stderr } = await run;
+      const file = / > (\S+)$/.exec(example.source)?.[1];
+      expect((file ? readFileSync(join(cwd, file), 'utf8') : stdout).length, example.source).toBeGreaterThan(
+        0,
+      );
+      expect(stderr, example.source).toBe('');
     },
     90_000,
   );

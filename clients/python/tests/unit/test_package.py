@@ -13,6 +13,7 @@ import unittest
 import mdp_client
 
 PACKAGE = pathlib.Path(mdp_client.__file__).parent
+BACKEND = pathlib.Path(__file__).resolve().parents[2] / "_build" / "mdp_build.py"
 STDLIB_DIR = pathlib.Path(sysconfig.get_paths()["stdlib"]).resolve()
 
 
@@ -29,7 +30,7 @@ def is_stdlib(name: str) -> bool:
 
 class PackageTest(unittest.TestCase):
     def modules(self):
-        files = sorted(PACKAGE.rglob("*.py"))
+        files = sorted(PACKAGE.rglob("*.py")) + [BACKEND]
         self.assertGreaterEqual(len(files), 10)
         return files
 
@@ -77,3 +78,26 @@ class PackageTest(unittest.TestCase):
                 del sys.modules["pandas"]
             else:
                 sys.modules["pandas"] = saved
+
+    def test_the_build_backend_makes_a_wheel_of_every_module(self) -> None:
+        import importlib.util
+        import tempfile
+        import zipfile
+
+        spec = importlib.util.spec_from_file_location("mdp_build", BACKEND)
+        backend = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(backend)  # type: ignore[union-attr]
+        self.assertEqual(backend.get_requires_for_build_wheel(), [])
+        with tempfile.TemporaryDirectory() as out:
+            name = backend.build_wheel(out)
+            self.assertEqual(name, f"mdp_client-{mdp_client.__version__}-py3-none-any.whl")
+            with zipfile.ZipFile(f"{out}/{name}") as whl:
+                names = set(whl.namelist())
+                metadata = whl.read(f"mdp_client-{mdp_client.__version__}.dist-info/METADATA").decode()
+                record = whl.read(f"mdp_client-{mdp_client.__version__}.dist-info/RECORD").decode()
+        modules = {p.relative_to(PACKAGE.parent).as_posix() for p in PACKAGE.rglob("*.py")}
+        self.assertLessEqual(modules | {"mdp_client/py.typed"}, names)
+        self.assertIn("Name: mdp-client\n", metadata)
+        self.assertIn("Requires-Python: >=3.9\n", metadata)
+        self.assertIn('Requires-Dist: pandas>=1.3; extra == "pandas"', metadata)
+        self.assertEqual(len(record.strip().split("\n")), len(names))
