@@ -215,7 +215,7 @@ class Frames:
             for entry in section["availability"]:
                 period_end[entry["period"]] = _series(pd, [entry["period_end"]], "date").iloc[0]
                 available_from[entry["period"]] = _series(pd, [entry["available_from"]], "date").iloc[0]
-        if "section" in params and len(parts) == 1:
+        if len(parts) == 1:
             frame = parts[0][1]
         else:
             frame = pd.concat({name: part for name, part in parts}, names=["section", "row"]) if parts else pd.DataFrame(dtype="float64")
