@@ -34,7 +34,13 @@ interface Expectation {
  * Alerts about no single process, with what they name instead. The fleet-wide ones name in their
  * description the gateway pods answering the most errors (a template query over `pod`).
  */
-const FLEET = ['MdpApiErrorBudgetBurnFast', 'MdpApiErrorBudgetBurnSlow', 'MdpServiceUnavailableBurst'];
+const FLEET = [
+  'MdpApiErrorBudgetBurnFast',
+  'MdpApiErrorBudgetBurnSlow',
+  'MdpServiceUnavailableBurst',
+  // Names every gateway and its map: the fault is the disagreement, not one gateway.
+  'MdpGatewayShardMapsDiffer',
+];
 /** The daily import's (a CronJob whose pod is gone when they fire) and a service with no pod at all. */
 const NO_POD = [
   'MdpDataImportBehind',

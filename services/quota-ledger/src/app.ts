@@ -54,6 +54,16 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     labelNames: ['decision'] as const,
     registers: [deps.registry],
   });
+  // Every decision is a series from the start, so a rate over a rare one reads 0, not nothing.
+  for (const decision of [
+    'admitted',
+    'rate_limited',
+    'quota_exhausted',
+    'duplicate',
+    'unavailable',
+    'not_owner',
+  ])
+    admissions.inc({ decision }, 0);
   new Gauge({
     name: 'ledger_holds_in_flight',
     help: 'Admitted requests not yet settled',
