@@ -2,22 +2,23 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_PORTS, databaseConfig, type GrpcServiceName } from '@mdp/config';
 import { migratedPool, type Pool } from '@mdp/db';
 import { GrpcServer } from '@mdp/grpc';
-import { type TProperties, Type } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { bootstrap, exitOnStartupError, type Runtime, serveUntilSignal } from './index.ts';
 
-function grpcServiceConfig(name: GrpcServiceName, defaultSchema: string, extra: TProperties) {
-  return Type.Object({
-    ...extra,
+/** The variables every gRPC service reads besides the common ones. */
+function grpcVariables(name: GrpcServiceName, defaultSchema: string) {
+  return {
     ...databaseConfig,
     GRPC_HOST: Type.String({ default: '0.0.0.0' }),
     GRPC_PORT: Type.Integer({ default: DEFAULT_PORTS[name].grpc, minimum: 0, maximum: 65535 }),
     OPS_PORT: Type.Integer({ default: DEFAULT_PORTS[name].ops, minimum: 0, maximum: 65535 }),
     DB_SCHEMA: Type.String({ default: defaultSchema, pattern: '^[a-z_][a-z0-9_]{0,62}$' }),
-  });
+  };
 }
 
-export type GrpcServiceRuntime = Runtime<
-  { DATABASE_URL: string; DB_SCHEMA: string } & Record<string, unknown>
+/** A service's runtime, its `config` typed from the gRPC variables and the service's own (`P`). */
+export type GrpcServiceRuntime<P extends TProperties = {}> = Runtime<
+  Static<TObject<ReturnType<typeof grpcVariables>>> & Static<TObject<P>>
 >;
 
 /** What `build` hands back: the server, and anything besides the pool to release after draining. */
@@ -28,16 +29,16 @@ export interface BuiltService {
   close?: () => Promise<void>;
 }
 
-export interface GrpcServiceSpec {
+export interface GrpcServiceSpec<P extends TProperties = {}> {
   name: GrpcServiceName;
   /** The Postgres schema this service owns by default (each test uses its own). */
   defaultSchema: string;
   /** SQL migrations folder; the schema is created even when there is none yet. */
   migrationsDir: URL;
   /** Configuration beyond the common and database variables (validated with them at start-up). */
-  config?: TProperties;
+  config?: P;
   build: (
-    rt: GrpcServiceRuntime,
+    rt: GrpcServiceRuntime<P>,
     pool: Pool,
   ) => GrpcServer | BuiltService | Promise<GrpcServer | BuiltService>;
 }
@@ -54,8 +55,10 @@ function cachedProbe(probe: () => Promise<boolean>, ttlMs = 1_000): () => Promis
 }
 
 /** The whole life of a gRPC service process: config, migrations, serve, drain on signal. */
-export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
-  const rt = bootstrap(spec.name, grpcServiceConfig(spec.name, spec.defaultSchema, spec.config ?? {}));
+export async function runGrpcService<P extends TProperties = {}>(spec: GrpcServiceSpec<P>): Promise<void> {
+  const schema = Type.Object({ ...spec.config, ...grpcVariables(spec.name, spec.defaultSchema) });
+  // TypeBox cannot compute Static of a schema over a type parameter; loadConfig has validated it.
+  const rt = bootstrap(spec.name, schema) as unknown as GrpcServiceRuntime<P>;
   const { config, logger } = rt;
   try {
     const dir = spec.migrationsDir.pathname;
@@ -68,7 +71,7 @@ export async function runGrpcService(spec: GrpcServiceSpec): Promise<void> {
       logger,
       poolLogger: logger,
     });
-    const built = await spec.build(rt as GrpcServiceRuntime, pool);
+    const built = await spec.build(rt, pool);
     const { server, close, ready }: BuiltService = built instanceof GrpcServer ? { server: built } : built;
     const dbReady = cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1);
     const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);

@@ -13,7 +13,7 @@ await runGrpcService({
   migrationsDir: new URL('../migrations/', import.meta.url),
   config: authConfig,
   build: async (rt, pool) => {
-    const config = rt.config as typeof rt.config & { TOKEN_HASH_SECRET: string; NATS_URL: string };
+    const { config } = rt;
     const channel = outboxChannel(config.DB_SCHEMA);
     const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel);
     const accounts = new AccountStore(store, { clock: systemClock });

@@ -19,7 +19,7 @@ await runGrpcService({
   config: natsConfig,
   build: async (rt, pool) => {
     const announcer = startDataChangeAnnouncer({
-      url: (rt.config as typeof rt.config & { NATS_URL: string }).NATS_URL,
+      url: rt.config.NATS_URL,
       service: 'equities',
       logger: rt.logger,
     });

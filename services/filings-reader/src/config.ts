@@ -11,11 +11,3 @@ export const filingsConfig = {
   LINK_SIGNING_KEY: Type.String({ default: DEV_LINK_SIGNING_KEY, minLength: 16 }),
   LINK_TTL_SECONDS: Type.Integer({ default: 3600, minimum: 60, maximum: 7 * 86_400 }),
 };
-
-export interface FilingsConfig {
-  FILES_HOST: string;
-  FILES_PORT: number;
-  PUBLIC_FILES_BASE_URL?: string;
-  LINK_SIGNING_KEY: string;
-  LINK_TTL_SECONDS: number;
-}

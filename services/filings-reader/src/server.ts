@@ -2,7 +2,7 @@ import { natsConfig } from '@mdp/config';
 import { startDataChangeAnnouncer } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
-import { type FilingsConfig, filingsConfig } from './config.ts';
+import { filingsConfig } from './config.ts';
 import { close, createFilesServer, listen } from './files-server.ts';
 import { LinkSigner } from './links.ts';
 import { filingsImpl } from './service.ts';
@@ -14,7 +14,7 @@ await runGrpcService({
   migrationsDir: new URL('../migrations/', import.meta.url),
   config: { ...filingsConfig, ...natsConfig },
   build: async (rt, pool) => {
-    const config = rt.config as typeof rt.config & FilingsConfig;
+    const { config } = rt;
     const store = new FilingsStore(pool);
     const baseUrl = config.PUBLIC_FILES_BASE_URL ?? `http://localhost:${config.FILES_PORT}`;
     const signer = new LinkSigner(config.LINK_SIGNING_KEY, baseUrl, config.LINK_TTL_SECONDS);
@@ -23,7 +23,7 @@ await runGrpcService({
     rt.logger.info({ filesPort, baseUrl }, 'public document links served');
     // Documents are read from Postgres on every call: an ingest is served at once, so announce it then.
     const announcer = startDataChangeAnnouncer({
-      url: (rt.config as typeof rt.config & { NATS_URL: string }).NATS_URL,
+      url: config.NATS_URL,
       service: 'filings',
       logger: rt.logger,
       probe: async () => {

@@ -13,10 +13,7 @@ await runGrpcService({
   migrationsDir: new URL('../migrations/', import.meta.url),
   config: { ...optionsConfig, ...natsConfig },
   build: (rt, pool) => {
-    const { RISK_FREE_RATE, NATS_URL } = rt.config as typeof rt.config & {
-      RISK_FREE_RATE: number;
-      NATS_URL: string;
-    };
+    const { RISK_FREE_RATE, NATS_URL } = rt.config;
     const store = new OptionsStore(pool);
     // Every load records a new data version; the service serves it within a second.
     const announcer = startDataChangeAnnouncer({

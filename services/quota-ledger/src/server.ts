@@ -6,22 +6,7 @@ import { runGrpcService } from '@mdp/runtime';
 import { ledgerConfig } from './config.ts';
 import { assembleLedger } from './ledger.ts';
 import { openRecorder } from './projections.ts';
-import { archiveTarget, type UsageLogConfig, upkeepSettings } from './usage-log-config.ts';
-
-type LedgerConfig = {
-  NATS_URL: string;
-  USAGE_STREAM: string;
-  USAGE_SUBJECT: string;
-  SHARD_INDEX: number;
-  SHARD_COUNT: number;
-  SHARD_CLAIM_WAIT_MS: number;
-  HOLD_TTL_MS: number;
-  USAGE_RETENTION_DAYS: number;
-  USAGE_STREAM_REPLICAS: number;
-  LEDGER_STATS_INTERVAL_MS: number;
-  REBUILD_CHECK_INTERVAL_MS: number;
-  USAGE_UPKEEP_INTERVAL_MS: number;
-} & UsageLogConfig;
+import { archiveTarget, upkeepSettings } from './usage-log-config.ts';
 
 await runGrpcService({
   name: 'quota-ledger',
@@ -29,7 +14,7 @@ await runGrpcService({
   migrationsDir: new URL('../migrations/', import.meta.url),
   config: ledgerConfig,
   build: async (rt, pool) => {
-    const config = rt.config as typeof rt.config & LedgerConfig;
+    const { config } = rt;
     if (config.SHARD_INDEX >= config.SHARD_COUNT) throw new Error('SHARD_INDEX must be below SHARD_COUNT');
     // One process per shard index: two would split the shard's durable consumer and each admit from
     // half its charges. Claimed before anything of the shard starts.
