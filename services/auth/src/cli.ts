@@ -30,6 +30,13 @@ const USAGE = `usage: auth-admin <command> [options]
                                                   issue a token; prints only the token
   token list <account-id>                         the account's tokens, never revealing them
   token revoke <token-id | token>                 revoke a token (at once, on every gateway)
+  token rotate <token-id | token> [--grace <N>d|h|m]
+                                                  a new token under the current tag key for the same
+                                                  account, name and expiry; prints only the new token. The
+                                                  old one is revoked at once, or with --grace expires then
+  token outdated [--key <id>|legacy]              live tokens not under the current tag key (legacy ones
+                                                  and older keys'), most recently used first: whose
+                                                  owners must rotate before the old key is retired
   plan list                                       plans and their daily and monthly caps
   plan create <plan> --daily <n|none> --monthly <n|none> [--burst <n|none>]
                                                   add a plan (burst: requests a minute, default 60)
@@ -39,7 +46,8 @@ const USAGE = `usage: auth-admin <command> [options]
   token-pool --plan <plan> --count <n>            n new accounts (1-10000) with one token each, for load
                                                   tests spread over many accounts; prints one token a line
 
-Environment: DATABASE_URL, DB_SCHEMA (default auth), TOKEN_HASH_SECRET (must match the auth service).`;
+Environment: DATABASE_URL, DB_SCHEMA (default auth), TOKEN_HASH_SECRET and TOKEN_TAG_KEYS (both must
+match the auth service's).`;
 
 function parseCap(value: string | undefined, flag: string): number | null {
   if (value === undefined) throw new UsageError(`${flag} is required (a whole number, or none)`);
@@ -55,6 +63,12 @@ function parseBurst(value: string | undefined): number | null | undefined {
   if (!/^[1-9]\d{0,8}$/.test(value))
     throw new UsageError(`--burst must be a whole number of at least 1, or none, not "${value}"`);
   return Number(value);
+}
+
+function parseDuration(value: string, flag: string): number {
+  const m = /^(\d{1,5})([dhm])$/.exec(value);
+  if (!m) throw new UsageError(`${flag} must look like 30d, 12h or 90m, not "${value}"`);
+  return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
 }
 
 function parseExpiry(expiresIn: string | undefined, expiresAt: string | undefined): Date | undefined {
@@ -160,6 +174,8 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
       burst: { type: 'string' },
       count: { type: 'string' },
       'base-url': { type: 'string' },
+      grace: { type: 'string' },
+      key: { type: 'string' },
     },
   });
   const accounts = () => new AccountStore(store, { clock: input.clock ?? systemClock });
@@ -208,6 +224,25 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
     case 'token revoke':
       await store.revokeToken(arg(0, '<token-id | token>'));
       return '';
+    case 'token rotate': {
+      const graceMs = values.grace === undefined ? undefined : parseDuration(values.grace, '--grace');
+      const rotated = await store.rotateToken(arg(0, '<token-id | token>'), { graceMs });
+      process.stderr.write(
+        `token ${rotated.replaced} ${graceMs ? `expires at ${rotated.oldEndsAt.toISOString()}` : 'revoked'}; new token ${rotated.id} under key ${store.tagKeys.issuing}\n`,
+      );
+      return rotated.token;
+    }
+    case 'token outdated': {
+      if (values.key !== undefined && !/^([0-9A-Za-z]{2}|legacy)$/.test(values.key))
+        throw new UsageError(`--key must be a 2-character key id or legacy, not "${values.key}"`);
+      const rows = await store.outdatedTokens({ keyId: values.key });
+      return table(
+        rows.map((r) => ({ ...r, tag_key_id: r.tag_key_id ?? 'legacy' })) as unknown as Record<
+          string,
+          unknown
+        >[],
+      );
+    }
     case 'plan list':
       return table((await store.listPlans()) as unknown as Record<string, unknown>[]);
     case 'plan create':
@@ -259,6 +294,9 @@ if (isEntryPoint(import.meta.url)) {
     config: authConfig,
     refusal: (err) => (err instanceof AdminError ? err.message : undefined),
     run: ({ argv, pool, config }) =>
-      run(new AuthStore(pool, config.TOKEN_HASH_SECRET, outboxChannel(config.DB_SCHEMA)), argv),
+      run(
+        new AuthStore(pool, config.TOKEN_HASH_SECRET, outboxChannel(config.DB_SCHEMA), config.TOKEN_TAG_KEYS),
+        argv,
+      ),
   });
 }

@@ -1,6 +1,7 @@
 import { systemClock } from '@mdp/ist-time';
 import { connectNats } from '@mdp/nats';
 import { runGrpcService } from '@mdp/runtime';
+import { usesDevTagKey } from '@mdp/tokens';
 import { AccountStore } from './accounts.ts';
 import { buildApp } from './app.ts';
 import { authConfig } from './config.ts';
@@ -15,7 +16,12 @@ await runGrpcService({
   build: async (rt, pool) => {
     const { config } = rt;
     const channel = outboxChannel(config.DB_SCHEMA);
-    const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel);
+    const store = new AuthStore(pool, config.TOKEN_HASH_SECRET, channel, config.TOKEN_TAG_KEYS);
+    // The chart's Secret always carries a key of its own; this is `make run` or a hand-made deployment.
+    if (usesDevTagKey(store.tagKeys))
+      rt.logger.warn(
+        'TOKEN_TAG_KEYS is the development key: anyone can tag tokens; set your own in production',
+      );
     const accounts = new AccountStore(store, { clock: systemClock });
     // Ended sessions and invites and closed rate windows are deleted hourly (by every replica: harmless).
     const purge = setInterval(

@@ -1,7 +1,15 @@
 import { createHmac } from 'node:crypto';
 import type { Pool } from '@mdp/db';
 import { type AccountChanged, AUTH_EVENTS, type PlanChanged, type TokenRevoked } from '@mdp/nats';
-import { generateToken, TOKEN_PREFIX, tokenDisplayPrefix } from '@mdp/tokens';
+import {
+  DEV_TAG_KEYS,
+  generateToken,
+  parseTagKeys,
+  type TagKeyring,
+  TOKEN_PREFIX,
+  tokenDisplayPrefix,
+  tokenKeyId,
+} from '@mdp/tokens';
 import type pg from 'pg';
 import type { TokenRecord } from './verify.ts';
 
@@ -29,6 +37,20 @@ export interface TokenListing {
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** The tag key it was issued under, or `legacy` (issued before tags). */
+  key: string;
+}
+
+/** A live token not under the current tag key: its owner should rotate it before its key is retired. */
+export interface OutdatedToken {
+  id: string;
+  account_id: string;
+  display_prefix: string;
+  name: string;
+  /** The tag key it was issued under; null: the legacy (CRC32) format. */
+  tag_key_id: string | null;
+  last_used_at: Date | null;
+  expires_at: Date | null;
 }
 
 export interface Plan {
@@ -46,11 +68,18 @@ const PLAN_ID = /^[a-z][a-z0-9_-]{0,31}$/;
  * gateways must hear about writes its event to the outbox in the same transaction.
  */
 export class AuthStore {
+  /** Tags new tokens: only tokens made with it are worth a gateway's lookup. */
+  readonly tagKeys: TagKeyring;
+
   constructor(
     readonly pool: Pool,
     private readonly hashSecret: string,
     private readonly outboxChannel: string,
-  ) {}
+    /** `TOKEN_TAG_KEYS`; the development keys when absent (tests, `make run`). */
+    tagKeys: TagKeyring | string = DEV_TAG_KEYS,
+  ) {
+    this.tagKeys = typeof tagKeys === 'string' ? parseTagKeys(tagKeys) : tagKeys;
+  }
 
   hash(token: string): Buffer {
     return createHmac('sha256', this.hashSecret).update(token).digest();
@@ -89,20 +118,115 @@ export class AuthStore {
     await this.requireAccount(accountId);
     if (opts.expiresAt && opts.expiresAt.getTime() <= (opts.now ?? Date.now()))
       throw new AdminError('the expiry is in the past');
-    const token = generateToken();
+    const token = generateToken(this.tagKeys);
     const { rows } = await this.pool.query<{ id: string }>(
-      `INSERT INTO tokens (account_id, token_hash, display_prefix, name, expires_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
-      [accountId, this.hash(token), tokenDisplayPrefix(token), opts.name ?? '', opts.expiresAt ?? null],
+      `INSERT INTO tokens (account_id, token_hash, display_prefix, name, expires_at, tag_key_id)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      [
+        accountId,
+        this.hash(token),
+        tokenDisplayPrefix(token),
+        opts.name ?? '',
+        opts.expiresAt ?? null,
+        tokenKeyId(token)!,
+      ],
     );
     return { id: rows[0]!.id, token, displayPrefix: tokenDisplayPrefix(token) };
+  }
+
+  /**
+   * Stores a token issued before tags, as the platform did (tests of the migration path, and nothing
+   * else: the admin tool has no command for it).
+   */
+  async storeLegacyToken(accountId: string, token: string): Promise<string> {
+    const { rows } = await this.pool.query<{ id: string }>(
+      `INSERT INTO tokens (account_id, token_hash, display_prefix, name) VALUES ($1, $2, $3, 'legacy') RETURNING id`,
+      [accountId, this.hash(token), tokenDisplayPrefix(token)],
+    );
+    return rows[0]!.id;
+  }
+
+  /**
+   * Replaces a token with a new one under the current tag key: same account, name and expiry. The old
+   * one is revoked at once, or with `graceMs` expires that much later (never later than it would have),
+   * so its owner can switch without a gap. Returns the new token (shown once).
+   */
+  async rotateToken(
+    idOrToken: string,
+    opts: { graceMs?: number; now?: number } = {},
+  ): Promise<{ id: string; token: string; replaced: string; oldEndsAt: Date }> {
+    const oldId = idOrToken.startsWith(TOKEN_PREFIX)
+      ? (await this.findByToken(idOrToken))?.token_id
+      : idOrToken;
+    if (!oldId || !UUID.test(oldId)) throw new AdminError('no such token', 'not_found');
+    const now = opts.now ?? Date.now();
+    const token = generateToken(this.tagKeys);
+    return this.transaction(async (c) => {
+      const { rows } = await c.query<{
+        account_id: string;
+        name: string;
+        expires_at: Date | null;
+        revoked_at: Date | null;
+      }>('SELECT account_id, name, expires_at, revoked_at FROM tokens WHERE id = $1 FOR UPDATE', [oldId]);
+      const old = rows[0];
+      if (!old) throw new AdminError('no such token', 'not_found');
+      if (old.revoked_at)
+        throw new AdminError(`token ${oldId} is revoked; issue a new one instead`, 'conflict');
+      if (old.expires_at && old.expires_at.getTime() <= now)
+        throw new AdminError(`token ${oldId} has expired; issue a new one instead`, 'conflict');
+      const inserted = await c.query<{ id: string }>(
+        `INSERT INTO tokens (account_id, token_hash, display_prefix, name, expires_at, tag_key_id)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+        [
+          old.account_id,
+          this.hash(token),
+          tokenDisplayPrefix(token),
+          old.name,
+          old.expires_at,
+          tokenKeyId(token)!,
+        ],
+      );
+      let oldEndsAt: Date;
+      if (opts.graceMs && opts.graceMs > 0) {
+        const end = now + opts.graceMs;
+        oldEndsAt = new Date(old.expires_at ? Math.min(old.expires_at.getTime(), end) : end);
+        // Gateways check expiry on every use, cached or not: no event is needed for it to take effect.
+        await c.query('UPDATE tokens SET expires_at = $2 WHERE id = $1', [oldId, oldEndsAt]);
+      } else {
+        oldEndsAt = new Date(now);
+        await c.query('UPDATE tokens SET revoked_at = now() WHERE id = $1', [oldId]);
+        await this.emit<TokenRevoked>(c, AUTH_EVENTS.tokenRevoked, {
+          token_id: oldId,
+          account_id: old.account_id,
+        });
+      }
+      return { id: inserted.rows[0]!.id, token, replaced: oldId, oldEndsAt };
+    });
+  }
+
+  /**
+   * Live tokens (not revoked, not expired) not under the issuing tag key: the legacy format, and with
+   * `keyId` only those under that key (`legacy` for the legacy format). Most recently used first.
+   */
+  async outdatedTokens(opts: { keyId?: string } = {}): Promise<OutdatedToken[]> {
+    const { rows } = await this.pool.query<OutdatedToken>(
+      `SELECT id, account_id, display_prefix, name, tag_key_id, last_used_at, expires_at
+         FROM tokens
+        WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+          AND tag_key_id IS DISTINCT FROM $1
+          AND ($2::text IS NULL OR ($2 = 'legacy' AND tag_key_id IS NULL) OR tag_key_id = $2)
+        ORDER BY last_used_at DESC NULLS LAST, created_at, id`,
+      [this.tagKeys.issuing, opts.keyId ?? null],
+    );
+    return rows;
   }
 
   async listTokens(accountId: string, opts: { newestFirst?: boolean } = {}): Promise<TokenListing[]> {
     await this.requireAccount(accountId);
     const order = opts.newestFirst ? 'created_at DESC, id DESC' : 'created_at, id';
     const { rows } = await this.pool.query<TokenListing>(
-      `SELECT id, display_prefix, name, created_at, expires_at, revoked_at, last_used_at
+      `SELECT id, display_prefix, name, created_at, expires_at, revoked_at, last_used_at,
+              coalesce(tag_key_id, 'legacy') AS key
          FROM tokens WHERE account_id = $1 ORDER BY ${order}`,
       [accountId],
     );

@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
-import { isWellFormedToken } from '@mdp/tokens';
+import { generateToken, isWellFormedToken, parseTagKeys, TAGGED_TOKEN_LENGTH, tokenKeyId } from '@mdp/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli.ts';
 import { AdminError, AuthStore, outboxChannel } from '../src/store.ts';
+import { decide } from '../src/verify.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const SECRET = 'cli-test-secret-0123456789';
@@ -125,6 +126,63 @@ describe('auth-admin commands', () => {
     expect(await cli('plan', 'list')).toMatch(/pro\s+7000\s+-/);
     const { rows } = await pool.query("SELECT payload FROM outbox WHERE subject = 'auth.plan.changed'");
     expect(rows.map((r) => r.payload)).toContainEqual({ plan: 'pro' });
+  });
+});
+
+const KEY_A = 'a1:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const KEY_B = 'b2:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+
+describe('tags and the migration from legacy tokens (issue 41)', () => {
+  const outcome = async (s: AuthStore, token: string, at = Date.now()) =>
+    decide(await s.findByToken(token), at).outcome;
+  const VALID = 1;
+
+  it('issues tagged tokens under the first key and records the key', async () => {
+    const keyed = new AuthStore(pool, SECRET, outboxChannel(schema), KEY_A);
+    const account = await keyed.createAccount('free');
+    const { token } = await keyed.issueToken(account);
+    expect(token).toHaveLength(TAGGED_TOKEN_LENGTH);
+    expect(tokenKeyId(token)).toBe('a1');
+    expect(await run(keyed, ['token', 'list', account])).toMatch(/\ba1\b/);
+  });
+
+  it('a legacy token keeps working, is listed as outdated, and rotates to a tagged one with a grace period', async () => {
+    const account = await store.createAccount('pro');
+    const legacy = generateToken();
+    const legacyId = await store.storeLegacyToken(account, legacy);
+    expect(await outcome(store, legacy)).toBe(VALID);
+    expect(await cli('token', 'outdated', '--key', 'legacy')).toContain(legacyId);
+
+    const fresh = await cli('token', 'rotate', legacy, '--grace', '1d');
+    expect(tokenKeyId(fresh)).toBe(store.tagKeys.issuing);
+    const record = await store.findByToken(fresh);
+    expect(record?.account_id).toBe(account);
+    expect(await outcome(store, fresh)).toBe(VALID);
+    // Both work during the grace day; after it only the new one.
+    expect(await outcome(store, legacy)).toBe(VALID);
+    expect(await outcome(store, legacy, Date.now() + 86_400_000 + 1_000)).not.toBe(VALID);
+    expect(await outcome(store, fresh, Date.now() + 86_400_000 + 1_000)).toBe(VALID);
+    // Rotated without grace: revoked at once, and no longer outdated (it is not live).
+    const again = await cli('token', 'rotate', fresh);
+    expect(await outcome(store, fresh)).not.toBe(VALID);
+    expect(await outcome(store, again)).toBe(VALID);
+    await expect(cli('token', 'rotate', fresh)).rejects.toThrow(/revoked/);
+    await expect(cli('token', 'outdated', '--key', 'nope!')).rejects.toThrow(/--key/);
+  });
+
+  it('key rotation: tokens of the old key are listed until rotated, then the old key can go', async () => {
+    const before = new AuthStore(pool, SECRET, outboxChannel(schema), KEY_A);
+    const account = await before.createAccount('free');
+    const old = await before.issueToken(account, { name: 'bot' });
+    const overlap = new AuthStore(pool, SECRET, outboxChannel(schema), `${KEY_B},${KEY_A}`);
+    expect(overlap.tagKeys).toEqual(parseTagKeys(`${KEY_B},${KEY_A}`));
+    const listed = await run(overlap, ['token', 'outdated', '--key', 'a1']);
+    expect(listed).toContain(old.id);
+    expect(listed).not.toContain(old.token.slice(8));
+    const fresh = await run(overlap, ['token', 'rotate', old.id]);
+    expect(tokenKeyId(fresh)).toBe('b2');
+    expect((await overlap.findByToken(fresh))?.account_id).toBe(account);
+    expect(await run(overlap, ['token', 'outdated', '--key', 'a1'])).not.toContain(old.id);
   });
 });
 

@@ -29,6 +29,7 @@ import Fastify, {
 import { registerDocs } from './account-site/docs.ts';
 import { registerAccountSite } from './account-site/plugin.ts';
 import type { UsageDocument } from './account-site/usage-page.ts';
+import { trustedProxies } from './auth-throttle.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type Upstreams } from './catalogue/index.ts';
@@ -56,6 +57,11 @@ export interface GatewayDeps {
   siteCsrfKey: string;
   /** Proxies in front of the gateway whose X-Forwarded-For/-Proto are believed (0: none). */
   trustProxyHops?: number;
+  /**
+   * Where such a proxy must be (CIDRs or addresses, comma-separated; default loopback): a hop from
+   * anywhere else is the client, whatever X-Forwarded-For it sends.
+   */
+  trustedProxyCidrs?: string;
   metering: Metering;
   /** Absent: every data request asks its service. */
   documents?: DocumentCache;
@@ -155,8 +161,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       sendError(reply, new ApiError('invalid_request', 'the request URL could not be read'));
     },
     clientErrorHandler,
-    // The n nearest hops (an ingress, a load balancer) are believed about the client's address and scheme.
-    trustProxy: (_address: string, hop: number) => hop < (deps.trustProxyHops ?? 0),
+    // The n nearest hops (an ingress, a load balancer) are believed about the client's address and
+    // scheme, each only when it is where a proxy is: otherwise anyone reaching the gateway directly could
+    // pick the address the failed-authentication throttle and the sign-in limits count against.
+    trustProxy: trustedProxies(deps.trustProxyHops ?? 0, deps.trustedProxyCidrs ?? '127.0.0.0/8,::1/128'),
   });
 
   app.addHook('onRequest', (req, reply, done) => {
@@ -302,7 +310,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     const validate = validators.get(route)!;
     app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
       // Who is asking comes before what they ask: a request without a valid token learns nothing else.
-      const caller = route.authenticated ? await authenticator.authenticate(req.headers.authorization) : null;
+      const caller = route.authenticated
+        ? await authenticator.authenticate(req.headers.authorization, req.ip)
+        : null;
       const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller };
       if (route.operationId === OPENAPI_OPERATION_ID) {
         return reply

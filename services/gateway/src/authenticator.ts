@@ -12,9 +12,18 @@ import {
 import { auth } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
 import { Counter, Gauge, type Registry } from '@mdp/telemetry';
-import { isWellFormedToken, TOKEN_LENGTH, tokenFingerprint } from '@mdp/tokens';
+import {
+  DEV_TAG_KEYS,
+  hasValidTag,
+  isWellFormedLegacyToken,
+  parseTagKeys,
+  type TagKeyring,
+  tokenFingerprint,
+  tokenFormat,
+} from '@mdp/tokens';
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
 import { LRUCache } from 'lru-cache';
+import { FailureThrottle, LookupBound } from './auth-throttle.ts';
 
 /** Who is calling, as the auth service vouched for them. */
 export interface Principal {
@@ -27,6 +36,8 @@ export interface Principal {
   expiresAtMs: number | null;
   /** Requests admitted in any rolling minute; null when the plan has no burst cap. */
   burstPerMinute: number | null;
+  /** Presented in the legacy (untagged) format: counted, and refused after the legacy deadline. */
+  legacy?: boolean;
 }
 
 export interface AuthenticatorOptions {
@@ -44,10 +55,45 @@ export interface AuthenticatorOptions {
   breakerOpenMs?: number;
   /** Told of every accepted token, for its "last used" time. */
   onUse?: (tokenId: string, atMs: number) => void;
+  /** `TOKEN_TAG_KEYS`: a tagged token is looked up only when its tag is right under one of them. */
+  tagKeys?: TagKeyring;
+  /**
+   * Unix ms from which legacy (untagged) tokens are refused without a lookup, cached ones included;
+   * null or absent: accepted (on the bounded, throttled path).
+   */
+  legacyUntilMs?: number | null;
+  /** Lookups at once of tagged tokens not yet cached, and of legacy ones (anyone can make those). */
+  lookupConcurrency?: number;
+  legacyLookupConcurrency?: number;
+  /** Failed authentications per client address per window before it is answered 429, no lookup. */
+  failureLimit?: number;
+  failureWindowMs?: number;
+  failureMaxAddresses?: number;
 }
+
+/** Why a request with a token was not served; every one but the two 503s is also a failed authentication. */
+const REJECTIONS = [
+  'malformed',
+  'bad_tag',
+  'legacy_retired',
+  'refused',
+  'refused_cached',
+  'throttled',
+  'busy',
+  'unavailable',
+] as const;
+type Rejection = (typeof REJECTIONS)[number];
 
 const BEARER = /^Bearer +(\S+) *$/i;
 const REFUSED_TTL_MS = 30_000;
+
+/** Auth's definite refusals: only these are remembered as refused. Anything else is not an answer. */
+const REFUSALS = new Set([
+  auth.VerifyOutcome.VERIFY_OUTCOME_UNKNOWN,
+  auth.VerifyOutcome.VERIFY_OUTCOME_EXPIRED,
+  auth.VerifyOutcome.VERIFY_OUTCOME_REVOKED,
+  auth.VerifyOutcome.VERIFY_OUTCOME_SUSPENDED,
+]);
 
 const unauthenticated = () =>
   new ApiError('authentication_required', 'send your API token as `Authorization: Bearer <token>`', {
@@ -59,21 +105,43 @@ const invalid = () =>
   });
 
 /**
- * Bearer authentication at the gateway. Malformed tokens are refused without a lookup; verified ones
- * are cached so the steady state costs no hop; refusals are cached briefly so a flood of made-up tokens
- * cannot reach the auth service. Events from NATS drop cached entries within moments of a revocation,
- * suspension or plan change; expiry is checked locally on every use. A dead auth service opens the
- * breaker (fast 503s) while tokens already verified keep working.
+ * Bearer authentication at the gateway. Verified tokens are cached, so the steady state costs no hop and
+ * a paying caller's request never waits on anything below. A token not cached is looked up only when
+ * nobody without the server's key could have made it (its tag is right), or while legacy tokens are
+ * still accepted, on a small bound of concurrent lookups with refusals per client address counted:
+ * past the limit an address is answered 429 with no lookup. Malformed, badly tagged and refused tokens
+ * all get the same 401 (no oracle). Events from NATS drop cached entries within moments of a
+ * revocation, suspension or plan change; expiry is checked locally on every use. A dead auth service
+ * opens the breaker (fast 503s) while tokens already verified keep working; its silence is never
+ * remembered as a refusal.
  */
 export class Authenticator {
   private readonly verified: LRUCache<string, Principal>;
   private readonly refused: LRUCache<string, true>;
-  private readonly verifying = new Map<string, Promise<Principal>>();
+  private readonly verifying = new Map<string, Promise<Principal | undefined>>();
   private readonly breaker;
   private readonly lookups: Counter<'result'>;
   private readonly invalidations: Counter<'reason'>;
+  private readonly rejections: Counter<'reason'>;
+  private readonly legacyUses: Counter;
+  private readonly tagKeys: TagKeyring;
+  private readonly bounds: { tagged: LookupBound; legacy: LookupBound };
+  private readonly throttle: FailureThrottle;
+  private readonly failureWindowMs: number;
 
   constructor(private readonly opts: AuthenticatorOptions) {
+    this.tagKeys = opts.tagKeys ?? parseTagKeys(DEV_TAG_KEYS);
+    this.bounds = {
+      tagged: new LookupBound(opts.lookupConcurrency ?? 64),
+      legacy: new LookupBound(opts.legacyLookupConcurrency ?? 4),
+    };
+    this.failureWindowMs = opts.failureWindowMs ?? 60_000;
+    this.throttle = new FailureThrottle({
+      limit: opts.failureLimit ?? 30,
+      windowMs: this.failureWindowMs,
+      maxAddresses: opts.failureMaxAddresses ?? 100_000,
+      clock: opts.clock,
+    });
     this.verified = new LRUCache({ max: opts.cacheMax, ttl: opts.cacheTtlMs });
     this.refused = new LRUCache({
       max: Math.max(1_000, Math.floor(opts.cacheMax / 10)),
@@ -97,6 +165,38 @@ export class Authenticator {
       labelNames: ['reason'] as const,
       registers: [opts.registry],
     });
+    this.rejections = new Counter({
+      name: 'gateway_auth_rejections_total',
+      help: 'Requests with a token not served, by reason: malformed, bad_tag, legacy_retired, refused (auth said no), refused_cached, throttled (429: too many failures from the address), busy (503: lookups at their bound), unavailable (503: auth did not answer)',
+      labelNames: ['reason'] as const,
+      registers: [opts.registry],
+    });
+    for (const reason of REJECTIONS) this.rejections.inc({ reason }, 0);
+    this.legacyUses = new Counter({
+      name: 'gateway_auth_legacy_token_requests_total',
+      help: 'Requests authenticated with a legacy (untagged) token: its owner has yet to rotate it',
+      registers: [opts.registry],
+    });
+    const bounds = this.bounds;
+    new Gauge({
+      name: 'gateway_auth_lookups_in_flight',
+      help: 'Token lookups waiting on the auth service, by format (tagged, legacy); each is bounded',
+      labelNames: ['format'] as const,
+      registers: [opts.registry],
+      collect() {
+        this.set({ format: 'tagged' }, bounds.tagged.current);
+        this.set({ format: 'legacy' }, bounds.legacy.current);
+      },
+    });
+    const throttle = this.throttle;
+    new Gauge({
+      name: 'gateway_auth_throttled_addresses',
+      help: 'Client addresses (IPv6: /64s) answered 429 for too many failed authentications right now',
+      registers: [opts.registry],
+      collect() {
+        this.set(throttle.throttledCount());
+      },
+    });
     const breaker = this.breaker;
     new Gauge({
       name: 'auth_circuit_open',
@@ -108,20 +208,27 @@ export class Authenticator {
     });
   }
 
-  /** The caller behind an `Authorization` header, or the 401/503 to answer with. */
-  async authenticate(header: string | undefined): Promise<Principal> {
+  /**
+   * The caller behind an `Authorization` header, or the 401/429/503 to answer with. `clientAddress` is
+   * the request's address as the trusted proxies give it (fastify's `req.ip`).
+   */
+  async authenticate(header: string | undefined, clientAddress = ''): Promise<Principal> {
     const match = header ? BEARER.exec(header) : null;
     if (!match) throw unauthenticated();
     const token = match[1]!;
-    if (token.length !== TOKEN_LENGTH) throw invalid();
+    const format = tokenFormat(token);
+    if (!format) throw this.reject(clientAddress, 'malformed');
     const key = tokenFingerprint(token);
     const now = this.opts.clock();
 
-    // A cached token was verified by auth, so it is well formed: the checksum (a CRC and two buffers,
-    // about 1% of the gateway's CPU) is checked only before anything else is done with a new one.
+    // A cached token was verified by auth: it is served before anything a flood can occupy is consulted.
     const cached = this.verified.get(key);
     if (cached) {
       this.lookups.inc({ result: 'hit' });
+      if (cached.legacy) {
+        if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
+        this.legacyUses.inc();
+      }
       if (cached.expiresAtMs !== null && cached.expiresAtMs <= now) {
         this.verified.delete(key);
         throw invalid();
@@ -129,48 +236,111 @@ export class Authenticator {
       this.opts.onUse?.(cached.tokenId, now);
       return cached;
     }
-    if (!isWellFormedToken(token)) throw invalid();
+    if (format === 'tagged') {
+      // Nobody without the key makes a right tag: these alone are looked up whatever their address.
+      if (!hasValidTag(token, this.tagKeys)) throw this.reject(clientAddress, 'bad_tag');
+      return this.lookUp(token, key, now, 'tagged', clientAddress);
+    }
+    // Anyone can make a legacy token: an address that keeps failing is not looked at.
+    const waitMs = this.throttle.retryAfterMs(clientAddress);
+    if (waitMs > 0) throw this.throttled(waitMs);
+    if (!isWellFormedLegacyToken(token)) throw this.reject(clientAddress, 'malformed');
+    if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
+    return this.lookUp(token, key, now, 'legacy', clientAddress);
+  }
+
+  private legacyRetired(now: number): boolean {
+    const until = this.opts.legacyUntilMs;
+    return until !== undefined && until !== null && now >= until;
+  }
+
+  /** A 401 counted against the address, or the 429 when the address is already over its limit. */
+  private reject(clientAddress: string, reason: Rejection): ApiError {
+    const waitMs = this.throttle.retryAfterMs(clientAddress);
+    if (waitMs > 0) return this.throttled(waitMs);
+    this.throttle.fail(clientAddress);
+    this.rejections.inc({ reason });
+    return invalid();
+  }
+
+  private throttled(waitMs: number): ApiError {
+    this.rejections.inc({ reason: 'throttled' });
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return new ApiError('rate_limited', 'too many failed authentications from this address; retry later', {
+      headers: {
+        'Retry-After': seconds,
+        'X-RateLimit-Reset': Math.ceil((this.opts.clock() + waitMs) / 1000),
+      },
+    });
+  }
+
+  private async lookUp(
+    token: string,
+    key: string,
+    now: number,
+    format: 'tagged' | 'legacy',
+    clientAddress: string,
+  ): Promise<Principal> {
     if (this.refused.has(key)) {
       this.lookups.inc({ result: 'refused_hit' });
-      throw invalid();
+      throw this.reject(clientAddress, 'refused_cached');
     }
-    this.lookups.inc({ result: 'miss' });
     // Concurrent first requests with one token share one verification (no stampede on the auth service).
     let inFlight = this.verifying.get(key);
     if (!inFlight) {
-      inFlight = this.verify(token, key).finally(() => this.verifying.delete(key));
+      const bound = this.bounds[format];
+      if (!bound.tryAcquire()) {
+        this.rejections.inc({ reason: 'busy' });
+        throw ApiError.serviceUnavailable(5);
+      }
+      this.lookups.inc({ result: 'miss' });
+      inFlight = this.verify(token, key, format === 'legacy').finally(() => {
+        bound.release();
+        this.verifying.delete(key);
+      });
       this.verifying.set(key, inFlight);
     }
     const principal = await inFlight;
+    if (!principal) throw this.reject(clientAddress, 'refused');
+    if (principal.legacy) this.legacyUses.inc();
     this.opts.onUse?.(principal.tokenId, now);
     return principal;
   }
 
-  private async verify(token: string, key: string): Promise<Principal> {
+  /** The principal, undefined when auth refused the token, or a 503 when auth gave no answer. */
+  private async verify(token: string, key: string, legacy: boolean): Promise<Principal | undefined> {
     let response: auth.VerifyTokenResponse;
     try {
       response = await this.breaker.execute(() =>
         this.opts.client.verifyToken({ token }, { deadlineMs: this.opts.deadlineMs }),
       );
     } catch (err) {
+      this.rejections.inc({ reason: 'unavailable' });
       throw ApiError.serviceUnavailable(5, err instanceof BrokenCircuitError ? undefined : err);
     }
     const p = response.principal;
-    if (response.outcome !== auth.VerifyOutcome.VERIFY_OUTCOME_VALID || !p) {
-      this.refused.set(key, true);
-      throw invalid();
+    if (response.outcome === auth.VerifyOutcome.VERIFY_OUTCOME_VALID && p) {
+      const principal: Principal = {
+        tokenId: p.token_id,
+        accountId: p.account_id,
+        plan: p.plan,
+        dailyCap: p.daily_cap ?? null,
+        monthlyCap: p.monthly_cap ?? null,
+        expiresAtMs: p.expires_at_ms ?? null,
+        burstPerMinute: p.burst_per_minute ?? null,
+        ...(legacy ? { legacy: true } : {}),
+      };
+      this.verified.set(key, principal);
+      return principal;
     }
-    const principal: Principal = {
-      tokenId: p.token_id,
-      accountId: p.account_id,
-      plan: p.plan,
-      dailyCap: p.daily_cap ?? null,
-      monthlyCap: p.monthly_cap ?? null,
-      expiresAtMs: p.expires_at_ms ?? null,
-      burstPerMinute: p.burst_per_minute ?? null,
-    };
-    this.verified.set(key, principal);
-    return principal;
+    if (REFUSALS.has(response.outcome)) {
+      this.refused.set(key, true);
+      return undefined;
+    }
+    // Not an answer (an unset outcome, one this gateway does not know, VALID without a principal): a
+    // fault on auth's side, so a 503 to retry, never remembered as "invalid".
+    this.rejections.inc({ reason: 'unavailable' });
+    throw ApiError.serviceUnavailable(5);
   }
 
   onTokenRevoked(event: TokenRevoked): void {

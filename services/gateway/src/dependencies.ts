@@ -3,7 +3,7 @@ import type { Clock } from '@mdp/ist-time';
 import { connectNats, DATA_CHANGED, subscribeJson } from '@mdp/nats';
 import type { auth } from '@mdp/proto';
 import type { Logger, Registry } from '@mdp/telemetry';
-import { Authenticator, subscribeAuthEvents } from './authenticator.ts';
+import { Authenticator, type AuthenticatorOptions, subscribeAuthEvents } from './authenticator.ts';
 import type { Upstreams } from './catalogue/index.ts';
 import { DocumentCache } from './document-cache.ts';
 import { AdmissionClient } from './metering/admission.ts';
@@ -26,6 +26,17 @@ export interface DependencyOptions {
   authDeadlineMs: number;
   authCacheMax: number;
   authCacheTtlMs: number;
+  /** Tags, the legacy deadline, lookup bounds and the failure throttle (issue 41); defaults when absent. */
+  authFlood?: Pick<
+    AuthenticatorOptions,
+    | 'tagKeys'
+    | 'legacyUntilMs'
+    | 'lookupConcurrency'
+    | 'legacyLookupConcurrency'
+    | 'failureLimit'
+    | 'failureWindowMs'
+    | 'failureMaxAddresses'
+  >;
   admissionDeadlineMs: number;
   settleAckTimeoutMs: number;
   /** How long a data document may be served from the gateway's cache; 0 turns the cache off. */
@@ -63,6 +74,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     deadlineMs: o.authDeadlineMs,
     cacheMax: o.authCacheMax,
     cacheTtlMs: o.authCacheTtlMs,
+    ...o.authFlood,
     ...(o.authBreakerOpenMs ? { breakerOpenMs: o.authBreakerOpenMs } : {}),
   });
   const documents =

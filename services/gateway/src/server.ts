@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, usageStreamConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
+import { DEV_TAG_KEYS, parseTagKeys, usesDevTagKey } from '@mdp/tokens';
 import { Type } from '@sinclair/typebox';
 import { buildGateway } from './app.ts';
 import { connectDependencies } from './dependencies.ts';
@@ -48,13 +49,42 @@ const rt = bootstrap(
       minimum: 0,
       maximum: 10,
       description:
-        'Proxies in front of the gateway whose X-Forwarded-For/-Proto are believed (client address for sign-in limits, Secure cookies)',
+        'Proxies in front of the gateway whose X-Forwarded-For/-Proto are believed (client address for sign-in limits, failed-authentication throttle, Secure cookies)',
     }),
+    TRUSTED_PROXY_CIDRS: Type.String({
+      default: '127.0.0.0/8,::1/128',
+      maxLength: 4_000,
+      description:
+        'Addresses (CIDRs, comma-separated) a hop must come from for its X-Forwarded-For/-Proto to be believed, within TRUST_PROXY_HOPS',
+    }),
+    TOKEN_TAG_KEYS: Type.String({
+      default: DEV_TAG_KEYS,
+      minLength: 35,
+      description:
+        "Keys of API tokens' tags, <id>:<key>[,<id>:<key>…], the auth service's list: a token is looked up only when its tag is right under one",
+    }),
+    LEGACY_TOKENS_UNTIL: Type.String({
+      default: '',
+      pattern: '^$|^\\d{4}-\\d{2}-\\d{2}(T[0-9:.]+(Z|[+-]\\d{2}:\\d{2}))?$',
+      description:
+        'From this date (ISO 8601, UTC when a day) tokens of the legacy untagged format are refused without a lookup; empty: still accepted',
+    }),
+    AUTH_LOOKUP_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 10_000 }),
+    AUTH_LEGACY_LOOKUP_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 10_000 }),
+    AUTH_FAILURE_LIMIT: Type.Integer({ default: 30, minimum: 1, maximum: 1_000_000 }),
+    AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000, maximum: 86_400_000 }),
+    AUTH_FAILURE_MAX_ADDRESSES: Type.Integer({ default: 100_000, minimum: 100, maximum: 10_000_000 }),
   }),
 );
 const { config, logger } = rt;
 
 try {
+  const tagKeys = parseTagKeys(config.TOKEN_TAG_KEYS);
+  if (usesDevTagKey(tagKeys))
+    logger.warn('TOKEN_TAG_KEYS is the development key: anyone can tag tokens; set your own in production');
+  const legacyUntilMs = config.LEGACY_TOKENS_UNTIL ? Date.parse(config.LEGACY_TOKENS_UNTIL) : null;
+  if (legacyUntilMs !== null && Number.isNaN(legacyUntilMs))
+    throw new Error(`LEGACY_TOKENS_UNTIL is not a date: "${config.LEGACY_TOKENS_UNTIL}"`);
   const deps = await connectDependencies({
     addresses: {
       auth: config.AUTH_ADDR,
@@ -73,6 +103,15 @@ try {
     authDeadlineMs: config.AUTH_DEADLINE_MS,
     authCacheMax: config.AUTH_CACHE_MAX,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    authFlood: {
+      tagKeys,
+      legacyUntilMs,
+      lookupConcurrency: config.AUTH_LOOKUP_CONCURRENCY,
+      legacyLookupConcurrency: config.AUTH_LEGACY_LOOKUP_CONCURRENCY,
+      failureLimit: config.AUTH_FAILURE_LIMIT,
+      failureWindowMs: config.AUTH_FAILURE_WINDOW_MS,
+      failureMaxAddresses: config.AUTH_FAILURE_MAX_ADDRESSES,
+    },
     admissionDeadlineMs: config.ADMISSION_DEADLINE_MS,
     settleAckTimeoutMs: config.SETTLE_ACK_TIMEOUT_MS,
     dataCacheTtlMs: config.DATA_CACHE_TTL_MS,
@@ -89,6 +128,7 @@ try {
   const app = await buildGateway({
     siteCsrfKey,
     trustProxyHops: config.TRUST_PROXY_HOPS,
+    trustedProxyCidrs: config.TRUSTED_PROXY_CIDRS,
     logger,
     tracer: rt.tracing.tracer,
     registry: rt.registry,
