@@ -17,9 +17,9 @@ import { equities } from '@mdp/proto';
 import { createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import autocannon from 'autocannon';
 import { freePort, startStack } from '../../../test/stack.ts';
+import { EquitiesDataset } from '../src/areas/stocks/dataset.ts';
+import { readDataset } from '../src/areas/stocks/read.ts';
 import { run } from '../src/cli.ts';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import { readDataset } from '../src/store/read-dataset.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -7,7 +7,7 @@ import {
 } from '@mdp/grpc';
 import { equities } from '@mdp/proto';
 import { AREAS, type AreaData } from './areas/index.ts';
-import { type EquitiesDataImpl, type ServiceDeps, stockRpcs } from './service/impl.ts';
+import { type EquitiesDataImpl, type ServiceDeps, stockRpcs } from './areas/stocks/rpcs.ts';
 
 export type { EquitiesDataImpl };
 

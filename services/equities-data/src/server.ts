@@ -5,11 +5,11 @@ import { formatDay } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
 import { AreaData } from './areas/index.ts';
+import { pgBarSource } from './areas/stocks/bar-source.ts';
+import { EquitiesDataset } from './areas/stocks/dataset.ts';
+import { readDataset } from './areas/stocks/read.ts';
 import { registerFreshnessMetrics } from './freshness.ts';
-import { EquitiesDataset } from './service/dataset.ts';
-import { pgBarSource } from './store/bar-source.ts';
 import { readDatasetVersion } from './store/dataset-change.ts';
-import { readDataset } from './store/read-dataset.ts';
 import { listenForReloads } from './store/reload.ts';
 
 await runGrpcService({

@@ -6,9 +6,9 @@ import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/tel
 import { buildApp, equitiesImpl } from '../src/app.ts';
 import type { Area } from '../src/areas/area.ts';
 import { AreaData } from '../src/areas/index.ts';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import { pgBarSource } from '../src/store/bar-source.ts';
-import { readDataset } from '../src/store/read-dataset.ts';
+import { pgBarSource } from '../src/areas/stocks/bar-source.ts';
+import { EquitiesDataset } from '../src/areas/stocks/dataset.ts';
+import { readDataset } from '../src/areas/stocks/read.ts';
 import { DATABASE_URL } from './support.ts';
 
 export const silent = createLogger('t', 'silent');

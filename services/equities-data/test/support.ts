@@ -3,9 +3,9 @@ import type { BarRow } from '@mdp/market';
 import { type GeneratedDataset, generateDataset } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
 import type { common } from '@mdp/proto';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import type { BarSource } from '../src/service/impl.ts';
-import type { DatasetSnapshot } from '../src/store/read-dataset.ts';
+import { EquitiesDataset } from '../src/areas/stocks/dataset.ts';
+import type { DatasetSnapshot } from '../src/areas/stocks/read.ts';
+import type { BarSource } from '../src/areas/stocks/rpcs.ts';
 
 /** The real exchange files, read in place from the shared folder beside the repository. */
 export const REALDATA = new URL('../../../../shared/realdata/', import.meta.url).pathname;

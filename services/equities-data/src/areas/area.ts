@@ -2,7 +2,7 @@ import type { Pool } from '@mdp/db';
 import type { GeneratedDataset } from '@mdp/market';
 import type pg from 'pg';
 import type { ImportKind } from '../importers/kind.ts';
-import type { EquitiesDataImpl, ServiceDeps } from '../service/impl.ts';
+import type { EquitiesDataImpl, ServiceDeps } from './stocks/rpcs.ts';
 
 /** What an area's RPCs get: the stock dataset (symbol resolution, bars) and the area's own data. */
 export interface AreaDeps<T> extends ServiceDeps {
@@ -14,8 +14,8 @@ export interface AreaDeps<T> extends ServiceDeps {
 /**
  * One part of the equities service beyond the stock master and prices (financials, corporate data,
  * indices, market flows): its tables, how the generated market fills them, the real files it imports,
- * what it keeps in memory and the RPCs it answers. The stock master and bars are loaded first, so an
- * area may refer to stocks by id and read generated bars.
+ * what it keeps in memory and the RPCs it answers. The stock master and bars (`stocks/`) are loaded
+ * first, so an area may refer to stocks by id and read generated bars.
  */
 export interface Area<T> {
   readonly name: string;

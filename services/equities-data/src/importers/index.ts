@@ -1,36 +1,18 @@
 import type { Pool } from '@mdp/db';
 import { AREAS } from '../areas/index.ts';
+import { brands, builtInBrandRows } from '../areas/stocks/importers/aliases.ts';
+import { stockImportKinds } from '../areas/stocks/index.ts';
 import { announceDatasetChange } from '../store/dataset-change.ts';
 import { LOAD_LOCK_SQL } from '../store/load-generated.ts';
-import { brands, builtInBrandRows, nseNameChanges, nseSymbolChanges } from './aliases.ts';
 import { readSource, type SourceFile } from './csv.ts';
 import type { ImportKind } from './kind.ts';
-import { bseAllStatus, bseScrips, nseDelisted, nseEtfs, nseIndexList, nseSecurities } from './listings.ts';
-import { marketReport } from './market-report.ts';
-import { bhavcopy, dailyHistory, delivery } from './prices.ts';
 import { buildReport, type ImportReport, type Rejection, type Sourced } from './report.ts';
 
 export { ImportFileError } from './report.ts';
 
-/**
- * Every import kind, in the order a full import runs them: the stock master first (NSE lists, then
- * BSE, then the delisted lists), then aliases, then prices, the delivery on them and the market report.
- */
+/** Every import kind, in the order a full import runs them: the stocks' first, then each area's. */
 export const IMPORT_KINDS: Record<string, ImportKind> = {
-  'nse-securities': nseSecurities,
-  'nse-etfs': nseEtfs,
-  'nse-index': nseIndexList,
-  'bse-scrips': bseScrips,
-  'nse-delisted': nseDelisted,
-  'bse-all-status': bseAllStatus,
-  'nse-symbol-changes': nseSymbolChanges,
-  'nse-name-changes': nseNameChanges,
-  brands,
-  bhavcopy,
-  // Delivery figures land on price bars, so every source of bars comes before it.
-  'daily-history': dailyHistory,
-  delivery,
-  'market-report': marketReport,
+  ...stockImportKinds,
   ...Object.assign({}, ...AREAS.map((a) => a.importKinds)),
 };
 

@@ -1,6 +1,7 @@
 // What the platform's folder import (services/data-import) uses of this service's importers.
+
+export { lastPriceDay } from '../areas/stocks/last-price-day.ts';
 export { sessionsBehind } from '../freshness.ts';
-export { lastPriceDay } from '../store/last-price-day.ts';
 export { sourceFromBytes } from './csv.ts';
 export { IMPORT_KINDS, ImportFileError, importSources } from './index.ts';
 export { type FileHead, RECOGNISED_KINDS, recogniseEquitiesFile } from './recognise.ts';

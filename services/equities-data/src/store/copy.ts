@@ -14,6 +14,13 @@ export function copyValue(v: string | number | boolean | null | undefined): stri
 
 export const copyDay = (d: DayNumber | null): string => (d === null ? '\\N' : formatDay(d));
 
+/** A table's column list and the COPY encoder of its rows. */
+export interface TableSpec<R> {
+  table: string;
+  columns: readonly string[];
+  encode: (row: R) => string[];
+}
+
 /**
  * Streams rows into `table (columns)` with COPY FROM STDIN, buffering lines into ~256 KB chunks and
  * honouring back-pressure. `produce` calls `write` once per row with its already-encoded values and

@@ -5,7 +5,7 @@ import type { CorporateData } from '../../src/areas/corporate/data.ts';
 import { surprisePct } from '../../src/areas/corporate/documents.ts';
 import { FILING_TYPES } from '../../src/areas/corporate/filings.ts';
 import { corporateRpcs } from '../../src/areas/corporate/rpcs.ts';
-import { stockRpcs } from '../../src/service/impl.ts';
+import { stockRpcs } from '../../src/areas/stocks/rpcs.ts';
 import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
 import { memoryCorporate } from './support.ts';
 

@@ -3,9 +3,9 @@ import { generateDataset } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateArea } from '../../src/areas/corporate/index.ts';
+import { readDataset } from '../../src/areas/stocks/read.ts';
 import { run } from '../../src/cli.ts';
 import { runImport } from '../../src/importers/index.ts';
-import { readDataset } from '../../src/store/read-dataset.ts';
 import { grpcError, type ServiceEnv, startService } from '../grpc-env.ts';
 import { clockAt, REALDATA, readDocument } from '../support.ts';
 

@@ -3,7 +3,7 @@ import { day } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { financialsDocument, pctChange, type SectionDocument } from '../../src/areas/financials/document.ts';
 import { yearRatios } from '../../src/areas/financials/ratios.ts';
-import { profile } from '../../src/service/documents.ts';
+import { profile } from '../../src/areas/stocks/documents.ts';
 import { smallDataset } from '../support.ts';
 
 // The whole generated universe of an 800-stock dataset: every listed equity is checked, not a sample.

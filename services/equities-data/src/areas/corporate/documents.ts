@@ -7,7 +7,7 @@ import type {
   ShareholdingRow,
 } from '@mdp/market';
 import { formatDay } from '@mdp/nse-calendar';
-import type { StockEntry } from '../../service/dataset.ts';
+import type { StockEntry } from '../stocks/dataset.ts';
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
 

@@ -1,8 +1,8 @@
 import type { BarRow } from '@mdp/market';
 import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
+import type { TableSpec } from '../../store/copy.ts';
 import { copyRows } from '../../store/copy.ts';
-import type { TableSpec } from '../../store/tables.ts';
 import { defineArea } from '../area.ts';
 import type { CorporateData } from './data.ts';
 import { generateCorporate } from './generated.ts';

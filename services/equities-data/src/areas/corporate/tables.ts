@@ -7,8 +7,8 @@ import type {
   PriceTargetRow,
   ShareholdingRow,
 } from '@mdp/market';
+import type { TableSpec } from '../../store/copy.ts';
 import { copyDay, copyValue as v } from '../../store/copy.ts';
-import type { TableSpec } from '../../store/tables.ts';
 
 /** Column lists and COPY encoders of the corporate tables (migration 0003). */
 export const shareholdingTable: TableSpec<ShareholdingRow> = {

@@ -1,5 +1,5 @@
 import { type DayNumber, day, formatDay, weekStart } from '@mdp/nse-calendar';
-import { type Week, weeksOf } from '../../domain/weekly.ts';
+import { type Week, weeksOf } from '../stocks/domain/weekly.ts';
 import type { IndexDay } from './data.ts';
 
 export const HISTORY_INTERVALS = ['1m', '3m', '6m', '1y', '2y', 'max'] as const;

@@ -2,8 +2,8 @@ import { jsonDocument, RpcError } from '@mdp/grpc';
 import { istToday } from '@mdp/ist-time';
 import { INDEX_FAMILIES, type IndexFamily } from '@mdp/market';
 import { day, formatDay } from '@mdp/nse-calendar';
-import type { EquitiesDataImpl } from '../../service/impl.ts';
 import type { AreaDeps } from '../area.ts';
+import type { EquitiesDataImpl } from '../stocks/rpcs.ts';
 import { type IndexSeries, type IndicesData, levelsUpTo } from './data.ts';
 import {
   barJson,

@@ -1,6 +1,6 @@
 import { generateMarketFlows } from '@mdp/market';
+import type { TableSpec } from '../../store/copy.ts';
 import { copyRows } from '../../store/copy.ts';
-import type { TableSpec } from '../../store/tables.ts';
 import { defineArea } from '../area.ts';
 import { fiiDiiCash } from './importers/cash.ts';
 import { nseFiiDerivatives } from './importers/fii-stats.ts';

@@ -1,8 +1,8 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
 import { istToday } from '@mdp/ist-time';
 import { day } from '@mdp/nse-calendar';
-import type { EquitiesDataImpl } from '../../service/impl.ts';
 import type { AreaDeps } from '../area.ts';
+import type { EquitiesDataImpl } from '../stocks/rpcs.ts';
 import { CHART_INTERVALS, type ChartInterval, fiiDiiDocument, SESSIONS } from './domain/cash-flows.ts';
 import { fpiDocument } from './domain/fpi.ts';
 import { positioning } from './domain/positioning.ts';

@@ -6,8 +6,8 @@ import {
   POSITION_FIELDS,
   type PositionField,
 } from '@mdp/market';
+import type { TableSpec } from '../../store/copy.ts';
 import { copyDay } from '../../store/copy.ts';
-import type { TableSpec } from '../../store/tables.ts';
 
 /** Hundredths of a crore (integers in memory) as the crore figure with two decimals the tables hold. */
 export const crore = (hundredths: number): string => {

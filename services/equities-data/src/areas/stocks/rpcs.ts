@@ -3,11 +3,11 @@ import { type Clock, istToday } from '@mdp/ist-time';
 import type { BarRow } from '@mdp/market';
 import { type DayNumber, day, formatDay } from '@mdp/nse-calendar';
 import type { common, equities } from '@mdp/proto';
-import { adjustBars } from '../domain/adjust.ts';
-import { CursorError, pageWindow } from '../domain/price-window.ts';
-import { weeklyBars } from '../domain/weekly.ts';
 import type { EquitiesDataset, StockEntry } from './dataset.ts';
 import { barsJson, type ProfileSection, profile, quote, searchItem } from './documents.ts';
+import { adjustBars } from './domain/adjust.ts';
+import { CursorError, pageWindow } from './domain/price-window.ts';
+import { weeklyBars } from './domain/weekly.ts';
 
 /** Where price bars come from: Postgres in the service, anything in tests. */
 export interface BarSource {

@@ -7,14 +7,9 @@ import type {
   MarketReportRow,
   StockRow,
 } from '@mdp/market';
-import { copyDay, copyValue as v } from './copy.ts';
+import { copyDay, type TableSpec, copyValue as v } from '../../store/copy.ts';
 
-/** Column lists and COPY encoders of each table, in one place for the loader and the importers. */
-export interface TableSpec<R> {
-  table: string;
-  columns: readonly string[];
-  encode: (row: R) => string[];
-}
+/** The stock tables' column lists and COPY encoders, one place for the loader and the importers. */
 
 export const stocksTable: TableSpec<StockRow> = {
   table: 'stocks',

@@ -11,10 +11,10 @@ import {
   weekStart,
 } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { adjustBars, adjustmentFactor, deliveryPct } from '../src/domain/adjust.ts';
-import { CursorError, pageWindow } from '../src/domain/price-window.ts';
-import { weeklyBars } from '../src/domain/weekly.ts';
-import { REALDATA } from './support.ts';
+import { adjustBars, adjustmentFactor, deliveryPct } from '../../src/areas/stocks/domain/adjust.ts';
+import { CursorError, pageWindow } from '../../src/areas/stocks/domain/price-window.ts';
+import { weeklyBars } from '../../src/areas/stocks/domain/weekly.ts';
+import { REALDATA } from '../support.ts';
 
 describe('dates', () => {
   it('accepts real calendar dates only', () => {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createPool, dropSchema, type Pool } from '@mdp/db';
 import type { BarRow } from '@mdp/market';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyRows } from '../src/store/copy.ts';
-import { copyBars } from '../src/store/copy-bars.ts';
-import { barsTable } from '../src/store/tables.ts';
-import { DATABASE_URL, smallDataset } from './support.ts';
+import { copyBars } from '../../src/areas/stocks/copy-bars.ts';
+import { barsTable } from '../../src/areas/stocks/tables.ts';
+import { copyRows } from '../../src/store/copy.ts';
+import { DATABASE_URL, smallDataset } from '../support.ts';
 
 // The default dataset's bars go in with COPY's binary format; the importers' bars with its text format.
 // Both must store exactly the same rows.

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportFileError, runImport } from '../src/importers/index.ts';
-import { formatReport, type ImportReport } from '../src/importers/report.ts';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import { readDataset } from '../src/store/read-dataset.ts';
+import { EquitiesDataset } from '../../src/areas/stocks/dataset.ts';
+import { readDataset } from '../../src/areas/stocks/read.ts';
+import { ImportFileError, runImport } from '../../src/importers/index.ts';
+import { formatReport, type ImportReport } from '../../src/importers/report.ts';
+import { DATABASE_URL, REALDATA } from '../support.ts';
 import { HAND_WRITTEN, type SearchCase } from './search-set.ts';
-import { DATABASE_URL, REALDATA } from './support.ts';
 
 // Every importer on the real exchange files in ../shared/realdata, into a fresh schema. The stock
 // master and alias lists are imported whole; of the long price series, a month of bhavcopies and a
@@ -66,7 +66,7 @@ beforeAll(async () => {
   pool = await migratedPool({
     url: DATABASE_URL,
     schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
+    dir: new URL('../../migrations/', import.meta.url).pathname,
     max: 4,
     applicationName: 'equities-import-test',
   });

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { withCheckDigit } from '@mdp/market';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILT_IN_BRANDS } from '../src/importers/brands.ts';
-import { runImport } from '../src/importers/index.ts';
-import { EquitiesDataset } from '../src/service/dataset.ts';
-import { readDataset } from '../src/store/read-dataset.ts';
-import { DATABASE_URL, REALDATA } from './support.ts';
+import { EquitiesDataset } from '../../src/areas/stocks/dataset.ts';
+import { BUILT_IN_BRANDS } from '../../src/areas/stocks/importers/brands.ts';
+import { readDataset } from '../../src/areas/stocks/read.ts';
+import { runImport } from '../../src/importers/index.ts';
+import { DATABASE_URL, REALDATA } from '../support.ts';
 
 // The built-in brands on the real NSE and BSE equity lists, into a fresh schema: every brand must find
 // its owner first. Only the two current master lists are imported (a few seconds).
@@ -31,7 +31,7 @@ beforeAll(async () => {
   pool = await migratedPool({
     url: DATABASE_URL,
     schema,
-    dir: new URL('../migrations/', import.meta.url).pathname,
+    dir: new URL('../../migrations/', import.meta.url).pathname,
     max: 2,
     applicationName: 'equities-brands-test',
   });

@@ -1,11 +1,11 @@
 import type { AliasKind } from '@mdp/market';
 import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
+import { cleanText, readCsv, readHeaderless, type SourceFile } from '../../../importers/csv.ts';
+import { type Applied, defineKind, ParseResult, rejectionOf } from '../../../importers/kind.ts';
+import type { Rejection, Sourced } from '../../../importers/report.ts';
 import { normalize } from '../domain/search/text.ts';
 import { BUILT_IN_BRANDS } from './brands.ts';
-import { cleanText, readCsv, readHeaderless, type SourceFile } from './csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
-import type { Rejection, Sourced } from './report.ts';
 import { addAliases, cleanIsin } from './stock-book.ts';
 
 /** Importers of the other names a stock is searched by: former symbols, former names, brands. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type SearchDoc, SearchIndex, TIER_NAMES } from '../src/domain/search/index.ts';
-import { editDistance } from '../src/domain/search/text.ts';
+import { type SearchDoc, SearchIndex, TIER_NAMES } from '../../src/areas/stocks/domain/search/index.ts';
+import { editDistance } from '../../src/areas/stocks/domain/search/text.ts';
 
 /** Documents in rank order: listed by size, then delisted. */
 const doc = (name: string, codes: string[], extra: Partial<SearchDoc> = {}): SearchDoc => ({

@@ -1,13 +1,19 @@
 import { type BarRow, isConsistentBar } from '@mdp/market';
 import { type DayNumber, formatDay, parseExchangeDate } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import { copyRows } from '../store/copy.ts';
-import { barsTable } from '../store/tables.ts';
-import { type CsvRow, normalizeHeader, readCsv, readHeaderless, type SourceFile } from './csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
-import { ImportFileError, type Sourced } from './report.ts';
+import {
+  type CsvRow,
+  normalizeHeader,
+  readCsv,
+  readHeaderless,
+  type SourceFile,
+} from '../../../importers/csv.ts';
+import { type Applied, defineKind, ParseResult, rejectionOf } from '../../../importers/kind.ts';
+import { ImportFileError, type Sourced } from '../../../importers/report.ts';
+import { resolveRows } from '../../../importers/symbol-resolver.ts';
+import { copyRows } from '../../../store/copy.ts';
+import { barsTable } from '../tables.ts';
 import { cleanIsin } from './stock-book.ts';
-import { resolveRows } from './symbol-resolver.ts';
 
 /**
  * Importers of daily prices and delivery: NSE cash-market bhavcopies (legacy and UDiFF), security-wise

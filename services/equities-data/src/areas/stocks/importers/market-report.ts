@@ -1,8 +1,8 @@
 import type { DayNumber } from '@mdp/nse-calendar';
-import { normalizeHeader, readCsv, type SourceFile } from './csv.ts';
-import { type Applied, defineKind, ParseResult } from './kind.ts';
+import { normalizeHeader, readCsv, type SourceFile } from '../../../importers/csv.ts';
+import { type Applied, defineKind, ParseResult } from '../../../importers/kind.ts';
+import { resolveRows } from '../../../importers/symbol-resolver.ts';
 import { dayFromFileName } from './prices.ts';
-import { resolveRows } from './symbol-resolver.ts';
 
 /**
  * Files of NSE's daily market report (PR zip): mcapDDMMYYYY.csv (issue size, close, market cap) and

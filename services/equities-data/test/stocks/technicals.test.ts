@@ -1,8 +1,8 @@
 import type { AnnualResultRow } from '@mdp/market';
 import { day } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import type { PriceBar } from '../src/domain/adjust.ts';
-import { cagr, growth } from '../src/domain/growth.ts';
+import type { PriceBar } from '../../src/areas/stocks/domain/adjust.ts';
+import { cagr, growth } from '../../src/areas/stocks/domain/growth.ts';
 import {
   emaSeries,
   periodReturns,
@@ -11,7 +11,7 @@ import {
   sma,
   technicals,
   volatility,
-} from '../src/domain/technicals.ts';
+} from '../../src/areas/stocks/domain/technicals.ts';
 
 const bars = (closes: number[], start = day('2024-01-01')): PriceBar[] =>
   closes.map((c, i) => ({

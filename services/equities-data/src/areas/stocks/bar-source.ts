@@ -1,6 +1,6 @@
 import type { Pool } from '@mdp/db';
-import type { BarSource } from '../service/impl.ts';
-import { readBars, readPreviousBarDay } from './read-dataset.ts';
+import { readBars, readPreviousBarDay } from './read.ts';
+import type { BarSource } from './rpcs.ts';
 
 export function pgBarSource(pool: Pool): BarSource {
   return {

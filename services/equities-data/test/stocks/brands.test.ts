@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isValidIsin } from '@mdp/market';
 import { describe, expect, it } from 'vitest';
-import { normalize } from '../src/domain/search/text.ts';
-import { brands, builtInBrandRows } from '../src/importers/aliases.ts';
-import { BUILT_IN_BRANDS } from '../src/importers/brands.ts';
-import { REALDATA } from './support.ts';
+import { normalize } from '../../src/areas/stocks/domain/search/text.ts';
+import { brands, builtInBrandRows } from '../../src/areas/stocks/importers/aliases.ts';
+import { BUILT_IN_BRANDS } from '../../src/areas/stocks/importers/brands.ts';
+import { REALDATA } from '../support.ts';
 
 // The built-in brand list against NSE's real list of equities (symbol and ISIN of every listed company).
 const EQUITY_L = join(REALDATA, 'nse_EQUITY_L_2026-07.csv');

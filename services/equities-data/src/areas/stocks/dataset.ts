@@ -8,9 +8,9 @@ import type {
   StockRow,
 } from '@mdp/market';
 import type { DayNumber } from '@mdp/nse-calendar';
-import { adjustmentFactor } from '../domain/adjust.ts';
-import { type SearchDoc, SearchIndex } from '../domain/search/index.ts';
-import type { DatasetSnapshot } from '../store/read-dataset.ts';
+import { adjustmentFactor } from './domain/adjust.ts';
+import { type SearchDoc, SearchIndex } from './domain/search/index.ts';
+import type { DatasetSnapshot } from './read.ts';
 
 /** One stock with everything a quote needs, computed once when the dataset loads. */
 export interface StockEntry {

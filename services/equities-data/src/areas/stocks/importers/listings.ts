@@ -1,8 +1,8 @@
 import type { StockType } from '@mdp/market';
 import type pg from 'pg';
-import { cleanText, readCsv, type SourceFile } from './csv.ts';
-import { type Applied, defineKind, ParseResult, rejectionOf } from './kind.ts';
-import type { Sourced } from './report.ts';
+import { cleanText, readCsv, type SourceFile } from '../../../importers/csv.ts';
+import { type Applied, defineKind, ParseResult, rejectionOf } from '../../../importers/kind.ts';
+import type { Sourced } from '../../../importers/report.ts';
 import { cleanIsin, type Observation, StockBook } from './stock-book.ts';
 
 /** Importers of the stock master: who is listed where, under which name, ISIN and classification. */

@@ -1,9 +1,9 @@
 import { formatDay } from '@mdp/nse-calendar';
-import { deliveryPct, type PriceBar } from '../domain/adjust.ts';
-import { growth } from '../domain/growth.ts';
-import { periodReturns, range52, technicals } from '../domain/technicals.ts';
-import type { WeeklyBar } from '../domain/weekly.ts';
 import type { EquitiesDataset, StockEntry } from './dataset.ts';
+import { deliveryPct, type PriceBar } from './domain/adjust.ts';
+import { growth } from './domain/growth.ts';
+import { periodReturns, range52, technicals } from './domain/technicals.ts';
+import type { WeeklyBar } from './domain/weekly.ts';
 
 /** The JSON documents of each route, built from in-memory entries and adjusted bars. */
 

@@ -1,9 +1,9 @@
 import { status } from '@mdp/grpc';
 import { day, formatDay, weekStart } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { adjustBars } from '../src/domain/adjust.ts';
-import { stockRpcs } from '../src/service/impl.ts';
-import { clockAt, ctx, readDocument, rpcError, smallDataset } from './support.ts';
+import { adjustBars } from '../../src/areas/stocks/domain/adjust.ts';
+import { stockRpcs } from '../../src/areas/stocks/rpcs.ts';
+import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
 
 const mem = smallDataset(160, day('2026-11-20'), 21);
 const rpc = stockRpcs({ dataset: () => mem.dataset, bars: mem.source, clock: clockAt('2026-11-22') });
