@@ -138,3 +138,4 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 export { type Listener, listen } from './listen.ts';
 export { type KeptSession, keepSession } from './session.ts';
 export { holdSessionLock, type SessionLock } from './session-lock.ts';
+export { type IsolationLevel, withTransaction } from './transaction.ts';

@@ -1,4 +1,4 @@
-import { listen, type Pool } from '@mdp/db';
+import { listen, type Pool, withTransaction } from '@mdp/db';
 import type { NatsConnection } from '@mdp/nats';
 import type { Logger } from '@mdp/telemetry';
 
@@ -28,18 +28,13 @@ export function startOutboxRelay(opts: {
   let running: Promise<number> | null = null;
   let stopped = false;
 
-  const publishPending = async (): Promise<number> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+  const publishPending = (): Promise<number> =>
+    withTransaction(pool, async (client) => {
       const { rows } = await client.query<{ id: string; subject: string; payload: unknown }>(
         `SELECT id, subject, payload FROM outbox WHERE published_at IS NULL
           ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED`,
       );
-      if (rows.length === 0) {
-        await client.query('COMMIT');
-        return 0;
-      }
+      if (rows.length === 0) return 0;
       for (const row of rows) nc.publish(row.subject, Buffer.from(JSON.stringify(row.payload)));
       await Promise.race([
         nc.flush(),
@@ -50,15 +45,8 @@ export function startOutboxRelay(opts: {
       await client.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [
         rows.map((r) => r.id),
       ]);
-      await client.query('COMMIT');
       return rows.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
+    });
 
   const drain = (): Promise<number> => {
     // One pass at a time; a wake-up during a pass is served by the next one.

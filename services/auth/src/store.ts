@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Pool } from '@mdp/db';
+import { type Pool, withTransaction } from '@mdp/db';
 import { type AccountChanged, AUTH_EVENTS, type PlanChanged, type TokenRevoked } from '@mdp/nats';
 import {
   DEV_TAG_KEYS,
@@ -359,19 +359,8 @@ export class AuthStore {
   }
 
   /** Runs `fn` in one transaction on one connection; rolled back when it throws. */
-  async transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+  transaction<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return withTransaction(this.pool, fn);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Pool } from '@mdp/db';
+import { type Pool, withTransaction } from '@mdp/db';
 import { type DayFigure, figureDifferences } from './archive/index.ts';
 import { readCanonicalDay } from './usage-day.ts';
 
@@ -51,29 +51,25 @@ export async function sealedFigures(pool: Pool, day: string): Promise<DayFigure[
  * events out. Returns the seal.
  */
 export async function sealDay(pool: Pool, day: string): Promise<{ events: number; sha256: string }> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    await client.query(`LOCK TABLE ${partitionName(day)} IN SHARE MODE`);
-    const seal = await readCanonicalDay(client, day);
-    await client.query('INSERT INTO usage_seals (day, events, sha256) VALUES ($1, $2, $3)', [
-      day,
-      seal.events,
-      seal.sha256,
-    ]);
-    await client.query(
-      `INSERT INTO usage_seal_figures (day, account_id, route, interface, events, charged)
-       SELECT $1::date, * FROM (${figuresOf(partitionName(day))}) AS f`,
-      [day],
-    );
-    await client.query('COMMIT');
-    return seal;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  return withTransaction(
+    pool,
+    async (client) => {
+      await client.query(`LOCK TABLE ${partitionName(day)} IN SHARE MODE`);
+      const seal = await readCanonicalDay(client, day);
+      await client.query('INSERT INTO usage_seals (day, events, sha256) VALUES ($1, $2, $3)', [
+        day,
+        seal.events,
+        seal.sha256,
+      ]);
+      await client.query(
+        `INSERT INTO usage_seal_figures (day, account_id, route, interface, events, charged)
+         SELECT $1::date, * FROM (${figuresOf(partitionName(day))}) AS f`,
+        [day],
+      );
+      return seal;
+    },
+    { isolation: 'repeatable read' },
+  );
 }
 
 /**
@@ -83,21 +79,20 @@ export async function sealDay(pool: Pool, day: string): Promise<{ events: number
 export async function sealDifferences(pool: Pool): Promise<string[]> {
   const out: string[] = [];
   for (const seal of (await seals(pool)).filter((s) => s.droppedAt === null)) {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      const now = await readCanonicalDay(client, seal.day);
-      if (now.events !== seal.events)
-        out.push(`${seal.day}: ${now.events} events held, the seal says ${seal.events}`);
-      else if (now.sha256 !== seal.sha256)
-        out.push(`${seal.day}: the events held differ from the sealed ones`);
-      const { rows } = await client.query<DayFigure>(figuresOf(partitionName(seal.day)));
-      for (const d of figureDifferences(await sealedFigures(pool, seal.day), rows))
-        out.push(`${seal.day}: ${d}`);
-      await client.query('COMMIT');
-    } finally {
-      client.release();
-    }
+    await withTransaction(
+      pool,
+      async (client) => {
+        const now = await readCanonicalDay(client, seal.day);
+        if (now.events !== seal.events)
+          out.push(`${seal.day}: ${now.events} events held, the seal says ${seal.events}`);
+        else if (now.sha256 !== seal.sha256)
+          out.push(`${seal.day}: the events held differ from the sealed ones`);
+        const { rows } = await client.query<DayFigure>(figuresOf(partitionName(seal.day)));
+        for (const d of figureDifferences(await sealedFigures(pool, seal.day), rows))
+          out.push(`${seal.day}: ${d}`);
+      },
+      { isolation: 'repeatable read' },
+    );
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type { Pool } from '@mdp/db';
+import { type Pool, withTransaction } from '@mdp/db';
 import { Counter, Gauge, type Logger, type Registry } from '@mdp/telemetry';
 import type { PoolClient } from 'pg';
 import type { ArchiveTarget } from './archive/index.ts';
@@ -33,9 +33,7 @@ export async function dayStates(pool: Pool | PoolClient): Promise<DayState[]> {
 
 /** Detaches and drops an archived day's partition, and says so in its seal. */
 export async function dropDay(pool: Pool, day: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (client) => {
     const { rowCount } = await client.query(
       'UPDATE usage_seals SET dropped_at = now() WHERE day = $1 AND archived_at IS NOT NULL',
       [day],
@@ -43,13 +41,7 @@ export async function dropDay(pool: Pool, day: string): Promise<void> {
     if (rowCount !== 1) throw new Error(`${day} is not archived: its partition stays`);
     await client.query(`ALTER TABLE usage_events DETACH PARTITION ${partitionName(day)}`);
     await client.query(`DROP TABLE ${partitionName(day)}`);
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Archives a sealed day to the target, read back and checked against its seal, and records where. */

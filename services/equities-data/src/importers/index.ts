@@ -1,4 +1,4 @@
-import type { Pool } from '@mdp/db';
+import { type Pool, withTransaction } from '@mdp/db';
 import { AREAS } from '../areas/index.ts';
 import { brands, builtInBrandRows } from '../areas/stocks/importers/aliases.ts';
 import { stockImportKinds } from '../areas/stocks/index.ts';
@@ -49,24 +49,17 @@ export async function importSources(
     rejections.push(...parsed.rejections);
     onParsed(source.path);
   }
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  const applied = await withTransaction(pool, async (client) => {
     await client.query(LOAD_LOCK_SQL);
     const applied = await kind.apply(client, rows);
     if (applied.changed > 0) await announceDatasetChange(client);
-    await client.query('COMMIT');
-    return buildReport(
-      kindName,
-      files,
-      applied.loaded,
-      [...rejections, ...applied.rejections],
-      applied.changed,
-    );
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+    return applied;
+  });
+  return buildReport(
+    kindName,
+    files,
+    applied.loaded,
+    [...rejections, ...applied.rejections],
+    applied.changed,
+  );
 }

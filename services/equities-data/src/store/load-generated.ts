@@ -1,4 +1,4 @@
-import type { Pool } from '@mdp/db';
+import { type Pool, withTransaction } from '@mdp/db';
 import type { GeneratedDataset } from '@mdp/market';
 import { AREAS } from '../areas/index.ts';
 import { STOCK_TABLES, type StockLoadSummary, writeGeneratedStocks } from '../areas/stocks/index.ts';
@@ -41,14 +41,10 @@ export async function loadGenerated(
   opts: { onlyIfEmpty?: boolean; log?: (msg: string) => void } = {},
 ): Promise<LoadSummary | undefined> {
   const log = opts.log ?? (() => {});
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  const summary = await withTransaction(pool, async (client) => {
     await client.query(LOAD_LOCK_SQL);
-    if (opts.onlyIfEmpty && ((await client.query('SELECT 1 FROM stocks LIMIT 1')).rowCount ?? 0) > 0) {
-      await client.query('ROLLBACK');
+    if (opts.onlyIfEmpty && ((await client.query('SELECT 1 FROM stocks LIMIT 1')).rowCount ?? 0) > 0)
       return undefined;
-    }
     await client.query(`TRUNCATE ${[...STOCK_TABLES, ...AREAS.flatMap((a) => a.tables)].join(', ')}`);
     const summary: LoadSummary = { ...(await writeGeneratedStocks(client, ds, log)), areas: [] };
     for (const area of AREAS) {
@@ -56,13 +52,8 @@ export async function loadGenerated(
       summary.areas.push(await area.writeGenerated(client, ds, log));
     }
     await announceDatasetChange(client);
-    await client.query('COMMIT');
-    await client.query(ANALYZE_OWN_TABLES);
     return summary;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
+  if (summary) await pool.query(ANALYZE_OWN_TABLES);
+  return summary;
 }

@@ -1,3 +1,4 @@
+import { withTransaction } from '@mdp/db';
 import type { Pool, PoolClient } from 'pg';
 import type { DailyRow } from '../domain/daily-row.ts';
 import type { Snapshot, UnderlyingKind } from '../domain/snapshot.ts';
@@ -53,18 +54,7 @@ export class OptionsStore {
     pool: Pool,
     fn: (store: OptionsStore, client: PoolClient) => Promise<T>,
   ): Promise<T> {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(new OptionsStore(client), client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    return withTransaction(pool, (client) => fn(new OptionsStore(client), client));
   }
 
   async isEmpty(): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { withTransaction } from '@mdp/db';
 import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { ArchiveError, message, sealDifferences } from './errors.ts';
@@ -53,72 +54,67 @@ export async function restoreArchivedDay(
   const table = restoredTableName(day);
   const names = dayFileNames(day);
   const bounds = istDayBounds(day);
-  const client = await pool.connect();
-  let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
-    await client.query(`DROP TABLE IF EXISTS ${table}`);
-    await client.query(`CREATE TABLE ${table} (
-      request_id     uuid NOT NULL,
-      account_id     uuid NOT NULL,
-      kind           text NOT NULL CHECK (kind IN ('charged', 'refunded', 'voided')),
-      admitted_at_ms bigint NOT NULL,
-      route          text NOT NULL,
-      status         integer NOT NULL,
-      interface      text NOT NULL CHECK (interface IN ('rest', 'mcp'))
-    )`);
-    const src = await target.read(names.data);
-    const lines = createHash('sha256');
-    const splitter = new LineSplitter();
-    let events = 0;
-    let sha256 = '';
-    const copy = client.query(
-      copyFrom(
-        `COPY ${table} (request_id, account_id, kind, admitted_at_ms, route, status, interface) FROM STDIN`,
-      ),
-    );
-    await pipeline(
-      src,
-      createGunzip(),
-      async function* (source: AsyncIterable<Buffer>) {
-        for await (const chunk of source) {
-          lines.update(chunk);
-          let rows = '';
-          for (const line of splitter.push(chunk)) {
-            const e = parseCanonicalLine(line, bounds);
-            events++;
-            rows += `${e.request_id}\t${e.account_id}\t${e.kind}\t${e.admitted_at_ms}\t${copyText(e.route)}\t${e.status}\t${e.interface}\n`;
+    return await withTransaction(pool, async (client) => {
+      await client.query(`DROP TABLE IF EXISTS ${table}`);
+      await client.query(`CREATE TABLE ${table} (
+        request_id     uuid NOT NULL,
+        account_id     uuid NOT NULL,
+        kind           text NOT NULL CHECK (kind IN ('charged', 'refunded', 'voided')),
+        admitted_at_ms bigint NOT NULL,
+        route          text NOT NULL,
+        status         integer NOT NULL,
+        interface      text NOT NULL CHECK (interface IN ('rest', 'mcp'))
+      )`);
+      const src = await target.read(names.data);
+      const lines = createHash('sha256');
+      const splitter = new LineSplitter();
+      let events = 0;
+      let sha256 = '';
+      const copy = client.query(
+        copyFrom(
+          `COPY ${table} (request_id, account_id, kind, admitted_at_ms, route, status, interface) FROM STDIN`,
+        ),
+      );
+      await pipeline(
+        src,
+        createGunzip(),
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            lines.update(chunk);
+            let rows = '';
+            for (const line of splitter.push(chunk)) {
+              const e = parseCanonicalLine(line, bounds);
+              events++;
+              rows += `${e.request_id}\t${e.account_id}\t${e.kind}\t${e.admitted_at_ms}\t${copyText(e.route)}\t${e.status}\t${e.interface}\n`;
+            }
+            if (rows !== '') yield Buffer.from(rows);
           }
-          if (rows !== '') yield Buffer.from(rows);
-        }
-        if (splitter.end() !== null) throw new Error('the data file ends inside a line');
-        sha256 = lines.digest('hex');
-        // Thrown before the COPY ends, so it fails and loads nothing.
-        const differences = sealDifferences('the data file', { events, sha256 }, want);
-        if (differences.length > 0)
-          throw new ArchiveError('restore', day, 'the archive differs from its seal', differences);
-      },
-      copy,
-    );
-    const { rows } = await client.query<DayFigure>(
-      `SELECT t.account_id::text AS account_id, t.route, t.interface, count(*)::int AS events,
-              (count(DISTINCT t.request_id) FILTER (WHERE t.kind = 'charged' AND v.request_id IS NULL))::int AS charged
-         FROM ${table} t
-         LEFT JOIN (SELECT DISTINCT request_id, account_id FROM ${table} WHERE kind = 'voided') v
-           ON t.kind = 'charged' AND v.request_id = t.request_id AND v.account_id = t.account_id
-        GROUP BY 1, 2, 3`,
-    );
-    await client.query(
-      `COMMENT ON TABLE ${table} IS ${client.escapeLiteral(
-        `usage events of IST day ${day} restored from ${target.uriOf(names.data)} (${events} events, sha256 ${sha256})`,
-      )}`,
-    );
-    await client.query('COMMIT');
-    return { table, events, sha256, figures: sortFigures(rows) };
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
+          if (splitter.end() !== null) throw new Error('the data file ends inside a line');
+          sha256 = lines.digest('hex');
+          // Thrown before the COPY ends, so it fails and loads nothing.
+          const differences = sealDifferences('the data file', { events, sha256 }, want);
+          if (differences.length > 0)
+            throw new ArchiveError('restore', day, 'the archive differs from its seal', differences);
+        },
+        copy,
+      );
+      const { rows } = await client.query<DayFigure>(
+        `SELECT t.account_id::text AS account_id, t.route, t.interface, count(*)::int AS events,
+                (count(DISTINCT t.request_id) FILTER (WHERE t.kind = 'charged' AND v.request_id IS NULL))::int AS charged
+           FROM ${table} t
+           LEFT JOIN (SELECT DISTINCT request_id, account_id FROM ${table} WHERE kind = 'voided') v
+             ON t.kind = 'charged' AND v.request_id = t.request_id AND v.account_id = t.account_id
+          GROUP BY 1, 2, 3`,
+      );
+      await client.query(
+        `COMMENT ON TABLE ${table} IS ${client.escapeLiteral(
+          `usage events of IST day ${day} restored from ${target.uriOf(names.data)} (${events} events, sha256 ${sha256})`,
+        )}`,
+      );
+      return { table, events, sha256, figures: sortFigures(rows) };
     });
+  } catch (err) {
     if (err instanceof ArchiveError) throw err;
     throw new ArchiveError(
       'restore',
@@ -127,7 +123,5 @@ export async function restoreArchivedDay(
       [],
       { cause: err },
     );
-  } finally {
-    client.release(broken);
   }
 }
