@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { day, formatDay, isTradingDay, tradingDays } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import {
   monthlyExpiry,
@@ -6,7 +7,6 @@ import {
   nextQuarterlyExpiries,
   nextWeeklyExpiries,
 } from '../src/calendar/expiries.ts';
-import { isTradingDay, tradingDays } from '../src/calendar/trading-calendar.ts';
 import { NIFTY_BANKNIFTY_DIR, realPath } from './realdata.ts';
 
 describe('NSE trading calendar', () => {
@@ -15,9 +15,9 @@ describe('NSE trading calendar', () => {
       .map((n) => /^NIFTY_(2026-\d{2}-\d{2})\.csv$/.exec(n)?.[1])
       .filter((d): d is string => d !== undefined)
       .sort();
-    expect(tradingDays('2026-01-01', '2026-03-27')).toEqual(files);
-    expect(isTradingDay('2026-01-15')).toBe(false); // Maharashtra municipal elections
-    expect(isTradingDay('2026-03-03')).toBe(false); // Holi
+    expect(tradingDays(day('2026-01-01'), day('2026-03-27')).map(formatDay)).toEqual(files);
+    expect(isTradingDay(day('2026-01-15'))).toBe(false); // Maharashtra municipal elections
+    expect(isTradingDay(day('2026-03-03'))).toBe(false); // Holi
   });
 });
 

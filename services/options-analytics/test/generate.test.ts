@@ -1,11 +1,10 @@
 import { generateIndices, Rng } from '@mdp/market';
-import { formatDay } from '@mdp/nse-calendar';
+import { day, formatDay, isTradingDay, tradingDays } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { black76, normalisedVega } from '../src/analytics/black.ts';
 import { analyseExpiries } from '../src/analytics/chain-analytics.ts';
 import { summarise } from '../src/analytics/summary.ts';
 import { yearsToExpiry } from '../src/analytics/time.ts';
-import { isTradingDay, tradingDays } from '../src/calendar/trading-calendar.ts';
 import { expiryQuotes } from '../src/domain/snapshot.ts';
 import { generateChain, listedExpiries } from '../src/generate/chain.ts';
 import { stockLotSize, stockStrikeStep, TICK } from '../src/generate/contract-rules.ts';
@@ -131,7 +130,7 @@ describe('the generated default dataset', () => {
   // A smaller market than the default (same rules): enough companies for every F&O slot.
   const opts = { seed: 20_260_101, asOf: AS_OF, r: R, marketSize: 3_000, historyDays: 500 };
   const market = marketOf(opts);
-  const days = tradingDays(formatDay(market.options.endDay - 500), AS_OF);
+  const days = tradingDays(market.options.endDay - 500, day(AS_OF)).map(formatDay);
   const specs = underlyingSpecs(market, days);
   const { current, former } = fnoStocks(market);
   const biggest = current[0]!;
@@ -155,7 +154,7 @@ describe('the generated default dataset', () => {
     expect(specs.filter((u) => u.derivativesUntil === null)).toHaveLength(213);
     for (const u of specs.filter((x) => x.derivativesUntil !== null)) {
       expect(u.derivativesUntil! > days[0]! && u.derivativesUntil! < AS_OF).toBe(true);
-      expect(isTradingDay(u.derivativesUntil!)).toBe(true);
+      expect(isTradingDay(day(u.derivativesUntil!))).toBe(true);
     }
   });
 

@@ -1,5 +1,5 @@
+import { day, formatDay, tradingDays } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { tradingDays } from '../src/calendar/trading-calendar.ts';
 import type { DailyRow } from '../src/domain/daily-row.ts';
 import {
   barInterval,
@@ -37,7 +37,7 @@ describe('IV history ranges and bars', () => {
   });
 
   it('makes a weekly bar of each week’s last trading day, after computing rank and realised vol daily', () => {
-    const days = tradingDays('2026-01-01', '2026-03-27');
+    const days = tradingDays(day('2026-01-01'), day('2026-03-27')).map(formatDay);
     const rows = days.map((d, i) => row(d, 100 * Math.exp(0.01 * Math.sin(i)), 0.1 + 0.001 * i));
     const daily = ivBars(rows, '2026-02-02', '1d');
     const weekly = ivBars(rows, '2026-02-02', '1w');
@@ -51,7 +51,7 @@ describe('IV history ranges and bars', () => {
   });
 
   it('computes realised volatility only across consecutive trading days', () => {
-    const days = tradingDays('2026-01-01', '2026-02-27');
+    const days = tradingDays(day('2026-01-01'), day('2026-02-27')).map(formatDay);
     const withGap = days.filter((d) => d !== '2026-01-20').map((d, i) => row(d, 100 + (i % 2)));
     const rv = rollingRealisedVol(withGap, 20);
     const after = withGap.findIndex((r) => r.tradeDate === '2026-01-21');

@@ -1,6 +1,5 @@
-import { NSE_HOLIDAYS } from '@mdp/nse-calendar';
+import { day, formatDay, tradingDayOnOrBefore, weekday } from '@mdp/nse-calendar';
 import { addDays } from '../analytics/time.ts';
-import { tradingDayOnOrBefore, weekday } from './trading-calendar.ts';
 
 /**
  * NSE's expiry rules. From 1 September 2025 every equity-derivative contract expires on a Tuesday:
@@ -9,41 +8,37 @@ import { tradingDayOnOrBefore, weekday } from './trading-calendar.ts';
  * that is a trading holiday moves to the previous trading day (31 March 2026 → 30 March).
  */
 export const TUESDAY_EXPIRIES_FROM = '2025-09-01';
-const TUESDAY = 2;
-const THURSDAY = 4;
+// Days of the week as @mdp/nse-calendar numbers them (0 = Monday).
+const TUESDAY = 1;
+const THURSDAY = 3;
 
 /** The weekday contracts expiring in the week of (or month containing) `date` expire on. */
 function expiryWeekday(date: string): number {
   return date >= TUESDAY_EXPIRIES_FROM ? TUESDAY : THURSDAY;
 }
 
-function lastWeekdayOfMonth(year: number, month: number, day: number): string {
+function lastWeekdayOfMonth(year: number, month: number, dayOfWeek: number): string {
   const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10); // month is 1-based here
-  const back = (weekday(last) - day + 7) % 7;
+  const back = (weekday(day(last)) - dayOfWeek + 7) % 7;
   return addDays(last, -back);
 }
 
+/** The day itself when NSE trades on it, else the trading day before it. */
+const onOrBeforeTradingDay = (date: string): string => formatDay(tradingDayOnOrBefore(day(date)));
+
 /** The monthly expiry of a calendar month (1-12), holiday-adjusted. */
-export function monthlyExpiry(
-  year: number,
-  month: number,
-  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
-): string {
+export function monthlyExpiry(year: number, month: number): string {
   const first = `${year}-${String(month).padStart(2, '0')}-01`;
-  return tradingDayOnOrBefore(lastWeekdayOfMonth(year, month, expiryWeekday(first)), holidays);
+  return onOrBeforeTradingDay(lastWeekdayOfMonth(year, month, expiryWeekday(first)));
 }
 
 /** The next `count` monthly expiries strictly after `date`. */
-export function nextMonthlyExpiries(
-  date: string,
-  count: number,
-  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
-): string[] {
+export function nextMonthlyExpiries(date: string, count: number): string[] {
   const out: string[] = [];
   let year = Number(date.slice(0, 4));
   let month = Number(date.slice(5, 7));
   while (out.length < count) {
-    const e = monthlyExpiry(year, month, holidays);
+    const e = monthlyExpiry(year, month);
     if (e > date) out.push(e);
     month++;
     if (month > 12) {
@@ -55,16 +50,12 @@ export function nextMonthlyExpiries(
 }
 
 /** The next `count` weekly (NIFTY) expiries strictly after `date`, holiday-adjusted. */
-export function nextWeeklyExpiries(
-  date: string,
-  count: number,
-  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
-): string[] {
+export function nextWeeklyExpiries(date: string, count: number): string[] {
   const out: string[] = [];
   let d = addDays(date, 1);
   while (out.length < count) {
-    if (weekday(d) === expiryWeekday(d)) {
-      const e = tradingDayOnOrBefore(d, holidays);
+    if (weekday(day(d)) === expiryWeekday(d)) {
+      const e = onOrBeforeTradingDay(d);
       if (e > date && !out.includes(e)) out.push(e);
     }
     d = addDays(d, 1);
@@ -73,16 +64,12 @@ export function nextWeeklyExpiries(
 }
 
 /** Monthly expiries of quarter-end months (March, June, September, December) after `date`. */
-export function nextQuarterlyExpiries(
-  date: string,
-  count: number,
-  holidays: ReadonlySet<string> = NSE_HOLIDAYS,
-): string[] {
+export function nextQuarterlyExpiries(date: string, count: number): string[] {
   const out: string[] = [];
   let year = Number(date.slice(0, 4));
   let month = Math.ceil(Number(date.slice(5, 7)) / 3) * 3;
   while (out.length < count) {
-    const e = monthlyExpiry(year, month, holidays);
+    const e = monthlyExpiry(year, month);
     if (e > date) out.push(e);
     month += 3;
     if (month > 12) {

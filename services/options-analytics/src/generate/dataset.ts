@@ -5,8 +5,7 @@ import {
   generateDataset as generateMarket,
   Rng,
 } from '@mdp/market';
-import { day, formatDay } from '@mdp/nse-calendar';
-import { tradingDays } from '../calendar/trading-calendar.ts';
+import { day, formatDay, tradingDays } from '@mdp/nse-calendar';
 import { type DailyRow, dailyRowFromSnapshot } from '../domain/daily-row.ts';
 import type { Snapshot } from '../domain/snapshot.ts';
 import type { Underlying } from '../store/options-store.ts';
@@ -164,7 +163,7 @@ export function* generateDataset(
   const market = marketOf(opts);
   const end = market.options.endDay;
   const asOf = formatDay(end);
-  const days = tradingDays(formatDay(end - market.options.historyDays), asOf);
+  const days = tradingDays(end - market.options.historyDays, end).map(formatDay);
   const factors = marketFactors(opts.seed, days.length);
   for (const spec of underlyingSpecs(market, days, only && new Set(only)))
     yield bundleFor(spec, { ...opts, asOf }, days, factors);

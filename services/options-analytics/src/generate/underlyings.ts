@@ -1,7 +1,6 @@
 import { type CorporateActionRow, type GeneratedDataset, generateIndices, Rng } from '@mdp/market';
-import { type DayNumber, day } from '@mdp/nse-calendar';
+import { type DayNumber, day, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
 import { addDays, daysBetween } from '../analytics/time.ts';
-import { tradingDayOnOrBefore } from '../calendar/trading-calendar.ts';
 import type { UnderlyingSpec } from './underlying-model.ts';
 import { fnoStocks, INDEX_UNDERLYINGS } from './universe.ts';
 
@@ -76,8 +75,10 @@ export function underlyingSpecs(
         dividendYield: Math.min(0.08, dividendPs / closes[closes.length - 1]!),
         // Discontinued somewhere after the first third of the history and a month before its end.
         derivativesUntil: discontinued
-          ? tradingDayOnOrBefore(
-              addDays(earliest, Math.floor(Rng.named(market.options.seed, `until:${symbol}`).next() * span)),
+          ? formatDay(
+              tradingDayOnOrBefore(
+                day(earliest) + Math.floor(Rng.named(market.options.seed, `until:${symbol}`).next() * span),
+              ),
             )
           : null,
       });

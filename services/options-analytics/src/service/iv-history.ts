@@ -1,7 +1,7 @@
+import { day, formatDay, tradingDayOnOrBefore, weekStart } from '@mdp/nse-calendar';
 import { ivStandings } from '../analytics/iv-rank.ts';
 import { realisedVol } from '../analytics/realised-vol.ts';
 import { addDays } from '../analytics/time.ts';
-import { tradingDayOnOrBefore } from '../calendar/trading-calendar.ts';
 import type { DailyRow } from '../domain/daily-row.ts';
 import { percent, round } from './format.ts';
 
@@ -55,7 +55,7 @@ export function rollingRealisedVol(rows: readonly DailyRow[], window: number): (
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const prev = rows[i - 1];
-    if (!prev || tradingDayOnOrBefore(addDays(row.tradeDate, -1)) !== prev.tradeDate) run = [];
+    if (!prev || formatDay(tradingDayOnOrBefore(day(row.tradeDate) - 1)) !== prev.tradeDate) run = [];
     run.push(row.close);
     if (run.length > window + 1) run.shift();
     out.push(realisedVol(run, window));
@@ -78,8 +78,7 @@ export interface IvBar {
 
 /** ISO week (Monday-based) of a date, as the Monday's date: the weekly bar key. */
 function weekOf(date: string): string {
-  const dow = (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
-  return addDays(date, -dow);
+  return formatDay(weekStart(day(date)));
 }
 
 /**
