@@ -129,10 +129,10 @@ openapi: install ## Regenerate the gateway's OpenAPI document
 openapi-check: install ## Fail if the committed OpenAPI document is out of date
 	npx tsx services/gateway/scripts/openapi.ts --check
 
-client: install ## Regenerate the typed client's types and operation table from the OpenAPI document
+client: install ## Regenerate the typed client's types and operation table from the OpenAPI document, its error codes from @mdp/errors
 	npx tsx packages/client/scripts/generate.ts
 
-client-check: install ## Fail if the typed client's generated code is out of date with the OpenAPI document
+client-check: install ## Fail if the typed client's generated code is out of date with the OpenAPI document or @mdp/errors
 	npx tsx packages/client/scripts/generate.ts --check
 
 python-client: install ## Regenerate the Python client's models, operation table and route methods from the OpenAPI document

@@ -1,19 +1,7 @@
+import type { ApiErrorCode } from './generated/errors.ts';
+
 /** The SPEC 7 error codes, and `network_error` / `timeout` for answers that never came. */
-export type ErrorCode =
-  | 'invalid_request'
-  | 'authentication_required'
-  | 'invalid_token'
-  | 'not_found'
-  | 'route_not_found'
-  | 'method_not_allowed'
-  | 'rate_limited'
-  | 'quota_exhausted'
-  | 'tool_error'
-  | 'internal_error'
-  | 'upstream_unavailable'
-  | 'service_unavailable'
-  | 'network_error'
-  | 'timeout';
+export type ErrorCode = ApiErrorCode | 'network_error' | 'timeout';
 
 /** Every failure of a call: the API's error envelope, or a request that got no answer (status 0). */
 export class MdpError extends Error {
