@@ -50,6 +50,11 @@ export interface StackOptions {
   nodeArgs?: string[];
   /** Ledger shards (default 1): `quota-ledger` is shard 0, `quota-ledger-<i>` the others; one schema. */
   shards?: number;
+  /**
+   * The SHARD_COUNT the stack starts with (default `shards`): only those shards start, and the gateway
+   * routes by them; the others have their ports for a test that changes the count.
+   */
+  shardCount?: number;
 }
 
 export interface Stack {
@@ -72,7 +77,10 @@ export interface Stack {
   ): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
   /** The environment the stack gives `name` (its ports, schema, stream, shard), for a look-alike process. */
   envOf(name: InstanceName): Record<string, string>;
-  start(name: InstanceName): Promise<Proc>;
+  /** Starts (or starts again) an instance; `env` over the stack's (e.g. another SHARD_COUNT). */
+  start(name: InstanceName, env?: Record<string, string>): Promise<Proc>;
+  /** The gateway's LEDGER_ADDR for the first `count` shards. */
+  ledgerAddr(count: number): string;
   stop(name: InstanceName, signal?: NodeJS.Signals): Promise<number | null>;
   shutdown(): Promise<void>;
 }
@@ -121,8 +129,8 @@ export async function startStack(
   const databaseUrl = options.databaseUrl ?? DATABASE_URL;
   const natsUrl = options.natsUrl ?? NATS_URL;
   const tag = `t${randomBytes(4).toString('hex')}`;
-  const shardCount = options.shards ?? 1;
-  const shards: InstanceName[] = Array.from({ length: shardCount }, (_, i) =>
+  const shardCount = options.shardCount ?? options.shards ?? 1;
+  const shards: InstanceName[] = Array.from({ length: Math.max(options.shards ?? 1, shardCount) }, (_, i) =>
     i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const),
   );
   const instances: InstanceName[] = [...ALL_SERVICES, ...shards.slice(1)];
@@ -144,7 +152,7 @@ export async function startStack(
         EQUITIES_ADDR: addr('equities-data'),
         FILINGS_ADDR: addr('filings-reader'),
         OPTIONS_ADDR: addr('options-analytics'),
-        LEDGER_ADDR: shards.map(addr).join(','),
+        LEDGER_ADDR: shards.slice(0, shardCount).map(addr).join(','),
       };
     }
     const service = serviceOf(name);
@@ -166,7 +174,11 @@ export async function startStack(
 
   // Settlement events of this stack only: its own JetStream stream and subjects.
   const usage = { USAGE_STREAM: `USAGE_${tag.toUpperCase()}`, USAGE_SUBJECT: `usage_${tag}` };
-  const spawnService = (name: InstanceName, serviceEnv: Record<string, string>) => {
+  const spawnService = (
+    name: InstanceName,
+    serviceEnv: Record<string, string>,
+    extra: Record<string, string> = {},
+  ) => {
     const args = [
       ...(options.nodeArgs ?? []),
       '--import',
@@ -174,7 +186,15 @@ export async function startStack(
       `services/${serviceOf(name)}/src/server.ts`,
     ];
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...usage, ...serviceEnv, ...env },
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_MS: '3000',
+        ...usage,
+        ...serviceEnv,
+        ...env,
+        ...extra,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child);
@@ -182,9 +202,9 @@ export async function startStack(
     return child;
   };
 
-  const start = async (name: InstanceName): Promise<Proc> => {
+  const start = async (name: InstanceName, extra: Record<string, string> = {}): Promise<Proc> => {
     const startedAt = Date.now();
-    const child = spawnService(name, envFor(name));
+    const child = spawnService(name, envFor(name), extra);
     const output: string[] = [];
     child.stdout?.on('data', (c) => output.push(String(c)));
     child.stderr?.on('data', (c) => output.push(String(c)));
@@ -225,7 +245,9 @@ export async function startStack(
   // The gateway needs NATS and the auth service at start-up; the rest are independent. A stack that
   // fails to start stops what did start, so no process outlives the test run.
   try {
-    await Promise.all(instances.filter((n) => n !== 'gateway').map(start));
+    await Promise.all(
+      instances.filter((n) => n !== 'gateway' && !shards.slice(shardCount).includes(n)).map((n) => start(n)),
+    );
     await start('gateway');
   } catch (err) {
     await shutdown().catch(() => {});
@@ -279,6 +301,7 @@ export async function startStack(
     },
     baseUrl: `http://127.0.0.1:${ports.get('gateway')!.port}`,
     envOf: (name) => ({ ...usage, ...envFor(name), ...env }),
+    ledgerAddr: (count) => shards.slice(0, count).map(addr).join(','),
     start,
     stop,
     usage,

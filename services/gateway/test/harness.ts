@@ -148,6 +148,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       subjectPrefix: usageSubject,
       shard: 0,
       shardCount: 1,
+      holder: 'test',
       holdTtlMs: opts.holdTtlMs ?? 30_000,
       retentionDays: 7, // as the gateway declares the stream by default
       clock: opts.ledgerClock ?? Date.now,

@@ -4,7 +4,8 @@ import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from
 import { ledger } from '@mdp/proto';
 import { Counter, extractTraceContext, Gauge, inSpan, SpanKind } from '@mdp/telemetry';
 import { type AccountBook, type ByInterface, interfaceOf } from './domain/account-book.ts';
-import type { Caps, Decision } from './domain/admission.ts';
+import { BURST_WINDOW_MS, type Caps, type Decision } from './domain/admission.ts';
+import type { Ownership } from './domain/shard-map.ts';
 import type { Mutex } from './mutex.ts';
 import { type ProjectionStore, settledKey } from './projections.ts';
 import { historyWindow, usageHistoryDocument } from './usage-history.ts';
@@ -17,10 +18,11 @@ export interface LedgerDeps extends GrpcServerOptions {
   /** False until the settlement consumer has caught up: nothing is decided or reported before. */
   caughtUp: () => boolean;
   /**
-   * Whether this shard owns the account under its shard map. A gateway with another map (another shard
-   * count, or the addresses in another order) would otherwise have two shards admit one account.
+   * Whether this shard may admit the account now (`ShardMap.ownership`): not when another shard owns it
+   * under this shard's map (a gateway with another map would otherwise have two shards admit one
+   * account), nor while it moves here from another shard.
    */
-  owns: (accountId: string) => boolean;
+  ownership: (accountId: string) => Ownership;
 }
 
 const D = ledger.AdmitDecision;
@@ -36,9 +38,9 @@ function capsOf(account: ledger.Account): Caps {
 /** As settlement events bound it: an account id longer than this has no events. */
 const MAX_ACCOUNT_ID_LENGTH = 128;
 
-/** Asked about an account of another shard: the caller's shard map is not this shard's. */
+/** Asked about an account this shard may not answer for now: another's, or one moving here. */
 const notOwner = () =>
-  new RpcError(status.UNAVAILABLE, 'the account belongs to another ledger shard under this shard map');
+  new RpcError(status.UNAVAILABLE, 'this ledger shard does not answer for the account now');
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
@@ -50,7 +52,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
   const { book, store, mutex, clock, logger } = deps;
   const admissions = new Counter({
     name: 'ledger_admissions_total',
-    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map)',
+    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map), handoff (an account moving here while the shard count changes)',
     labelNames: ['decision'] as const,
     registers: [deps.registry],
   });
@@ -62,6 +64,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     'duplicate',
     'unavailable',
     'not_owner',
+    'handoff',
   ])
     admissions.inc({ decision }, 0);
   new Gauge({
@@ -73,14 +76,20 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     },
   });
 
-  /** Makes sure the account's counts for the current IST day and month are in memory. */
-  const ensureLoaded = async (accountId: string): Promise<number> => {
+  /**
+   * Makes sure the account's counts for the current IST day and month are in memory. An account that has
+   * just moved here (`moved`) also brings its burst window: its previous owner's admissions of the last
+   * minute, from the log.
+   */
+  const ensureLoaded = async (accountId: string, moved = false): Promise<number> => {
     for (;;) {
       const now = clock();
       const missing = book.missingPeriods(accountId, now);
       if (!missing) return now;
       await mutex.run(async () => {
         if (!book.missingPeriods(accountId, now)) return;
+        if (moved && !book.knows(accountId))
+          book.seedBurst(accountId, await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS), now);
         const charged = await store.charged(accountId, missing.day, missing.month);
         book.loaded(
           accountId,
@@ -133,22 +142,22 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     };
   };
 
-  const admitOne = (req: ledger.Admission): Promise<ledger.AdmissionResult> =>
+  const admitOne = (req: ledger.Admission, moved: boolean): Promise<ledger.AdmissionResult> =>
     inSpan(
       deps.tracer,
       'ledger.admit',
       { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
-      () => decideOne(req),
+      () => decideOne(req, moved),
     );
 
-  const decideOne = async (req: ledger.Admission): Promise<ledger.AdmissionResult> => {
+  const decideOne = async (req: ledger.Admission, moved: boolean): Promise<ledger.AdmissionResult> => {
     const account = req.account;
     if (!account || !req.request_id)
       throw RpcError.invalidArgument('account', 'admission needs a request id and an account');
-    await ensureLoaded(account.account_id);
+    await ensureLoaded(account.account_id, moved);
     // Decided synchronously on the current time: nothing can interleave between reading and updating.
     const now = clock();
-    if (book.missingPeriods(account.account_id, now)) return decideOne(req);
+    if (book.missingPeriods(account.account_id, now)) return decideOne(req, moved);
     return decideNow(req, account, now);
   };
 
@@ -166,7 +175,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
 
   const unavailable = (
     req: ledger.Admission,
-    why: 'unavailable' | 'not_owner' = 'unavailable',
+    why: 'unavailable' | 'not_owner' | 'handoff' = 'unavailable',
   ): ledger.AdmissionResult => {
     admissions.inc({ decision: why });
     return {
@@ -195,7 +204,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     mutex.run(async () => {
       const valid = holds.filter(
         (h): h is ledger.RestoredHold & { account: ledger.Account } =>
-          !!h.request_id && !!h.account && deps.owns(h.account.account_id),
+          !!h.request_id && !!h.account && deps.ownership(h.account.account_id).kind === 'owner',
       );
       const now = clock();
       for (const accountId of new Set(valid.map((h) => h.account.account_id))) {
@@ -326,13 +335,14 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     const ready: ledger.AdmissionResult[] = [];
     const later: Promise<ledger.AdmissionResult>[] = [];
     for (const req of admissions) {
-      if (req.account && !deps.owns(req.account.account_id)) {
-        ready.push(unavailable(req, 'not_owner'));
+      const own = req.account ? deps.ownership(req.account.account_id) : null;
+      if (own && own.kind !== 'owner') {
+        ready.push(unavailable(req, own.kind));
       } else if (req.account && !book.missingPeriods(req.account.account_id, now)) {
         ready.push(decideNow(req, req.account, now));
       } else {
         later.push(
-          admitOne(req).catch((err) => {
+          admitOne(req, own?.moved ?? false).catch((err) => {
             logger.warn({ err: (err as Error).message }, 'admission failed');
             return unavailable(req);
           }),
@@ -349,7 +359,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
       if (!deps.caughtUp())
         throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
-      if (!deps.owns(account.account_id)) throw notOwner();
+      if (deps.ownership(account.account_id).kind !== 'owner') throw notOwner();
       const now = await ensureLoaded(account.account_id);
       const caps = capsOf(account);
       const { used, byInterface } = book.usage(account.account_id, now);
@@ -390,7 +400,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       // the gateway routes by account, so the owner answers and its catching up is the one that counts.
       if (!deps.caughtUp())
         throw new RpcError(status.UNAVAILABLE, 'the ledger shard is catching up with its stream');
-      if (!deps.owns(account_id)) throw notOwner();
+      if (deps.ownership(account_id).kind !== 'owner') throw notOwner();
       const w = historyWindow(clock);
       return jsonDocument(usageHistoryDocument(w, await store.history(account_id, w)));
     },

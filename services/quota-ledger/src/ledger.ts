@@ -3,7 +3,7 @@ import type { GrpcServer } from '@mdp/grpc';
 import type { Clock } from '@mdp/ist-time';
 import type { NatsConnection } from '@mdp/nats';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
-import { shardOf } from '@mdp/usage';
+import { type SettlementEvent, shardOf } from '@mdp/usage';
 import { buildApp } from './app.ts';
 import type { ArchiveTarget } from './archive/index.ts';
 import { AccountBook } from './domain/account-book.ts';
@@ -11,11 +11,9 @@ import { BURST_WINDOW_MS } from './domain/admission.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
-import {
-  consumersCaughtUp,
-  type SettlementConsumer,
-  startSettlementConsumer,
-} from './settlement-consumer.ts';
+import { consumersCaughtUp, type SettlementConsumer } from './settlement-consumer.ts';
+import { type ShardRegistry, startShardRegistry } from './shard-registry.ts';
+import { startSubjects } from './subjects.ts';
 import { createUpkeep, type Upkeep } from './usage-upkeep.ts';
 import type { UpkeepSettings } from './usage-upkeep-plan.ts';
 
@@ -29,6 +27,10 @@ export interface LedgerOptions {
   shard: number;
   /** How many shards there are: this one owns the accounts `shardOf` gives it. */
   shardCount: number;
+  /** This process in the shard registry's runs (who holds the shard: host, pod). */
+  holder: string;
+  /** How often the shard registry is refreshed and read (default 1 s). */
+  registryIntervalMs?: number;
   holdTtlMs: number;
   retentionDays: number;
   replicas?: number;
@@ -51,6 +53,7 @@ export interface Ledger {
   server: GrpcServer;
   store: ProjectionStore;
   consumer: SettlementConsumer;
+  shardRegistry: ShardRegistry;
   stats: LedgerStats | null;
   /** The usage log's upkeep on shard 0 (null elsewhere, or without `usageLog`). */
   upkeep: Upkeep | null;
@@ -67,6 +70,12 @@ const CATCH_UP_POLL_MS = 100;
  * milliseconds): logged, as hold expiry waits for the backlog to be recorded (see `AccountBook.sweep`).
  */
 const RECORDING_STALL_MS = 1_000;
+/** A run of the shard registry not refreshed for this long has ended (5 refreshes missed). */
+const REGISTRY_LIVE_MS = 5_000;
+/** Allowance for the clocks of Postgres, JetStream and the ledgers when a move waits for a horizon. */
+const REGISTRY_SKEW_MS = 1_000;
+/** How often the retired subjects this shard inherits are looked for (a JetStream consumer listing). */
+const ADOPT_EVERY_MS = 5_000;
 
 /** One ledger shard: its account book, the consumer feeding it, and the gRPC service over both. */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
@@ -86,7 +95,21 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   });
   const book = new AccountBook(o.holdTtlMs);
   const mutex = new Mutex();
-  const consumer = await startSettlementConsumer({
+  const apply = async (events: SettlementEvent[]) => {
+    const result = await store.record(events);
+    if (result.late > 0) {
+      afterSeal.inc(result.late);
+      o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
+    }
+    for (const delta of result.deltas) book.charge(delta);
+    const now = o.clock();
+    book.recorded(events, now);
+    for (const e of events) {
+      book.release(e.request_id, e.account_id);
+      book.admittedEarlier(e.request_id, e.account_id, e.admitted_at_ms, now);
+    }
+  };
+  const subjects = await startSubjects({
     nc: o.nc,
     spec: {
       stream: o.stream,
@@ -100,20 +123,19 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     registry: o.registry,
     ...(o.settleSpans === false ? {} : { tracer: o.tracer }),
     clock: o.clock,
-    apply: async (events) => {
-      const result = await store.record(events);
-      if (result.late > 0) {
-        afterSeal.inc(result.late);
-        o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
-      }
-      for (const delta of result.deltas) book.charge(delta);
-      const now = o.clock();
-      book.recorded(events, now);
-      for (const e of events) {
-        book.release(e.request_id, e.account_id);
-        book.admittedEarlier(e.request_id, e.account_id, e.admitted_at_ms, now);
-      }
-    },
+    apply,
+  });
+  const consumer = subjects.own;
+  const shardRegistry = startShardRegistry({
+    pool: o.pool,
+    shard: o.shard,
+    count: o.shardCount,
+    holder: o.holder,
+    settings: { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS },
+    horizons: () => subjects.horizons(),
+    intervalMs: o.registryIntervalMs ?? 1_000,
+    logger: o.logger,
+    registry: o.registry,
   });
   // A shard that starts (or restarts) knows only what the projections hold: charges still in the stream
   // would be invisible to admission and usage. So it serves nothing until its consumer has nothing
@@ -142,6 +164,8 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       const lag = await consumer.lag().catch(() => null);
       if (lag && lag.pending === 0 && lag.ackPending === 0) {
         await consumer.idle();
+        // Which accounts are this shard's to admit is read from the registry first.
+        await shardRegistry.ready;
         const seeded = await mutex
           .run(() => seedBurstWindows())
           .catch((err) => {
@@ -171,20 +195,13 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     registers: [o.registry],
   });
   let stalledLogged = false;
+  let adoptedAt = 0;
   /**
-   * How far the consumer has recorded: now, when JetStream has nothing for it that is not acknowledged
-   * and it holds nothing unrecorded (asked before the answer, so nothing published before is missed);
-   * else the newest publish time it has recorded. Hold expiry follows it (`AccountBook.sweep`).
+   * Each second: how far each subject is recorded (for the registry, and hold expiry: `AccountBook.sweep`),
+   * the holds that never settled, and every few seconds the retired subjects this shard inherits.
    */
-  const recordedThrough = async (): Promise<number> => {
-    const asked = o.clock();
-    const lag = await consumer.lag().catch(() => null);
-    if (lag && lag.pending === 0 && lag.ackPending === 0 && consumer.idleNow()) return asked;
-    return consumer.recordedThrough();
-  };
-  let sweeping = false;
-  const sweep = async () => {
-    const through = await recordedThrough();
+  const tick = async () => {
+    const through = await subjects.measure();
     const now = o.clock();
     const since = consumer.recordingSince();
     const stalledSince = since !== null && now - since > RECORDING_STALL_MS ? since : null;
@@ -202,14 +219,20 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       expired.inc(swept.expired);
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');
     }
+    const map = shardRegistry.map();
+    if (map && now - adoptedAt >= ADOPT_EVERY_MS) {
+      adoptedAt = now;
+      await subjects.adopt(map.inherited(await subjects.known()));
+    }
   };
-  const sweeper = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    void sweep()
-      .catch((err) => o.logger.warn({ err: (err as Error).message }, 'hold sweep failed'))
+  let ticking = false;
+  const ticker = setInterval(() => {
+    if (ticking) return;
+    ticking = true;
+    void tick()
+      .catch((err) => o.logger.warn({ err: (err as Error).message }, 'ledger upkeep tick failed'))
       .finally(() => {
-        sweeping = false;
+        ticking = false;
       });
   }, 1_000);
   const upkeep =
@@ -249,7 +272,11 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     mutex,
     clock: o.clock,
     caughtUp: () => caughtUp,
-    owns: (accountId) => shardOf(accountId, o.shardCount) === o.shard,
+    ownership: (accountId) =>
+      shardRegistry.map()?.ownership(accountId) ??
+      (shardOf(accountId, o.shardCount) === o.shard
+        ? { kind: 'handoff', why: 'the shard registry is not read yet' }
+        : { kind: 'not_owner' }),
   });
   const stats = o.stats
     ? startLedgerStats({
@@ -267,6 +294,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     server,
     store,
     consumer,
+    shardRegistry,
     stats,
     upkeep,
     caughtUp: () => caughtUp,
@@ -277,8 +305,9 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       clearInterval(upkeepTimer);
       await upkeepRun;
       stats?.stop();
-      clearInterval(sweeper);
-      await consumer.stop();
+      clearInterval(ticker);
+      await shardRegistry.close();
+      await subjects.stop();
     },
   };
 }

@@ -332,6 +332,23 @@ export class ProjectionStore {
     }));
   }
 
+  /**
+   * When the requests of one account admitted after `sinceMs` were admitted (any settlement: an
+   * admission counts in the burst window whatever became of it). Read by the account index; once per
+   * account that moves between shards.
+   */
+  async accountAdmittedSince(accountId: string, sinceMs: number): Promise<number[]> {
+    if (!isUuid(accountId)) return [];
+    const { rows } = await this.pool.query<{ at_ms: string }>(
+      `SELECT (extract(epoch FROM e.admitted_at) * 1000)::bigint AS at_ms FROM usage_events e
+        WHERE e.account = usage_account($1::uuid)
+          AND e.admitted_at > timestamptz 'epoch' + $2::bigint * interval '1 millisecond'
+        GROUP BY e.request_id, e.admitted_at ORDER BY 1`,
+      [accountId, sinceMs],
+    );
+    return rows.map((r) => Number(r.at_ms));
+  }
+
   /** Charged counts of one account's day and month by interface, as the projections hold them. */
   async charged(
     accountId: string,

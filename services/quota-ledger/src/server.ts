@@ -60,6 +60,7 @@ await runGrpcService({
       subjectPrefix: config.USAGE_SUBJECT,
       shard: config.SHARD_INDEX,
       shardCount: config.SHARD_COUNT,
+      holder: `quota-ledger-${config.SHARD_INDEX}@${hostname()}`,
       holdTtlMs: config.HOLD_TTL_MS,
       retentionDays: config.USAGE_RETENTION_DAYS,
       replicas: config.USAGE_STREAM_REPLICAS,

@@ -55,6 +55,21 @@ export interface SettlementConsumer {
 /** The durable consumer of one shard. */
 const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;
 
+/** The durable consumers of this prefix in the stream, by shard: every shard that ever ran. */
+export async function shardConsumers(
+  nc: NatsConnection,
+  stream: string,
+  subjectPrefix: string,
+): Promise<Map<number, ConsumerInfo>> {
+  const prefix = durableName(subjectPrefix, 0).slice(0, -1);
+  const found = new Map<number, ConsumerInfo>();
+  for await (const info of (await nc.jetstreamManager()).consumers.list(stream)) {
+    const rest = info.name.slice(prefix.length);
+    if (info.name.startsWith(prefix) && /^\d+$/.test(rest)) found.set(Number(rest), info);
+  }
+  return found;
+}
+
 /**
  * Whether every shard's consumer has recorded all that the usage stream held when this was asked: its
  * acknowledged floor has reached the stream's last message, or it has nothing delivered unacknowledged
@@ -68,16 +83,9 @@ export async function consumersCaughtUp(
   subjectPrefix: string,
   shardCount: number,
 ): Promise<boolean> {
-  const jsm = await nc.jetstreamManager();
-  const last = (await jsm.streams.info(stream)).state.last_seq;
-  const named = new Set(Array.from({ length: shardCount }, (_, shard) => durableName(subjectPrefix, shard)));
-  const prefix = durableName(subjectPrefix, 0).slice(0, -1);
-  const infos = new Map<string, ConsumerInfo>();
-  for await (const info of jsm.consumers.list(stream)) {
-    if (info.name.startsWith(prefix) && /^\d+$/.test(info.name.slice(prefix.length)))
-      infos.set(info.name, info);
-  }
-  for (const name of named) if (!infos.has(name)) return false;
+  const last = (await (await nc.jetstreamManager()).streams.info(stream)).state.last_seq;
+  const infos = await shardConsumers(nc, stream, subjectPrefix);
+  for (let shard = 0; shard < shardCount; shard++) if (!infos.has(shard)) return false;
   for (const info of infos.values()) {
     const drained = info.num_pending === 0 && info.num_ack_pending === 0;
     if (info.ack_floor.stream_seq < last && !drained) return false;

@@ -121,6 +121,7 @@ beforeAll(async () => {
     subjectPrefix: prefix,
     shard: 0,
     shardCount: 1,
+    holder: 'test',
     holdTtlMs: 30_000,
     retentionDays: 1,
     clock: () => NOW,
@@ -219,7 +220,7 @@ describe('GetUsageHistory', () => {
       mutex: new Mutex(),
       clock: () => NOW,
       caughtUp: () => false,
-      owns: () => true,
+      ownership: () => ({ kind: 'owner', moved: false }),
     });
     const c = connect(await listen(server));
     await expect(c.call.getUsageHistory({ account_id: account })).rejects.toMatchObject({

@@ -135,6 +135,21 @@ export class AccountBook {
     return s;
   }
 
+  /** Whether the account is in memory (its counts loaded, or anything of it held). */
+  knows(accountId: string): boolean {
+    return this.accounts.has(accountId);
+  }
+
+  /**
+   * An account that has just moved here from another shard: its previous owner's admissions of the last
+   * minute (from the log), for its burst window. Only before anything else of it is known here.
+   */
+  seedBurst(accountId: string, admittedAt: readonly number[], now: number): void {
+    if (this.accounts.has(accountId)) return;
+    const s = this.state(accountId, now);
+    for (const t of admittedAt) if (t > now - BURST_WINDOW_MS) s.burst.insert(t);
+  }
+
   /** Periods of `now` whose charged count is not in memory yet (load them before deciding). */
   missingPeriods(accountId: string, now: number): { day: string; month: string } | null {
     const s = this.accounts.get(accountId);

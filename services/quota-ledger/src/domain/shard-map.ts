@@ -1,0 +1,148 @@
+import { shardOf } from '@mdp/usage';
+
+/**
+ * One ledger process's run of one shard under one shard count, as the shard registry records it: every
+ * live process refreshes its run each second (`ledger_shard_runs`). Times are the registry's (Postgres's)
+ * clock, ms.
+ */
+export interface ShardRun {
+  count: number;
+  shard: number;
+  /** When this run began (again, after it had lapsed). */
+  activeSince: number;
+  lastSeen: number;
+}
+
+/** What the registry said when last read: the runs of the last day and how far each subject is recorded. */
+export interface RegistryView {
+  /** The registry's clock when it was read. */
+  now: number;
+  runs: readonly ShardRun[];
+  /** Per settlement subject (a shard index), the newest publish time its consumer has recorded through. */
+  horizons: ReadonlyMap<number, number>;
+}
+
+export type Ownership =
+  /** Admit. `moved`: it came from another shard recently; its burst window is read from the log. */
+  | { kind: 'owner'; moved: boolean }
+  /** Not this shard's under its own map: the gateway that sent it routes by another map. */
+  | { kind: 'not_owner' }
+  /** This shard's under its map, but not yet: another shard still admits it, or its charges are not all recorded. */
+  | { kind: 'handoff'; why: string };
+
+export interface ShardMapSettings {
+  /** A run not refreshed for this long has ended (its process is gone or runs another count). */
+  liveMs: number;
+  /** How long after admission a settlement may still be published (the ledger's hold TTL). */
+  holdTtlMs: number;
+  /** Allowance for the clocks of Postgres, JetStream and the ledgers. */
+  skewMs: number;
+}
+
+/** How long after a move an account's burst window still holds admissions of its previous owner. */
+const MOVED_RECENTLY_MS = 2 * 60_000;
+
+/**
+ * Which accounts this shard may admit while the shard count changes, decided from the registry: one
+ * writer per account at every moment, and a new owner only once it can read all its previous owner's
+ * charges. Pure: the registry is read (and this shard's run refreshed) elsewhere.
+ *
+ * - A run is live while refreshed within `liveMs`. Shard counts are ordered by when they became active:
+ *   the earliest `activeSince` among a count's live runs; a count with no live run (lapsed) is older
+ *   than every live one.
+ * - Another live run that owns the account under an older count keeps it (the incumbent): this shard
+ *   waits. A run of a newer count waits for this one in turn, so no account has two writers.
+ * - An account owned under an older count by another shard moves here only once that shard's run of the
+ *   older count has ended, every hold it could still have has expired (`holdTtlMs` after its last
+ *   refresh), and its subject is recorded through then: the log then holds all it admitted, and this
+ *   shard reads the account's counts and burst window from it.
+ *
+ * With one shard count and nothing moving (the steady state) `simple` is true and ownership is one hash.
+ */
+export class ShardMap {
+  /** No other count is live and no older count's moves are still settling. */
+  readonly simple: boolean;
+  private readonly activation = new Map<number, number>();
+  /** Live runs of other counts. */
+  private readonly rivals: ShardRun[];
+  /** Older counts whose runs ended within the last day, with each shard's last refresh under them. */
+  private readonly older: { count: number; lastSeen: Map<number, number> }[];
+  private readonly mine: number;
+  private readonly liveShards: Set<number>;
+
+  constructor(
+    readonly me: { shard: number; count: number },
+    private readonly view: RegistryView,
+    private readonly settings: ShardMapSettings,
+  ) {
+    const live = view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs);
+    for (const r of live) {
+      const at = this.activation.get(r.count);
+      if (at === undefined || r.activeSince < at) this.activation.set(r.count, r.activeSince);
+    }
+    // This shard's own count is active from its own run at the latest (its first refresh may be unread).
+    this.mine = Math.min(this.activation.get(me.count) ?? view.now, view.now);
+    this.rivals = live.filter((r) => r.count !== me.count && r.shard !== me.shard);
+    this.liveShards = new Set(live.map((r) => r.shard));
+    const byCount = new Map<number, Map<number, number>>();
+    for (const r of view.runs) {
+      if (r.count === me.count || !this.isOlder(r.count)) continue;
+      const seen = byCount.get(r.count) ?? new Map<number, number>();
+      seen.set(r.shard, Math.max(seen.get(r.shard) ?? 0, r.lastSeen));
+      byCount.set(r.count, seen);
+    }
+    this.older = [...byCount].map(([count, lastSeen]) => ({ count, lastSeen }));
+    this.simple =
+      this.rivals.length === 0 &&
+      this.older.every(({ lastSeen }) =>
+        [...lastSeen].every(
+          ([shard, seen]) => seen <= view.now - MOVED_RECENTLY_MS && this.settled(lastSeen, shard),
+        ),
+      );
+  }
+
+  /** Whether count `c` became active before this shard's count (a lapsed count always did). */
+  private isOlder(c: number): boolean {
+    const at = this.activation.get(c);
+    return at === undefined || at < this.mine || (at === this.mine && c < this.me.count);
+  }
+
+  /** Whether everything `shard` admitted under a count it last ran at `lastSeen` is in the log. */
+  private settled(lastSeen: ReadonlyMap<number, number>, shard: number): boolean {
+    const seen = lastSeen.get(shard);
+    if (seen === undefined) return true;
+    const by = seen + this.settings.holdTtlMs + this.settings.skewMs;
+    return this.view.now >= by && (this.view.horizons.get(shard) ?? 0) >= by;
+  }
+
+  /**
+   * The subjects among `known` (shards that ever ran) this shard records besides its own: those of
+   * shards past its count that no live run holds, whose index falls to it (index mod count). Their late
+   * events are then recorded, and their horizons move, so the accounts they held can move on.
+   */
+  inherited(known: readonly number[]): number[] {
+    const { shard, count } = this.me;
+    return known
+      .filter((s) => s >= count && s % count === shard && !this.liveShards.has(s))
+      .sort((a, b) => a - b);
+  }
+
+  ownership(accountId: string): Ownership {
+    const { shard, count } = this.me;
+    if (shardOf(accountId, count) !== shard) return { kind: 'not_owner' };
+    if (this.simple) return { kind: 'owner', moved: false };
+    for (const r of this.rivals) {
+      if (shardOf(accountId, r.count) === r.shard && this.isOlder(r.count))
+        return { kind: 'handoff', why: `shard ${r.shard} of ${r.count} still admits it` };
+    }
+    let moved = false;
+    for (const { count: c, lastSeen } of this.older) {
+      const from = shardOf(accountId, c);
+      if (from === shard) continue;
+      if (!this.settled(lastSeen, from))
+        return { kind: 'handoff', why: `shard ${from} of ${c} may still have charges of it to record` };
+      if ((lastSeen.get(from) ?? 0) > this.view.now - MOVED_RECENTLY_MS) moved = true;
+    }
+    return { kind: 'owner', moved };
+  }
+}

@@ -1,0 +1,165 @@
+import { shardOf } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+
+// Changing the shard count online (issue 39), as the chart's rollout does it, under load: 2 → 3 (a new
+// shard starts, a gateway on the new map serves beside one on the old map, the old shards restart with
+// the new count), then 3 → 2 (the old shards restart with the old count, the third stops for good).
+// An account that moves between shards never gets more than its daily cap: while its old owner may
+// still admit it, or still has charges of it to record, the new owner answers 503 with Retry-After.
+
+let stack: Stack;
+const CAP = 150;
+
+beforeAll(async () => {
+  // Holds that never settle expire sooner than the default, so a move settles in about 10 s.
+  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 2 });
+  await stack.admin(
+    'plan',
+    'create',
+    'reshard-daily',
+    '--daily',
+    String(CAP),
+    '--monthly',
+    'none',
+    '--burst',
+    'none',
+  );
+}, 300_000);
+afterAll(async () => {
+  await stack?.shutdown();
+}, 60_000);
+
+const SEARCH = '/v1/stocks?q=zz&limit=1';
+const shardName = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const));
+
+/** A new account on the plan whose owner is `two` of 2 shards and `three` of 3, and a token of it. */
+async function accountMoving(two: number, three: number): Promise<string> {
+  for (;;) {
+    const account = await stack.admin('account', 'create', '--plan', 'reshard-daily');
+    if (shardOf(account, 2) === two && shardOf(account, 3) === three)
+      return stack.admin('token', 'issue', account);
+  }
+}
+
+interface Answer {
+  status: number;
+  code?: string;
+  retryAfter: string | null;
+}
+
+async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { error?: { code: string } };
+  return { status: res.status, code: body.error?.code, retryAfter: res.headers.get('retry-after') };
+}
+
+/** Calls through each of `gateways()` (re-read each round), `perGateway` at once, until `stop()`. */
+function load(token: string, gateways: () => string[], perGateway: number) {
+  const answers: Answer[] = [];
+  let stopped = false;
+  const workers = (async () => {
+    while (!stopped) {
+      const bases = gateways();
+      await Promise.all(
+        bases.flatMap((base) =>
+          Array.from({ length: perGateway }, async () => answers.push(await call(base, token))),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  return {
+    answers,
+    stop: async () => {
+      stopped = true;
+      await workers;
+    },
+  };
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const used = async (base: string, token: string) => {
+  const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  return res.status === 200
+    ? ((await res.json()) as { data: { day: { used: number } } }).data.day.used
+    : null;
+};
+
+/** The outcome of a move: 200s seen in all, and what was refused and why. */
+function tally(answers: Answer[]) {
+  const by = new Map<string, number>();
+  for (const a of answers)
+    by.set(`${a.status} ${a.code ?? ''}`.trim(), (by.get(`${a.status} ${a.code ?? ''}`.trim()) ?? 0) + 1);
+  return { ok: answers.filter((a) => a.status === 200).length, by: Object.fromEntries(by) };
+}
+
+describe('changing the shard count under load', () => {
+  it('2 → 3 → 2: an account that moves both ways never gets past its daily cap', async () => {
+    const oldMap = stack.baseUrl;
+    // Owned by shard 0 of 2 and shard 2 of 3: it moves to the new shard, and back.
+    const token = await accountMoving(0, 2);
+    for (let i = 0; i < 100; i++) expect((await call(oldMap, token)).status).toBe(200);
+
+    // 2 → 3. Shard 2 starts; a gateway on the new map serves beside the old one; both carry load.
+    await stack.start(shardName(2), { SHARD_COUNT: '3' });
+    const newGateway = await stack.startSecondGateway({ LEDGER_ADDR: stack.ledgerAddr(3) });
+    const gateways = [oldMap, newGateway.baseUrl];
+    const grow = load(token, () => gateways, 2);
+    // The old shards restart with the new count, one after the other, as a rolling update does.
+    for (const shard of [1, 0]) {
+      await stack.stop(shardName(shard));
+      await stack.start(shardName(shard), { SHARD_COUNT: '3' });
+    }
+    // Then only the new owner admits it, once its old owner's charges are all recorded: the cap holds.
+    await until(
+      'the account to reach its cap on the new map',
+      async () => (await used(newGateway.baseUrl, token)) === CAP,
+      90_000,
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    await grow.stop();
+    const grown = tally(grow.answers);
+    expect(grown.ok + 100, JSON.stringify(grown.by)).toBe(CAP);
+    for (const a of grow.answers) {
+      expect([200, 429, 503]).toContain(a.status);
+      if (a.status === 503) expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    expect(grow.answers.filter((a) => a.status === 429).every((a) => a.code === 'quota_exhausted')).toBe(
+      true,
+    );
+    expect(await used(newGateway.baseUrl, token)).toBe(CAP);
+
+    // 3 → 2, with a second account that has room left: the shards come back to 2, and shard 2 stops for
+    // good (its subject is then recorded by shard 0, which its accounts move to).
+    const back = await accountMoving(0, 2);
+    for (let i = 0; i < 100; i++) expect((await call(newGateway.baseUrl, back)).status).toBe(200);
+    const shrink = load(back, () => gateways, 2);
+    for (const shard of [1, 0]) {
+      await stack.stop(shardName(shard));
+      await stack.start(shardName(shard), { SHARD_COUNT: '2' });
+    }
+    await stack.stop(shardName(2));
+    await until(
+      'the second account to reach its cap on the old map again',
+      async () => (await used(oldMap, back)) === CAP,
+      90_000,
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    await shrink.stop();
+    const shrunk = tally(shrink.answers);
+    expect(shrunk.ok + 100, JSON.stringify(shrunk.by)).toBe(CAP);
+    for (const a of shrink.answers) expect([200, 429, 503]).toContain(a.status);
+    expect(await used(oldMap, back)).toBe(CAP);
+    // And the first account, moved back: still exactly at its cap.
+    expect(await used(oldMap, token)).toBe(CAP);
+    await newGateway.stop();
+  }, 300_000);
+});
