@@ -88,7 +88,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (!missing) return now;
       await mutex.run(async () => {
         if (!book.missingPeriods(accountId, now)) return;
-        if (moved && !book.knows(accountId))
+        if (moved && !book.seeded(accountId))
           book.seedBurst(accountId, await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS), now);
         const charged = await store.charged(accountId, missing.day, missing.month);
         book.loaded(

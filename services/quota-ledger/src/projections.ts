@@ -337,16 +337,20 @@ export class ProjectionStore {
    * admission counts in the burst window whatever became of it). Read by the account index; once per
    * account that moves between shards.
    */
-  async accountAdmittedSince(accountId: string, sinceMs: number): Promise<number[]> {
+  async accountAdmittedSince(
+    accountId: string,
+    sinceMs: number,
+  ): Promise<{ requestId: string; at: number }[]> {
     if (!isUuid(accountId)) return [];
-    const { rows } = await this.pool.query<{ at_ms: string }>(
-      `SELECT (extract(epoch FROM e.admitted_at) * 1000)::bigint AS at_ms FROM usage_events e
+    const { rows } = await this.pool.query<{ request_id: string; at_ms: string }>(
+      `SELECT e.request_id::text AS request_id, (extract(epoch FROM e.admitted_at) * 1000)::bigint AS at_ms
+         FROM usage_events e
         WHERE e.account = usage_account($1::uuid)
           AND e.admitted_at > timestamptz 'epoch' + $2::bigint * interval '1 millisecond'
-        GROUP BY e.request_id, e.admitted_at ORDER BY 1`,
+        GROUP BY 1, 2 ORDER BY 2`,
       [accountId, sinceMs],
     );
-    return rows.map((r) => Number(r.at_ms));
+    return rows.map((r) => ({ requestId: r.request_id, at: Number(r.at_ms) }));
   }
 
   /** Charged counts of one account's day and month by interface, as the projections hold them. */

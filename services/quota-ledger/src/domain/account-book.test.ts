@@ -243,6 +243,28 @@ describe('AccountBook', () => {
     });
   });
 
+  it('an account that moved here brings the last minute of its previous owner, each request once', () => {
+    const book = new AccountBook(60_000);
+    const burst = { daily: null, monthly: null, burst: 5 };
+    book.startAdmitting(T - 15_000);
+    // A late settlement of a retired shard's subject, recorded here before the move completed.
+    book.admittedEarlier('p1', 'a', T - 30_000, T - 5_000);
+    const fromLog = [
+      { requestId: 'p0', at: T - 70_000 },
+      { requestId: 'p1', at: T - 30_000 },
+      { requestId: 'p2', at: T - 20_000 },
+      { requestId: 'p3', at: T - 10_000 },
+    ];
+    book.seedBurst('a', fromLog, T);
+    // Read again (a second load after a day change): nothing counts twice.
+    book.seedBurst('a', fromLog, T);
+    expect(book.seeded('a')).toBe(true);
+    loaded(book, 'a');
+    expect(book.admit('n1', 'a', burst, T)).toMatchObject({ kind: 'admitted', burst: { remaining: 1 } });
+    expect(book.admit('n2', 'a', burst, T)).toMatchObject({ kind: 'admitted', burst: { remaining: 0 } });
+    expect(book.admit('n3', 'a', burst, T)).toMatchObject({ kind: 'rate_limited' });
+  });
+
   it('keeps no burst window for an account without a burst cap', () => {
     const book = new AccountBook(30_000);
     loaded(book, 'a', T);

@@ -73,6 +73,8 @@ interface AccountState {
    * so that each counts once however often it is learnt of. Gone once none can be within a minute.
    */
   earlier?: Set<string>;
+  /** The account moved here and its window was read from the log (`seedBurst`). */
+  seeded?: boolean;
   /** Charged requests per counter key, as loaded from the projections and updated since. */
   charged: Map<string, number>;
   /** Requests admitted but not yet settled, per counter key. */
@@ -135,19 +137,26 @@ export class AccountBook {
     return s;
   }
 
-  /** Whether the account is in memory (its counts loaded, or anything of it held). */
-  knows(accountId: string): boolean {
-    return this.accounts.has(accountId);
-  }
-
   /**
    * An account that has just moved here from another shard: its previous owner's admissions of the last
-   * minute (from the log), for its burst window. Only before anything else of it is known here.
+   * minute (from the log), for its burst window; once per account, each request once however else it
+   * was learnt of (a late settlement of a retired shard's subject recorded here).
    */
-  seedBurst(accountId: string, admittedAt: readonly number[], now: number): void {
-    if (this.accounts.has(accountId)) return;
+  seedBurst(accountId: string, admitted: readonly { requestId: string; at: number }[], now: number): void {
     const s = this.state(accountId, now);
-    for (const t of admittedAt) if (t > now - BURST_WINDOW_MS) s.burst.insert(t);
+    if (s.seeded) return;
+    s.seeded = true;
+    s.earlier ??= new Set();
+    for (const { requestId, at } of admitted) {
+      if (at <= now - BURST_WINDOW_MS || s.earlier.has(requestId)) continue;
+      s.earlier.add(requestId);
+      s.burst.insert(at);
+    }
+  }
+
+  /** Whether the account's burst window was read from the log after it moved here (`seedBurst`). */
+  seeded(accountId: string): boolean {
+    return this.accounts.get(accountId)?.seeded === true;
   }
 
   /** Periods of `now` whose charged count is not in memory yet (load them before deciding). */
