@@ -87,7 +87,8 @@ describe('the account web site in a real browser', () => {
     await page.getByRole('button', { name: 'Create the token' }).click();
     await page.getByRole('heading', { name: 'Your new token' }).waitFor();
     const token = await page.locator('#new-token').inputValue();
-    expect(token).toMatch(/^mdp_[0-9A-Za-z]{38}$/);
+    // Tagged (issue 41): a 2-character key id, 32 random characters and a 16-character tag.
+    expect(token).toMatch(/^mdp_[0-9A-Za-z]{50}$/);
     // The copy button appears with JavaScript and says what it did.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
     await page.getByRole('button', { name: 'Copy' }).click();
