@@ -254,9 +254,13 @@ export class Authenticator {
     return until !== undefined && until !== null && now >= until;
   }
 
-  /** A 401 counted against the address, or the 429 when the address is already over its limit. */
-  private reject(clientAddress: string, reason: Rejection): ApiError {
-    const waitMs = this.throttle.retryAfterMs(clientAddress);
+  /**
+   * A 401 counted against the address, or the 429 when the address is already over its limit. A tagged
+   * token auth refused (revoked, expired) gets its 401 whatever the address: only its owner holds it, and
+   * its refusal is cached.
+   */
+  private reject(clientAddress: string, reason: Rejection, gated = true): ApiError {
+    const waitMs = gated ? this.throttle.retryAfterMs(clientAddress) : 0;
     if (waitMs > 0) return this.throttled(waitMs);
     this.throttle.fail(clientAddress);
     this.rejections.inc({ reason });
@@ -283,7 +287,7 @@ export class Authenticator {
   ): Promise<Principal> {
     if (this.refused.has(key)) {
       this.lookups.inc({ result: 'refused_hit' });
-      throw this.reject(clientAddress, 'refused_cached');
+      throw this.reject(clientAddress, 'refused_cached', format === 'legacy');
     }
     // Concurrent first requests with one token share one verification (no stampede on the auth service).
     let inFlight = this.verifying.get(key);
@@ -301,7 +305,7 @@ export class Authenticator {
       this.verifying.set(key, inFlight);
     }
     const principal = await inFlight;
-    if (!principal) throw this.reject(clientAddress, 'refused');
+    if (!principal) throw this.reject(clientAddress, 'refused', format === 'legacy');
     if (principal.legacy) this.legacyUses.inc();
     this.opts.onUse?.(principal.tokenId, now);
     return principal;

@@ -174,6 +174,17 @@ describe('floods of tokens nobody issued', () => {
     expect(await outcome(a, legacy, '203.0.113.5')).toEqual({ status: 200, account });
     const tagged = (await services.store.issueToken(account)).token;
     expect(await outcome(a, tagged, '203.0.113.5')).toEqual({ status: 200, account });
+    // Its owner's revoked tagged token is told so (401), not throttled: nobody else can make it.
+    const revoked = await services.store.issueToken(account);
+    await services.store.revokeToken(revoked.id);
+    expect(await outcome(a, revoked.token, '203.0.113.5')).toMatchObject({
+      status: 401,
+      code: 'invalid_token',
+    });
+    expect(await outcome(a, revoked.token, '203.0.113.5')).toMatchObject({
+      status: 401,
+      code: 'invalid_token',
+    });
     // Another address is not affected.
     expect((await outcome(a, generateToken(), '203.0.113.6')).status).toBe(401);
     expect(await metric(registry, 'gateway_auth_throttled_addresses')).toBe(1);
