@@ -6,6 +6,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@mdp/config';
+import { shardOf } from '@mdp/usage';
 import { connect } from 'nats';
 import pg from 'pg';
 import { type PrivateServer, startPrivateNats, startPrivatePostgres } from '../private-infra.ts';
@@ -79,6 +80,11 @@ export interface ChaosOptions {
   replicaFaults?: readonly ReplicaFault[];
   /** Equities dataset size (stocks); the route is one stock's quote, so small is enough. */
   datasetSize?: number;
+  /**
+   * Ledger shards (default 2, the topology operators scale to): the `quota-ledger` fault kills shard 0,
+   * and its account is one shard 0 owns.
+   */
+  shards?: number;
   log?: (line: string) => void;
 }
 
@@ -224,6 +230,7 @@ async function sql<T extends pg.QueryResultRow>(
 
 export interface ChaosContext {
   stack: Stack;
+  shards: number;
   postgres: PrivateServer;
   nats: PrivateServer;
   route: string;
@@ -243,11 +250,12 @@ export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
     nats = await startPrivateNats();
     log(`private Postgres ${postgres.url} (${postgres.dir}), nats-server ${nats.url} (${nats.dir})`);
     // No data cache at the gateway: every request reaches equities-data, so its death shows.
+    const shards = o.shards ?? 2;
     stack = await startStack(
       { LOG_LEVEL: 'warn', DATA_CACHE_TTL_MS: '0' },
-      { databaseUrl: postgres.url, natsUrl: nats.url },
+      { databaseUrl: postgres.url, natsUrl: nats.url, shards },
     );
-    log('platform up (six processes)');
+    log(`platform up (${stack.procs.size} processes, ${shards} ledger shards)`);
     // Uncapped, and a burst cap the load never reaches: only faults refuse requests.
     const plan = 'chaos';
     await stack.admin('plan', 'create', plan, '--daily', 'none', '--monthly', 'none', '--burst', '100000000');
@@ -290,7 +298,17 @@ export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
     }
     if (!route) throw new Error('the equities service never served a quote of the loaded data');
     log(`route ${route}`);
-    const ctx = { stack, postgres, nats, route, plan, ledgerSchema, watch: new DeathWatch(stack), log };
+    const ctx = {
+      stack,
+      shards,
+      postgres,
+      nats,
+      route,
+      plan,
+      ledgerSchema,
+      watch: new DeathWatch(stack),
+      log,
+    };
     ctx.watch.observe();
     return ctx;
   } catch (err) {
@@ -438,8 +456,10 @@ async function usageUsed(ctx: ChaosContext, token: string): Promise<number | nul
 /** One fault: load, SIGKILL, wait, restart, load until stable, stop, settle, count. */
 export async function runFault(ctx: ChaosContext, fault: Fault, o: ChaosOptions): Promise<FaultResult> {
   const { stack } = ctx;
-  // One account per fault: its charges are this fault's alone.
-  const account = await stack.admin('account', 'create', '--plan', ctx.plan, '--name', `chaos-${fault}`);
+  // One account per fault: its charges are this fault's alone. A killed shard's is one it owns.
+  let account = await stack.admin('account', 'create', '--plan', ctx.plan, '--name', `chaos-${fault}`);
+  while (fault === 'quota-ledger' && shardOf(account, ctx.shards) !== 0)
+    account = await stack.admin('account', 'create', '--plan', ctx.plan, '--name', `chaos-${fault}`);
   const token = await stack.admin('token', 'issue', account);
   const cold = COLD_TOKEN_FAULTS.has(fault)
     ? await Promise.all([1, 2].map(() => stack.admin('token', 'issue', account)))
