@@ -145,8 +145,9 @@ openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) a
 	npx redocly lint --format=stylish services/gateway/openapi.json
 	npx spectral lint --fail-severity=warn services/gateway/openapi.json
 
-lint: install ## Lint and check formatting (biome)
+lint: install ## Lint and check formatting (biome), and fail on exports nothing imports (knip, knip.jsonc)
 	npx biome check .
+	npx knip --no-progress --no-config-hints
 
 format: install ## Fix formatting and safe lint issues (biome)
 	npx biome check --write .

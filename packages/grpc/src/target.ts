@@ -12,7 +12,7 @@ function hostPort(text: string, target: string): { host: string; port: number } 
 }
 
 /** `ip:port`, with an IPv6 address in brackets: how an address is labelled and dialled. */
-export function formatAddress(host: string, port: number): string {
+function formatAddress(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

@@ -22,9 +22,9 @@ export interface UnreadableFile {
   reason: string;
 }
 
-export const HEAD_BYTES = 4096;
+const HEAD_BYTES = 4096;
 /** Bounds on what an archive may expand to: exchange files are megabytes, not gigabytes. */
-export const MAX_MEMBER_BYTES = 512 * 1024 * 1024;
+const MAX_MEMBER_BYTES = 512 * 1024 * 1024;
 const MAX_ARCHIVE_DEPTH = 3;
 
 function plainFile(root: string, full: string, size: number): FolderFile {

@@ -1,7 +1,7 @@
 import { Gauge, Pushgateway, Registry } from 'prom-client';
 import type { FolderReport } from './import-folder.ts';
 
-export const JOB = 'mdp-data-import';
+const JOB = 'mdp-data-import';
 
 export interface Freshness {
   /** The latest trading day in the prices after the run (a day number: days since 1970-01-01), if any. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 
 /** Development default only: any deployment sets its own LINK_SIGNING_KEY (links signed with this are forgeable). */
-export const DEV_LINK_SIGNING_KEY = 'dev-only-filings-link-signing-key';
+const DEV_LINK_SIGNING_KEY = 'dev-only-filings-link-signing-key';
 
 export const filingsConfig = {
   FILES_HOST: Type.String({ default: '0.0.0.0' }),

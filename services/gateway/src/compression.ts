@@ -23,7 +23,7 @@ const SYNC_THRESHOLD = 1024 * 1024;
 
 /** JSON, HTML, CSS and JavaScript; never an event stream (each event must reach the client as sent). */
 const COMPRESSIBLE = /^(?:application\/json|text\/html|text\/css|text\/javascript)(?:;|$)/;
-export const isCompressible = (contentType: unknown): boolean =>
+const isCompressible = (contentType: unknown): boolean =>
   typeof contentType === 'string' && COMPRESSIBLE.test(contentType);
 
 /**

@@ -21,7 +21,7 @@ export const ErrorSchema = Type.Object({
   }),
 });
 
-export const MetaSchema = Type.Object(
+const MetaSchema = Type.Object(
   {
     as_of: Type.String({ format: 'date-time', description: 'When the response was assembled (UTC)' }),
     route: Type.String({ description: 'The operation id that served the request' }),

@@ -31,7 +31,7 @@ function addXRateLimitHeaders(into: Record<string, string>, rl: ledger.RateLimit
  * quota (`q`) over a window of `w` seconds. The monthly window is the current IST month's length; the
  * burst cap is the one the ledger applied.
  */
-export function rateLimitPolicy(
+function rateLimitPolicy(
   caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
   burst: ledger.BurstWindow | undefined,
   nowMs: number,
@@ -51,7 +51,7 @@ export function rateLimitPolicy(
  * binding policy is the quota window the X-RateLimit headers describe; on a plan without a daily or
  * monthly cap it is the burst window; a burst refusal names the burst window.
  */
-export function rateLimit(
+function rateLimit(
   result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
   rateLimited: boolean,
   nowMs: number,

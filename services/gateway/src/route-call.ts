@@ -21,9 +21,9 @@ export function asApiError(err: unknown): ApiError {
 }
 
 /** A validated call's input, with the verified caller (null on the unauthenticated route). */
-export type Input = RouteInput<TObject, TObject>;
+type Input = RouteInput<TObject, TObject>;
 
-export interface CallContext {
+interface CallContext {
   /** The admission's id: unique per metered call. */
   requestId: string;
   /** Which front door the call came through, for usage by interface. */
@@ -32,7 +32,7 @@ export interface CallContext {
   span: Span | undefined;
 }
 
-export interface RouteOutcome {
+interface RouteOutcome {
   /** The SPEC 2.1 envelope, serialised (UTF-8 JSON). */
   body: Buffer;
   /** The rate-limit headers of a metered 200 (none for free routes). */

@@ -3,8 +3,8 @@ import { INTERFACES, type Interface } from '@mdp/usage';
 import { type ByInterface, noUnits } from './domain/account-book.ts';
 
 /** How many IST days and IST clock hours the account site's charts show. */
-export const HISTORY_DAYS = 30;
-export const HISTORY_HOURS = 24;
+const HISTORY_DAYS = 30;
+const HISTORY_HOURS = 24;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -25,12 +25,12 @@ export function logUuid(id: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-export const KIND_CODE: Record<SettlementKind, 'c' | 'r' | 'v'> = {
+const KIND_CODE: Record<SettlementKind, 'c' | 'r' | 'v'> = {
   charged: 'c',
   refunded: 'r',
   voided: 'v',
 };
-export const INTERFACE_CODE: Record<Interface, 'r' | 'm'> = { rest: 'r', mcp: 'm' };
+const INTERFACE_CODE: Record<Interface, 'r' | 'm'> = { rest: 'r', mcp: 'm' };
 
 /** One row of the record statement's input: the log's columns plus the projections' day, month and names. */
 export interface LogRow {

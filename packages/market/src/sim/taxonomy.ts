@@ -3,7 +3,7 @@
  * → basic industry), reduced to the levels the API serves. `weight` is the share of listed companies;
  * `words` feed generated company names, `margin` the typical net margin.
  */
-export interface IndustryDef {
+interface IndustryDef {
   industry: string;
   words: string[];
 }

@@ -3,7 +3,7 @@ import type { SourceFile } from './csv.ts';
 import type { Rejection, Sourced } from './report.ts';
 
 /** What parsing one file gave: loadable rows, rows rejected already, and how many rows were read. */
-export interface Parsed<R> {
+interface Parsed<R> {
   rows: Sourced<R>[];
   rejections: Rejection[];
   read: number;

@@ -18,7 +18,7 @@ export interface Rejection {
   reason: string;
 }
 
-export interface FileReport {
+interface FileReport {
   file: string;
   read: number;
   loaded: number;

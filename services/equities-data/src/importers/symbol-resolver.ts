@@ -14,7 +14,7 @@ interface Holder {
  * ETERNAL on 2025-04-09) and are reused, so a 2024 bhavcopy row for ZOMATO is Eternal's bar, and a
  * symbol now held by a listed company may have meant a delisted one years ago.
  */
-export class SymbolResolver {
+class SymbolResolver {
   private constructor(
     private readonly byIsin: Map<string, number>,
     /** Former symbols: symbol → [stock, valid until (exclusive)], earliest first. */

@@ -25,12 +25,6 @@ export interface LoadSummary extends StockLoadSummary {
   areas: string[];
 }
 
-/** True when the schema holds no stock at all (what `load-default --if-empty` checks). */
-export async function isEmpty(pool: Pool): Promise<boolean> {
-  const { rows } = await pool.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM stocks) AS any');
-  return !rows[0]!.any;
-}
-
 /**
  * Replaces the whole dataset with a generated one in a single transaction: readers see the old
  * dataset or the new one, never half of it. The stocks first: the other areas refer to them.

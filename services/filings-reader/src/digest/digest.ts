@@ -44,7 +44,7 @@ const HAS_FIGURE = /\d/;
  * Lines that repeat on many pages (running headers and footers: company name, date, "Page 3 of 16") say
  * nothing about the content; they are left out of the digest, never out of the stored text.
  */
-export function withoutRunningLines(pages: string[]): string[] {
+function withoutRunningLines(pages: string[]): string[] {
   const norm = (l: string) => l.trim().toLowerCase().replace(/\d+/g, '#');
   const count = new Map<string, number>();
   for (const p of pages)
@@ -63,7 +63,7 @@ export function withoutRunningLines(pages: string[]): string[] {
 
 const SPEAKER = /^(?:[A-Z][\w.’'-]*\s){0,4}[A-Z][\w.’'-]*:\s+/;
 
-export function sentencesOf(pages: string[]): { text: string; page: number; pos: number }[] {
+function sentencesOf(pages: string[]): { text: string; page: number; pos: number }[] {
   const out: { text: string; page: number; pos: number }[] = [];
   withoutRunningLines(pages).forEach((page, i) => {
     for (const clause of clausesOf(page)) {

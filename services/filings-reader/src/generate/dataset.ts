@@ -22,7 +22,7 @@ export interface DatasetOptions {
 }
 
 /** The default dataset's filings, in a fixed order; lazily, so memory stays flat however large it is. */
-export function* datasetFilings(opts: DatasetOptions): Generator<FilingSpec> {
+function* datasetFilings(opts: DatasetOptions): Generator<FilingSpec> {
   const seed = opts.seed ?? DEFAULT_SEED;
   const companies: Company[] = generateCompanies(opts.companies);
   const concalls = opts.concalls ?? 3;

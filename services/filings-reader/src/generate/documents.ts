@@ -56,7 +56,7 @@ const MONTHS = [
   'December',
 ];
 
-export function longDate(iso: string): string {
+function longDate(iso: string): string {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
   return `${MONTHS[m - 1]} ${d}, ${y}`;
 }

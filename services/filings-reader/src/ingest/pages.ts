@@ -1,7 +1,7 @@
 import { DocumentRejected, tidyPageText } from './pdf-text.ts';
 
 /** Length in Unicode code points, the unit Postgres `substr` counts in for UTF-8 text. */
-export function codePoints(s: string): number {
+function codePoints(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -15,7 +15,7 @@ export function codePoints(s: string): number {
   return n;
 }
 
-export const pageMarker = (n: number) => `<!-- page ${n} -->`;
+const pageMarker = (n: number) => `<!-- page ${n} -->`;
 
 /**
  * The stored Markdown: every page opens with its `<!-- page N -->` marker. `offsets[i]` is where page

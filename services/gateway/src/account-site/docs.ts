@@ -27,7 +27,7 @@ const INIT_JS = `Scalar.createApiReference('#reference', Object.assign(${JSON.st
 const hashOf = (body: string | Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 10);
 
 /** Scripts need only our origin; Scalar styles itself inline and draws icons as data URIs. */
-export const DOCS_CSP =
+const DOCS_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 export function registerDocs(app: FastifyInstance): void {

@@ -20,7 +20,7 @@ const isEmptyList = (doc: common.Document) =>
  * the stock goes by another symbol (a BSE code, ISIN or former symbol was given), whose list is asked
  * for. A list with filings costs one call, as before.
  */
-export async function stockList(
+async function stockList(
   up: Upstreams,
   symbol: string,
   list: (symbol: string) => Promise<common.Document>,

@@ -31,7 +31,7 @@ export function date(options: SchemaOptions = {}) {
 }
 
 /** NSE/BSE symbols and codes: letters, digits and `& . _ -` (`M&M` travels as `M%26M`). */
-export const SYMBOL_PATTERN = '^[A-Za-z0-9&._-]+$';
+const SYMBOL_PATTERN = '^[A-Za-z0-9&._-]+$';
 
 export function symbol(description = 'Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.') {
   return Type.String({ minLength: 1, maxLength: 64, pattern: SYMBOL_PATTERN, description });

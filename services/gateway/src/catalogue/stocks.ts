@@ -26,17 +26,11 @@ export const SearchItem = Type.Object(
   { $id: 'SearchItem' },
 );
 
-export const FINANCIAL_SECTIONS = [
-  'quarterly',
-  'profit_loss',
-  'balance_sheet',
-  'cash_flow',
-  'ratios',
-] as const;
+const FINANCIAL_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'] as const;
 export type FinancialSection = (typeof FINANCIAL_SECTIONS)[number];
 
 /** Every accepted spelling of `section` and the canonical section it names. */
-export const SECTION_SPELLINGS: Record<string, FinancialSection> = {
+const SECTION_SPELLINGS: Record<string, FinancialSection> = {
   quarterly: 'quarterly',
   quarters: 'quarterly',
   quarterly_results: 'quarterly',

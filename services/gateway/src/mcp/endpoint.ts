@@ -19,7 +19,7 @@ import type { RouteValidator } from '../validation.ts';
 import { dataResult, errorResult, type ToolResult } from './results.ts';
 import type { McpTool } from './tools.ts';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 const INSTRUCTIONS =
   "Indian stock-market data: search about 8,200 NSE/BSE stocks, then read quotes, price history, financials, shareholding, deals, filings, option chains with IV and Greeks, index rankings and FII/DII flows. Every data tool costs one request unit of the token's quota when it returns data (errors are free); get_usage is free and tells what is left. Use search_stocks to find a symbol first; for several quotes use get_quotes (one unit for up to 20 symbols). A result is the REST document as compact JSON: `data`, and `meta` with paging keys (`next_cursor`, `has_more`) where a route pages. Each tool's description outlines `data` by field names (`{…}` is an object whose fields are not spelled out); the full schema of every result is in the OpenAPI document (GET /v1/openapi.json, free, no token) under the operation id the tool names.";

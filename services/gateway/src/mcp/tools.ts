@@ -5,7 +5,7 @@ import { clean } from '../json-schema.ts';
 import { outline, shallowOutputSchema } from './result-shape.ts';
 
 /** A tool as `tools/list` describes it (the MCP `Tool` shape). */
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   title: string;
   description: string;
@@ -29,7 +29,7 @@ const ACRONYMS = new Set(['fii', 'dii', 'iv', 'fpi']);
 const words = (operationId: string) => operationId.split(/(?=[A-Z])/).map((w) => w.toLowerCase());
 
 /** `getStockQuote` → `get_stock_quote`. */
-export const toolNameOf = (route: RouteDef) => route.toolName ?? words(route.operationId).join('_');
+const toolNameOf = (route: RouteDef) => route.toolName ?? words(route.operationId).join('_');
 
 /** `getStockQuote` → `Stock quote`; `listIndices` → `List indices`. */
 function titleOf(route: RouteDef): string {

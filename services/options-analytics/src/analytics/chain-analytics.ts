@@ -55,7 +55,7 @@ export interface SideAnalytics {
   greeks: Greeks | null;
 }
 
-export interface StrikeAnalytics {
+interface StrikeAnalytics {
   strike: number;
   call: SideAnalytics | null;
   put: SideAnalytics | null;
@@ -100,7 +100,7 @@ function side(
  * Options traded less than this share of their expiry's volume are left out of its smile (ATM IV and
  * skew): a one-lot print hours before the close is not a price the smile should bend to.
  */
-export const SMILE_MIN_VOLUME_SHARE = 1e-4;
+const SMILE_MIN_VOLUME_SHARE = 1e-4;
 
 /**
  * The expiry's smile: at each strike one IV, the out-of-the-money option's (puts below the forward,

@@ -119,7 +119,7 @@ function solveUpper(x: number, gap: number, loBound: number): number {
  * s = σ√T such that b(x, s) = β for x ≤ 0, given β and gap = e^{x/2} − β (passed separately so that a
  * price close to its upper bound keeps its precision). Requires 0 < β and 0 < gap.
  */
-export function normalisedImpliedVol(x: number, beta: number, gap: number): number {
+function normalisedImpliedVol(x: number, beta: number, gap: number): number {
   if (x === 0) return solveUpper(0, gap, 0);
   const sc = Math.sqrt(-2 * x);
   const bc = normalisedOtmCall(x, sc);

@@ -6,8 +6,8 @@
  * difference of two tail probabilities, and the implied-volatility solver works with its logarithm.
  */
 
-export const SQRT_2 = Math.SQRT2;
-export const SQRT_2PI = 2.5066282746310002;
+const SQRT_2 = Math.SQRT2;
+const SQRT_2PI = 2.5066282746310002;
 export const INV_SQRT_2PI = 0.3989422804014327;
 const INV_SQRT_PI = 0.5641895835477563;
 const THRESHOLD = 0.46875;

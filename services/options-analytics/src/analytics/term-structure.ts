@@ -1,7 +1,7 @@
 /** The maturity of the daily ATM IV and skew series: 30 calendar days. */
 export const CONSTANT_MATURITY_DAYS = 30;
 /** Expiries closer than this are left out of the interpolation when any later one exists (their IVs are noisy). */
-export const MIN_INTERPOLATION_DAYS = 7;
+const MIN_INTERPOLATION_DAYS = 7;
 
 export interface TermPoint {
   /** Calendar days to expiry. */

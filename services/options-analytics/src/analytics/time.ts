@@ -4,7 +4,7 @@
  * the calendar time between the two in years of 365 days (ACT/365), so an EOD snapshot sees a whole
  * number of days / 365 and an option expiring at that very close has T = 0 (no IV).
  */
-export const YEAR_MS = 365 * 86_400_000;
+const YEAR_MS = 365 * 86_400_000;
 const CLOSE_UTC_HOUR = 10;
 
 /** Epoch ms of 15:30 IST on a YYYY-MM-DD date. */

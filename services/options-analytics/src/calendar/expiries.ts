@@ -7,7 +7,7 @@ import { addDays } from '../analytics/time.ts';
  * indices ended in November 2024). Before that monthlies expired on the last Thursday. An expiry day
  * that is a trading holiday moves to the previous trading day (31 March 2026 → 30 March).
  */
-export const TUESDAY_EXPIRIES_FROM = '2025-09-01';
+const TUESDAY_EXPIRIES_FROM = '2025-09-01';
 // Days of the week as @mdp/nse-calendar numbers them (0 = Monday).
 const TUESDAY = 1;
 const THURSDAY = 3;

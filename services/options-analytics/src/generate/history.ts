@@ -10,7 +10,7 @@ import { surfaceAtmVol } from './surface.ts';
 import { surfaceOf, type UnderlyingCharacter, type UnderlyingPath } from './underlying-model.ts';
 
 /** The first monthly expiry after a day (on an expiry day the next month's: today's has expired). */
-export function frontMonthlyAfter(day: string): string {
+function frontMonthlyAfter(day: string): string {
   let year = Number(day.slice(0, 4));
   let month = Number(day.slice(5, 7));
   for (;;) {

@@ -16,9 +16,9 @@ export const INDEX_UNDERLYINGS = [
 ] as const;
 
 /** Stocks with F&O today (NSE lists about 210). */
-export const FNO_STOCK_COUNT = 208;
+const FNO_STOCK_COUNT = 208;
 /** Stocks whose F&O was discontinued during the history: an IV history up to that day, no chain. */
-export const FORMER_FNO_STOCK_COUNT = 343;
+const FORMER_FNO_STOCK_COUNT = 343;
 
 export interface FnoStocks {
   current: StockRow[];

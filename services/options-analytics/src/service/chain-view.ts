@@ -28,7 +28,7 @@ function sideView(s: SideAnalytics | null) {
 }
 
 /** The rows to serve: every strike, or `each` strikes either side of the ATM strike. */
-export function strikeWindow(e: ExpiryAnalytics, each: number | undefined) {
+function strikeWindow(e: ExpiryAnalytics, each: number | undefined) {
   if (each === undefined) return e.strikes;
   const atm = e.strikes.findIndex((s) => s.strike === e.atmStrike);
   return e.strikes.slice(Math.max(0, atm - each), atm + each + 1);

@@ -43,7 +43,7 @@ export function lookbackStart(from: string): string {
   return addDays(from, -(366 + 100));
 }
 
-export const REALISED_VOL_DAYS = 20;
+const REALISED_VOL_DAYS = 20;
 
 /**
  * Realised volatility over the last `window` returns ending at each row, using only runs of rows on

@@ -8,8 +8,8 @@ import { CANONICAL_FIELDS, type CanonicalEvent, canonicalLine } from '../usage-d
  */
 
 /** The `format` of every manifest; `FORMAT_VERSION` changes only with an incompatible change. */
-export const FORMAT_NAME = 'mdp-usage-events';
-export const FORMAT_VERSION = 1;
+const FORMAT_NAME = 'mdp-usage-events';
+const FORMAT_VERSION = 1;
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 24 * 60 * 60 * 1000;

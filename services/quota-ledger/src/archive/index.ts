@@ -5,27 +5,12 @@ import { type ArchiveTarget, FolderTarget } from './target.ts';
  * The usage log's archive: sealed IST days written to a folder or an S3-compatible bucket as gzipped
  * canonical lines plus a manifest (FORMAT.md), read back against their seals, and restored for audits.
  */
-export { ArchiveError, type ArchiveStage } from './errors.ts';
-export { type ExportOptions, exportDay } from './export.ts';
-export {
-  assertDay,
-  buildManifest,
-  type DayFigure,
-  type DayManifest,
-  type DaySeal,
-  dayFileNames,
-  FORMAT_NAME,
-  FORMAT_VERSION,
-  figureDifferences,
-  figuresDigest,
-  istDayBounds,
-  parseManifest,
-  restoredTableName,
-} from './format.ts';
-export { type RestoreResult, restoreArchivedDay } from './restore.ts';
-export type { S3TargetOptions } from './s3-target.ts';
-export { type ArchiveTarget, FolderTarget, type ObjectBody, ObjectNotFoundError } from './target.ts';
-export { type VerifyReport, verifyArchivedDay } from './verify.ts';
+export { ArchiveError } from './errors.ts';
+export { exportDay } from './export.ts';
+export { assertDay, type DayFigure, figureDifferences } from './format.ts';
+export { restoreArchivedDay } from './restore.ts';
+export { type ArchiveTarget, FolderTarget, type ObjectBody } from './target.ts';
+export { verifyArchivedDay } from './verify.ts';
 
 /** Where the archive goes, as configuration says it. */
 export type ArchiveTargetSpec = { kind: 'folder'; dir: string } | ({ kind: 's3' } & S3TargetOptions);

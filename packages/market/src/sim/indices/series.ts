@@ -30,7 +30,7 @@ export interface StockSeries {
 }
 
 /** Shares in issue on day `d`, from today's count and the splits and bonuses after `d`. */
-export function sharesOn(sharesNow: number, actions: readonly CorporateActionRow[], d: DayNumber): number {
+function sharesOn(sharesNow: number, actions: readonly CorporateActionRow[], d: DayNumber): number {
   let shares = sharesNow;
   for (const a of actions) if (a.exDate > d) shares = (shares * a.ratioOld) / a.ratioNew;
   return shares;

@@ -15,7 +15,7 @@ export const FILING_TYPES = [
   'credit_rating',
   'announcement',
 ] as const;
-export type FilingType = (typeof FILING_TYPES)[number];
+type FilingType = (typeof FILING_TYPES)[number];
 
 export interface Filing {
   date: DayNumber;
@@ -26,7 +26,7 @@ export interface Filing {
 /** Quarterly results filings are looked for over the last three years. */
 const RESULT_YEARS = 3;
 /** Companies this many analysts follow hold earnings calls with a presentation and a transcript. */
-export const CALL_COVERAGE = 8;
+const CALL_COVERAGE = 8;
 
 /**
  * A company's filings, derived from what the dataset holds so they agree with it: results within the

@@ -26,7 +26,7 @@ type Corporate =
   | 'getStockEvents'
   | 'getMarketNews';
 
-export const EVENT_TYPES = ['news', 'corporate_actions', 'filings'] as const;
+const EVENT_TYPES = ['news', 'corporate_actions', 'filings'] as const;
 const SENTIMENTS = ['positive', 'negative', 'neutral'];
 
 function resolve(ds: EquitiesDataset, symbol: string): StockEntry {
@@ -206,7 +206,7 @@ export function corporateRpcs(deps: AreaDeps<CorporateData>): Pick<EquitiesDataI
  * Splits and bonuses exactly as the price history applies them (the dataset's actions), with the
  * dividends, AGMs and other actions of the corporate area; newest first by their key date.
  */
-export function corporateActions(e: StockEntry, data: CorporateData) {
+function corporateActions(e: StockEntry, data: CorporateData) {
   const items = [
     ...e.actions.map((a) => ({
       key: a.exDate,

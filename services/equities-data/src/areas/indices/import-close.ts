@@ -44,7 +44,7 @@ const optional = (r: CsvRow, column: string) => {
   return Number.isNaN(v) ? null : v;
 };
 
-export function levelsConsistent(r: Pick<IndexCloseRow, 'open' | 'high' | 'low' | 'close'>): boolean {
+function levelsConsistent(r: Pick<IndexCloseRow, 'open' | 'high' | 'low' | 'close'>): boolean {
   const { open, high, low, close } = r;
   if (!(close > 0) || [open, high, low].some((v) => v !== null && !(v > 0))) return false;
   if (high !== null && (high < close || (open !== null && high < open))) return false;

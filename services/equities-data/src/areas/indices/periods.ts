@@ -8,7 +8,7 @@ export interface Period {
   end: DayNumber;
 }
 
-export function periodOf(d: DayNumber, g: Granularity): Period {
+function periodOf(d: DayNumber, g: Granularity): Period {
   if (g === 'week') {
     const start = weekStart(d);
     return { start, end: start + 6 };
@@ -19,7 +19,7 @@ export function periodOf(d: DayNumber, g: Granularity): Period {
   return { start, end: day(next) - 1 };
 }
 
-export function lastSession(p: Period): DayNumber | undefined {
+function lastSession(p: Period): DayNumber | undefined {
   for (let d = p.end; d >= p.start; d--) if (isTradingDay(d)) return d;
   return undefined;
 }

@@ -11,10 +11,7 @@ export interface RankedIndex {
 }
 
 /** The official close of the period: the last session with a closing level within it. */
-export function periodClose(
-  days: readonly IndexDay[],
-  p: Period,
-): { d: DayNumber; close: number } | undefined {
+function periodClose(days: readonly IndexDay[], p: Period): { d: DayNumber; close: number } | undefined {
   for (let i = days.length - 1; i >= 0; i--) {
     const b = days[i]!;
     if (b.d < p.start) return undefined;

@@ -13,7 +13,7 @@ export const VALUATION_INDICES: Readonly<Record<string, string>> = {
 };
 
 /** Longer windows are served as weekly points (each ISO week's last observation) to stay compact. */
-export const DAILY_UP_TO_YEARS = 5;
+const DAILY_UP_TO_YEARS = 5;
 
 export interface Summary {
   observations: number;

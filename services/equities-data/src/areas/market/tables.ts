@@ -17,7 +17,7 @@ export const crore = (hundredths: number): string => {
 };
 
 /** Table column of each position field: futIdxLong → fut_idx_long. */
-export const positionColumn = (f: PositionField): string => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const positionColumn = (f: PositionField): string => f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const POSITION_COLUMNS = POSITION_FIELDS.map(positionColumn);
 
 export const cashTable: TableSpec<CashFlowRow> = {

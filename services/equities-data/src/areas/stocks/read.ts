@@ -31,7 +31,7 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 type Row = Record<string, unknown>;
 
-export function toBar(r: Row, stockId = Number(r.stock_id)): BarRow {
+function toBar(r: Row, stockId = Number(r.stock_id)): BarRow {
   return {
     stockId,
     d: Number(r.d),

@@ -27,8 +27,8 @@ export interface ServiceDeps {
 export type EquitiesDataImpl = AsyncServiceImpl<typeof equities.EquitiesDataServiceService>;
 type Part1 = 'searchStocks' | 'getStockProfile' | 'getStockQuote' | 'getQuotes' | 'getPriceHistory';
 
-export const MAX_BATCH_QUOTES = 20;
-export const MAX_PRICE_DAYS = 2_000;
+const MAX_BATCH_QUOTES = 20;
+const MAX_PRICE_DAYS = 2_000;
 const PROFILE_SECTIONS: readonly ProfileSection[] = ['technicals', 'ratings', 'peers'];
 /** History the profile's technicals and growth look at: five years and a margin. */
 const PROFILE_HISTORY_DAYS = 5 * 366 + 30;

@@ -4,7 +4,6 @@ import type {
   BarRow,
   CorporateActionRow,
   CreditRatingAction,
-  MarketReportRow,
   StockRow,
 } from '@mdp/market';
 import { copyDay, type TableSpec, copyValue as v } from '../../store/copy.ts';
@@ -115,10 +114,4 @@ export const ratingsTable: TableSpec<CreditRatingAction> = {
     v(r.action),
     copyDay(r.ratedOn),
   ],
-};
-
-export const marketReportsTable: TableSpec<MarketReportRow> = {
-  table: 'market_reports',
-  columns: ['stock_id', 'd', 'close', 'issue_size', 'market_cap', 'pe'],
-  encode: (r) => [v(r.stockId), copyDay(r.d), v(r.close), v(r.issueSize), v(r.marketCap), v(r.pe)],
 };

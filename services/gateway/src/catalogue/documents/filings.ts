@@ -6,7 +6,7 @@ import { closed, isoDate, nullable, timestamp } from './parts.ts';
 const link = (description: string) => Type.String({ format: 'uri', description });
 const PAGES = '^[1-9]\\d*(-[1-9]\\d*)?$';
 
-export const FilingLinks = closed(
+const FilingLinks = closed(
   {
     pdf: nullable(link('The filing as published'), { description: 'null when it was filed as text only' }),
     markdown: link('The full text as Markdown with <!-- page N --> markers'),
@@ -31,9 +31,9 @@ const entryFields = {
   links: Type.Ref('FilingLinks'),
 };
 
-export const FilingEntry = closed(entryFields, { $id: 'FilingEntry', description: 'Newest first' });
+const FilingEntry = closed(entryFields, { $id: 'FilingEntry', description: 'Newest first' });
 
-export const KeyMetric = closed(
+const KeyMetric = closed(
   {
     metric: Type.String({ description: 'Canonical name: revenue, ebitda, ebitda_margin, profit, ...' }),
     label: Type.String({ description: 'The words that named it in the text' }),
@@ -56,7 +56,7 @@ const digestFields = {
   guidance: Type.Array(Type.String()),
 };
 
-export const DocumentPages = closed(
+const DocumentPages = closed(
   {
     ...identity,
     page_count: Type.Integer({ minimum: 1 }),
@@ -80,7 +80,7 @@ export const DocumentPages = closed(
   { $id: 'DocumentPages' },
 );
 
-export const DocumentSummary = closed(
+const DocumentSummary = closed(
   {
     ...entryFields,
     ...digestFields,
@@ -90,7 +90,7 @@ export const DocumentSummary = closed(
   { $id: 'DocumentSummary' },
 );
 
-export const EarningsCall = closed(
+const EarningsCall = closed(
   {
     doc_id: identity.doc_id,
     date: identity.date,

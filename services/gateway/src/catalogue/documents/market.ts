@@ -12,7 +12,7 @@ const DatedClose = closed({
   close: Type.Number({ description: 'Index level' }),
 });
 
-export const IndexRanking = closed(
+const IndexRanking = closed(
   {
     rank: Type.Integer({ minimum: 1 }),
     name: Type.String({ description: 'Index display name' }),
@@ -37,9 +37,9 @@ const barFields = {
   div_yield: ratio('Dividend yield, percent'),
 };
 
-export const IndexBar = closed(barFields, { $id: 'IndexBar', description: 'One session' });
+const IndexBar = closed(barFields, { $id: 'IndexBar', description: 'One session' });
 
-export const IndexWeekBar = closed(
+const IndexWeekBar = closed(
   {
     ...barFields,
     week_start: isoDate('Monday of the ISO week'),
@@ -52,7 +52,7 @@ export const IndexWeekBar = closed(
   },
 );
 
-export const IndexHistoryDocument = Type.Union(
+const IndexHistoryDocument = Type.Union(
   [
     closed({
       name: Type.String(),
@@ -166,7 +166,7 @@ const ChartPoint = closed({
   dii_cumulative: crore('Running total from the start of the span'),
 });
 
-export const FiiDiiDocument = closed(
+const FiiDiiDocument = closed(
   {
     as_of: isoDate('Latest figure held'),
     sessions: Type.Array(closed({ date: isoDate(), fii: Type.Ref('FlowSide'), dii: Type.Ref('FlowSide') }), {
@@ -222,7 +222,7 @@ const Summary = closed({
   }),
 });
 
-export const ValuationsDocument = closed(
+const ValuationsDocument = closed(
   {
     index: oneOf(VALUATION_INDICES),
     name: Type.String({ description: 'Index display name' }),
@@ -248,7 +248,7 @@ export const ValuationsDocument = closed(
 );
 
 /** One news item, on the market feed and (filtered to the stock) on a stock's `events?type=news`. */
-export const NewsItem = closed(
+const NewsItem = closed(
   {
     id: Type.Integer({ minimum: 1 }),
     published_at: timestamp(),
@@ -262,7 +262,7 @@ export const NewsItem = closed(
   { $id: 'NewsItem' },
 );
 
-export const FpiSectorsDocument = closed(
+const FpiSectorsDocument = closed(
   {
     fortnight_end: isoDate(),
     previous_fortnight_end: nullable(isoDate()),

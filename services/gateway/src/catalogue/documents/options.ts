@@ -12,7 +12,7 @@ const forwardSource = oneOf(['put_call_parity', 'future', 'implied_carry', 'spot
   description: 'Where the forward comes from',
 });
 
-export const PutCallRatios = closed(
+const PutCallRatios = closed(
   {
     oi: num('Put over call open interest; null without call open interest'),
     volume: num('Put over call volume; null without call volume'),
@@ -20,7 +20,7 @@ export const PutCallRatios = closed(
   { $id: 'PutCallRatios' },
 );
 
-export const OptionQuoteAnalytics = closed(
+const OptionQuoteAnalytics = closed(
   {
     ltp: num('Last traded price, rupees; null when it did not trade'),
     close: num('Closing price, rupees; null when it did not trade'),
@@ -49,7 +49,7 @@ const expiryFields = {
   pcr: Type.Ref('PutCallRatios'),
 };
 
-export const OptionChainDocument = closed(
+const OptionChainDocument = closed(
   {
     symbol: oneOf(CHAIN_UNDERLYINGS),
     expiry: isoDate('The expiry served'),
@@ -77,7 +77,7 @@ export const OptionChainDocument = closed(
   { $id: 'OptionChainDocument' },
 );
 
-export const IvHistoryBar = closed(
+const IvHistoryBar = closed(
   {
     date: isoDate('The session; for weekly bars the last session of the week'),
     close: Type.Number({ description: 'Underlying close' }),
@@ -93,7 +93,7 @@ export const IvHistoryBar = closed(
   { $id: 'IvHistoryBar' },
 );
 
-export const IvHistoryDocument = closed(
+const IvHistoryDocument = closed(
   {
     symbol: Type.String(),
     range: oneOf(['1m', '3m', '6m', '1y', '2y', '5y', 'max']),
@@ -114,7 +114,7 @@ const StrikeOi = closed({
   put_oi_change: contracts('Change of put open interest'),
 });
 
-export const StockOptionsDocument = closed(
+const StockOptionsDocument = closed(
   {
     symbol: Type.String(),
     kind: oneOf(['index', 'stock']),

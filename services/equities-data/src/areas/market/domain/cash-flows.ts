@@ -5,8 +5,8 @@ import { firstOfMonth, firstOfYear, monthKey, monthsBefore, yearKey } from './pe
 
 /** Sessions in the daily table. */
 export const SESSIONS = 30;
-export const WEEKS = 12;
-export const MONTHS = 12;
+const WEEKS = 12;
+const MONTHS = 12;
 export const CHART_INTERVALS = { '1m': 1, '3m': 3, '6m': 6, '1y': 12, '5y': 60 } as const;
 export type ChartInterval = keyof typeof CHART_INTERVALS;
 
@@ -138,7 +138,7 @@ function netOver(rows: readonly CashFlowRow[], after: DayNumber, to: DayNumber) 
  * Cumulative-flow chart over the span before the latest figure: one point per session (per week for
  * 5y) or per month held only as a monthly figure, with running totals from the span's start.
  */
-export function chart(rows: readonly CashFlowRow[], interval: ChartInterval) {
+function chart(rows: readonly CashFlowRow[], interval: ChartInterval) {
   const to = rows.at(-1)!.d;
   const after = monthsBefore(to, CHART_INTERVALS[interval]);
   const inSpan = rows.filter((r) => startOf(r) > after);

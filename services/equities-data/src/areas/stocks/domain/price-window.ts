@@ -6,7 +6,7 @@ import { type DayNumber, parseDay, weekStart } from '@mdp/nse-calendar';
  * is never split between two pages. The next cursor is the last bar day before the page; paging with
  * it until `has_more` is false returns every bar exactly once.
  */
-export type Interval = 'daily' | 'weekly';
+type Interval = 'daily' | 'weekly';
 
 export interface PageRequest {
   days: number;

@@ -67,7 +67,7 @@ export function volatility(
 }
 
 /** A gap in the history longer than this (a suspension, missing data) makes a return unknown. */
-export const MAX_GAP_DAYS = 10;
+const MAX_GAP_DAYS = 10;
 
 /**
  * Close of the last bar on or before `d` — if that bar is within MAX_GAP_DAYS of `d` — or null
@@ -129,7 +129,7 @@ export function range52(bars: readonly PriceBar[]): Range52 | null {
 }
 
 /** Average true range over n sessions (Wilder). */
-export function atr(bars: readonly PriceBar[], n = 14): number | null {
+function atr(bars: readonly PriceBar[], n = 14): number | null {
   if (bars.length <= n) return null;
   const tr = (i: number) => {
     const b = bars[i]!;

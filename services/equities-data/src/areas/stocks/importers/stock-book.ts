@@ -16,7 +16,7 @@ import { normalize } from '../domain/search/text.ts';
  *     fills sector and macro sector only while no BSE classification is held;
  *   - a listed stock is never marked delisted by an older delisted list (that row is rejected).
  */
-export type Source = 'nse-list' | 'nse-etf' | 'nse-index' | 'bse-master' | 'nse-delisted' | 'bse-2015';
+type Source = 'nse-list' | 'nse-etf' | 'nse-index' | 'bse-master' | 'nse-delisted' | 'bse-2015';
 
 export interface Observation {
   source: Source;
@@ -48,7 +48,7 @@ const MACRO_OF = new Map<string, string>([
   ...SECTORS.map((s) => [normalize(s.sector), s.macro] as [string, string]),
   [normalize('Utilities'), 'Utilities'],
 ]);
-export const macroFor = (sector: string) => MACRO_OF.get(normalize(sector)) ?? null;
+const macroFor = (sector: string) => MACRO_OF.get(normalize(sector)) ?? null;
 
 const sameIssue = (a: string, b: string) => a.slice(0, 9) === b.slice(0, 9);
 
