@@ -17,7 +17,7 @@ const OUTCOMES: Record<SignInResult['outcome'], auth.SignInOutcome> = {
   suspended: O.SIGN_IN_OUTCOME_SUSPENDED,
 };
 
-export function toSignInResponse(r: SignInResult): auth.SignInResponse {
+function toSignInResponse(r: SignInResult): auth.SignInResponse {
   return {
     outcome: OUTCOMES[r.outcome],
     session:

@@ -13,7 +13,7 @@ export const INVITE_LIFETIME_MS = 7 * DAY_MS;
 /** Most token uses one RecordTokenUse call may carry. */
 export const MAX_TOKEN_USES_PER_CALL = 10_000;
 
-export type RateScope = 'sign_in_address' | 'sign_in_email' | 'sign_up_address';
+type RateScope = 'sign_in_address' | 'sign_in_email' | 'sign_up_address';
 export interface RateLimit {
   scope: RateScope;
   max: number;

@@ -21,7 +21,7 @@ import {
 import { AdminError, type AuthStore, type TokenListing } from './store.ts';
 
 /** OWASP's argon2id settings (19 MiB, 2 passes, 1 lane): about 50 ms a hash on our machines. */
-export const PASSWORD_HASH_OPTIONS = {
+const PASSWORD_HASH_OPTIONS = {
   algorithm: 2 as Algorithm.Argon2id,
   memoryCost: 19_456,
   timeCost: 2,
@@ -31,7 +31,7 @@ export const PASSWORD_HASH_OPTIONS = {
 const CURRENT_HASH_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
 
 /** Plan of every account made by signing up. */
-export const SIGN_UP_PLAN = 'free';
+const SIGN_UP_PLAN = 'free';
 
 /** A field of a request that is not acceptable, with what is wrong in words. */
 export class InvalidInput extends AdminError {
