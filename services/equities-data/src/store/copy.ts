@@ -70,3 +70,14 @@ export async function copyRows(
   await done;
   return rows;
 }
+
+/** Copies `rows` into the table `spec` describes; resolves to how many. */
+export function copyTable<R>(
+  client: pg.PoolClient | pg.Client,
+  spec: TableSpec<R>,
+  rows: readonly R[],
+): Promise<number> {
+  return copyRows(client, spec.table, spec.columns, (write) => {
+    for (const r of rows) write(spec.encode(r));
+  });
+}

@@ -1,8 +1,7 @@
 import type { BarRow } from '@mdp/market';
 import type { DayNumber } from '@mdp/nse-calendar';
 import type pg from 'pg';
-import type { TableSpec } from '../../store/copy.ts';
-import { copyRows } from '../../store/copy.ts';
+import { copyTable } from '../../store/copy.ts';
 import { defineArea } from '../area.ts';
 import type { CorporateData } from './data.ts';
 import { generateCorporate } from './generated.ts';
@@ -43,18 +42,14 @@ export const corporateArea = defineArea<CorporateData>({
   async writeGenerated(client, market, log) {
     log('  generating shareholding, forecasts, deals, events and news');
     const rows = await generateCorporate(market, (wanted) => loadedBars(client, wanted));
-    const copy = <R>(spec: TableSpec<R>, list: readonly R[]) =>
-      copyRows(client, spec.table, spec.columns, (write) => {
-        for (const r of list) write(spec.encode(r));
-      });
     const counts = [
-      await copy(shareholdingTable, rows.shareholding),
-      await copy(pledgeEventsTable, rows.pledgeEvents),
-      await copy(forecastsTable, rows.forecasts),
-      await copy(priceTargetsTable, rows.targets),
-      await copy(dealsTable, rows.deals),
-      await copy(eventsTable, rows.events),
-      await copy(newsTable, rows.news),
+      await copyTable(client, shareholdingTable, rows.shareholding),
+      await copyTable(client, pledgeEventsTable, rows.pledgeEvents),
+      await copyTable(client, forecastsTable, rows.forecasts),
+      await copyTable(client, priceTargetsTable, rows.targets),
+      await copyTable(client, dealsTable, rows.deals),
+      await copyTable(client, eventsTable, rows.events),
+      await copyTable(client, newsTable, rows.news),
     ];
     const [holdings, pledges, forecasts, , deals, events, news] = counts;
     return `corporate: shareholding ${holdings}, pledge events ${pledges}, forecasts ${forecasts}, deals ${deals}, corporate events ${events}, news ${news}`;

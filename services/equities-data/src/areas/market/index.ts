@@ -1,6 +1,5 @@
 import { generateMarketFlows } from '@mdp/market';
-import type { TableSpec } from '../../store/copy.ts';
-import { copyRows } from '../../store/copy.ts';
+import { copyTable } from '../../store/copy.ts';
 import { defineArea } from '../area.ts';
 import { fiiDiiCash } from './importers/cash.ts';
 import { nseFiiDerivatives } from './importers/fii-stats.ts';
@@ -20,15 +19,11 @@ export const marketArea = defineArea<MarketData>({
   },
   async writeGenerated(client, market, log) {
     const flows = generateMarketFlows(market);
-    const copy = <R>(spec: TableSpec<R>, rows: readonly R[]) =>
-      copyRows(client, spec.table, spec.columns, (write) => {
-        for (const r of rows) write(spec.encode(r));
-      });
-    const cash = await copy(cashTable, flows.cash);
+    const cash = await copyTable(client, cashTable, flows.cash);
     log(`  FII/DII flows of ${cash} sessions copied`);
-    const participants = await copy(participantsTable, flows.participants);
-    const derivatives = await copy(fiiDerivativesTable, flows.fiiDerivatives);
-    const fpi = await copy(fpiTable, flows.fpiSectors);
+    const participants = await copyTable(client, participantsTable, flows.participants);
+    const derivatives = await copyTable(client, fiiDerivativesTable, flows.fiiDerivatives);
+    const fpi = await copyTable(client, fpiTable, flows.fpiSectors);
     return `market: ${cash} sessions of FII/DII flows, ${participants} participant rows, ${derivatives} FII derivatives rows, ${fpi} FPI sector rows`;
   },
   read: readMarketData,

@@ -1,7 +1,7 @@
 import type { GeneratedDataset } from '@mdp/market';
 import type pg from 'pg';
 import type { ImportKind } from '../../importers/kind.ts';
-import { copyRows, type TableSpec } from '../../store/copy.ts';
+import { copyTable } from '../../store/copy.ts';
 import { copyBars } from './copy-bars.ts';
 import { brands, nseNameChanges, nseSymbolChanges } from './importers/aliases.ts';
 import {
@@ -72,16 +72,12 @@ export async function writeGeneratedStocks(
   ds: GeneratedDataset,
   log: (line: string) => void,
 ): Promise<StockLoadSummary> {
-  const copy = <R>(spec: TableSpec<R>, rows: readonly R[]) =>
-    copyRows(client, spec.table, spec.columns, (write) => {
-      for (const r of rows) write(spec.encode(r));
-    });
   const summary: StockLoadSummary = {
-    stocks: await copy(stocksTable, ds.stocks),
-    aliases: await copy(aliasesTable, ds.aliases),
-    actions: await copy(actionsTable, ds.actions),
-    annualResults: await copy(annualTable, ds.annual),
-    ratings: await copy(ratingsTable, ds.ratings),
+    stocks: await copyTable(client, stocksTable, ds.stocks),
+    aliases: await copyTable(client, aliasesTable, ds.aliases),
+    actions: await copyTable(client, actionsTable, ds.actions),
+    annualResults: await copyTable(client, annualTable, ds.annual),
+    ratings: await copyTable(client, ratingsTable, ds.ratings),
     bars: 0,
   };
   await client.query("SELECT setval(pg_get_serial_sequence('stocks', 'id'), (SELECT max(id) FROM stocks))");

@@ -25,7 +25,7 @@ export interface ServiceDeps {
 }
 
 export type EquitiesDataImpl = AsyncServiceImpl<typeof equities.EquitiesDataServiceService>;
-type Part1 = 'searchStocks' | 'getStockProfile' | 'getStockQuote' | 'getQuotes' | 'getPriceHistory';
+type StockRpc = 'searchStocks' | 'getStockProfile' | 'getStockQuote' | 'getQuotes' | 'getPriceHistory';
 
 const MAX_BATCH_QUOTES = 20;
 const MAX_PRICE_DAYS = 2_000;
@@ -50,11 +50,11 @@ function checkInt(param: string, value: number, min: number, max: number): void 
 }
 
 /**
- * The part-1 RPCs: transport only. Each maps its request to the in-memory dataset or the bar source
+ * The stock RPCs: transport only. Each maps its request to the in-memory dataset or the bar source
  * and serialises the document once. The gateway validates first; the checks here cover what only the
  * service can judge (cursors) and keep the service safe when called directly.
  */
-export function stockRpcs(deps: ServiceDeps): Pick<EquitiesDataImpl, Part1> {
+export function stockRpcs(deps: ServiceDeps): Pick<EquitiesDataImpl, StockRpc> {
   const today = () => day(istToday(deps.clock));
   return {
     async searchStocks(req) {
