@@ -16,6 +16,7 @@ import { createPool, dropSchema } from '@mdp/db';
 import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleExtras } from '../../deploy/docker/bundle.ts';
+import { BUILT_IN_BRANDS } from '../../services/equities-data/src/areas/stocks/importers/brands.ts';
 import { DATABASE_URL } from '../stack.ts';
 import { filesUnder, metricNames, ROOT, readYaml } from './lib.ts';
 import { startFakePushgateway } from './pushgateway.ts';
@@ -27,13 +28,13 @@ const node = (script: string, args: string[], env: Record<string, string>) =>
   exec(process.execPath, [script, ...args], { env: { ...process.env, ...env } });
 
 beforeAll(async () => {
-  for (const service of ['auth', 'quota-ledger'] as const) {
+  for (const service of ['auth', 'quota-ledger', 'equities-data'] as const) {
     mkdirSync(join(out, service), { recursive: true });
     symlinkSync(join(ROOT, 'services', service, 'migrations'), join(out, service, 'migrations'));
     await bundleExtras(service, join(out, service, 'dist'));
   }
   // The job's image: its tool, and beside it the data services' migrations it applies.
-  for (const service of ['equities-data', 'filings-reader', 'options-analytics']) {
+  for (const service of ['filings-reader', 'options-analytics']) {
     mkdirSync(join(out, service), { recursive: true });
     symlinkSync(join(ROOT, 'services', service, 'migrations'), join(out, service, 'migrations'));
   }
@@ -80,6 +81,17 @@ describe('the image entry points', () => {
       DB_SCHEMA: schema,
     });
     expect(stdout).toMatch(/^free\s+50\b/m);
+  });
+
+  it("equities-data's admin tool bundle carries the built-in brand list (a data file the bundle inlines)", async () => {
+    const schema = `img_${randomBytes(4).toString('hex')}_eq`;
+    schemas.push(schema);
+    const { stdout } = await node(join(out, 'equities-data', 'dist', 'cli.js'), ['import', 'brands'], {
+      DATABASE_URL,
+      DB_SCHEMA: schema,
+    });
+    const brands = BUILT_IN_BRANDS.reduce((n, o) => n + o.brands.length, 0);
+    expect(stdout).toMatch(new RegExp(`^brands: read ${brands},`, 'm'));
   });
 
   it('the health check script exits 0 on a 200 from /healthz and 1 otherwise', async () => {
