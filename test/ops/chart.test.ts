@@ -211,10 +211,8 @@ describe('objects the platform needs', () => {
     expect(templates.get('quota-ledger/statefulset.yaml')).toMatch(
       /serviceName: \{\{ include "mdp.ledgerHeadless" \. \}\}/,
     );
-    // The shards, plus any retired ones still draining their consumers after a shrink.
-    expect(templates.get('quota-ledger/statefulset.yaml')).toMatch(
-      /replicas: \{\{ add \$v\.shards \$v\.retiredShards \}\}/,
-    );
+    // The shards and nothing else: a removed shard's subject is recorded by a remaining one.
+    expect(templates.get('quota-ledger/statefulset.yaml')).toMatch(/replicas: \{\{ \$v\.shards \}\}/);
     expect(templates.get('quota-ledger/statefulset.yaml')).toMatch(
       /name: SHARD_COUNT\s+value: \{\{ \$v\.shards \| int \| quote \}\}/,
     );
@@ -229,9 +227,8 @@ describe('objects the platform needs', () => {
     const src = templates.get('quota-ledger/statefulset.yaml')!;
     // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, not a JS template
     expect(src).toContain('SHARD_INDEX="${POD_NAME##*-}"');
-    expect(src).toContain(
-      'if [ "$SHARD_INDEX" -ge "$SHARD_COUNT" ]; then SHARD_COUNT=$((SHARD_INDEX + 1)); fi;',
-    );
+    // The count is the chart's alone: a shard never widens it for itself (no pod runs past the last shard).
+    expect(src).not.toMatch(/SHARD_COUNT=/);
     expect(src).toContain("fieldPath: metadata.labels['apps.kubernetes.io/pod-index']");
     expect(src).toContain('fieldPath: metadata.name');
   });

@@ -71,6 +71,27 @@ describe('the chart under real helm', () => {
     }
   });
 
+  it('changes the shard count in one upgrade, with the production values too: 4 → 2 and back to 4', () => {
+    for (const shards of [2, 4]) {
+      const docs = render(PRODUCTION, valuesFile(`shards-${shards}`, { quotaLedger: { shards } }));
+      const sts = docs.find((d) => d.kind === 'StatefulSet' && d.metadata.name.endsWith('quota-ledger'))!;
+      // Exactly the shards: no pod runs past the last one (a removed shard's subject is recorded by the
+      // shard its index falls to), and each pod's index is its pod-index label.
+      expect(sts.spec.replicas).toBe(shards);
+      const container = sts.spec.template.spec.containers[0];
+      const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.SHARD_COUNT).toBe(String(shards));
+      expect(env.SHARD_INDEX).toEqual({
+        fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" },
+      });
+      const gateway = docs.find((d) => d.kind === 'Deployment' && d.metadata.name.endsWith('gateway'))!;
+      const ledgerAddr = gateway.spec.template.spec.containers[0].env.find(
+        (e: any) => e.name === 'LEDGER_ADDR',
+      ).value;
+      expect(ledgerAddr.split(',')).toHaveLength(shards);
+    }
+  });
+
   it('renders no daily import by default', () => {
     expect(cronJobs(render())).toEqual([]);
   });
