@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgedLegacyToken, forgedTaggedToken } from '../load-tests/lib/flood.js';
-import { type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 const SECONDS = Number(process.env.AUTH_FLOOD_SECONDS ?? 15);
 const CONNECTIONS = 50;
@@ -29,7 +29,9 @@ let foreignProxy: Gateway | undefined;
 beforeAll(async () => {
   // Every gateway behind one proxy hop (the stack's env is every gateway's). The first one keeps the
   // shipped throttle and believes a proxy on loopback (the default TRUSTED_PROXY_CIDRS).
-  stack = await startStack({ TRUST_PROXY_HOPS: '1' });
+  // Patient deadlines: on two busy cores the ledger's usage read may outwait the default 300 ms, a 503
+  // about the machine's load, not about the flood (the paying token is cached: it asks auth nothing).
+  stack = await startStack({ ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' });
   payingToken = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
   // Without the failure throttle: what stops forged tagged tokens there must be the tag alone.
   unthrottled = await stack.startSecondGateway({ AUTH_FAILURE_LIMIT: '1000000' });
