@@ -182,7 +182,7 @@ export function buildOpenApi(): Record<string, unknown> {
           { ...header('Allow') },
         ),
         NotFound: errorResponse('`not_found`: the symbol, index or document does not exist'),
-        TooManyRequests: errorResponse('`rate_limited` (burst cap) or `quota_exhausted` (plan quota); free', {
+        TooManyRequests: errorResponse('`rate_limited` (burst cap, or too many refused tokens from the address) or `quota_exhausted` (plan quota); free', {
           ...rateLimitHeaders,
           'Retry-After': { $ref: '#/components/headers/Retry-After' },
         }),

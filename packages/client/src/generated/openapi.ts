@@ -2249,7 +2249,7 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description `rate_limited` (burst cap) or `quota_exhausted` (plan quota); free */
+        /** @description `rate_limited` (burst cap, or too many refused tokens from the address) or `quota_exhausted` (plan quota); free */
         TooManyRequests: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
