@@ -24,7 +24,7 @@ export interface ConsumerSpec {
 }
 
 /** Where the shard's durable consumer stands in the stream (JetStream consumer info). */
-export interface ConsumerLag {
+interface ConsumerLag {
   /** Messages in the stream for this shard not yet delivered to it. */
   pending: number;
   /** Messages delivered but not yet acknowledged (being recorded, or to be re-delivered). */

@@ -32,7 +32,7 @@ export async function dayStates(pool: Pool | PoolClient): Promise<DayState[]> {
 }
 
 /** Detaches and drops an archived day's partition, and says so in its seal. */
-export async function dropDay(pool: Pool, day: string): Promise<void> {
+async function dropDay(pool: Pool, day: string): Promise<void> {
   await withTransaction(pool, async (client) => {
     const { rowCount } = await client.query(
       'UPDATE usage_seals SET dropped_at = now() WHERE day = $1 AND archived_at IS NOT NULL',
@@ -45,7 +45,7 @@ export async function dropDay(pool: Pool, day: string): Promise<void> {
 }
 
 /** Archives a sealed day to the target, read back and checked against its seal, and records where. */
-export async function archiveDay(pool: Pool, day: string, target: ArchiveTarget): Promise<string> {
+async function archiveDay(pool: Pool, day: string, target: ArchiveTarget): Promise<string> {
   const { rows } = await pool.query<{ events: string; sha256: string }>(
     'SELECT events, sha256 FROM usage_seals WHERE day = $1',
     [day],

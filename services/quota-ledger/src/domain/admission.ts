@@ -26,7 +26,7 @@ export interface Usage {
 }
 
 /** The binding window's figures for the X-RateLimit-* headers. */
-export interface RateLimitFigures {
+interface RateLimitFigures {
   limit: number | null;
   remaining: number | null;
   resetUnix: number;
@@ -35,7 +35,7 @@ export interface RateLimitFigures {
 }
 
 /** The burst window after the decision (the IETF RateLimit header's "burst" policy). */
-export interface BurstFigures {
+interface BurstFigures {
   limit: number;
   remaining: number;
   /** Seconds until the oldest admission in the window leaves it. */
