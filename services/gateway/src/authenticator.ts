@@ -132,7 +132,7 @@ export class Authenticator {
   constructor(private readonly opts: AuthenticatorOptions) {
     this.tagKeys = opts.tagKeys ?? parseTagKeys(DEV_TAG_KEYS);
     this.bounds = {
-      tagged: new LookupBound(opts.lookupConcurrency ?? 64),
+      tagged: new LookupBound(opts.lookupConcurrency ?? 256),
       legacy: new LookupBound(opts.legacyLookupConcurrency ?? 4),
     };
     this.failureWindowMs = opts.failureWindowMs ?? 60_000;

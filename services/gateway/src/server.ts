@@ -69,7 +69,7 @@ const rt = bootstrap(
       description:
         'From this date (ISO 8601, UTC when a day) tokens of the legacy untagged format are refused without a lookup; empty: still accepted',
     }),
-    AUTH_LOOKUP_CONCURRENCY: Type.Integer({ default: 64, minimum: 1, maximum: 10_000 }),
+    AUTH_LOOKUP_CONCURRENCY: Type.Integer({ default: 256, minimum: 1, maximum: 10_000 }),
     AUTH_LEGACY_LOOKUP_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 10_000 }),
     AUTH_FAILURE_LIMIT: Type.Integer({ default: 30, minimum: 1, maximum: 1_000_000 }),
     AUTH_FAILURE_WINDOW_MS: Type.Integer({ default: 60_000, minimum: 1_000, maximum: 86_400_000 }),
