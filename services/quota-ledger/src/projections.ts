@@ -43,8 +43,7 @@ requests AS (
 ),
 per_request AS (
   SELECT r.account_id, r.day, r.month, r.route, r.via,
-         (('c' = ANY (b.kinds || r.fresh_kinds)) AND NOT ('v' = ANY (b.kinds || r.fresh_kinds)))::int
-       - (('c' = ANY (b.kinds)) AND NOT ('v' = ANY (b.kinds)))::int AS delta
+         usage_charged(b.kinds || r.fresh_kinds)::int - usage_charged(b.kinds)::int AS delta
     FROM requests r
    CROSS JOIN LATERAL (
      -- The account is matched outside the WHERE clause on purpose: a plan made while the log is empty
@@ -108,7 +107,7 @@ WITH charged AS (
     FROM usage_events e
    WHERE e.account = usage_account($9::uuid) AND e.admitted_at >= $4 AND e.admitted_at < $5
    GROUP BY e.request_id, e.admitted_at
-  HAVING bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v')
+  HAVING usage_charged(array_agg(e.kind))
 )
 SELECT
   (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', interface, 'units', charged)),
@@ -154,8 +153,7 @@ export interface LoggedRequest {
 /** What `ProjectionStore.matching` looks for among a request's events (`e`, its account `r.account_id`). */
 const LOGGED = {
   any: 'bool_or(e.account = usage_account(r.account_id))',
-  charged: `bool_or(e.account = usage_account(r.account_id) AND e.kind = 'c')
-            AND NOT coalesce(bool_or(e.account = usage_account(r.account_id) AND e.kind = 'v'), false)`,
+  charged: 'usage_charged(array_agg(e.kind) FILTER (WHERE e.account = usage_account(r.account_id)))',
 } as const;
 
 export interface BatchResult {
@@ -415,7 +413,7 @@ export class ProjectionStore {
       `WITH per_request AS (
          SELECT (min(e.admitted_at) AT TIME ZONE 'Asia/Kolkata')::date AS day, a.account_id::text AS account_id,
                 min(r.name) AS route, CASE WHEN bool_or(e.interface = 'm') THEN 'mcp' ELSE 'rest' END AS via,
-                bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v') AS charged
+                usage_charged(array_agg(e.kind)) AS charged
            FROM usage_events e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
           WHERE e.admitted_at >= ($1::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
           GROUP BY e.request_id, a.account_id),

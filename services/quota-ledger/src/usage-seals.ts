@@ -12,7 +12,7 @@ const figuresOf = (relation: string) => `
          (count(*) FILTER (WHERE charged))::int AS charged
     FROM (SELECT a.account_id, min(r.name) AS route,
                  CASE WHEN bool_or(e.interface = 'm') THEN 'mcp' ELSE 'rest' END AS via, count(*) AS n,
-                 bool_or(e.kind = 'c') AND NOT bool_or(e.kind = 'v') AS charged
+                 usage_charged(array_agg(e.kind)) AS charged
             FROM ${relation} e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
            GROUP BY e.request_id, a.account_id) AS requests
    GROUP BY account_id, route, via`;

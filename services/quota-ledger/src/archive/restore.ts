@@ -99,12 +99,13 @@ export async function restoreArchivedDay(
         },
         copy,
       );
+      // Per request (its events share its route and interface), then per account, route and interface,
+      // with the log's rule; a kind's first letter is its code in the log.
       const { rows } = await client.query<DayFigure>(
-        `SELECT t.account_id::text AS account_id, t.route, t.interface, count(*)::int AS events,
-                (count(DISTINCT t.request_id) FILTER (WHERE t.kind = 'charged' AND v.request_id IS NULL))::int AS charged
-           FROM ${table} t
-           LEFT JOIN (SELECT DISTINCT request_id, account_id FROM ${table} WHERE kind = 'voided') v
-             ON t.kind = 'charged' AND v.request_id = t.request_id AND v.account_id = t.account_id
+        `SELECT account_id, route, interface, sum(n)::int AS events, (count(*) FILTER (WHERE charged))::int AS charged
+           FROM (SELECT t.account_id::text AS account_id, min(t.route) AS route, min(t.interface) AS interface,
+                        count(*) AS n, usage_charged(array_agg(left(t.kind, 1)::"char")) AS charged
+                   FROM ${table} t GROUP BY t.request_id, t.account_id) AS requests
           GROUP BY 1, 2, 3`,
       );
       await client.query(
