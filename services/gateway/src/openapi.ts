@@ -182,10 +182,13 @@ export function buildOpenApi(): Record<string, unknown> {
           { ...header('Allow') },
         ),
         NotFound: errorResponse('`not_found`: the symbol, index or document does not exist'),
-        TooManyRequests: errorResponse('`rate_limited` (burst cap, or too many refused tokens from the address) or `quota_exhausted` (plan quota); free', {
-          ...rateLimitHeaders,
-          'Retry-After': { $ref: '#/components/headers/Retry-After' },
-        }),
+        TooManyRequests: errorResponse(
+          '`rate_limited` (burst cap, or too many refused tokens from the address) or `quota_exhausted` (plan quota); free',
+          {
+            ...rateLimitHeaders,
+            'Retry-After': { $ref: '#/components/headers/Retry-After' },
+          },
+        ),
         InternalError: errorResponse('`tool_error` (retry once) or `internal_error` (retry with backoff)'),
         UpstreamUnavailable: errorResponse(
           '`upstream_unavailable`: a data dependency is briefly unavailable',
