@@ -29,6 +29,11 @@ const TAGGED_SHAPE = new RegExp(`^${TOKEN_PREFIX}[0-9A-Za-z]{${KEY_ID_LENGTH + B
 const KEY_ID = new RegExp(`^[0-9A-Za-z]{${KEY_ID_LENGTH}}$`);
 /** Shortest tag key accepted: 32 characters (the chart generates 48). */
 export const TAG_KEY_MIN_LENGTH = 32;
+/**
+ * `TOKEN_TAG_KEYS`'s shape, for the services' configuration schemas: a malformed list stops a process
+ * at start-up (exit 78) naming the variable, never echoing a key. `parseTagKeys` checks the rest.
+ */
+export const TAG_KEYS_PATTERN = `^[0-9A-Za-z]{2}:[^,\\s]{${TAG_KEY_MIN_LENGTH},}(,[0-9A-Za-z]{2}:[^,\\s]{${TAG_KEY_MIN_LENGTH},})*$`;
 
 /**
  * The key set of `TOKEN_TAG_KEYS` for `make run` and tests only. Production sets its own: the chart's

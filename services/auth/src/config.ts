@@ -1,5 +1,5 @@
 import { natsConfig } from '@mdp/config';
-import { DEV_TAG_KEYS } from '@mdp/tokens';
+import { DEV_TAG_KEYS, TAG_KEYS_PATTERN } from '@mdp/tokens';
 import { Type } from '@sinclair/typebox';
 
 /** Variables of the auth service and its admin tool, besides the common and database ones. */
@@ -11,7 +11,7 @@ export const authConfig = {
   }),
   TOKEN_TAG_KEYS: Type.String({
     default: DEV_TAG_KEYS,
-    minLength: 35,
+    pattern: TAG_KEYS_PATTERN,
     description:
       'Keys tagging API tokens, <id>:<key>[,<id>:<key>…]: the first tags new tokens; the gateways hold the same list',
   }),

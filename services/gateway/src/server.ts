@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, usageStreamConfig } from '@mdp/config';
 import { systemClock } from '@mdp/ist-time';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
-import { DEV_TAG_KEYS, parseTagKeys, usesDevTagKey } from '@mdp/tokens';
+import { DEV_TAG_KEYS, parseTagKeys, TAG_KEYS_PATTERN, type TagKeyring, usesDevTagKey } from '@mdp/tokens';
 import { Type } from '@sinclair/typebox';
 import { buildGateway } from './app.ts';
+import { trustedProxies } from './auth-throttle.ts';
 import { connectDependencies } from './dependencies.ts';
 
 const address = (service: keyof typeof DEFAULT_PORTS, port: number) =>
@@ -59,7 +60,7 @@ const rt = bootstrap(
     }),
     TOKEN_TAG_KEYS: Type.String({
       default: DEV_TAG_KEYS,
-      minLength: 35,
+      pattern: TAG_KEYS_PATTERN,
       description:
         "Keys of API tokens' tags, <id>:<key>[,<id>:<key>…], the auth service's list: a token is looked up only when its tag is right under one",
     }),
@@ -78,13 +79,27 @@ const rt = bootstrap(
 );
 const { config, logger } = rt;
 
+/**
+ * What the schema cannot say about the token settings, checked as it is: exit 78 naming the variable,
+ * never echoing a key.
+ */
+function tokenSettings(): { tagKeys: TagKeyring; legacyUntilMs: number | null } {
+  try {
+    trustedProxies(config.TRUST_PROXY_HOPS, config.TRUSTED_PROXY_CIDRS);
+    const legacyUntilMs = config.LEGACY_TOKENS_UNTIL ? Date.parse(config.LEGACY_TOKENS_UNTIL) : null;
+    if (legacyUntilMs !== null && Number.isNaN(legacyUntilMs))
+      throw new Error(`LEGACY_TOKENS_UNTIL is not a date: "${config.LEGACY_TOKENS_UNTIL}"`);
+    return { tagKeys: parseTagKeys(config.TOKEN_TAG_KEYS), legacyUntilMs };
+  } catch (err) {
+    process.stderr.write(`gateway: invalid configuration: ${(err as Error).message}\n`);
+    process.exit(78); // EX_CONFIG, as for the schema's own refusals
+  }
+}
+const { tagKeys, legacyUntilMs } = tokenSettings();
+
 try {
-  const tagKeys = parseTagKeys(config.TOKEN_TAG_KEYS);
   if (usesDevTagKey(tagKeys))
     logger.warn('TOKEN_TAG_KEYS is the development key: anyone can tag tokens; set your own in production');
-  const legacyUntilMs = config.LEGACY_TOKENS_UNTIL ? Date.parse(config.LEGACY_TOKENS_UNTIL) : null;
-  if (legacyUntilMs !== null && Number.isNaN(legacyUntilMs))
-    throw new Error(`LEGACY_TOKENS_UNTIL is not a date: "${config.LEGACY_TOKENS_UNTIL}"`);
   const deps = await connectDependencies({
     addresses: {
       auth: config.AUTH_ADDR,
