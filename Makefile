@@ -179,8 +179,9 @@ SUITE_RUNS ?= 0
 test-stress: test-tools install infra ## The stack and chaos test files ITERATIONS (20) times in a row beside the rest of the suite; a line per iteration
 	ITERATIONS=$(ITERATIONS) SUITE_RUNS=$(SUITE_RUNS) bash scripts/stress-stack.sh
 
-bench: install infra ## CPU per request, req/s and p99 of the platform as real processes beside bare fastify and a Redis rate-limit peer, then each service's own
+bench: install infra ## CPU per request, req/s and p99 of the platform as real processes beside bare fastify and a Redis rate-limit peer, at 1, 2 and 4 ledger shards (BENCH_SHARDS), then each service's own
 	npx tsx bench/run.ts
+	npx tsx bench/shards.ts
 	npx tsx services/equities-data/bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
