@@ -59,7 +59,8 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
   };
   // One trusted proxy hop, as behind an ingress: the account site's tests stand for many client
   // addresses with X-Forwarded-For. These tests count units and read answers: patient deadlines.
-  const stack = await startStack({ ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' });
+  // Two ledger shards, the topology operators scale to: every platform test meters through both.
+  const stack = await startStack({ ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' }, { shards: 2 });
   try {
     await stack.admin(
       'plan',

@@ -12,6 +12,7 @@ import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
 import { consumersCaughtUp, type SettlementConsumer } from './settlement-consumer.ts';
+import { createShard } from './shard.ts';
 import { type ShardRegistry, startShardRegistry } from './shard-registry.ts';
 import { startSubjects } from './subjects.ts';
 import { createUpkeep, type Upkeep } from './usage-upkeep.ts';
@@ -266,20 +267,27 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       upkeepTimer.unref();
     });
   }
-  const server = buildApp({
-    logger: o.logger,
-    tracer: o.tracer,
-    registry: o.registry,
+  const shardService = createShard({
     book,
     store,
     mutex,
     clock: o.clock,
+    logger: o.logger,
+    tracer: o.tracer,
+    registry: o.registry,
     caughtUp: () => caughtUp,
     ownership: (accountId) =>
       shardRegistry.map()?.ownership(accountId) ??
       (shardOf(accountId, o.shardCount) === o.shard
         ? { kind: 'handoff', why: 'the shard registry is not read yet' }
         : { kind: 'not_owner' }),
+  });
+  const server = buildApp({
+    logger: o.logger,
+    tracer: o.tracer,
+    registry: o.registry,
+    shard: shardService,
+    clock: o.clock,
   });
   const stats = o.stats
     ? startLedgerStats({

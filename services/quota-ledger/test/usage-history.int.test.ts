@@ -11,6 +11,7 @@ import { AccountBook } from '../src/domain/account-book.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
 import { openRecorder, ProjectionStore } from '../src/projections.ts';
+import { createShard } from '../src/shard.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -211,17 +212,20 @@ describe('GetUsageHistory', () => {
   });
 
   it('answers UNAVAILABLE while the shard is catching up', async () => {
-    const server = buildApp({
-      logger,
-      tracer: trace.getTracer('t'),
-      registry: createRegistry('catching-up'),
+    const registry = createRegistry('catching-up');
+    const tracer = trace.getTracer('t');
+    const shard = createShard({
       book: new AccountBook(30_000),
       store: new ProjectionStore(pool),
       mutex: new Mutex(),
       clock: () => NOW,
+      logger,
+      tracer,
+      registry,
       caughtUp: () => false,
       ownership: () => ({ kind: 'owner', moved: false }),
     });
+    const server = buildApp({ logger, tracer, registry, shard, clock: () => NOW });
     const c = connect(await listen(server));
     await expect(c.call.getUsageHistory({ account_id: account })).rejects.toMatchObject({
       code: status.UNAVAILABLE,

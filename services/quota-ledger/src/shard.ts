@@ -1,0 +1,301 @@
+import type { Clock } from '@mdp/ist-time';
+import {
+  Counter,
+  extractTraceContext,
+  Gauge,
+  inSpan,
+  type Logger,
+  type Registry,
+  SpanKind,
+  type Tracer,
+} from '@mdp/telemetry';
+import type { Interface } from '@mdp/usage';
+import type { AccountBook } from './domain/account-book.ts';
+import { BURST_WINDOW_MS, type Caps, type Decision } from './domain/admission.ts';
+import type { Ownership } from './domain/shard-map.ts';
+import type { Mutex } from './mutex.ts';
+import { type ProjectionStore, settledKey } from './projections.ts';
+import type { HistoryRows, HistoryWindow } from './usage-history.ts';
+
+/** One request to admit, as the shard reads it (app.ts maps the gRPC message onto it). */
+export interface AdmissionRequest {
+  requestId: string;
+  accountId: string;
+  caps: Caps;
+  via: Interface;
+  traceparent: string;
+}
+
+/** A request the shard does not decide on: not caught up, another shard's account, or one moving here. */
+type Refusal = 'unavailable' | 'not_owner' | 'handoff';
+
+export interface Outcome {
+  requestId: string;
+  decision: Decision | 'duplicate' | Refusal;
+  /** When it was decided (the admission time of an admitted request); 0 when refused. */
+  at: number;
+}
+
+/** A request a gateway was told was admitted and has not settled, sent again on a new stream. */
+export interface HeldRequest {
+  requestId: string;
+  accountId: string;
+  admittedAt: number;
+  via: Interface;
+}
+
+export interface ShardDeps {
+  book: AccountBook;
+  store: ProjectionStore;
+  mutex: Mutex;
+  clock: Clock;
+  logger: Logger;
+  tracer: Tracer;
+  registry: Registry;
+  /** False until the settlement consumer has caught up: nothing is decided or reported before. */
+  caughtUp: () => boolean;
+  /**
+   * Whether this shard may admit the account now (`ShardMap.ownership`): not when another shard owns it
+   * under this shard's map (a gateway with another map would otherwise have two shards admit one
+   * account), nor while it moves here from another shard.
+   */
+  ownership: (accountId: string) => Ownership;
+}
+
+export interface Shard {
+  /**
+   * Decides a batch: the requests whose account is in memory at once (one `answer`), the others when
+   * their account has loaded (a second `answer`). After any restore in progress.
+   */
+  admit(requests: AdmissionRequest[], answer: (outcomes: Outcome[]) => void): void;
+  /** Holds again what gateways restore; admissions, releases and voids after it wait for it. */
+  restore(holds: HeldRequest[]): void;
+  /** Settled requests (whatever the outcome) no longer count as in flight; `done` once applied. */
+  release(requests: { requestId: string; accountId: string }[], done: () => void): void;
+  /** Charges gateways are voiding (`AccountBook.withdraw`); `done` once applied. */
+  withdraw(voids: HeldRequest[], done: () => void): void;
+  /** Whether this shard answers for the account's usage now: caught up, and the account its own. */
+  answers(accountId: string): 'yes' | 'catching_up' | 'not_owner';
+  /** What the account has used in the IST day and month of the time it resolves with (`AccountBook.usage`). */
+  usage(accountId: string): Promise<{ now: number } & ReturnType<AccountBook['usage']>>;
+  /** The account's usage history over `w`, from the log and its projections. */
+  history(accountId: string, w: HistoryWindow): Promise<HistoryRows>;
+}
+
+/**
+ * One shard's admission, restore, release and void, over its pure account book and shard map: what
+ * must be loaded (counts, a moved account's burst window) is loaded from the log under the consumer's
+ * mutex, then decided synchronously. No gRPC here: app.ts maps messages onto it.
+ */
+export function createShard(deps: ShardDeps): Shard {
+  const { book, store, mutex, clock, logger } = deps;
+  const admissions = new Counter({
+    name: 'ledger_admissions_total',
+    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map), handoff (an account moving here while the shard count changes)',
+    labelNames: ['decision'] as const,
+    registers: [deps.registry],
+  });
+  // Every decision is a series from the start, so a rate over a rare one reads 0, not nothing.
+  for (const decision of [
+    'admitted',
+    'rate_limited',
+    'quota_exhausted',
+    'duplicate',
+    'unavailable',
+    'not_owner',
+    'handoff',
+  ])
+    admissions.inc({ decision }, 0);
+  new Gauge({
+    name: 'ledger_holds_in_flight',
+    help: 'Admitted requests not yet settled',
+    registers: [deps.registry],
+    collect() {
+      this.set(book.inFlight);
+    },
+  });
+  const restoredHolds = new Counter({
+    name: 'ledger_holds_restored_total',
+    help: 'Holds gateways sent again on a new stream: restored, settled (already recorded), skipped (held or expired)',
+    labelNames: ['outcome'] as const,
+    registers: [deps.registry],
+  });
+  const withdrawals = new Counter({
+    name: 'ledger_voids_withdrawn_total',
+    help: 'Charges gateways are voiding (not acknowledged in time), as the shard found them: held (not recorded yet), recorded (taken off usage until the void), none (not held, nothing recorded), failed (the log could not be read)',
+    labelNames: ['found'] as const,
+    registers: [deps.registry],
+  });
+
+  /**
+   * Makes sure the account's counts for the current IST day and month are in memory. An account that has
+   * just moved here (`moved`) also brings its burst window: its previous owner's admissions of the last
+   * minute, from the log.
+   */
+  const loaded = async (accountId: string, moved = false): Promise<number> => {
+    for (;;) {
+      const now = clock();
+      const missing = book.missingPeriods(accountId, now);
+      if (!missing) return now;
+      await mutex.run(async () => {
+        if (!book.missingPeriods(accountId, now)) return;
+        if (moved && !book.seeded(accountId))
+          book.seedBurst(accountId, await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS), now);
+        const charged = await store.charged(accountId, missing.day, missing.month);
+        book.loaded(
+          accountId,
+          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
+          now,
+        );
+      });
+    }
+  };
+
+  const refuse = (req: AdmissionRequest, why: Refusal): Outcome => {
+    admissions.inc({ decision: why });
+    return { requestId: req.requestId, decision: why, at: 0 };
+  };
+
+  /** Decided synchronously on `now`: nothing can interleave between reading and updating. */
+  const decideNow = (req: AdmissionRequest, now: number): Outcome => {
+    const decision = book.admit(req.requestId, req.accountId, req.caps, now, req.via);
+    admissions.inc({ decision: decision === 'duplicate' ? 'duplicate' : decision.kind });
+    return { requestId: req.requestId, decision, at: now };
+  };
+
+  const decideLoaded = async (req: AdmissionRequest, moved: boolean): Promise<Outcome> => {
+    await loaded(req.accountId, moved);
+    const now = clock();
+    if (book.missingPeriods(req.accountId, now)) return decideLoaded(req, moved);
+    return decideNow(req, now);
+  };
+
+  const decideBatch = (requests: AdmissionRequest[], answer: (outcomes: Outcome[]) => void) => {
+    const now = clock();
+    const ready: Outcome[] = [];
+    const later: Promise<Outcome>[] = [];
+    for (const req of requests) {
+      if (!req.requestId || !req.accountId) {
+        ready.push(refuse(req, 'unavailable'));
+        continue;
+      }
+      const own = deps.ownership(req.accountId);
+      if (own.kind !== 'owner') ready.push(refuse(req, own.kind));
+      else if (!book.missingPeriods(req.accountId, now)) ready.push(decideNow(req, now));
+      else
+        later.push(
+          inSpan(
+            deps.tracer,
+            'ledger.admit',
+            { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
+            () => decideLoaded(req, own.moved),
+          ).catch((err) => {
+            logger.warn({ err: (err as Error).message }, 'admission failed');
+            return refuse(req, 'unavailable');
+          }),
+        );
+    }
+    if (ready.length > 0) answer(ready);
+    if (later.length > 0) void Promise.all(later).then(answer);
+  };
+
+  /**
+   * Holds again the requests a gateway was told were admitted and has not settled (this shard may have
+   * restarted and lost them). Under the consumer's mutex, so that a settlement is either recorded before
+   * (and the request is dropped here) or applied after (and releases the restored hold).
+   */
+  const restoreNow = (holds: HeldRequest[]): Promise<void> =>
+    mutex.run(async () => {
+      const valid = holds.filter((h) => deps.ownership(h.accountId).kind === 'owner');
+      const now = clock();
+      for (const accountId of new Set(valid.map((h) => h.accountId))) {
+        const missing = book.missingPeriods(accountId, now);
+        if (!missing) continue;
+        const charged = await store.charged(accountId, missing.day, missing.month);
+        book.loaded(
+          accountId,
+          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
+          now,
+        );
+      }
+      const settled = await store.settled(
+        valid.map((h) => ({ requestId: h.requestId, accountId: h.accountId, admittedAtMs: h.admittedAt })),
+      );
+      const at = clock();
+      for (const h of valid) {
+        if (settled.has(settledKey(h.requestId, h.accountId))) {
+          // Settled, yet still an admission of the last minute for the burst window.
+          book.admittedEarlier(h.requestId, h.accountId, h.admittedAt, at);
+          restoredHolds.inc({ outcome: 'settled' });
+        } else if (book.restore(h.requestId, h.accountId, h.admittedAt, at, h.via))
+          restoredHolds.inc({ outcome: 'restored' });
+        else restoredHolds.inc({ outcome: 'skipped' });
+      }
+    });
+
+  /**
+   * A request no longer held may have its charge recorded already: the log says, read under the
+   * consumer's mutex so that no batch records its charge or void meanwhile. Rare: only charges JetStream
+   * did not acknowledge in time.
+   */
+  const withdrawNow = async (voids: HeldRequest[]): Promise<void> => {
+    const now = clock();
+    const unheld = voids.filter((v) => !book.withdraw(v.requestId, v.accountId, v.admittedAt, now, v.via));
+    withdrawals.inc({ found: 'held' }, voids.length - unheld.length);
+    if (unheld.length === 0) return;
+    try {
+      await mutex.run(async () => {
+        const recorded = await store.chargedNotVoided(
+          unheld.map((v) => ({ requestId: v.requestId, accountId: v.accountId, admittedAtMs: v.admittedAt })),
+        );
+        const at = clock();
+        for (const v of unheld) {
+          const found = recorded.has(settledKey(v.requestId, v.accountId));
+          if (found) book.withholdCharge(v.requestId, v.accountId, v.admittedAt, at, v.via);
+          withdrawals.inc({ found: found ? 'recorded' : 'none' });
+        }
+      });
+    } catch (err) {
+      // The charge counts until its void is recorded, as it did before gateways said anything.
+      withdrawals.inc({ found: 'failed' }, unheld.length);
+      logger.warn({ err: (err as Error).message }, 'could not read the log for voided requests');
+    }
+  };
+
+  /** Restores not finished yet: what follows waits for them, so none is decided without the holds. */
+  let restoresPending = 0;
+  let restoring: Promise<void> = Promise.resolve();
+  const afterRestores = (work: () => void) => {
+    if (restoresPending > 0) void restoring.then(work);
+    else work();
+  };
+
+  return {
+    admit: (requests, answer) => {
+      if (requests.length === 0) return;
+      if (!deps.caughtUp()) return answer(requests.map((r) => refuse(r, 'unavailable')));
+      afterRestores(() => decideBatch(requests, answer));
+    },
+    restore: (holds) => {
+      if (holds.length === 0) return;
+      restoresPending++;
+      const done = restoreNow(holds)
+        .catch((err) => logger.warn({ err: (err as Error).message }, 'could not restore holds'))
+        .finally(() => restoresPending--);
+      restoring = restoring.then(() => done);
+    },
+    release: (requests, done) =>
+      afterRestores(() => {
+        for (const r of requests) book.release(r.requestId, r.accountId);
+        done();
+      }),
+    withdraw: (voids, done) => afterRestores(() => void withdrawNow(voids).finally(done)),
+    answers: (accountId) =>
+      !deps.caughtUp() ? 'catching_up' : deps.ownership(accountId).kind === 'owner' ? 'yes' : 'not_owner',
+    usage: async (accountId) => {
+      const now = await loaded(accountId);
+      return { now, ...book.usage(accountId, now) };
+    },
+    history: (accountId, w) => store.history(accountId, w),
+  };
+}
