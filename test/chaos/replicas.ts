@@ -135,7 +135,7 @@ async function secondReplicaAndGateway(ctx: ChaosContext) {
     },
     equitiesOps,
   );
-  const addr = (name: 'auth' | 'filings-reader' | 'options-analytics' | 'quota-ledger') =>
+  const addr = (name: 'auth' | 'filings-reader' | 'options-analytics') =>
     `127.0.0.1:${stack.procs.get(name)!.port}`;
   const gateway = await spawnService(
     'gateway',
@@ -147,7 +147,8 @@ async function secondReplicaAndGateway(ctx: ChaosContext) {
       EQUITIES_ADDR: `ipv4:127.0.0.1:${equities.port},127.0.0.1:${grpcPort}`,
       FILINGS_ADDR: addr('filings-reader'),
       OPTIONS_ADDR: addr('options-analytics'),
-      LEDGER_ADDR: addr('quota-ledger'),
+      // Every shard, in shard order, as the stack's own gateway has them: a shard refuses another's accounts.
+      LEDGER_ADDR: stack.envOf('gateway').LEDGER_ADDR!,
       DATA_CACHE_TTL_MS: '0',
     },
     gatewayOps,
