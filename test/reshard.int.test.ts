@@ -17,6 +17,17 @@ beforeAll(async () => {
   await stack.admin(
     'plan',
     'create',
+    'reshard-burst',
+    '--daily',
+    'none',
+    '--monthly',
+    'none',
+    '--burst',
+    '60',
+  );
+  await stack.admin(
+    'plan',
+    'create',
     'reshard-daily',
     '--daily',
     String(CAP),
@@ -33,10 +44,10 @@ afterAll(async () => {
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 const shardName = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const));
 
-/** A new account on the plan whose owner is `two` of 2 shards and `three` of 3, and a token of it. */
-async function accountMoving(two: number, three: number): Promise<string> {
+/** A new account on `plan` whose owner is `two` of 2 shards and `three` of 3, and a token of it. */
+async function accountMoving(two: number, three: number, plan = 'reshard-daily'): Promise<string> {
   for (;;) {
-    const account = await stack.admin('account', 'create', '--plan', 'reshard-daily');
+    const account = await stack.admin('account', 'create', '--plan', plan);
     if (shardOf(account, 2) === two && shardOf(account, 3) === three)
       return stack.admin('token', 'issue', account);
   }
@@ -46,12 +57,19 @@ interface Answer {
   status: number;
   code?: string;
   retryAfter: string | null;
+  /** When the answer arrived (ms since the epoch). */
+  at: number;
 }
 
 async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { error?: { code: string } };
-  return { status: res.status, code: body.error?.code, retryAfter: res.headers.get('retry-after') };
+  return {
+    status: res.status,
+    code: body.error?.code,
+    retryAfter: res.headers.get('retry-after'),
+    at: Date.now(),
+  };
 }
 
 /** Calls through each of `gateways()` (re-read each round), `perGateway` at once, until `stop()`. */
@@ -102,7 +120,7 @@ function tally(answers: Answer[]) {
 }
 
 describe('changing the shard count under load', () => {
-  it('2 → 3 → 2: an account that moves both ways never gets past its daily cap', async () => {
+  it('2 → 3 → 2: accounts that move never get past their daily cap, nor their burst cap within the minute of the move', async () => {
     const oldMap = stack.baseUrl;
     // Owned by shard 0 of 2 and shard 2 of 3: it moves to the new shard, and back.
     const token = await accountMoving(0, 2);
@@ -112,7 +130,13 @@ describe('changing the shard count under load', () => {
     await stack.start(shardName(2), { SHARD_COUNT: '3' });
     const newGateway = await stack.startSecondGateway({ LEDGER_ADDR: stack.ledgerAddr(3) });
     const gateways = [oldMap, newGateway.baseUrl];
+    // And an account on a burst cap of 60 that moves too, its minute filled just before: the minute's
+    // admissions go with it, so its new owner admits nothing more within that minute.
+    const burstToken = await accountMoving(0, 2, 'reshard-burst');
+    const minuteStarts = Date.now();
+    for (let i = 0; i < 60; i++) expect((await call(oldMap, burstToken)).status).toBe(200);
     const grow = load(token, () => gateways, 2);
+    const burst = load(burstToken, () => gateways, 1);
     // The old shards restart with the new count, one after the other, as a rolling update does.
     for (const shard of [1, 0]) {
       await stack.stop(shardName(shard));
@@ -126,6 +150,13 @@ describe('changing the shard count under load', () => {
     );
     await new Promise((r) => setTimeout(r, 2_000));
     await grow.stop();
+    await burst.stop();
+    const burstInMinute = burst.answers.filter((a) => a.at < minuteStarts + 60_000);
+    expect(
+      burstInMinute.filter((a) => a.status === 200),
+      JSON.stringify(tally(burstInMinute).by),
+    ).toEqual([]);
+    for (const a of burstInMinute) expect([429, 503]).toContain(a.status);
     const grown = tally(grow.answers);
     expect(grown.ok + 100, JSON.stringify(grown.by)).toBe(CAP);
     for (const a of grow.answers) {
