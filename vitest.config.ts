@@ -1,5 +1,6 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { testWorkers } from './test/workers.ts';
 
 // Tests import the typed client from its source, as the examples do (`--conditions=mdp-source`); the
 // published package resolves to its build.
@@ -14,10 +15,10 @@ const resolve = {
 // runs it after the others, alone, so the figure is the platform's and not the suite's. Latency limits
 // are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
-// Most of an integration test's time is spent waiting on other processes (Postgres, NATS, the services
-// it started), so more files run at once than there are cores: vitest's default (cores - 1) ran one file
-// at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
-const maxWorkers = Number(process.env.VITEST_MAX_WORKERS) || Math.max(2, availableParallelism() * 2);
+// Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
+// one file at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
+const maxWorkers =
+  Number(process.env.VITEST_MAX_WORKERS) || testWorkers(availableParallelism(), loadavg()[0]!);
 
 export default defineConfig({
   test: {

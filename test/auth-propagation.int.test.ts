@@ -1,14 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from './stack.ts';
 
+// Auth changes reach every gateway by event (auth's outbox, relayed over NATS), not by the verified
+// tokens' cache expiring (AUTH_CACHE_TTL_MS, 300 s here as by default). Asserted is what load cannot
+// break: every gateway acts on the change long before its cache would have (within 20 s, a fifteenth of
+// the TTL). How long it took is printed: about 100 ms on a quiet machine, seconds on one at load 12.
+
+/** Well under the cache's TTL: only the event can have done it. */
+const BY_EVENT_MS = 20_000;
+const took: string[] = [];
+
 let stack: Stack;
 let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ AUTH_CACHE_TTL_MS: '300000' });
   second = await stack.startSecondGateway();
 }, 300_000);
 afterAll(async () => {
+  if (took.length > 0) console.log(`auth changes on both gateways after: ${took.join(', ')}`);
   await second?.stop();
   await stack?.shutdown();
 }, 30_000);
@@ -24,7 +34,7 @@ async function newAccountToken(plan = 'free') {
 }
 
 /** Time until every gateway answers `expected` for the token, polling each every 10 ms. */
-async function timeUntilAll(expected: number, token: string, limitMs = 3_000): Promise<number> {
+async function timeUntilAll(expected: number, token: string, limitMs = BY_EVENT_MS): Promise<number> {
   const started = Date.now();
   const pending = new Set(gateways());
   while (pending.size > 0 && Date.now() - started < limitMs) {
@@ -44,22 +54,27 @@ async function invalidations(opsPort: number, reason: string): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-describe('auth changes reach every gateway process within a second', () => {
+describe('auth changes reach every gateway process by event, long before the cache expires', () => {
   it('revocation with the admin tool', async () => {
     const { token } = await newAccountToken();
     for (const base of gateways()) expect(await status(base, token)).toBe(404); // authenticated; no dataset yet
     await stack.admin('token', 'revoke', token);
-    expect(await timeUntilAll(401, token)).toBeLessThan(1_000);
-  });
+    const ms = await timeUntilAll(401, token);
+    took.push(`revocation ${ms} ms`);
+    expect(ms).toBeLessThan(BY_EVENT_MS);
+  }, 60_000);
 
   it('suspension, and reactivation', async () => {
     const { account, token } = await newAccountToken();
     for (const base of gateways()) expect(await status(base, token)).toBe(404);
     await stack.admin('account', 'suspend', account);
-    expect(await timeUntilAll(401, token)).toBeLessThan(1_000);
+    const suspended = await timeUntilAll(401, token);
     await stack.admin('account', 'reactivate', account);
-    expect(await timeUntilAll(404, token)).toBeLessThan(1_000);
-  });
+    const reactivated = await timeUntilAll(404, token);
+    took.push(`suspension ${suspended} ms`, `reactivation ${reactivated} ms`);
+    expect(suspended).toBeLessThan(BY_EVENT_MS);
+    expect(reactivated).toBeLessThan(BY_EVENT_MS);
+  }, 60_000);
 
   it('a plan change drops the cached verification on both gateways', async () => {
     const { account, token } = await newAccountToken('free');
@@ -69,14 +84,16 @@ describe('auth changes reach every gateway process within a second', () => {
     await stack.admin('account', 'set-plan', account, 'pro');
     const started = Date.now();
     let after = before;
-    while (after.some((n, i) => n <= before[i]!) && Date.now() - started < 3_000) {
+    while (after.some((n, i) => n <= before[i]!) && Date.now() - started < BY_EVENT_MS) {
       await new Promise((r) => setTimeout(r, 10));
       after = await Promise.all(ops.map((p) => invalidations(p, 'account_plan_changed')));
     }
+    const ms = Date.now() - started;
+    took.push(`plan change ${ms} ms`);
     expect(after[0]).toBeGreaterThan(before[0]!);
     expect(after[1]).toBeGreaterThan(before[1]!);
-    expect(Date.now() - started).toBeLessThan(1_000);
-  });
+    expect(ms).toBeLessThan(BY_EVENT_MS);
+  }, 60_000);
 });
 
 describe('auth service outage', () => {
