@@ -1,5 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/sequencer.ts';
 import { testWorkers } from './test/workers.ts';
 
 // Tests import the typed client from its source, as the examples do (`--conditions=mdp-source`); the
@@ -23,6 +24,8 @@ const maxWorkers =
 export default defineConfig({
   test: {
     maxWorkers,
+    // The slowest files first (test/sequencer.ts), whichever project they are in.
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         resolve,
