@@ -248,6 +248,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
           clock: o.clock,
           consumersCaughtUp: () => consumersCaughtUp(o.nc, o.stream, o.subjectPrefix, o.shardCount),
           ensurePartitions: (days) => store.ensurePartitions(days),
+          intervalMs: o.usageLog.intervalMs,
           logger: o.logger,
           registry: o.registry,
         })

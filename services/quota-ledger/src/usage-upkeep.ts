@@ -71,6 +71,8 @@ export interface UpkeepOptions {
   consumersCaughtUp: () => Promise<boolean>;
   /** Makes the partitions of these days (the store's `ensurePartitions`). */
   ensurePartitions: (days: string[]) => Promise<string[]>;
+  /** How often a pass runs (USAGE_UPKEEP_INTERVAL_MS): exported for the staleness alert; none for one pass. */
+  intervalMs?: number;
   logger: Logger;
   registry: Registry;
 }
@@ -122,6 +124,13 @@ export function createUpkeep(o: UpkeepOptions): Upkeep {
       registers: [o.registry],
     }),
   };
+  // What the staleness alert measures the last success against (USAGE_UPKEEP_INTERVAL_MS is configurable).
+  if (o.intervalMs !== undefined)
+    new Gauge({
+      name: 'ledger_usage_upkeep_interval_seconds',
+      help: 'How often shard 0 runs the usage-log upkeep (USAGE_UPKEEP_INTERVAL_MS, in seconds)',
+      registers: [o.registry],
+    }).set(o.intervalMs / 1000);
 
   async function pass(): Promise<boolean> {
     const now = o.clock();
