@@ -3,32 +3,14 @@ import { createLogger } from '@mdp/telemetry';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPool, dropSchema, listen } from '../src/index.ts';
+import { DATABASE_URL, terminate, until } from './backend.ts';
 
 // A server that drops a connection (restart, failover, idle kill) is simulated by terminating the
 // connection's backend from another session: the same socket error a restart gives, without touching
 // anyone else's connections.
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const schema = `t${randomBytes(4).toString('hex')}_db`;
 const logger = createLogger('db-test', 'silent');
-
-async function terminate(pid: number): Promise<void> {
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 afterAll(() => dropSchema(DATABASE_URL, schema));
 

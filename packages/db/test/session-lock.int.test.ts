@@ -3,11 +3,11 @@ import { createLogger } from '@mdp/telemetry';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdSessionLock, type SessionLock } from '../src/index.ts';
+import { DATABASE_URL, terminate, until } from './backend.ts';
 
 // One writer per ledger shard rests on this lock: a second claimant is refused and told who holds it; a
 // holder that dies frees it at once; a holder whose session drops takes it again, or learns it lost it.
 
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const logger = createLogger('db-test', 'silent');
 const opened: SessionLock[] = [];
 
@@ -48,24 +48,6 @@ async function holderPid(app: string): Promise<number> {
     return rows[0].pid;
   } finally {
     await admin.end();
-  }
-}
-
-async function terminate(pid: number): Promise<void> {
-  const admin = new pg.Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
