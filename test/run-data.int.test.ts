@@ -119,6 +119,31 @@ describe('make run DATA=<folder>', () => {
     }
   }, 60_000);
 
+  it('refuses a SHARDS or GATEWAYS that is not a count, naming it, before anything starts', async () => {
+    for (const [key, value, message] of [
+      ['SHARDS', '0', 'SHARDS=0 is not a count from 1 to 64'],
+      ['GATEWAYS', 'two', 'GATEWAYS=two is not a count from 1 to 16'],
+    ] as const) {
+      const refused = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/run.ts'], {
+          env: { ...process.env, [key]: value },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let text = '';
+        child.stdout.on('data', (c) => {
+          text += String(c);
+        });
+        child.stderr.on('data', (c) => {
+          text += String(c);
+        });
+        child.on('exit', (code) => resolve({ code, out: text }));
+      });
+      expect(refused.code, key).toBe(1);
+      expect(refused.out).toContain(`ERROR: ${message}`);
+      expect(refused.out).not.toMatch(/starting auth/);
+    }
+  }, 60_000);
+
   it('refuses a DATA that is not a folder, naming it, before anything starts', async () => {
     const missing = join(dirname(dir), 'no-such-folder');
     const refused = await new Promise<{ code: number | null; out: string }>((resolve) => {
