@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { shardOf } from '@mdp/usage';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
@@ -153,6 +154,54 @@ describe('two ledger shards, two gateways', () => {
     const refused = after.filter((a) => a.at < minuteEnds && a.status !== 200);
     expect(refused.some((a) => a.code === 'rate_limited')).toBe(true);
     for (const a of refused) expect([429, 503]).toContain(a.status);
+  }, 180_000);
+
+  it('restarted while Postgres cannot record (its charges still in JetStream): never more than 60 200s in the minute, and none lost', async () => {
+    const shard = 0;
+    const { token } = await accountOn('shards-burst', shard);
+    const schema = stack.schemas.find((s) => s.endsWith('_quota_ledger'))!;
+    // The recorder's projection writes wait on this lock: the 40 charges below stay in JetStream.
+    const blocker = new pg.Client({ connectionString: stack.databaseUrl });
+    await blocker.connect();
+    await blocker.query('BEGIN');
+    await blocker.query(`LOCK TABLE "${schema}".usage_daily IN EXCLUSIVE MODE`);
+    let locked = true;
+    try {
+      const start = Date.now();
+      const before = await hammer(token, 40, 8);
+      expect(before.filter((a) => a.status === 200)).toHaveLength(40);
+      await stack.stop(shardProcess(shard), 'SIGKILL');
+      // It cannot catch up (nor be ready) until the lock goes: meanwhile its accounts get 503.
+      const restarting = stack.start(shardProcess(shard));
+      await new Promise((r) => setTimeout(r, 8_000));
+      const whileBlocked = await hammer(token, 20, 4);
+      await blocker.query('COMMIT');
+      locked = false;
+      await restarting;
+      const minuteEnds = start + 60_000;
+      expect(Date.now(), 'the shard took too long to come back for this test to mean anything').toBeLessThan(
+        minuteEnds - 5_000,
+      );
+      const after = await hammer(token, 200, 64);
+      const all = [...before, ...whileBlocked, ...after];
+      expect(all.filter((a) => a.status === 200 && a.at < minuteEnds).length).toBeLessThanOrEqual(60);
+      expect(after.some((a) => a.at < minuteEnds && a.code === 'rate_limited')).toBe(true);
+      for (const a of all.filter((a) => a.status !== 200)) expect([429, 503]).toContain(a.status);
+      // Every 200 is charged once the backlog is recorded, on both gateways.
+      const ok = all.filter((a) => a.status === 200).length;
+      for (const base of [stack.baseUrl, second.baseUrl]) {
+        const until = Date.now() + 30_000;
+        let seen = await usedOn(base, token);
+        while (seen !== ok && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 250));
+          seen = await usedOn(base, token);
+        }
+        expect(seen).toBe(ok);
+      }
+    } finally {
+      if (locked) await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end();
+    }
   }, 180_000);
 });
 
