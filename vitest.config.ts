@@ -16,6 +16,8 @@ const resolve = {
 // runs it after the others, alone, so the figure is the platform's and not the suite's. Latency limits
 // are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
+// The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
+const BUNDLES = 'test/bundles.ts';
 // Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
 // one file at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
 const maxWorkers =
@@ -47,6 +49,7 @@ export default defineConfig({
           name: 'int',
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
           exclude: ['test/platform/**', ...TIMED, '**/node_modules/**'],
+          globalSetup: [BUNDLES],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -65,7 +68,7 @@ export default defineConfig({
         test: {
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],
-          globalSetup: ['test/platform/setup.ts'],
+          globalSetup: [BUNDLES, 'test/platform/setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

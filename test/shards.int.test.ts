@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { shardOf } from '@mdp/usage';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from './bundles.ts';
 import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
@@ -227,7 +228,7 @@ describe('ownership is explicit and checked', () => {
       GRPC_PORT: '0',
       OPS_PORT: '0',
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+    const child = spawn(process.execPath, [...nodeArgsFor('services/quota-ledger/src/server.ts')], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

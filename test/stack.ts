@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, type ServiceName } from '@mdp/config';
 import { dropSchema } from '@mdp/db';
 import { connect } from 'nats';
+import { nodeArgsFor } from './bundles.ts';
 import { freePort, release } from './ports.ts';
 import { atProcessEnd } from './process-end.ts';
 
@@ -179,12 +180,7 @@ export async function startStack(
     serviceEnv: Record<string, string>,
     extra: Record<string, string> = {},
   ) => {
-    const args = [
-      ...(options.nodeArgs ?? []),
-      '--import',
-      'tsx',
-      `services/${serviceOf(name)}/src/server.ts`,
-    ];
+    const args = [...(options.nodeArgs ?? []), ...nodeArgsFor(`services/${serviceOf(name)}/src/server.ts`)];
     const child = spawn(process.execPath, args, {
       env: {
         ...process.env,
@@ -262,7 +258,7 @@ export async function startStack(
       new Promise((resolve, reject) => {
         execFile(
           process.execPath,
-          ['--import', 'tsx', 'services/auth/src/cli.ts', ...args],
+          [...nodeArgsFor('services/auth/src/cli.ts'), ...args],
           { env: { ...process.env, DATABASE_URL: databaseUrl, DB_SCHEMA: authSchema } },
           (err, stdout, stderr) =>
             err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),

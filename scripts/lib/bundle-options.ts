@@ -1,5 +1,8 @@
-import type { BuildOptions } from 'esbuild';
-import { ROOT } from './services.ts';
+import { existsSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { BuildOptions, Plugin } from 'esbuild';
+import { ROOT, rel } from './services.ts';
 
 // ESM output has no `require`; a CommonJS-style call left in bundled code (esbuild's `__require`
 // shim) then finds this one instead of throwing "Dynamic require of ... is not supported".
@@ -21,3 +24,50 @@ export const NODE_BUNDLE_OPTIONS = {
   banner: { js: BANNER },
   logLevel: 'warning',
 } satisfies BuildOptions;
+
+/** `pino`, `@grpc/grpc-js/build/x` -> the package name a node_modules folder is named after. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** Node's lookup for a bare import: the first `node_modules/<pkg>` walking up from `fromDir`. */
+function findPackageDir(pkg: string, fromDir: string): string | undefined {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', pkg);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Keeps third-party packages external and bundles `@mdp/*`. Because bundling moves code from
+ * `packages/x/src` to `services/y/dist`, it also checks that each external import still finds the
+ * same installed copy from the bundle's folder (a non-hoisted dependency would silently change).
+ */
+export function externalsExceptWorkspace(outDir: string): Plugin {
+  return {
+    name: 'externals-except-workspace',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@mdp/')) return undefined; // default resolution: bundle the TS source
+        if (isBuiltin(args.path)) return { path: args.path, external: true };
+        const pkg = packageName(args.path);
+        const fromSource = findPackageDir(pkg, args.resolveDir);
+        const fromBundle = findPackageDir(pkg, outDir);
+        if (fromSource !== fromBundle) {
+          return {
+            errors: [
+              {
+                text: `"${pkg}" resolves to ${fromSource ? rel(fromSource) : 'nothing'} from ${rel(args.importer)} but to ${
+                  fromBundle ? rel(fromBundle) : 'nothing'
+                } from ${rel(outDir)}; declare it in the service's package.json or hoist it (npm install)`,
+              },
+            ],
+          };
+        }
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}

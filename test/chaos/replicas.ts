@@ -10,6 +10,7 @@
 // Every process is continued and ended however the fault ends. 200s seen must equal units charged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { nodeArgsFor } from '../bundles.ts';
 import { atProcessEnd } from '../process-end.ts';
 import { freePort } from '../stack.ts';
 import { ClientLoad, type Sample } from './load.ts';
@@ -66,7 +67,7 @@ async function spawnService(
   env: Record<string, string>,
   opsPort: number,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/server.ts`], {
+  const child = spawn(process.execPath, [...nodeArgsFor(`services/${name}/src/server.ts`)], {
     env: { ...process.env, LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '3000', OPS_PORT: String(opsPort), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,6 +9,7 @@ import type { ServiceName } from '@mdp/config';
 import { shardOf } from '@mdp/usage';
 import { connect } from 'nats';
 import pg from 'pg';
+import { nodeArgsFor } from '../bundles.ts';
 import { type PrivateServer, startPrivateNats, startPrivatePostgres } from '../private-infra.ts';
 import { type Stack, startStack } from '../stack.ts';
 import { ClientLoad, type Outcome, type Sample } from './load.ts';
@@ -264,9 +265,7 @@ export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
     await exec(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'services/equities-data/src/cli.ts',
+        ...nodeArgsFor('services/equities-data/src/cli.ts'),
         'load-default',
         '--size',
         String(o.datasetSize ?? 20),

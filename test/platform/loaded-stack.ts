@@ -4,6 +4,7 @@ import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } fro
 import { lastCompletedSession } from '@mdp/nse-calendar';
 import { generateCompanies } from '../../services/filings-reader/src/generate/companies.ts';
 import { fnoStocks } from '../../services/options-analytics/src/generate/universe.ts';
+import { nodeArgsFor } from '../bundles.ts';
 import { DATABASE_URL, PATIENT_DEADLINES, startStack } from '../stack.ts';
 
 /** What the platform tests are given: where the loaded platform answers, a token, and its market. */
@@ -92,7 +93,7 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
     };
     const tool = async (service: string, ...args: string[]) => {
       const schema = stack.schemas.find((s) => s.endsWith(`_${service.replace(/-/g, '_')}`))!;
-      await exec(process.execPath, ['--import', 'tsx', `services/${service}/src/cli.ts`, ...args], {
+      await exec(process.execPath, [...nodeArgsFor(`services/${service}/src/cli.ts`), ...args], {
         env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
       });
     };

@@ -5,6 +5,7 @@ import { createClient, PARAM_METADATA_KEY, status, type TypedClient } from '@mdp
 import { auth } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { AccountStore } from '../src/accounts.ts';
 import { buildApp } from '../src/app.ts';
 import { run } from '../src/cli.ts';
@@ -646,7 +647,7 @@ describe('admin commands', () => {
     const env = { ...process.env, DATABASE_URL, DB_SCHEMA: schema, TOKEN_HASH_SECRET: SECRET };
     const tool = (args: string[], stdin: string) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'services/auth/src/cli.ts', ...args], {
+        const child = spawn(process.execPath, [...nodeArgsFor('services/auth/src/cli.ts'), ...args], {
           env,
           cwd: process.cwd(),
         });

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { generateToken, isWellFormedToken, TAGGED_TOKEN_LENGTH, tokenKeyId } from '@mdp/tokens';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { run } from '../src/cli.ts';
 import { AdminError, AuthStore, outboxChannel } from '../src/store.ts';
 import { decide } from '../src/verify.ts';
@@ -191,7 +192,7 @@ describe('the real command-line process', () => {
   const exec = promisify(execFile);
   const env = { ...process.env, DATABASE_URL, DB_SCHEMA: schema, TOKEN_HASH_SECRET: SECRET };
   const tool = (...args: string[]) =>
-    exec(process.execPath, ['--import', 'tsx', 'services/auth/src/cli.ts', ...args], {
+    exec(process.execPath, [...nodeArgsFor('services/auth/src/cli.ts'), ...args], {
       env,
       cwd: process.cwd(),
     });

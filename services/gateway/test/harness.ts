@@ -6,6 +6,7 @@ import { connectNats } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { freePort } from '../../../test/stack.ts';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
@@ -250,7 +251,7 @@ async function startLedgerProcess(o: {
   };
   let child: ChildProcess;
   const spawnLedger = async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+    child = spawn(process.execPath, [...nodeArgsFor('services/quota-ledger/src/server.ts')], {
       env,
       stdio: 'ignore',
     });

@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 
 const exec = promisify(execFile);
 
 /** Starts the gateway with `env`; resolves to its exit code and output (it must exit at start-up). */
 async function start(env: Record<string, string>): Promise<{ code: number; output: string }> {
-  const err = (await exec(process.execPath, ['--import', 'tsx', 'services/gateway/src/server.ts'], {
+  const err = (await exec(process.execPath, [...nodeArgsFor('services/gateway/src/server.ts')], {
     env: { ...process.env, PORT: '0', OPS_PORT: '0', ...env },
     timeout: 30_000,
   }).catch((e: unknown) => e)) as { code: number; stdout: string; stderr: string };
