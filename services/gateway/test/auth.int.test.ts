@@ -18,7 +18,8 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   services = await startServices({ logger });
-  gw = await startGateway(services, { logger });
+  // Auth's own deadline as deployed: a stopped auth is a quick 503.
+  gw = await startGateway(services, { logger, authDeadlineMs: 300 });
 });
 afterAll(async () => {
   await gw.close();
