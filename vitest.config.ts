@@ -16,6 +16,9 @@ const resolve = {
 // runs it after the others, alone, so the figure is the platform's and not the suite's. Latency limits
 // are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
+// Integration test files that change what the process shares (the port lease folder its other files
+// lease from): each runs in a process of its own.
+const OWN_PROCESS = ['test/ports.int.test.ts'];
 // The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
 const BUNDLES = 'test/bundles.ts';
 // Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
@@ -47,8 +50,22 @@ export default defineConfig({
         resolve,
         test: {
           name: 'int',
+          // As in `unit`: each module is imported once per worker, not once per file (378 s of imports
+          // summed over the files at load 12). A file leaves the process as it found it: environment
+          // restored, servers, pools and tracing shut down in its afterAll.
+          isolate: false,
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
-          exclude: ['test/platform/**', ...TIMED, '**/node_modules/**'],
+          exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, '**/node_modules/**'],
+          globalSetup: [BUNDLES],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'int-own-process',
+          include: OWN_PROCESS,
           globalSetup: [BUNDLES],
           testTimeout: 30_000,
           hookTimeout: 60_000,

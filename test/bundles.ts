@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from '../scripts/lib/bundle-options.ts';
 import { ROOT, SERVICES } from '../scripts/lib/services.ts';
@@ -15,23 +15,27 @@ const ENV = 'MDP_TEST_BUNDLES';
 const PREFIX = '.test-dist-';
 
 /**
- * The entry points bundled for a test run: every service's server, the auth admin tool and the data
- * services' loaders. Not filings-reader's tool: it starts worker threads from a TypeScript file.
+ * The entry points bundled for a test run: every service's server and the command-line tools the tests
+ * run. Not filings-reader's tool: it starts worker threads from a TypeScript file.
  */
 const ENTRIES = [
   ...SERVICES.map((name) => `services/${name}/src/server.ts`),
   'services/auth/src/cli.ts',
   'services/equities-data/src/cli.ts',
   'services/options-analytics/src/cli.ts',
+  'services/quota-ledger/src/cli.ts',
+  'services/data-import/src/cli.ts',
 ];
 
 /** `services/auth/src/cli.ts` -> `services/auth/<folder>/cli.js`: one level below the service, as
  * `make build`'s dist/, so `new URL('../migrations/', import.meta.url)` still resolves. */
-const bundleOf = (entry: string, folder: string): string =>
-  join(ROOT, dirname(dirname(entry)), folder, `${basename(entry, '.ts')}.js`);
+const bundleOf = (entry: string, folder: string): string => {
+  const path = resolve(ROOT, entry);
+  return join(dirname(dirname(path)), folder, `${basename(path, '.ts')}.js`);
+};
 
 /**
- * The node arguments that run `entry` (a path from the repository root): this run's bundle of it when
+ * The node arguments that run `entry` (absolute, or from the repository root): this run's bundle of it when
  * the test run made one, else the TypeScript source through tsx (a single file run outside vitest,
  * the benches).
  */

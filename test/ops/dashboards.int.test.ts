@@ -20,6 +20,7 @@ import { options } from '@mdp/proto';
 import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../bundles.ts';
 import { freePort, NATS_URL, type Stack, startStack } from '../stack.ts';
 import { alertOperands, filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
 import { type FakePushgateway, parseFamilies, startFakePushgateway } from './pushgateway.ts';
@@ -206,7 +207,7 @@ async function runDataImport(): Promise<void> {
     if (!name) throw new Error(`the stack has no ${service} schema`);
     return name;
   };
-  await exec(process.execPath, ['--import', 'tsx', 'services/data-import/src/cli.ts', folder], {
+  await exec(process.execPath, [...nodeArgsFor('services/data-import/src/cli.ts'), folder], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -73,7 +73,15 @@ export function initTracing(opts: TracingOptions): Tracing {
   return {
     tracer: trace.getTracer(opts.serviceName),
     recording: spanProcessors.length > 0,
-    shutdown: () => provider.shutdown(),
+    // Also gives up the process-wide registration, so a later initTracing (another test file in the
+    // same worker) registers its own provider instead of being refused by the global API.
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      recordingSpans = false;
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { dropSchema } from '@mdp/db';
 import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { startFakePushgateway } from '../../../test/ops/pushgateway.ts';
 import { freePort } from '../../../test/stack.ts';
 
@@ -32,7 +33,7 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', CLI, ...args],
+      [...nodeArgsFor(CLI), ...args],
       { env: { ...process.env, DATABASE_URL, ...schemas, ...env } },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dropSchema } from '@mdp/db';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import type { FolderReport } from '../src/import-folder.ts';
 import { formatReport } from '../src/report.ts';
 
@@ -27,7 +28,7 @@ const importJson = () =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', CLI, REAL, '--json'],
+      [...nodeArgsFor(CLI), REAL, '--json'],
       { env: { ...process.env, DATABASE_URL, ...schemas }, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) =>
         resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),

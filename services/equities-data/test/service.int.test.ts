@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { status } from '@mdp/grpc';
 import { createLogger } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { run } from '../src/cli.ts';
 import { runImport } from '../src/importers/index.ts';
 import { RELOAD_CHANNEL, readDatasetVersion } from '../src/store/dataset-change.ts';
@@ -395,7 +396,7 @@ describe('a running service whose LISTEN connection drops', () => {
 describe('the command-line tool', () => {
   const exec = promisify(execFile);
   const tool = (...args: string[]) =>
-    exec(process.execPath, ['--import', 'tsx', 'services/equities-data/src/cli.ts', ...args], {
+    exec(process.execPath, [...nodeArgsFor('services/equities-data/src/cli.ts'), ...args], {
       env: { ...process.env, DATABASE_URL, DB_SCHEMA: env.schema },
     });
 

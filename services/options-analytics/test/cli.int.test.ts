@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { defaultAsOf, run, UsageError } from '../src/cli.ts';
 import { DEFAULT_SEED, marketOf } from '../src/generate/dataset.ts';
 import { fnoStocks } from '../src/generate/universe.ts';
@@ -98,7 +99,7 @@ describe('options-data commands', () => {
 describe('the real command-line process', () => {
   const exec = promisify(execFile);
   const tool = (...args: string[]) =>
-    exec(process.execPath, ['--import', 'tsx', 'services/options-analytics/src/cli.ts', ...args], {
+    exec(process.execPath, [...nodeArgsFor('services/options-analytics/src/cli.ts'), ...args], {
       env: { ...process.env, DATABASE_URL, DB_SCHEMA: db.schema },
       cwd: process.cwd(),
     });

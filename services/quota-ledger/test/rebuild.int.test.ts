@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgsFor } from '../../../test/bundles.ts';
 import { ProjectionStore } from '../src/projections.ts';
 import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
 
@@ -15,7 +16,7 @@ let pool: Pool;
 let store: ProjectionStore;
 const exec = promisify(execFile);
 const rebuild = () =>
-  exec(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/cli.ts', 'rebuild'], {
+  exec(process.execPath, [...nodeArgsFor('services/quota-ledger/src/cli.ts'), 'rebuild'], {
     env: { ...process.env, DATABASE_URL, DB_SCHEMA: schema },
   });
 
