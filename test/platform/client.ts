@@ -1,8 +1,24 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { expect, inject } from 'vitest';
 import type { Platform } from './loaded-stack.ts';
 
+/** Longer than the loading takes beside the rest of the suite on two cores (about two minutes). */
+const PLATFORM_WAIT_MS = 900_000;
+
+/** The loaded platform's description once setup.ts has written it; its error if it could not start. */
+async function whenLoaded(file: string): Promise<Platform> {
+  const until = Date.now() + PLATFORM_WAIT_MS;
+  for (;;) {
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as Platform;
+    if (existsSync(`${file}.error`))
+      throw new Error(`the loaded platform did not start:\n${readFileSync(`${file}.error`, 'utf8')}`);
+    if (Date.now() > until) throw new Error(`the loaded platform was not up after ${PLATFORM_WAIT_MS} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** The loaded platform of this test run (see setup.ts). */
-export const platform: Platform = inject('platform');
+export const platform: Platform = await whenLoaded(inject('platformFile'));
 
 /** Retries of a 502 or 503, and the longest wait, whatever its Retry-After says. */
 const RETRIES = 5;

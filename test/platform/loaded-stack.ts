@@ -27,12 +27,6 @@ export interface Platform {
   market: { seed: number; size: number; historyDays: number; endDay: number };
 }
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    platform: Platform;
-  }
-}
-
 const exec = promisify(execFile);
 
 /** Spare tokens of each kind (see `Platform.spare`); the fifth and sixth of each are the Python client's. */
