@@ -169,10 +169,11 @@ test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for th
 	bash scripts/test-tools.sh ensure
 
 test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
-	@mkdir -p .local
+	@mkdir -p .local && rm -f .local/test-cpu.jsonl
 	npx vitest run --project unit --project int --project int-own-process --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)
 	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
+	@npx tsx test/file-cpu-log.ts 15
 
 ITERATIONS ?= 20
 SUITE_RUNS ?= 0

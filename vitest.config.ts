@@ -21,6 +21,8 @@ const TIMED = ['test/fresh-clone.int.test.ts'];
 const OWN_PROCESS = ['test/ports.int.test.ts'];
 // The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
 const BUNDLES = 'test/bundles.ts';
+// Each integration test file's CPU, its processes' included, in .local/test-cpu.jsonl (test/file-cpu.ts).
+const FILE_CPU = 'test/file-cpu.ts';
 // Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
 // one file at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
 const maxWorkers =
@@ -57,6 +59,7 @@ export default defineConfig({
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
           exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, '**/node_modules/**'],
           globalSetup: [BUNDLES],
+          setupFiles: [FILE_CPU],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -67,6 +70,7 @@ export default defineConfig({
           name: 'int-own-process',
           include: OWN_PROCESS,
           globalSetup: [BUNDLES],
+          setupFiles: [FILE_CPU],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -86,6 +90,7 @@ export default defineConfig({
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],
           globalSetup: [BUNDLES, 'test/platform/setup.ts'],
+          setupFiles: [FILE_CPU],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
