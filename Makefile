@@ -196,4 +196,4 @@ chaos: install ## SIGKILL each process, NATS and a private Postgres in turn unde
 
 clean: ## Stop the private instances, remove dist/ bundles and .local/
 	bash scripts/infra.sh stop
-	rm -rf services/*/dist .local
+	rm -rf services/*/dist services/*/.test-dist-* .local
