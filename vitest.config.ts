@@ -23,6 +23,13 @@ const OWN_PROCESS = ['test/ports.int.test.ts'];
 const BUNDLES = 'test/bundles.ts';
 // Each integration test file's CPU, its processes' included, in .local/test-cpu.jsonl (test/file-cpu.ts).
 const FILE_CPU = 'test/file-cpu.ts';
+/** What the int projects share: the bundles, each file's CPU, the time limits of real processes. */
+const INTEGRATION = {
+  globalSetup: [BUNDLES],
+  setupFiles: [FILE_CPU],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 // Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
 // one file at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
 const maxWorkers =
@@ -58,22 +65,12 @@ export default defineConfig({
           isolate: false,
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
           exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, '**/node_modules/**'],
-          globalSetup: [BUNDLES],
-          setupFiles: [FILE_CPU],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          ...INTEGRATION,
         },
       },
       {
         resolve,
-        test: {
-          name: 'int-own-process',
-          include: OWN_PROCESS,
-          globalSetup: [BUNDLES],
-          setupFiles: [FILE_CPU],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
+        test: { name: 'int-own-process', include: OWN_PROCESS, ...INTEGRATION },
       },
       {
         resolve,

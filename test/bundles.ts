@@ -3,6 +3,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from '../scripts/lib/bundle-options.ts';
 import { ROOT, SERVICES } from '../scripts/lib/services.ts';
+import { alive } from './ports.ts';
 
 // Each process a test starts through tsx spent about 1.5 s of CPU resolving and loading TypeScript
 // (the auth admin tool: 2.2 s of CPU through tsx, 0.7 s bundled). The suite starts hundreds of
@@ -55,18 +56,9 @@ function removeStale(): void {
     for (const entry of existsSync(dir) ? readdirSync(dir) : []) {
       if (!entry.startsWith(PREFIX)) continue;
       const pid = Number(entry.slice(PREFIX.length));
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+      if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
       rmSync(join(dir, entry), { recursive: true, force: true });
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

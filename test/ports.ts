@@ -39,7 +39,8 @@ atProcessEnd(() => {
   for (const port of held) release(port);
 });
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (EPERM: it does, under another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
