@@ -152,11 +152,13 @@ function siteUrl(value: string | undefined): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** What a command reads besides its arguments; tests give their own. */
+/** What a command reads besides its arguments, and where its remarks go; tests give their own. */
 export interface CliInput {
   /** The password for `account set-password` (default: stdin). */
   readPassword?: () => Promise<string>;
   clock?: Clock;
+  /** A remark for the operator, never part of the answer (default: a line on stderr). */
+  say?: (line: string) => void;
 }
 
 /** Runs one command against the store; returns what goes to stdout. */
@@ -179,6 +181,7 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
     },
   });
   const accounts = () => new AccountStore(store, { clock: input.clock ?? systemClock });
+  const say = input.say ?? ((line: string) => process.stderr.write(`${line}\n`));
   const [group, action, ...args] = positionals;
   const arg = (i: number, what: string) => {
     const v = args[i];
@@ -202,15 +205,15 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
       const [account, email] = [arg(0, '<account-id>'), arg(1, '<email>')];
       const password = await (input.readPassword ?? readPasswordFromStdin)();
       await accounts().setPassword(account, email, password);
-      process.stderr.write(`account ${account} signs in as ${normaliseEmail(email)}; its sessions ended\n`);
+      say(`account ${account} signs in as ${normaliseEmail(email)}; its sessions ended`);
       return '';
     }
     case 'account invite': {
       const [account, email] = [arg(0, '<account-id>'), arg(1, '<email>')];
       const base = siteUrl(values['base-url']);
       const invite = await accounts().createInvite(account, email);
-      process.stderr.write(
-        `invite to account ${account} for ${normaliseEmail(email)}: works once, until ${invite.expiresAt.toISOString()}\n`,
+      say(
+        `invite to account ${account} for ${normaliseEmail(email)}: works once, until ${invite.expiresAt.toISOString()}`,
       );
       return `${base}/account/invite/${invite.code}`;
     }
@@ -227,8 +230,8 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
     case 'token rotate': {
       const graceMs = values.grace === undefined ? undefined : parseDuration(values.grace, '--grace');
       const rotated = await store.rotateToken(arg(0, '<token-id | token>'), { graceMs });
-      process.stderr.write(
-        `token ${rotated.replaced} ${graceMs ? `expires at ${rotated.oldEndsAt.toISOString()}` : 'revoked'}; new token ${rotated.id} under key ${store.tagKeys.issuing}\n`,
+      say(
+        `token ${rotated.replaced} ${graceMs ? `expires at ${rotated.oldEndsAt.toISOString()}` : 'revoked'}; new token ${rotated.id} under key ${store.tagKeys.issuing}`,
       );
       return rotated.token;
     }
@@ -262,7 +265,7 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
       return '';
     case 'demo-token': {
       const account = await store.createAccount(values.plan ?? 'free', 'demo');
-      process.stderr.write(`account ${account} on plan ${values.plan ?? 'free'}\n`);
+      say(`account ${account} on plan ${values.plan ?? 'free'}`);
       return (await store.issueToken(account, { name: 'demo' })).token;
     }
     case 'token-pool': {
@@ -274,7 +277,7 @@ export async function run(store: AuthStore, argv: string[], input: CliInput = {}
       for (let i = 0; i < count; i++) {
         const account = await store.createAccount(values.plan, `pool ${i + 1}`);
         tokens.push((await store.issueToken(account, { name: 'pool' })).token);
-        if ((i + 1) % 500 === 0) process.stderr.write(`${i + 1} of ${count} tokens issued\n`);
+        if ((i + 1) % 500 === 0) say(`${i + 1} of ${count} tokens issued`);
       }
       return tokens.join('\n');
     }
