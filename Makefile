@@ -28,7 +28,7 @@ STARTED_MS := $(shell date +%s%3N)
 TIMED = s=$$(date +%s%3N); $(1); mkdir -p .local/timings; echo $$(( $$(date +%s%3N) - s )) > .local/timings/$(2)-ms
 
 .PHONY: help node install build run import mcp-inspect client client-check python-client python-client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
-	test-unit test-int fresh-clone test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
+	test-unit test-int test test-tools test-stress bench bench-ledger chaos lock-check infra infra-stop clean token admin ledger-rebuild images compose-up compose-down chart-check observability-check
 
 help: ## List the targets
 	@echo "Usage: make <target>"
@@ -158,21 +158,21 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS, the loaded platform's and the fresh clone's among them
-	npx vitest run --project int --project int-own-process --project platform --project fresh-clone
-
-fresh-clone: test-tools install infra ## Time a fresh clone of HEAD to its first 200 (make run there), alone on the machine: the README's figure
-	npx vitest run --project fresh-clone
+test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the fresh clone's timing alone
+	npx vitest run --project int --project int-own-process --project platform
+	npx vitest run --project timed
 
 VITEST_REPORT := .local/vitest-report.json
+VITEST_TIMED_REPORT := .local/vitest-timed-report.json
 
 test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
 	bash scripts/test-tools.sh ensure
 
-test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: the checks, then every test (unit, integration, the loaded platform's, the fresh clone's) in one run
+test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
 	@mkdir -p .local && rm -f .local/test-cpu.jsonl
-	npx vitest run --project unit --project int --project int-own-process --project platform --project fresh-clone --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
-	@node -e 'const r = require("./$(VITEST_REPORT)"); console.log(`$${r.numPassedTests} passed, $${r.numFailedTests} failed, $${r.numPendingTests + r.numTodoTests} skipped`)'
+	npx vitest run --project unit --project int --project int-own-process --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
+	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)
+	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
 	@npx tsx test/file-cpu-log.ts 15
 
 ITERATIONS ?= 20

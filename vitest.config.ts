@@ -9,15 +9,13 @@ const resolve = {
   alias: { '@mdp/client': new URL('packages/client/src/index.ts', import.meta.url).pathname },
 };
 
-// Five projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
+// Four projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
 // gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;
 // `platform` shares one whole platform loaded with data (started once per run by its global setup);
-// `fresh-clone` holds the fresh clone's minutes to its first 200, a figure printed, never asserted: it
-// starts first in `make test`, beside the rest (three minutes of waiting on npm and the data loads that a
-// run after the others added to the suite's end); `make fresh-clone` runs it alone, for the README's
-// figure. Latency limits are never asserted in tests; the chaos files assert what holds on a busy
-// machine and run with the rest.
-const FRESH_CLONE = ['test/fresh-clone.int.test.ts'];
+// `timed` holds the fresh clone's minutes to its first 200, a figure printed for the README: `make test`
+// runs it after the others, alone, so the figure is the platform's and not the suite's. Latency limits
+// are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
+const TIMED = ['test/fresh-clone.int.test.ts'];
 // Integration test files that change what the process shares (the port lease folder its other files
 // lease from): each runs in a process of its own.
 const OWN_PROCESS = ['test/ports.int.test.ts'];
@@ -66,7 +64,7 @@ export default defineConfig({
           // restored, servers, pools and tracing shut down in its afterAll.
           isolate: false,
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
-          exclude: ['test/platform/**', ...FRESH_CLONE, ...OWN_PROCESS, '**/node_modules/**'],
+          exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, '**/node_modules/**'],
           ...INTEGRATION,
         },
       },
@@ -77,8 +75,8 @@ export default defineConfig({
       {
         resolve,
         test: {
-          name: 'fresh-clone',
-          include: FRESH_CLONE,
+          name: 'timed',
+          include: TIMED,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

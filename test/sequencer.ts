@@ -9,8 +9,6 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * `.local/vitest-report.json` when a file's time changes much.
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
-  // Mostly waiting (npm ci, then the clone's data loads): it starts first and ends with the heavy files.
-  'test/fresh-clone.int.test.ts': 300,
   'test/reshard.int.test.ts': 260,
   'services/data-import/test/report.int.test.ts': 200,
   'test/chaos.int.test.ts': 155,
