@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // Auth changes reach every gateway by event (auth's outbox, relayed over NATS), not by the verified
 // tokens' cache expiring (AUTH_CACHE_TTL_MS, 300 s here as by default). Asserted is what load cannot
@@ -14,7 +14,9 @@ let stack: Stack;
 let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
 
 beforeAll(async () => {
-  stack = await startStack({ AUTH_CACHE_TTL_MS: '300000' });
+  // Patient deadlines: the first calls after start-up reach services still warming up beside the suite,
+  // and a 503 of a deadline would read as a change not yet seen.
+  stack = await startStack({ ...PATIENT_DEADLINES, AUTH_CACHE_TTL_MS: '300000' });
   second = await stack.startSecondGateway();
 }, 300_000);
 afterAll(async () => {

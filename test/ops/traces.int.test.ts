@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../stack.ts';
+import { PATIENT_DEADLINES, type Stack, startStack } from '../stack.ts';
 
 /** A span as an OTLP/HTTP JSON export carries it, with the exporting process's service name. */
 interface ReceivedSpan {
@@ -96,7 +96,9 @@ let stack: Stack;
 beforeAll(async () => {
   receiver = await startReceiver();
   // Every process exports to the receiver; a short batch delay so spans arrive within the test.
+  // Patient deadlines: the trace of a 503 of a deadline would miss the hops this test follows.
   stack = await startStack({
+    ...PATIENT_DEADLINES,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
