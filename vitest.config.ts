@@ -17,8 +17,14 @@ const resolve = {
 // are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
 // Integration test files that change what the process shares (the port lease folder its other files
-// lease from): each runs in a process of its own.
-const OWN_PROCESS = ['test/ports.int.test.ts'];
+// lease from; OpenTelemetry's process-wide tracer provider, which a file before them in a shared worker
+// may still hold: observability's gateway span once went missing in CI): each runs in a process of its own.
+const OWN_PROCESS = [
+  'test/ports.int.test.ts',
+  'services/gateway/test/observability.int.test.ts',
+  'services/quota-ledger/test/settlement-telemetry.int.test.ts',
+  'packages/nats/test/events.int.test.ts',
+];
 // The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
 const BUNDLES = 'test/bundles.ts';
 // Each integration test file's CPU, its processes' included, in .local/test-cpu.jsonl (test/file-cpu.ts).

@@ -168,9 +168,12 @@ describe('per-address outlier ejection', () => {
   it('skips an address that refuses connections without ejecting it; a call refused before any connection goes to another, even a write', async () => {
     const a = await replica('a');
     const refused = `127.0.0.1:${await closedPort()}`;
-    const c = client(`ipv4:${refused},${a.address}`, false, 500);
+    // A patient deadline: at load 20 a call to the one live replica has outwaited 500 ms, which is not
+    // what this test is about.
+    const c = client(`ipv4:${refused},${a.address}`, false, 5_000);
     const calls = await load(2, 300, () => c.call.getStockOptions({ symbol: 'X' }));
-    expect(calls.every((x) => x.server === 'a')).toBe(true);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.filter((x) => x.server !== 'a').map((x) => x.code)).toEqual([]);
     expect(c.addresses().every((x) => !x.ejected)).toBe(true);
   });
 });
