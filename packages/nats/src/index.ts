@@ -119,5 +119,6 @@ export function announceDataChanged(nc: NatsConnection, service: 'equities' | 'f
   publishJson(nc, `${DATA_CHANGED}.${service}`, { service, at: new Date().toISOString() });
 }
 
+export { AckedPublisher, type PubAck } from './acked-publisher.ts';
 export { type DataChangeAnnouncer, type DataService, startDataChangeAnnouncer } from './data-changes.ts';
 export { ensureStream, type StreamSpec } from './jetstream.ts';

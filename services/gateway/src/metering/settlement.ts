@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ensureStream, type NatsConnection } from '@mdp/nats';
+import { AckedPublisher, ensureStream, type NatsConnection } from '@mdp/nats';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
 import {
   MAX_BATCH_EVENTS,
@@ -9,7 +9,6 @@ import {
   settlementSubject,
   usageStreamSpec,
 } from '@mdp/usage';
-import type { JetStreamClient } from 'nats';
 import type { Admission } from './admission.ts';
 import { Deferred } from './deferred.ts';
 
@@ -60,7 +59,7 @@ class Batch extends Deferred<boolean> {
  * the client got a 503, not a 200.
  */
 export class Settler {
-  private readonly js: JetStreamClient;
+  private readonly publisher: AckedPublisher;
   private readonly background = new Set<Promise<void>>();
   private readonly published: Counter<'kind' | 'outcome'>;
   private readonly publishSeconds: Histogram<'kind'>;
@@ -76,7 +75,7 @@ export class Settler {
   private readonly flushTurn = () => this.flush();
 
   private constructor(private readonly opts: SettlerOptions) {
-    this.js = opts.nc.jetstream();
+    this.publisher = new AckedPublisher(opts.nc);
     this.published = new Counter({
       name: 'gateway_settlements_total',
       help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
@@ -124,6 +123,7 @@ export class Settler {
     this.filling.clear();
     for (const batch of this.turn) this.answer(batch, false, CONNECTION_LOST);
     for (const batch of this.unacked) this.answer(batch, false, CONNECTION_LOST);
+    this.publisher.failAll(CONNECTION_LOST);
   }
 
   connectionRestored(): void {
@@ -242,11 +242,8 @@ export class Settler {
     timeoutMs: number,
   ): Promise<void> {
     const end = this.publishSeconds.startTimer({ kind });
-    const ack = await this.js
-      .publish(settlementSubject(this.opts.subjectPrefix, shard, kind), payload, {
-        msgID,
-        timeout: timeoutMs,
-      })
+    const ack = await this.publisher
+      .publish(settlementSubject(this.opts.subjectPrefix, shard, kind), payload, msgID, timeoutMs)
       .finally(end);
     this.published.inc({ kind, outcome: ack.duplicate ? 'duplicate' : 'acked' }, count);
   }
