@@ -160,7 +160,8 @@ interface Metric {
 }
 
 /**
- * Every metric the platform exports: `new Counter|Gauge|Histogram|Summary({ name: '…' })` in the
+ * Every metric the platform exports: `new Counter|Gauge|Histogram|Summary({ name: '…' })` (or the
+ * `CellCounter`/`CellHistogram` kinds of the first and third, packages/telemetry) in the
  * services' and packages' sources, the data-import job's `gauge('…')`, and prom-client's default metrics
  * (`createRegistry` collects them in every process).
  */
@@ -176,7 +177,7 @@ async function exportedMetrics(): Promise<Map<string, Metric>> {
   for (const f of sources) {
     const src = read(f);
     for (const m of src.matchAll(
-      /new\s+(Counter|Gauge|Histogram|Summary)\b[^{(]*\(\s*\{\s*name:\s*['"]([^'"]+)['"]/g,
+      /new\s+(?:Cell)?(Counter|Gauge|Histogram|Summary)\b[^{(]*\(\s*\{\s*name:\s*['"]([^'"]+)['"]/g,
     ))
       metrics.set(m[2]!, { type: m[1]!.toLowerCase() });
     for (const m of src.matchAll(/\bgauge\(\s*['"]([a-z_:][a-z0-9_:]*)['"]/g))

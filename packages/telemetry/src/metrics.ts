@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { CellCounter, CellHistogram } from './metric-cells.ts';
 
 /** Latency buckets in seconds, from sub-millisecond cache hits to multi-second upstream timeouts. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -17,16 +18,19 @@ export function createRegistry(service: string): Registry {
   return registry;
 }
 
-/** Public HTTP traffic, labelled by operation id (bounded), never by raw URL. */
+/**
+ * Public HTTP traffic, labelled by operation id (bounded), never by raw URL. Updated once per request,
+ * through cells (`cell(route, method, status, code)`).
+ */
 export function httpServerMetrics(registry: Registry) {
   return {
-    requests: new Counter({
+    requests: new CellCounter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by operation, method, status and error code',
       labelNames: ['route', 'method', 'status', 'code'] as const,
       registers: [registry],
     }),
-    duration: new Histogram({
+    duration: new CellHistogram({
       name: 'http_request_duration_seconds',
       help: 'Time from request received to response sent',
       labelNames: ['route', 'method', 'status'] as const,

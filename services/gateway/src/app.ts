@@ -224,7 +224,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
 
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.config.operationId ?? 'unmatched';
-    const status = String(reply.statusCode);
     if (logger.isLevelEnabled('debug'))
       logger.debug(
         {
@@ -237,8 +236,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         },
         'request',
       );
-    metrics.requests.inc({ route, method: req.method, status, code: req.errorCode ?? '' });
-    metrics.duration.observe({ route, method: req.method, status }, reply.elapsedTime / 1000);
+    metrics.requests.cell(route, req.method, reply.statusCode, req.errorCode ?? '').inc();
+    metrics.duration.cell(route, req.method, reply.statusCode).observe(reply.elapsedTime / 1000);
     if (req.span?.isRecording()) {
       req.span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) req.span.setStatus({ code: SpanStatusCode.ERROR });

@@ -11,7 +11,7 @@ import {
 } from '@mdp/nats';
 import { auth } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
-import { Counter, Gauge, type Registry } from '@mdp/telemetry';
+import { CellCounter, Counter, Gauge, type Registry } from '@mdp/telemetry';
 import {
   DEV_TAG_KEYS,
   hasValidTag,
@@ -120,7 +120,7 @@ export class Authenticator {
   private readonly refused: LRUCache<string, true>;
   private readonly verifying = new Map<string, Promise<Principal | undefined>>();
   private readonly breaker;
-  private readonly lookups: Counter<'result'>;
+  private readonly lookups: CellCounter<'result'>;
   private readonly invalidations: Counter<'reason'>;
   private readonly rejections: Counter<'reason'>;
   private readonly legacyUses: Counter;
@@ -153,7 +153,7 @@ export class Authenticator {
       halfOpenAfter: opts.breakerOpenMs ?? 1_000,
       breaker: new ConsecutiveBreaker(opts.breakerThreshold ?? 5),
     });
-    this.lookups = new Counter({
+    this.lookups = new CellCounter({
       name: 'auth_cache_lookups_total',
       help: 'Token lookups at the gateway: hit, refused_hit (cached refusal), miss (asked auth)',
       labelNames: ['result'] as const,
@@ -224,7 +224,7 @@ export class Authenticator {
     // A cached token was verified by auth: it is served before anything a flood can occupy is consulted.
     const cached = this.verified.get(key);
     if (cached) {
-      this.lookups.inc({ result: 'hit' });
+      this.lookups.cell('hit').inc();
       if (cached.legacy) {
         if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
         this.legacyUses.inc();
@@ -286,7 +286,7 @@ export class Authenticator {
     clientAddress: string,
   ): Promise<Principal> {
     if (this.refused.has(key)) {
-      this.lookups.inc({ result: 'refused_hit' });
+      this.lookups.cell('refused_hit').inc();
       throw this.reject(clientAddress, 'refused_cached', format === 'legacy');
     }
     // Concurrent first requests with one token share one verification (no stampede on the auth service).
@@ -297,7 +297,7 @@ export class Authenticator {
         this.rejections.inc({ reason: 'busy' });
         throw ApiError.serviceUnavailable(5);
       }
-      this.lookups.inc({ result: 'miss' });
+      this.lookups.cell('miss').inc();
       inFlight = this.verify(token, key, format === 'legacy').finally(() => {
         bound.release();
         this.verifying.delete(key);

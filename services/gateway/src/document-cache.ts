@@ -1,5 +1,5 @@
 import type { common } from '@mdp/proto';
-import { Counter, type Registry } from '@mdp/telemetry';
+import { CellCounter, type CounterCell, type Registry } from '@mdp/telemetry';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamName } from './catalogue/index.ts';
 
@@ -30,7 +30,9 @@ interface Entry {
 export class DocumentCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly loading = new Map<string, Promise<common.Document>>();
-  private readonly lookups: Counter<'result'>;
+  private readonly hits: CounterCell;
+  private readonly shared: CounterCell;
+  private readonly misses: CounterCell;
 
   constructor(opts: { maxBytes: number; ttlMs: number; registry: Registry }) {
     this.entries = new LRUCache({
@@ -38,12 +40,15 @@ export class DocumentCache {
       sizeCalculation: (e) => e.doc.data_json.length + e.doc.meta_json.length + 64,
       ttl: opts.ttlMs,
     });
-    this.lookups = new Counter({
+    const lookups = new CellCounter({
       name: 'gateway_data_cache_lookups_total',
       help: 'Data documents asked of the gateway cache: hit, miss (called the service), shared (joined a call in flight)',
       labelNames: ['result'] as const,
       registers: [opts.registry],
     });
+    this.hits = lookups.cell('hit');
+    this.shared = lookups.cell('shared');
+    this.misses = lookups.cell('miss');
   }
 
   key(operationId: string, params: unknown, query: unknown): string {
@@ -57,15 +62,15 @@ export class DocumentCache {
   ): Promise<common.Document> {
     const hit = this.entries.get(key);
     if (hit) {
-      this.lookups.inc({ result: 'hit' });
+      this.hits.inc();
       return hit.doc;
     }
     const inFlight = this.loading.get(key);
     if (inFlight) {
-      this.lookups.inc({ result: 'shared' });
+      this.shared.inc();
       return inFlight;
     }
-    this.lookups.inc({ result: 'miss' });
+    this.misses.inc();
     const promise = load()
       .then((doc) => {
         this.entries.set(key, { upstream, doc });

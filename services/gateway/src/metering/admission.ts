@@ -1,6 +1,6 @@
 import { ApiError } from '@mdp/errors';
 import { ledger } from '@mdp/proto';
-import { Counter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { CellCounter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
 import { type Interface, shardOf } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
@@ -24,7 +24,7 @@ export interface Admission {
   headers: Record<string, string>;
 }
 
-type Decisions = Counter<'decision' | 'interface'>;
+type Decisions = CellCounter<'decision' | 'interface'>;
 
 /** A request waiting for its shard, made once: answered with its admission or with the error to answer. */
 class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
@@ -47,7 +47,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
   }
 
   unavailable(): void {
-    this.decisions.inc({ decision: 'unavailable', interface: this.via });
+    this.decisions.cell('unavailable', this.via).inc();
     this.reject(ApiError.serviceUnavailable(5));
   }
 
@@ -57,7 +57,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
     const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
-        this.decisions.inc({ decision: 'admitted', interface: via });
+        this.decisions.cell('admitted', via).inc();
         this.resolve({
           requestId: res.request_id,
           accountId: caller.accountId,
@@ -69,7 +69,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
         });
         break;
       case D.ADMIT_DECISION_RATE_LIMITED:
-        this.decisions.inc({ decision: 'rate_limited', interface: via });
+        this.decisions.cell('rate_limited', via).inc();
         this.reject(
           new ApiError(
             'rate_limited',
@@ -79,7 +79,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
         );
         break;
       case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
-        this.decisions.inc({ decision: 'quota_exhausted', interface: via });
+        this.decisions.cell('quota_exhausted', via).inc();
         this.reject(
           new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
             headers: { ...headers, 'Retry-After': res.retry_after_seconds },
@@ -117,7 +117,7 @@ export class AdmissionClient {
     holdTtlMs = HOLD_TTL_MS,
   ) {
     this.shards = addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs));
-    this.decisions = new Counter({
+    this.decisions = new CellCounter({
       name: 'gateway_admissions_total',
       help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp)',
       labelNames: ['decision', 'interface'] as const,
