@@ -155,6 +155,22 @@ describe('per-address outlier ejection', () => {
     await waitUntil(async () => (await timed(ask)).server === 'a', 10_000);
   }, 60_000);
 
+  it('probes again after a second ejection: the probe ticks stop once it is back and start with the next one', async () => {
+    const a = await replica('a');
+    const c = client(a.address, true, 400);
+    const ask = () => c.call.getStockOptions({ symbol: 'X' });
+    for (const round of [1, 2]) {
+      a.child.kill('SIGSTOP');
+      await Promise.all([1, 2, 3].map(() => timed(ask)));
+      expect(c.addresses()[0]!.ejected, `ejected in round ${round}`).toBe(true);
+      expect(await c.metric('grpc_client_address_ejections_total', a.address)).toBe(round);
+      a.child.kill('SIGCONT');
+      // Only a probe brings an ejected address back: without the ticks it would stay out.
+      await waitUntil(() => !c.addresses()[0]!.ejected, 10_000);
+      expect((await timed(ask)).server).toBe('a');
+    }
+  }, 60_000);
+
   it('never ejects for answers the service chose (NOT_FOUND)', async () => {
     const a = await replica('a');
     const c = client(a.address, true, 500);
