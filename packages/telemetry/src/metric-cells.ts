@@ -22,9 +22,6 @@ interface HistogramSeries {
   sum: number;
   count: number;
 }
-interface SeriesMap<S> {
-  hashMap: Record<string, S>;
-}
 
 /**
  * The cells of one metric by label values: one Map a label, so finding a cell allocates nothing and
@@ -32,16 +29,17 @@ interface SeriesMap<S> {
  * by the joined string on every update: measured on the gateway, its five updates a request cost more
  * than the request's admission).
  */
-class Cells<C> {
+class Cells<S, H> {
   private readonly root = new Map<LabelValue, unknown>();
-  readonly all: C[] = [];
+  private readonly all: { key: string; series: S }[] = [];
 
   constructor(
     private readonly labelNames: readonly string[],
-    private readonly make: (labels: Record<string, string>, key: string) => C,
+    private readonly make: (labels: Record<string, string>) => { series: S; handle: H },
   ) {}
 
-  get(values: LabelValue[]): C {
+  /** The handle of the series of these label values (made on first use). */
+  get(values: LabelValue[]): H {
     if (values.length !== this.labelNames.length)
       throw new Error(`expected ${this.labelNames.length} label values, got ${values.length}`);
     let level = this.root;
@@ -56,18 +54,29 @@ class Cells<C> {
       level = next;
     }
     const leaf = values.length === 0 ? '' : values[last]!;
-    let cell = level.get(leaf) as C | undefined;
-    if (cell === undefined) {
+    let handle = level.get(leaf) as H | undefined;
+    if (handle === undefined) {
       const labels: Record<string, string> = {};
       this.labelNames.forEach((name, i) => {
         labels[name] = String(values[i]);
       });
+      const made = this.make(labels);
+      handle = made.handle;
+      level.set(leaf, handle);
       // The series' key in the metric's map: any string unique to the label set serves.
-      cell = this.make(labels, `cell:${JSON.stringify(values.map(String))}`);
-      level.set(leaf, cell);
-      this.all.push(cell);
+      this.all.push({ key: `cell:${JSON.stringify(values.map(String))}`, series: made.series });
     }
-    return cell;
+    return handle;
+  }
+
+  /** Puts every cell's series among `metric`'s own (prom-client reads them from its `hashMap`). */
+  attach(metric: object): void {
+    const map = (metric as { hashMap: Record<string, S> }).hashMap;
+    for (const c of this.all) map[c.key] = c.series;
+  }
+
+  each(fn: (series: S) => void): void {
+    for (const c of this.all) fn(c.series);
   }
 }
 
@@ -77,14 +86,13 @@ class Cells<C> {
  * label sets that have no cell (one label set updated both ways would be two series).
  */
 export class CellCounter<T extends string = string> extends Counter<T> {
-  private readonly cells: Cells<{ key: string; series: CounterSeries; handle: CounterCell }>;
+  private readonly cells: Cells<CounterSeries, CounterCell>;
 
   constructor(config: Omit<CounterConfiguration<T>, 'collect'>) {
     super(config);
-    this.cells = new Cells(config.labelNames ?? [], (labels, key) => {
+    this.cells = new Cells(config.labelNames ?? [], (labels) => {
       const series: CounterSeries = { labels, value: 0 };
       return {
-        key,
         series,
         handle: {
           inc(by = 1) {
@@ -97,19 +105,20 @@ export class CellCounter<T extends string = string> extends Counter<T> {
 
   /** The series of these label values, in the order of `labelNames`. */
   cell(...values: LabelValue[]): CounterCell {
-    return this.cells.get(values).handle;
+    return this.cells.get(values);
   }
 
-  /** Called by prom-client before it reads the series: puts the cells' series among them. */
+  /** Called by prom-client before it reads the series. */
   collect(): void {
-    const map = (this as unknown as SeriesMap<CounterSeries>).hashMap;
-    for (const c of this.cells.all) map[c.key] = c.series;
+    this.cells.attach(this);
   }
 
   override reset(): void {
     super.reset();
     // (prom-client's constructor resets too, before the cells exist.)
-    for (const c of this.cells?.all ?? []) c.series.value = 0;
+    this.cells?.each((s) => {
+      s.value = 0;
+    });
   }
 }
 
@@ -119,17 +128,16 @@ export class CellCounter<T extends string = string> extends Counter<T> {
  * cell (one label set observed both ways would be two series).
  */
 export class CellHistogram<T extends string = string> extends Histogram<T> {
-  private readonly cells: Cells<{ key: string; series: HistogramSeries; handle: HistogramCell }>;
+  private readonly cells: Cells<HistogramSeries, HistogramCell>;
 
   constructor(config: Omit<HistogramConfiguration<T>, 'collect' | 'enableExemplars'>) {
     super(config);
     const bounds = (this as unknown as { upperBounds: number[] }).upperBounds;
-    this.cells = new Cells(config.labelNames ?? [], (labels, key) => {
+    this.cells = new Cells(config.labelNames ?? [], (labels) => {
       const bucketValues: Record<number, number> = {};
       for (const b of bounds) bucketValues[b] = 0;
       const series: HistogramSeries = { labels, bucketValues, sum: 0, count: 0 };
       return {
-        key,
         series,
         handle: {
           observe(value: number) {
@@ -151,23 +159,21 @@ export class CellHistogram<T extends string = string> extends Histogram<T> {
 
   /** The series of these label values, in the order of `labelNames`. */
   cell(...values: LabelValue[]): HistogramCell {
-    return this.cells.get(values).handle;
+    return this.cells.get(values);
   }
 
-  /** Called by prom-client before it reads the series: puts the cells' series among them. */
+  /** Called by prom-client before it reads the series. */
   collect(): void {
-    const map = (this as unknown as SeriesMap<HistogramSeries>).hashMap;
-    for (const c of this.cells.all) map[c.key] = c.series;
+    this.cells.attach(this);
   }
 
   override reset(): void {
     super.reset();
     // (prom-client's constructor resets too, before the cells exist.)
-    for (const c of this.cells?.all ?? []) {
-      const s = c.series;
+    this.cells?.each((s) => {
       s.sum = 0;
       s.count = 0;
       for (const b of Object.keys(s.bucketValues)) s.bucketValues[Number(b)] = 0;
-    }
+    });
   }
 }
