@@ -183,6 +183,7 @@ test-stress: test-tools install infra ## The stack and chaos test files ITERATIO
 bench: install infra ## CPU per request, req/s and p99 of the platform as real processes beside bare fastify and a Redis rate-limit peer, at 1, 2 and 4 ledger shards (BENCH_SHARDS), then each service's own
 	npx tsx bench/run.ts
 	npx tsx bench/settlement-publish.ts
+	npx tsx bench/nats-messages.ts
 	npx tsx bench/metric-updates.ts
 	npx tsx bench/shards.ts
 	npx tsx services/equities-data/bench/run.ts

@@ -12,6 +12,7 @@ import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 const benchAccount = (n: number) => `00000000-0000-4000-8000-${String(n % 2000).padStart(12, '0')}`;
 
 import { connect } from 'nats';
+import { nodeArgsFor } from '../test/bundles.ts';
 import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
 import { envInt } from './env.ts';
 
@@ -26,7 +27,7 @@ export async function benchLedger(): Promise<string[]> {
   const subject = `usage_bench_${tag}`;
   const port = await freePort();
   const opsPort = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/quota-ledger/src/server.ts'], {
+  const child = spawn(process.execPath, nodeArgsFor('services/quota-ledger/src/server.ts'), {
     env: {
       ...process.env,
       DATABASE_URL,

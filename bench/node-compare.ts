@@ -1,12 +1,11 @@
-// The `node-compare` scenario's second gateway: the same source, run through the same tsx, under another
-// Node binary (`BENCH_COMPARE_NODE`), beside the stack's own gateway and sharing its auth, ledger, data
-// services, NATS stream and Postgres, on ports of its own. tsx transpiles for the Node it runs under
-// (esbuild's target is that Node's version); for the gateway and the workspace packages it bundles the
-// output for node20.20.2 and node24.21.0 was checked identical (27 November 2026, commit 0017a84), so the
-// two processes run the same JavaScript. The services refuse a Node outside package.json's engines.node
-// (exit 78, since commit 4351997): from then on the other binary must be a Node 24 release, or the run
-// is made from a checkout before that commit (docs/contributors.md, "Benchmarks").
+// The `node-compare` scenario's second gateway: the same bundle as the stack's own gateway (bench/bundled.ts),
+// under another Node binary (`BENCH_COMPARE_NODE`), beside it and sharing its auth, ledger, data
+// services, NATS stream and Postgres, on ports of its own. The services refuse a Node outside
+// package.json's engines.node (exit 78, since commit 4351997): from then on the other binary must be a
+// Node 24 release, or the run is made from a checkout before that commit (docs/contributors.md,
+// "Benchmarks"), where both gateways ran the TypeScript source through tsx.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { nodeArgsFor } from '../test/bundles.ts';
 import { release } from '../test/ports.ts';
 import type { Stack } from '../test/stack.ts';
 import { freePort } from '../test/stack.ts';
@@ -49,7 +48,7 @@ export async function startComparedGateway(
   const addr = (name: Parameters<Stack['procs']['get']>[0]) => `127.0.0.1:${stack.procs.get(name)!.port}`;
   const child: ChildProcess = spawn(
     nodeBin,
-    [...nodeArgs, '--import', 'tsx', 'services/gateway/src/server.ts'],
+    [...nodeArgs, ...nodeArgsFor('services/gateway/src/server.ts')],
     {
       env: {
         ...process.env,

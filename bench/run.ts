@@ -9,11 +9,13 @@
 // The steady reading is each process's CPU per request; req/s moves with the machine.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { nodeArgsFor } from '../test/bundles.ts';
 import { atProcessEnd } from '../test/process-end.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
+import { runBundled } from './bundled.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
 import { benchLedger } from './ledger.ts';
@@ -348,6 +350,21 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     console.log(
       `${f.name.padEnd(44)}${groups.map((g) => fmtUs(cpuUs(f, g.name)).padStart(width(g))).join('')}`,
     );
+  // The same CPU as cores in use over each run. Where the processes sum to nearly all the machine's
+  // cores the run is CPU-bound: its µs a request are that CPU shared out over its req/s, so a process
+  // whose CPU a second stays the same shows fewer µs a request in a faster run.
+  console.log(
+    `\nCPU in use over each run, in cores (of ${availableParallelism()}):\n${' '.repeat(44)}${groups.map((g) => g.name.padStart(width(g))).join('')}${'all'.padStart(8)}`,
+  );
+  for (const f of figures) {
+    const cores = groups.map((g) => (cpuUs(f, g.name) * f.rps) / 1e6);
+    console.log(
+      `${f.name.padEnd(44)}${groups.map((g, i) => cores[i]!.toFixed(2).padStart(width(g))).join('')}${cores
+        .reduce((a, b) => a + b, 0)
+        .toFixed(2)
+        .padStart(8)}`,
+    );
+  }
 
   // The issue's goals beside the quote-shaped runs' figures: printed, never asserted.
   const goalRows = figures.filter((f) => !f.bare && f.shape === 'quote');
@@ -536,11 +553,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
   const compareVersion = runs('node-compare') ? nodeVersion(COMPARE_NODE!) : undefined;
 
-  console.log('starting the platform (six processes)…');
+  await runBundled();
+  console.log('starting the platform (six processes, bundled)…');
   const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const stack = await startStack({ LOG_LEVEL: 'warn' }, { nodeArgs });
   const barePort = await freePort();
-  const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
+  const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
     env: { ...process.env, PORT: String(barePort) },
     stdio: 'inherit',
   });
@@ -559,7 +577,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     // The peer's Redis: the bench's own, on a leased port (bench/redis.ts).
     redis = await startRedis();
     const peerPort = await freePort();
-    const peerChild = spawn(process.execPath, ['--import', 'tsx', 'bench/peer-server.ts'], {
+    const peerChild = spawn(process.execPath, ['bench/peer-server.ts'], {
       env: { ...process.env, PORT: String(peerPort), REDIS_PORT: String(redis.port) },
       stdio: 'inherit',
     });
@@ -576,7 +594,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log('loading the equities default dataset into this stack (about a minute)…');
     const loaded = spawnSync(
       process.execPath,
-      ['--import', 'tsx', 'services/equities-data/src/cli.ts', 'load-default'],
+      [...nodeArgsFor('services/equities-data/src/cli.ts'), 'load-default'],
       { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
     );
     if (loaded.status !== 0) throw new Error('could not load the equities dataset');

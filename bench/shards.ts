@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { type Stack, startStack } from '../test/stack.ts';
+import { runBundled } from './bundled.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt } from './env.ts';
 
@@ -118,6 +119,7 @@ async function measure(shards: number): Promise<Row> {
   }
 }
 
+await runBundled();
 const rows: Row[] = [];
 for (const shards of SHARD_COUNTS) {
   console.log(
