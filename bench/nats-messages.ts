@@ -13,6 +13,7 @@ import { createLogger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
 import { listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
+import { settlementBatch } from './settlement-batch.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const SECONDS = envInt('BENCH_NATS_SECONDS', 8);
@@ -64,19 +65,6 @@ function natsReading(pid: number): { cpu: number; switches: number } {
   return { cpu: (fields[11]! + fields[12]!) / 100, switches };
 }
 
-const charge = (i: number) => ({
-  v: 1,
-  request_id: `0193a1b2-c3d4-7e5f-8a9b-${i.toString(16).padStart(12, '0')}`,
-  account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
-  kind: 'charged',
-  admitted_at_ms: Date.now(),
-  settled_at_ms: Date.now(),
-  route: 'getStockQuote',
-  status: 200,
-  interface: 'rest',
-  traceparent: '00-0193a1b2c3d47e5f8a9b0c1d2e3f4a5b-8a9b0c1d2e3f4a5b-00',
-});
-
 const nc = await connectNats({
   url: NATS_URL,
   name: 'bench-nats-messages',
@@ -94,10 +82,7 @@ async function run(trial: Trial): Promise<{ cpuUs: number; switches: number; mes
     maxAgeMs: 10 * 60_000,
     duplicateWindowMs: 2 * 60_000,
   });
-  const payload = JSON.stringify({
-    v: 1,
-    events: Array.from({ length: trial.charges }, (_, i) => charge(i)),
-  });
+  const payload = settlementBatch(trial.charges);
   let stopReading = () => {};
   if (trial.reading !== 'none') {
     await jsm.consumers.add(stream, {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { AckedPublisher, connectNats, ensureStream } from '@mdp/nats';
 import { createLogger } from '@mdp/telemetry';
 import { envInt } from './env.ts';
+import { settlementBatch } from './settlement-batch.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const ROUNDS = envInt('BENCH_PUBLISH_ROUNDS', 4);
@@ -29,19 +30,7 @@ await ensureStream(nc, {
   maxAgeMs: 10 * 60_000,
   duplicateWindowMs: 2 * 60_000,
 });
-const event = (i: number) => ({
-  v: 1,
-  request_id: `0193a1b2-c3d4-7e5f-8a9b-${i.toString(16).padStart(12, '0')}`,
-  account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
-  kind: 'charged',
-  admitted_at_ms: Date.now(),
-  settled_at_ms: Date.now(),
-  route: 'getStockQuote',
-  status: 200,
-  interface: 'rest',
-  traceparent: '00-0193a1b2c3d47e5f8a9b0c1d2e3f4a5b-8a9b0c1d2e3f4a5b-00',
-});
-const payload = JSON.stringify({ v: 1, events: Array.from({ length: EVENTS }, (_, i) => event(i)) });
+const payload = settlementBatch(EVENTS);
 
 const js = nc.jetstream();
 const acked = new AckedPublisher(nc);
