@@ -1,6 +1,8 @@
 import type { Clock } from '@mdp/ist-time';
 import {
+  CellCounter,
   Counter,
+  type CounterCell,
   extractTraceContext,
   Gauge,
   inSpan,
@@ -16,6 +18,17 @@ import type { Ownership } from './domain/shard-map.ts';
 import type { Mutex } from './mutex.ts';
 import { type ProjectionStore, settledKey } from './projections.ts';
 import type { HistoryRows, HistoryWindow } from './usage-history.ts';
+
+/** Every decision `ledger_admissions_total` counts. */
+const DECISIONS = [
+  'admitted',
+  'rate_limited',
+  'quota_exhausted',
+  'duplicate',
+  'unavailable',
+  'not_owner',
+  'handoff',
+] as const;
 
 /** One request to admit, as the shard reads it (app.ts maps the gRPC message onto it). */
 export interface AdmissionRequest {
@@ -89,23 +102,19 @@ export interface Shard {
  */
 export function createShard(deps: ShardDeps): Shard {
   const { book, store, mutex, clock, logger } = deps;
-  const admissions = new Counter({
+  // One update an admission: through cells, as the gateway's metrics (prom-client's labelled `inc` sorts,
+  // joins and validates the labels on every call).
+  const admissions = new CellCounter({
     name: 'ledger_admissions_total',
     help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map), handoff (an account moving here while the shard count changes)',
     labelNames: ['decision'] as const,
     registers: [deps.registry],
   });
   // Every decision is a series from the start, so a rate over a rare one reads 0, not nothing.
-  for (const decision of [
-    'admitted',
-    'rate_limited',
-    'quota_exhausted',
-    'duplicate',
-    'unavailable',
-    'not_owner',
-    'handoff',
-  ])
-    admissions.inc({ decision }, 0);
+  const decided = Object.fromEntries(DECISIONS.map((d) => [d, admissions.cell(d)])) as Record<
+    (typeof DECISIONS)[number],
+    CounterCell
+  >;
   new Gauge({
     name: 'ledger_holds_in_flight',
     help: 'Admitted requests not yet settled',
@@ -152,14 +161,14 @@ export function createShard(deps: ShardDeps): Shard {
   };
 
   const refuse = (req: AdmissionRequest, why: Refusal): Outcome => {
-    admissions.inc({ decision: why });
+    decided[why].inc();
     return { requestId: req.requestId, decision: why, at: 0 };
   };
 
   /** Decided synchronously on `now`: nothing can interleave between reading and updating. */
   const decideNow = (req: AdmissionRequest, now: number): Outcome => {
     const decision = book.admit(req.requestId, req.accountId, req.caps, now, req.via);
-    admissions.inc({ decision: decision === 'duplicate' ? 'duplicate' : decision.kind });
+    decided[decision === 'duplicate' ? 'duplicate' : decision.kind].inc();
     return { requestId: req.requestId, decision, at: now };
   };
 
