@@ -43,6 +43,7 @@ export function parseSizes(raw: string | undefined, fallback: number[]): number[
   return sizes;
 }
 
+/** The median of `values`: the mean of the middle two for an even count, NaN when there are none. */
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);

@@ -13,6 +13,7 @@ import { createLogger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
 import { listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
+import { median } from './ledger-goals.ts';
 import { settlementBatch } from './settlement-batch.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -153,7 +154,6 @@ try {
   const results = new Map<Trial, { cpuUs: number; switches: number }[]>(TRIALS.map((t) => [t, []]));
   for (let round = 0; round < ROUNDS; round++)
     for (const trial of TRIALS) results.get(trial)!.push(await run(trial));
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(
     `  ${'trial'.padEnd(40)} ${'msg/s'.padStart(5)} ${'charges'.padStart(7)}  ${'µs a msg'.padStart(9)} ${'µs a charge'.padStart(11)} ${'switches a msg'.padStart(14)}`,
   );

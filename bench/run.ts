@@ -19,6 +19,7 @@ import { runBundled } from './bundled.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
 import { benchLedger } from './ledger.ts';
+import { median } from './ledger-goals.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
 import { type LoopDelay, loopDelays, type OpsProbe, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
@@ -233,14 +234,6 @@ export async function load(name: string, url: string, opts: LoadOptions): Promis
     serving,
     maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
   };
-}
-
-/** The median of `values` (NaN when there are none). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** CPU µs a request of one group in a run (CPU seconds per 1,000 requests are ms a request). */

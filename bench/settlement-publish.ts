@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { AckedPublisher, connectNats, ensureStream } from '@mdp/nats';
 import { createLogger } from '@mdp/telemetry';
 import { envInt } from './env.ts';
+import { median } from './ledger-goals.ts';
 import { settlementBatch } from './settlement-batch.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -73,7 +74,6 @@ try {
       );
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const a = median(figures['js.publish']!);
   const b = median(figures.AckedPublisher!);
   console.log(
