@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 /** A process's own user + system CPU seconds so far, and those of its children that ended and were reaped. */
-function cpuOf(pid: number): { own: number; reaped: number } | null {
+export function cpuOf(pid: number): { own: number; reaped: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start after the last ')'.
@@ -130,4 +130,20 @@ export function withChildren(pid: number): number[] {
     }
   }
   return pids;
+}
+
+/** Context switches (voluntary and not) of all of a process's threads so far; a thread that ended is not counted. */
+export function contextSwitches(pid: number): number {
+  let switches = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8').matchAll(
+        /ctxt_switches:\s+(\d+)/g,
+      ))
+        switches += Number(m[1]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return switches;
 }

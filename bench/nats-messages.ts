@@ -7,11 +7,10 @@
 // threads' context switches, per message and per charge.
 //   BENCH_NATS_SECONDS (8) a trial; BENCH_NATS_ROUNDS (2) of every trial, alternated.
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { AckedPublisher, connectNats, ensureStream } from '@mdp/nats';
 import { createLogger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
-import { listenerPid } from './cpu.ts';
+import { contextSwitches, cpuOf, listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
 import { settlementBatch } from './settlement-batch.ts';
@@ -45,26 +44,8 @@ const port = Number(new URL(NATS_URL).port || 4222);
 const natsPid = listenerPid(port, 'nats-server');
 if (!natsPid) throw new Error(`no nats-server listening on port ${port}`);
 
-/** nats-server's CPU seconds and its threads' context switches (voluntary and not) so far. */
-function natsReading(pid: number): { cpu: number; switches: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  let switches = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8').matchAll(
-        /ctxt_switches:\s+(\d+)/g,
-      ))
-        switches += Number(m[1]);
-    } catch {
-      // a thread that ended meanwhile
-    }
-  }
-  return { cpu: (fields[11]! + fields[12]!) / 100, switches };
-}
+/** nats-server's CPU seconds and its threads' context switches so far. */
+const natsReading = (pid: number) => ({ cpu: cpuOf(pid)?.own ?? Number.NaN, switches: contextSwitches(pid) });
 
 const nc = await connectNats({
   url: NATS_URL,
