@@ -40,9 +40,10 @@ node: ## Print the Node every target runs on and why (scripts/node.sh: MDP_NODE_
 
 install: $(INSTALL_STAMP) ## Install dependencies (npm ci) when package-lock.json changed
 
-# `npm ci` installs exactly the committed lockfile and refuses one that package.json disagrees with.
+# `npm ci` installs exactly the committed lockfile and refuses one that package.json disagrees with;
+# scripts/install.sh retries it when the registry drops a response.
 $(INSTALL_STAMP): package-lock.json
-	@echo "npm ci"; $(call TIMED,npm ci </dev/null,install)
+	@echo "npm ci"; $(call TIMED,bash scripts/install.sh,install)
 	@touch $@
 
 lock-check: ## Fail when package-lock.json is not what `npm install` makes of package.json (CI runs it)
