@@ -50,7 +50,7 @@ lock-check: ## Fail when package-lock.json is not what `npm install` makes of pa
 	@tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
 	git ls-files -- package.json package-lock.json '*/package.json' | grep -v '^node_modules/' \
 	  | while read -r f; do mkdir -p "$$tmp/$$(dirname "$$f")"; cp "$$f" "$$tmp/$$f"; done; \
-	(cd "$$tmp" && npm install --package-lock-only --ignore-scripts --no-audit --no-fund </dev/null >/dev/null 2>"$$tmp/.log") \
+	(cd "$$tmp" && npm install --package-lock-only --prefer-offline --ignore-scripts --no-audit --no-fund </dev/null >/dev/null 2>"$$tmp/.log") \
 	  || { cat "$$tmp/.log" >&2; exit 1; }; \
 	if ! diff -u package-lock.json "$$tmp/package-lock.json" > "$$tmp/.diff"; then \
 	  head -60 "$$tmp/.diff"; \
