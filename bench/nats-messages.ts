@@ -2,7 +2,7 @@
 // paces a loaded gateway sends (a few hundred messages a second) and with the ledger's ways of reading
 // them. Each trial publishes batches of charges (the gateway's message shape, about 330 bytes a charge) at
 // a steady rate, each acknowledged by JetStream as the gateway waits for it, to a stream of its own on the
-// machine's NATS; a durable pull consumer reads them as the ledger does (`consume`, gathered for 10 ms,
+// machine's NATS; a durable pull consumer reads them as the ledger does (`consume`, gathered for the consumer's GATHER_MS,
 // then acknowledged) or not at all. Figures from /proc, not assertions: nats-server's CPU µs and its
 // threads' context switches, per message and per charge.
 //   BENCH_NATS_SECONDS (8) a trial; BENCH_NATS_ROUNDS (2) of every trial, alternated.
@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { AckedPublisher, connectNats, ensureStream } from '@mdp/nats';
 import { createLogger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
+// As the settlement consumer gathers: the first message of a batch waits this long for others.
+import { GATHER_MS } from '../services/quota-ledger/src/settlement-consumer.ts';
 import { contextSwitches, cpuOf, listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
@@ -18,8 +20,6 @@ import { settlementBatch } from './settlement-batch.ts';
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const SECONDS = envInt('BENCH_NATS_SECONDS', 8);
 const ROUNDS = envInt('BENCH_NATS_ROUNDS', 2);
-/** As the settlement consumer gathers: the first message of a batch waits this long for others. */
-const GATHER_MS = 10;
 
 /** How the trial's consumer reads: not at all, one acknowledgement a message, or one a gathered batch. */
 type Reading = 'none' | 'each' | 'batch';
