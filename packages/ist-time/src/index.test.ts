@@ -41,4 +41,30 @@ describe('IST windows', () => {
     expect(istDay(at('2026-12-31T18:30:00Z'))).toBe('2027-01-01');
     expect(istMonth(at('2026-12-31T18:30:00Z'))).toBe('2027-01');
   });
+
+  it('answers each instant on its own, whatever was asked before (the last period is remembered)', () => {
+    // Back and forth across a day and a month boundary, the same instants twice, and a NaN between.
+    const instants = [
+      '2026-01-31T18:29:59.999Z',
+      '2026-01-31T18:30:00.000Z',
+      '2026-01-31T18:29:59.999Z',
+      '2026-02-15T06:00:00.000Z',
+      '2025-07-01T00:00:00.000Z',
+      '2026-01-31T18:30:00.000Z',
+    ];
+    const expected = [
+      ['2026-01-31', '2026-01'],
+      ['2026-02-01', '2026-02'],
+      ['2026-01-31', '2026-01'],
+      ['2026-02-15', '2026-02'],
+      ['2025-07-01', '2025-07'],
+      ['2026-02-01', '2026-02'],
+    ];
+    for (const round of [0, 1]) {
+      instants.forEach((iso, i) => {
+        expect([istDay(at(iso)), istMonth(at(iso))], `${iso}, round ${round}`).toEqual(expected[i]);
+      });
+      expect(istDay(Number.NaN)).toMatch(/NaN/);
+    }
+  });
 });

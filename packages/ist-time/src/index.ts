@@ -17,16 +17,35 @@ function istWall(epochMs: number): Date {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/**
+ * The last day and month asked for, with the instants they span: the ledger asks for the current ones
+ * several times an admission, and formatting them each time was most of what those calls cost. The
+ * same string object comes back while the instant stays in the period, so a Map keyed by it hashes it
+ * once. An instant outside (NaN included) is formatted and becomes the remembered one.
+ */
+const lastDay = { from: 0, to: -1, text: '' };
+const lastMonth = { from: 0, to: -1, text: '' };
+
 /** The IST calendar day containing the instant, as YYYY-MM-DD. */
 export function istDay(epochMs: number): string {
+  if (epochMs >= lastDay.from && epochMs < lastDay.to) return lastDay.text;
   const d = istWall(epochMs);
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  const text = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  lastDay.from = istDayStart(epochMs);
+  lastDay.to = lastDay.from + DAY_MS;
+  lastDay.text = text;
+  return text;
 }
 
 /** The IST calendar month containing the instant, as YYYY-MM. */
 export function istMonth(epochMs: number): string {
+  if (epochMs >= lastMonth.from && epochMs < lastMonth.to) return lastMonth.text;
   const d = istWall(epochMs);
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}`;
+  const text = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}`;
+  lastMonth.from = istMonthStart(epochMs);
+  lastMonth.to = istNextMonthStart(epochMs);
+  lastMonth.text = text;
+  return text;
 }
 
 /** Epoch ms of the IST midnight that starts the day containing the instant. */

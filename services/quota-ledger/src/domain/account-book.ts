@@ -52,7 +52,21 @@ export const interfaceOf = (name: string): Interface =>
  * Counter keys: a period ('YYYY-MM-DD' or 'YYYY-MM') counts every interface, `<period>|<interface>` one
  * of them. Caps read the first; the usage document also reports the others.
  */
-const key = (period: string, via: Interface) => `${period}|${via}`;
+/**
+ * Counter keys by period and interface, made once a period: a Map keyed by a string made afresh hashes
+ * it on every use, and these are used several times an admission. Periods are days and months, so the
+ * table stays small; it is emptied if it ever holds too many.
+ */
+const keys = new Map<string, Record<Interface, string>>();
+const key = (period: string, via: Interface): string => {
+  let byVia = keys.get(period);
+  if (byVia === undefined) {
+    if (keys.size >= 10_000) keys.clear();
+    byVia = Object.fromEntries(INTERFACES.map((i) => [i, `${period}|${i}`])) as Record<Interface, string>;
+    keys.set(period, byVia);
+  }
+  return byVia[via];
+};
 const periodOf = (k: string) => k.split('|', 1)[0]!;
 
 /**
@@ -94,7 +108,9 @@ export interface ChargeDelta {
 }
 
 function add(counts: Map<string, number>, period: string, via: Interface, n: number): void {
-  for (const k of [period, key(period, via)]) counts.set(k, (counts.get(k) ?? 0) + n);
+  counts.set(period, (counts.get(period) ?? 0) + n);
+  const k = key(period, via);
+  counts.set(k, (counts.get(k) ?? 0) + n);
 }
 
 /** What a counter key counts against the caps and in usage: charged and in flight, less what is withheld. */
@@ -199,8 +215,7 @@ export class AccountBook {
     const month = istMonth(now);
     const cutoff = now - BURST_WINDOW_MS;
     s.burst.evictThrough(cutoff);
-    const count = (period: string) => counted(s, period);
-    const decision = decide(caps, { burst: s.burst, day: count(day), month: count(month) }, now);
+    const decision = decide(caps, { burst: s.burst, day: counted(s, day), month: counted(s, month) }, now);
     if (decision.kind === 'admitted') {
       // Without a burst cap there is no window to keep (a load-test account may admit thousands a second).
       if (caps.burst !== null) s.burst.push(now);
@@ -274,7 +289,10 @@ export class AccountBook {
     if (!hold) return false;
     this.holds.delete(k);
     const s = this.accounts.get(hold.accountId);
-    if (s) for (const period of [hold.day, hold.month]) add(s.held, period, hold.via, -1);
+    if (s) {
+      add(s.held, hold.day, hold.via, -1);
+      add(s.held, hold.month, hold.via, -1);
+    }
     return true;
   }
 
