@@ -8,6 +8,8 @@
 set -uo pipefail
 attempts="${MDP_INSTALL_ATTEMPTS:-3}"
 pause="${MDP_INSTALL_PAUSE_S:-10}"
+[[ "$attempts" =~ ^[1-9][0-9]?$ ]] || { echo "install: MDP_INSTALL_ATTEMPTS must be a whole number from 1 to 99 (got \"$attempts\")" >&2; exit 2; }
+[[ "$pause" =~ ^[0-9]{1,3}$ ]] || { echo "install: MDP_INSTALL_PAUSE_S must be a whole number of seconds from 0 to 999 (got \"$pause\")" >&2; exit 2; }
 for ((i = 1; i <= attempts; i++)); do
   log="$(mktemp)"
   npm ci --prefer-offline </dev/null 2>&1 | tee "$log"

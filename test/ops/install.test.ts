@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 /** Runs install.sh with an npm that prints `failure` and exits `code` on its first `failures` calls. */
-function install(failures: number, failure = IDLE, code = 1) {
+function install(failures: number, failure = IDLE, code = 1, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mdp-install-'));
   dirs.push(dir);
   const npm = join(dir, 'npm');
@@ -35,7 +35,7 @@ echo "added 1 package"
   writeFileSync(join(dir, 'failure'), `${failure}\n`);
   const run = spawnSync('bash', [join(ROOT, 'scripts/install.sh')], {
     encoding: 'utf8',
-    env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, MDP_INSTALL_PAUSE_S: '0' },
+    env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, MDP_INSTALL_PAUSE_S: '0', ...env },
   });
   let calls: string[] = [];
   try {
@@ -76,5 +76,24 @@ describe('make install (scripts/install.sh)', () => {
     expect(r.status).toBe(2);
     expect(r.calls).toHaveLength(1);
     expect(r.stderr).toContain('not on the network; not retried');
+  });
+
+  it.each([
+    [
+      'MDP_INSTALL_ATTEMPTS',
+      'three',
+      /MDP_INSTALL_ATTEMPTS must be a whole number from 1 to 99 \(got "three"\)/,
+    ],
+    ['MDP_INSTALL_ATTEMPTS', '0', /MDP_INSTALL_ATTEMPTS must be a whole number from 1 to 99 \(got "0"\)/],
+    [
+      'MDP_INSTALL_PAUSE_S',
+      '-5',
+      /MDP_INSTALL_PAUSE_S must be a whole number of seconds from 0 to 999 \(got "-5"\)/,
+    ],
+  ])('refuses %s=%s before running npm, naming the variable', (name, value, message) => {
+    const r = install(0, IDLE, 1, { [name]: value });
+    expect(r.status).toBe(2);
+    expect(r.calls).toEqual([]);
+    expect(r.stderr).toMatch(message);
   });
 });

@@ -50,12 +50,10 @@ export const interfaceOf = (name: string): Interface =>
 
 /**
  * Counter keys: a period ('YYYY-MM-DD' or 'YYYY-MM') counts every interface, `<period>|<interface>` one
- * of them. Caps read the first; the usage document also reports the others.
- */
-/**
- * Counter keys by period and interface, made once a period: a Map keyed by a string made afresh hashes
- * it on every use, and these are used several times an admission. Periods are days and months, so the
- * table stays small; it is emptied if it ever holds too many.
+ * of them. Caps read the first; the usage document also reports the others. Each period's keys are made
+ * once: a Map keyed by a string made afresh hashes it on every use, and these are used several times an
+ * admission. Periods are days and months, so the table stays small; it is emptied if it ever holds too
+ * many.
  */
 const keys = new Map<string, Record<Interface, string>>();
 const key = (period: string, via: Interface): string => {
