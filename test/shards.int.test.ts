@@ -3,7 +3,7 @@ import { shardOf } from '@mdp/usage';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeArgsFor } from './bundles.ts';
-import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { freePort, type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
 // processes on one schema and stream. Caps, the burst cap and the headers are exact through both
@@ -247,6 +247,45 @@ describe('ownership is explicit and checked', () => {
     const answers = await hammer(token, 60, 16);
     expect(answers.filter((a) => a.status === 200)).toHaveLength(50);
     expect(await usedOn(second.baseUrl, token)).toBe(50);
+  }, 120_000);
+
+  it('a shard that does not run: its accounts get 503 with Retry-After and nothing charged, the gateway counts them unavailable under its shard, and the other shard serves on', async () => {
+    const [shard0] = stack.envOf('gateway').LEDGER_ADDR!.split(',');
+    // Shard 1's address is a port where nothing listens: a pod that never started, as the gateway sees it.
+    const lost = await stack.startSecondGateway({ LEDGER_ADDR: `${shard0},127.0.0.1:${await freePort()}` });
+    try {
+      const on1 = await accountOn('shards-daily', 1);
+      const on0 = await accountOn('shards-daily', 0);
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${lost.baseUrl}${SEARCH}`, {
+          headers: { authorization: `Bearer ${on1.token}` },
+        });
+        expect(res.status).toBe(503);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+      }
+      expect((await call(lost.baseUrl, on0.token)).status).toBe(200);
+      const admissions = (labels: Record<string, string>) =>
+        metric(lost.opsPort, 'gateway_admissions_total', labels);
+      // What MdpLedgerShardUnreachable reads: shard 1 only unavailable, shard 0 deciding.
+      expect(await admissions({ decision: 'unavailable', shard: '1' })).toBe(5);
+      expect(await admissions({ decision: 'admitted', shard: '0' })).toBe(1);
+      expect(await admissions({ decision: 'unavailable', shard: '0' })).toBe(0);
+      // Shard 1's decisions are series at 0, not missing ones: the alert's `unless` side has data.
+      const text = await (await fetch(`http://127.0.0.1:${lost.opsPort}/metrics`)).text();
+      const atZero = text
+        .split('\n')
+        .filter(
+          (l) => l.startsWith('gateway_admissions_total{') && l.includes('shard="1"') && l.endsWith(' 0'),
+        );
+      for (const decision of ['admitted', 'rate_limited', 'quota_exhausted'])
+        expect(atZero.filter((l) => l.includes(`decision="${decision}"`))).toHaveLength(2);
+      // Nothing was charged for the 503s, and the stack's own gateway still serves the account.
+      expect(await usedOn(stack.baseUrl, on1.token)).toBe(0);
+      expect((await call(stack.baseUrl, on1.token)).status).toBe(200);
+    } finally {
+      await lost.stop();
+    }
   }, 120_000);
 
   it('a gateway with another shard map gets 503 with Retry-After for the accounts it sends astray, never a 200, and shows its map', async () => {

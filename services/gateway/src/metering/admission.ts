@@ -1,7 +1,7 @@
 import { ApiError } from '@mdp/errors';
 import { ledger } from '@mdp/proto';
 import { CellCounter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
-import { type Interface, shardOf } from '@mdp/usage';
+import { INTERFACES, type Interface, shardOf } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
 import { rateLimitHeaders } from '../rate-limit-headers.ts';
@@ -24,7 +24,8 @@ export interface Admission {
   headers: Record<string, string>;
 }
 
-type Decisions = CellCounter<'decision' | 'interface'>;
+type Decisions = CellCounter<'decision' | 'interface' | 'shard'>;
+const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable'] as const;
 
 /** A request waiting for its shard, made once: answered with its admission or with the error to answer. */
 class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
@@ -47,21 +48,21 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
   }
 
   unavailable(): void {
-    this.decisions.cell('unavailable', this.via).inc();
+    this.decisions.cell('unavailable', this.via, this.shard).inc();
     this.reject(ApiError.serviceUnavailable(5));
   }
 
   /** Refusals become the SPEC's 429s. */
   private decided(res: ledger.AdmissionResult): void {
-    const { caller, via } = this;
+    const { caller, via, shard } = this;
     const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
-        this.decisions.cell('admitted', via).inc();
+        this.decisions.cell('admitted', via, shard).inc();
         this.resolve({
           requestId: res.request_id,
           accountId: caller.accountId,
-          shard: this.shard,
+          shard,
           admittedAtMs: res.admitted_at_ms,
           via,
           traceparent: this.request.traceparent,
@@ -69,7 +70,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
         });
         break;
       case D.ADMIT_DECISION_RATE_LIMITED:
-        this.decisions.cell('rate_limited', via).inc();
+        this.decisions.cell('rate_limited', via, shard).inc();
         this.reject(
           new ApiError(
             'rate_limited',
@@ -79,7 +80,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
         );
         break;
       case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
-        this.decisions.cell('quota_exhausted', via).inc();
+        this.decisions.cell('quota_exhausted', via, shard).inc();
         this.reject(
           new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
             headers: { ...headers, 'Retry-After': res.retry_after_seconds },
@@ -119,10 +120,15 @@ export class AdmissionClient {
     this.shards = addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs));
     this.decisions = new CellCounter({
       name: 'gateway_admissions_total',
-      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp)',
-      labelNames: ['decision', 'interface'] as const,
+      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and ledger shard',
+      labelNames: ['decision', 'interface', 'shard'] as const,
       registers: [registry],
     });
+    // Every series from the start, at 0: a shard that has never answered shows as unavailable > 0 beside
+    // admitted = 0 (MdpLedgerShardUnreachable), not as a series that does not exist.
+    for (let shard = 0; shard < this.shards.length; shard++)
+      for (const decision of DECISIONS)
+        for (const via of INTERFACES) this.decisions.cell(decision, via, shard);
   }
 
   /** Resolves with the admission, or rejects with the 429 or 503 to answer. */
