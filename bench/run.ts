@@ -351,6 +351,37 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     console.log(
       `${f.name.padEnd(44)}${groups.map((g) => fmtUs(cpuUs(f, g.name)).padStart(width(g))).join('')}`,
     );
+  // Each figure of a quote-shaped row over bare fastify's same figure (the issue's "each figure's ratio to
+  // bare"): every process's CPU over the bare process's, the p99 over bare's median p99.
+  const quoteRows = figures.filter((f) => !f.bare && f.shape === 'quote');
+  const bareP99 = median(figures.filter((f) => f.bare && f.shape === 'quote').map((f) => f.p99));
+  if (quoteRows.length > 0 && bare.runs > 0) {
+    const named = [
+      ['front', (f: Figure) => cpuUs(f, f.front)],
+      ['ledger', (f: Figure) => cpuUs(f, columns.ledger)],
+      ['nats', (f: Figure) => cpuUs(f, columns.nats)],
+      ['postgres', (f: Figure) => cpuUs(f, columns.postgres)],
+      ['redis', (f: Figure) => cpuUs(f, columns.redis)],
+      ['total', totalUs],
+    ] as const;
+    console.log(
+      `\neach figure over bare fastify's (quote-shaped: ${fmtUs(bare.us)} µs a request, ${bare.rps.toFixed(0)} req/s, p99 ${bareP99} ms), ` +
+        'a process not serving the row left out:\n' +
+        `${' '.repeat(44)}${named.map(([n]) => n.padStart(9)).join('')}${'req/s'.padStart(9)}${'p99'.padStart(9)}`,
+    );
+    for (const f of quoteRows) {
+      const cpu = named.map(([n, us]) =>
+        (n === 'front' || n === 'total' || f.serving.includes(columns[n])
+          ? fmtRatio(us(f) / bare.us)
+          : '-'
+        ).padStart(9),
+      );
+      console.log(
+        `${f.name.padEnd(44)}${cpu.join('')}${(f.rps / bare.rps).toFixed(3).padStart(9)}${fmtRatio(f.p99 / bareP99).padStart(9)}`,
+      );
+    }
+  }
+
   // The same CPU as cores in use over each run. Where the processes sum to nearly all the machine's
   // cores the run is CPU-bound: its µs a request are that CPU shared out over its req/s, so a process
   // whose CPU a second stays the same shows fewer µs a request in a faster run.
