@@ -291,15 +291,18 @@ describe('the /mcp endpoint over HTTP', () => {
 
   it('counts tool calls and admissions by interface in /metrics', async () => {
     const metrics = await (await fetch(`${platform.gatewayOpsUrl}/metrics`)).text();
-    /** The sample of `name` whose labels include all of `labels`. */
+    /**
+     * The samples of `name` whose labels include all of `labels`, summed (admissions are also by ledger
+     * shard); undefined when there is none.
+     */
     const sample = (name: string, labels: Record<string, string>) => {
-      const line = metrics
+      const lines = metrics
         .split('\n')
-        .find(
+        .filter(
           (l) =>
             l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
         );
-      return line ? Number(line.split(' ').at(-1)) : undefined;
+      return lines.length > 0 ? lines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0) : undefined;
     };
     expect(
       sample('gateway_mcp_tool_calls_total', { tool: 'get_stock_quote', outcome: 'ok' }),
