@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { latestReportedFiscalYear } from '@mdp/market';
+import { day, formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../src/cli.ts';
 import { extractPdfPages } from '../src/ingest/pdf-text.ts';
@@ -21,7 +23,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const cli = (...argv: string[]) => run(store, argv);
+// The generated filings are dated by the last completed session of this clock (a Friday evening in IST).
+const NOW = Date.parse('2026-11-27T12:00:00Z');
+const END = lastCompletedSession(NOW);
+const cli = (...argv: string[]) =>
+  run(
+    store,
+    argv,
+    () => {},
+    () => NOW,
+  );
 
 describe('filings-reader CLI', () => {
   it('ingests a Markdown results filing, page by page, once', async () => {
@@ -63,12 +74,37 @@ describe('filings-reader CLI', () => {
     await expect(cli('frobnicate')).rejects.toThrow(/load-default/);
   });
 
-  it('generates a PDF of the asked length', async () => {
+  it('generates a PDF of the asked length, of the latest period reported by the end day', async () => {
     const out = join(dir, 'ar.pdf');
-    expect(await cli('generate', out, '--type', 'annual_report', '--pages', '152')).toMatch(/152 pages$/);
+    const said = await cli('generate', out, '--type', 'annual_report', '--pages', '152');
+    // The annual report of the latest fiscal year whose results are out by the end day, filed after it closed.
+    const fy = latestReportedFiscalYear(END);
+    const m = /: (\S+) annual_report FY(\d\d) (\d{4}-\d\d-\d\d), 152 pages$/.exec(said);
+    expect(m, said).not.toBeNull();
+    expect(Number(m![2])).toBe(fy % 100);
+    expect(m![3]! > `${fy}-03-31` && m![3]! <= formatDay(END)).toBe(true);
     const pages = await extractPdfPages(await readFile(out));
     expect(pages).toHaveLength(152);
     expect(pages[151]).toMatch(/page 152 of 152$/);
+    // --end names the same day the clock does; a day that is no date is refused.
+    expect(
+      await cli('generate', out, '--type', 'annual_report', '--pages', '152', '--end', formatDay(END)),
+    ).toBe(said);
+    await expect(cli('generate', out, '--end', '27-11-2026')).rejects.toThrow(/--end must be a date/);
+  });
+
+  it('generates a concall of the latest quarter whose results are out by --end', async () => {
+    const out = join(dir, 'call.pdf');
+    // Q2 FY2027 (July-September 2026) is reported by mid-November, Q3 has not ended by 2026-11-27.
+    const said = await cli('generate', out, '--pages', '3', '--end', '2026-11-27');
+    const m = /: \S+ concall Q2FY27 (\d{4}-\d\d-\d\d), 3 pages$/.exec(said);
+    expect(m, said).not.toBeNull();
+    expect(day(m![1]!)).toBeGreaterThan(day('2026-09-30'));
+    expect(m![1]! <= '2026-11-27').toBe(true);
+    // A month and a half earlier the quarter has ended but its results are not out: the call is of Q1.
+    expect(await cli('generate', out, '--pages', '3', '--end', '2026-10-05')).toMatch(
+      / concall Q1FY27 2026-0[78]-/,
+    );
   });
 
   it('load-default is deterministic and --if-empty loads only once', async () => {

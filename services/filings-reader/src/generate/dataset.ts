@@ -1,7 +1,8 @@
 import { Rng } from '@mdp/market';
+import { type DayNumber, formatDay } from '@mdp/nse-calendar';
 import type { FilingsStore } from '../store.ts';
-import { type Company, generateCompanies } from './companies.ts';
-import { DEFAULT_SEED, quarters } from './documents.ts';
+import { type CompanyCalendar, companyCalendars, defaultMarket } from './companies.ts';
+import { DEFAULT_SEED } from './documents.ts';
 import type { FilingSpec } from './filing.ts';
 import { preparedInOrder } from './filing-pool.ts';
 
@@ -13,6 +14,11 @@ const ON_WORKERS_FROM = 50;
 export interface DatasetOptions {
   companies: number;
   seed?: string;
+  /**
+   * "Today": the last day of the generated market the filings are dated by (every filing is on or
+   * before it). Default: the last completed session of the real clock, as the equities service's.
+   */
+  endDay?: DayNumber;
   /** Concall transcripts per company (latest quarters first). */
   concalls?: number;
   /** One company in `annualReportEvery` gets a 150+ page annual report. */
@@ -21,45 +27,52 @@ export interface DatasetOptions {
   offerDocEvery?: number;
 }
 
+/**
+ * A company's filings, dated by what it has reported by the market's end day: a concall transcript for
+ * each of its latest `concalls` quarters with results out, held on the day the results were filed (the
+ * financials' `available_from`), an investor presentation of the latest of them the same day, the
+ * annual report of the latest fiscal year whose audited results are out, dated the day they were filed,
+ * and the DRHP and RHP that preceded its listing. Nothing is dated after the end day or, but for the
+ * offer documents, before the listing.
+ */
+export function companyFilings(
+  cal: CompanyCalendar,
+  seed: string,
+  want: { concalls: number; annualReport: boolean; offerDocs: boolean },
+): FilingSpec[] {
+  const { company } = cal;
+  const spec = (docType: FilingSpec['docType'], period: string, date: DayNumber): FilingSpec => ({
+    company,
+    docType,
+    period,
+    date: formatDay(date),
+    seed,
+  });
+  const out = cal.quarters.slice(0, want.concalls).map((q) => spec('concall', q.period, q.filed));
+  const latest = cal.quarters[0];
+  if (latest) out.push(spec('presentation', latest.period, latest.filed));
+  if (want.annualReport && cal.year) out.push(spec('annual_report', cal.year.period, cal.year.filed));
+  if (want.offerDocs && cal.listedOn !== null) {
+    // The RHP a week or three before listing, the DRHP some months before that.
+    const rng = Rng.named(seed, `${company.symbol}:dates`);
+    const rhp = cal.listedOn - rng.int(7, 21);
+    out.push(spec('drhp', 'IPO', rhp - rng.int(90, 270)), spec('rhp', 'IPO', rhp));
+  }
+  return out;
+}
+
 /** The default dataset's filings, in a fixed order; lazily, so memory stays flat however large it is. */
-function* datasetFilings(opts: DatasetOptions): Generator<FilingSpec> {
+export function* datasetFilings(opts: DatasetOptions): Generator<FilingSpec> {
   const seed = opts.seed ?? DEFAULT_SEED;
-  const companies: Company[] = generateCompanies(opts.companies);
   const concalls = opts.concalls ?? 3;
   const arEvery = opts.annualReportEvery ?? 10;
   const offerEvery = opts.offerDocEvery ?? 25;
-  for (const [i, company] of companies.entries()) {
-    const rng = Rng.named(seed, `${company.symbol}:dates`);
-    const qs = quarters(Math.max(concalls, 1), rng);
-    for (const q of qs.slice(0, concalls))
-      yield { company, docType: 'concall', period: q.period, date: q.date, seed };
-    const latest = qs[0];
-    if (latest) yield { company, docType: 'presentation', period: latest.period, date: latest.date, seed };
-    if (i % arEvery === 0)
-      yield {
-        company,
-        docType: 'annual_report',
-        period: 'FY25',
-        date: `2025-0${rng.int(6, 8)}-${String(rng.int(10, 28))}`,
-        seed,
-      };
-    if (i % offerEvery === 1) {
-      yield {
-        company,
-        docType: 'drhp',
-        period: 'IPO',
-        date: `2024-${String(rng.int(1, 9)).padStart(2, '0')}-${String(rng.int(10, 28))}`,
-        seed,
-      };
-      yield {
-        company,
-        docType: 'rhp',
-        period: 'IPO',
-        date: `2024-${String(rng.int(10, 12))}-${String(rng.int(10, 28))}`,
-        seed,
-      };
-    }
-  }
+  for (const [i, cal] of companyCalendars(opts.companies, defaultMarket(opts.endDay)).entries())
+    yield* companyFilings(cal, seed, {
+      concalls,
+      annualReport: i % arEvery === 0,
+      offerDocs: i % offerEvery === 1,
+    });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Rng } from '@mdp/market';
+import { fiscalYearOf, Rng } from '@mdp/market';
+import { day } from '@mdp/nse-calendar';
 import type { DocType } from '../store.ts';
 import type { Company } from './companies.ts';
 import { inr, round } from './format.ts';
@@ -59,33 +60,6 @@ const MONTHS = [
 function longDate(iso: string): string {
   const [y, m, d] = iso.split('-').map(Number) as [number, number, number];
   return `${MONTHS[m - 1]} ${d}, ${y}`;
-}
-
-/** Fiscal quarters back from Q2 FY26 (July-September 2025): label and the date results were discussed. */
-export function quarters(n: number, rng: Rng): { period: string; date: string; fy: number; q: number }[] {
-  const out: { period: string; date: string; fy: number; q: number }[] = [];
-  let fy = 26;
-  let q = 2;
-  for (let i = 0; i < n; i++) {
-    // Quarter q of FY ends in month 6,9,12,3 (of calendar year 2000+fy-1, or 2000+fy for Q4).
-    const endMonth = [6, 9, 12, 3][q - 1] as number;
-    const year = 2000 + fy - (q === 4 ? 0 : 1);
-    const callMonth = (endMonth % 12) + 1;
-    const callYear = endMonth === 12 ? year + 1 : year;
-    const day = rng.int(3, 28);
-    out.push({
-      period: `Q${q}FY${fy}`,
-      date: `${callYear}-${String(callMonth).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
-      fy,
-      q,
-    });
-    q -= 1;
-    if (q === 0) {
-      q = 4;
-      fy -= 1;
-    }
-  }
-  return out;
 }
 
 // An A4 page at 9 pt holds about 60 lines of about 100 characters; stay well inside so no text spills over.
@@ -214,7 +188,9 @@ function* reportParagraphs(c: Company, fy: string, rng: Rng): Generator<string> 
   }
 }
 
-function* offerParagraphs(c: Company, kind: 'drhp' | 'rhp', rng: Rng): Generator<string> {
+function* offerParagraphs(c: Company, kind: 'drhp' | 'rhp', date: string, rng: Rng): Generator<string> {
+  // The last fiscal year closed before the document, and the figures' window back from it.
+  const fy = fiscalYearOf(day(date)) - 1;
   const issue = rng.int(300, 6000);
   yield `# ${kind === 'drhp' ? 'Draft Red Herring Prospectus' : 'Red Herring Prospectus'} - ${c.name}`;
   yield `Initial public offering of equity shares of face value Rs ${rng.pick([1, 2, 5, 10])} each aggregating up to Rs ${inr(issue)} crore, comprising a fresh issue of up to Rs ${inr(Math.round(issue * 0.4))} crore and an offer for sale.`;
@@ -224,9 +200,9 @@ function* offerParagraphs(c: Company, kind: 'drhp' | 'rhp', rng: Rng): Generator
       yield rng.pick([
         `We depend on a limited number of customers for a significant portion of our revenue; our top ten customers contributed ${rng.int(30, 80)}% of revenue from operations in the last fiscal. Any loss of these customers could adversely affect our business.`,
         `The Net Proceeds are proposed to be used for repayment of borrowings of Rs ${inr(rng.int(50, 800))} crore, capital expenditure of Rs ${inr(rng.int(50, 900))} crore and general corporate purposes.`,
-        `Our revenue from operations grew at a CAGR of ${round(rng.uniform(8, 40))}% between Fiscal 2023 and Fiscal 2025, and our EBITDA margin was ${round(rng.uniform(8, 30))}% in Fiscal 2025.`,
+        `Our revenue from operations grew at a CAGR of ${round(rng.uniform(8, 40))}% between Fiscal ${fy - 2} and Fiscal ${fy}, and our EBITDA margin was ${round(rng.uniform(8, 30))}% in Fiscal ${fy}.`,
         `There are ${rng.int(2, 40)} outstanding legal proceedings involving our Company, the outcome of which is uncertain; an adverse outcome may affect our reputation and results of operations.`,
-        `The industry is expected to grow at ${round(rng.uniform(6, 18))}% annually to Rs ${inr(rng.int(20000, 400000))} crore by Fiscal 2030, driven by rising incomes and policy support.`,
+        `The industry is expected to grow at ${round(rng.uniform(6, 18))}% annually to Rs ${inr(rng.int(20000, 400000))} crore by Fiscal ${fy + 5}, driven by rising incomes and policy support.`,
       ]);
   }
 }
@@ -282,7 +258,7 @@ export function generateDocument(
         ? presentationParagraphs(c, period, rng)
         : docType === 'annual_report'
           ? reportParagraphs(c, period, rng)
-          : offerParagraphs(c, docType, rng);
+          : offerParagraphs(c, docType, date, rng);
   const footer = (p: number) => `${c.symbol} ${docType} ${period} - page ${p} of ${n}`;
   const pages = paginate(source, n, footer);
   pages[0] = `${titles[docType]}\n${longDate(date)}\n\n${pages[0]}`;
