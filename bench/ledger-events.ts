@@ -4,9 +4,7 @@
 // Written as rows of COPY's binary format (nothing for Postgres to parse), and counted as they go into
 // the cells the projections are made of, so the loaded log and its projections agree.
 import { randomFillSync } from 'node:crypto';
-import { IST_OFFSET_MS } from '@mdp/ist-time';
-
-export const DAY_MS = 86_400_000;
+import { DAY_MS, IST_OFFSET_MS } from '@mdp/nse-calendar';
 
 /** The IST day of a Unix millisecond, as a day number (days since 1970-01-01 in IST). */
 export const istDayNumber = (ms: number): number => Math.floor((ms + IST_OFFSET_MS) / DAY_MS);

@@ -1,4 +1,4 @@
-import { istDay } from '@mdp/ist-time';
+import { istDay } from '@mdp/nse-calendar';
 import { validate, version } from 'uuid';
 import { describe, expect, it } from 'vitest';
 import {

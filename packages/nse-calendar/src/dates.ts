@@ -1,10 +1,11 @@
+import { DAY_MS } from './ist.ts';
+
 /**
  * Calendar dates as day numbers (days since 1970-01-01), the unit every price computation works in:
  * cheap to compare, subtract and index, with no time zone in sight. Text is always YYYY-MM-DD.
  */
 export type DayNumber = number;
 
-const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The day number of a real calendar date, or undefined for anything else (2023-02-29, 2024-1-5). */
@@ -38,6 +39,14 @@ export function formatDay(n: DayNumber): string {
     return text;
   }
   return new Date(n * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The YYYY-MM-DD date `n` calendar days after `date` (before it when n is negative). As Date.parse reads
+ * the date: a day past the month's end rolls over (2026-02-30 is 2 March); a RangeError for text it cannot.
+ */
+export function addDays(date: string, n: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
 }
 
 export function dayFromDate(d: Date): DayNumber {

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { istNextDayStart } from '@mdp/ist-time';
+import { DAY_MS, istNextDayStart } from '@mdp/nse-calendar';
 import { ACCOUNT_BOUNDS as B } from '@mdp/tokens';
 
 /**
@@ -7,7 +7,6 @@ import { ACCOUNT_BOUNDS as B } from '@mdp/tokens';
  * live, and the rate limits. The bounds are the ones the site's forms state (`ACCOUNT_BOUNDS`).
  */
 
-const DAY_MS = 86_400_000;
 export const SESSION_LIFETIME_MS = 30 * DAY_MS;
 export const INVITE_LIFETIME_MS = 7 * DAY_MS;
 /** Most token uses one RecordTokenUse call may carry. */

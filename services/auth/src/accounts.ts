@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Clock, systemClock } from '@mdp/ist-time';
+import { type Clock, systemClock } from '@mdp/nse-calendar';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import type pg from 'pg';
 import {

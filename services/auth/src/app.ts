@@ -1,5 +1,5 @@
 import { GrpcServer, type GrpcServerOptions, UNARY_MAX_CONNECTION_AGE_MS } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
 import { accountHandlers } from './account-handlers.ts';
 import { AccountStore } from './accounts.ts';

@@ -3,7 +3,7 @@
 // stdout carries only the value asked for (an id, a token, a table); messages go to stderr.
 
 import { parseArgs } from 'node:util';
-import { type Clock, systemClock } from '@mdp/ist-time';
+import { type Clock, systemClock } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { normaliseEmail } from './account-rules.ts';
 import { AccountStore } from './accounts.ts';

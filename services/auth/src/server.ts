@@ -1,5 +1,5 @@
-import { systemClock } from '@mdp/ist-time';
 import { connectNats } from '@mdp/nats';
+import { systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { usesDevTagKey } from '@mdp/tokens';
 import { AccountStore } from './accounts.ts';

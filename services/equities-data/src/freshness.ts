@@ -1,6 +1,11 @@
-import type { Clock } from '@mdp/ist-time';
-import { IST_OFFSET_MS } from '@mdp/ist-time';
-import { type DayNumber, LAST_HOLIDAY_YEAR, lastCompletedSession, tradingDays } from '@mdp/nse-calendar';
+import type { Clock } from '@mdp/nse-calendar';
+import {
+  type DayNumber,
+  IST_OFFSET_MS,
+  LAST_HOLIDAY_YEAR,
+  lastCompletedSession,
+  tradingDays,
+} from '@mdp/nse-calendar';
 import { Gauge, type Registry } from '@mdp/telemetry';
 
 /**

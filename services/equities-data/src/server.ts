@@ -1,7 +1,6 @@
 import { natsConfig } from '@mdp/config';
-import { systemClock } from '@mdp/ist-time';
 import { startDataChangeAnnouncer } from '@mdp/nats';
-import { formatDay } from '@mdp/nse-calendar';
+import { formatDay, systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
 import { AreaData } from './areas/index.ts';

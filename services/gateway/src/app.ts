@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import { ApiError, errorBody } from '@mdp/errors';
 import type { AsyncClient } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import type { auth } from '@mdp/proto';
 import {
   type Attributes,

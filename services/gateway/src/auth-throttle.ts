@@ -1,5 +1,5 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import { LRUCache } from 'lru-cache';
 
 export interface FailureThrottleOptions {

@@ -1,6 +1,5 @@
 import { ApiError } from '@mdp/errors';
 import type { AsyncClient } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
 import {
   type AccountChanged,
   AUTH_EVENTS,
@@ -9,6 +8,7 @@ import {
   subscribeJson,
   type TokenRevoked,
 } from '@mdp/nats';
+import type { Clock } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
 import { CellCounter, Counter, Gauge, type Registry } from '@mdp/telemetry';

@@ -1,6 +1,6 @@
 import type { AsyncClient } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
 import { connectNats, DATA_CHANGED, subscribeJson } from '@mdp/nats';
+import type { Clock } from '@mdp/nse-calendar';
 import type { auth } from '@mdp/proto';
 import type { Logger, Registry } from '@mdp/telemetry';
 import { Authenticator, type AuthenticatorOptions, subscribeAuthEvents } from './authenticator.ts';

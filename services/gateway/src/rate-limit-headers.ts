@@ -1,4 +1,4 @@
-import { istMonthStart, istNextMonthStart } from '@mdp/ist-time';
+import { istMonthStart, istNextMonthStart } from '@mdp/nse-calendar';
 import type { ledger } from '@mdp/proto';
 import type { Principal } from './authenticator.ts';
 

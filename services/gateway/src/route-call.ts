@@ -1,5 +1,5 @@
 import { ApiError } from '@mdp/errors';
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import { context, type Span, trace } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
 import type { TObject } from '@sinclair/typebox';

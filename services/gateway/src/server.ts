@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, usageStreamConfig } from '@mdp/config';
-import { systemClock } from '@mdp/ist-time';
+import { systemClock } from '@mdp/nse-calendar';
 import { bootstrap, exitOnStartupError, serveUntilSignal } from '@mdp/runtime';
 import { DEV_TAG_KEYS, parseTagKeys, TAG_KEYS_PATTERN, type TagKeyring, usesDevTagKey } from '@mdp/tokens';
 import { Type } from '@sinclair/typebox';

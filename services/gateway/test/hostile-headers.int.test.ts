@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { RpcError } from '@mdp/grpc';
-import { istDay } from '@mdp/ist-time';
+import { istDay } from '@mdp/nse-calendar';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {

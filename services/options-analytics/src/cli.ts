@@ -4,8 +4,7 @@
 
 import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
-import { type Clock, systemClock } from '@mdp/ist-time';
-import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
+import { type Clock, formatDay, lastCompletedSession, systemClock } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { DEFAULT_SCHEMA, optionsConfig } from './config.ts';
 import { DEFAULT_SEED } from './generate/dataset.ts';

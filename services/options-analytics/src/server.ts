@@ -1,6 +1,6 @@
 import { natsConfig } from '@mdp/config';
-import { systemClock } from '@mdp/ist-time';
 import { startDataChangeAnnouncer } from '@mdp/nats';
+import { systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp } from './app.ts';
 import { optionsConfig } from './config.ts';

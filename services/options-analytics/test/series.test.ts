@@ -1,8 +1,8 @@
+import { addDays } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { ivStandings, MIN_RANK_OBSERVATIONS } from '../src/analytics/iv-rank.ts';
 import { putCallRatios } from '../src/analytics/put-call-ratio.ts';
 import { realisedVol, TRADING_DAYS_PER_YEAR } from '../src/analytics/realised-vol.ts';
-import { addDays } from '../src/analytics/time.ts';
 
 describe('put-call ratios', () => {
   it('divides puts by calls, null without calls', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { frontMonthly } from '../src/analytics/summary.ts';
 import { constantMaturityValue, constantMaturityVol } from '../src/analytics/term-structure.ts';
-import { addDays, daysBetween, marketCloseMs, yearsToExpiry } from '../src/analytics/time.ts';
+import { daysBetween, marketCloseMs, yearsToExpiry } from '../src/analytics/time.ts';
 
 describe('30-day constant maturity', () => {
   it('interpolates ATM IV linearly in total variance between the bracketing expiries', () => {
@@ -57,6 +57,5 @@ describe('time to expiry', () => {
     expect(yearsToExpiry(marketCloseMs('2026-03-27'), '2026-03-30')).toBeCloseTo(3 / 365, 15);
     expect(yearsToExpiry(marketCloseMs('2026-03-30'), '2026-03-30')).toBe(0);
     expect(daysBetween('2026-03-27', '2026-04-28')).toBe(32);
-    expect(addDays('2026-02-27', 2)).toBe('2026-03-01');
   });
 });

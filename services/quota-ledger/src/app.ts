@@ -1,6 +1,6 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
-import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
+import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { type ByInterface, interfaceOf } from './domain/account-book.ts';
 import type { Caps } from './domain/admission.ts';

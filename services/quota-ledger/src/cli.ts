@@ -2,7 +2,7 @@
 // usage error.
 import { databaseConfig, loadConfig } from '@mdp/config';
 import { migratedPool, type Pool } from '@mdp/db';
-import { systemClock } from '@mdp/ist-time';
+import { systemClock } from '@mdp/nse-calendar';
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { Type } from '@sinclair/typebox';
 import {

@@ -1,4 +1,4 @@
-import { type Clock, istDay, istMonth } from '@mdp/ist-time';
+import { type Clock, istDay, istMonth } from '@mdp/nse-calendar';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
 import type { AccountBook } from './domain/account-book.ts';
 import type { ProjectionStore } from './projections.ts';

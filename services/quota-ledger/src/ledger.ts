@@ -1,7 +1,7 @@
 import type { Pool } from '@mdp/db';
 import type { GrpcServer } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
 import type { NatsConnection } from '@mdp/nats';
+import type { Clock } from '@mdp/nse-calendar';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
 import { type SettlementEvent, shardOf } from '@mdp/usage';
 import { buildApp } from './app.ts';

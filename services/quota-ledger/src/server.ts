@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { holdSessionLock } from '@mdp/db';
-import { systemClock } from '@mdp/ist-time';
 import { connectNats } from '@mdp/nats';
+import { systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { ledgerConfig } from './config.ts';
 import { assembleLedger } from './ledger.ts';

@@ -1,4 +1,4 @@
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import {
   CellCounter,
   Counter,

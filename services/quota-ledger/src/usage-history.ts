@@ -1,4 +1,12 @@
-import { type Clock, IST_OFFSET_MS, istDay, istDayStart, istMonth, istMonthStart } from '@mdp/ist-time';
+import {
+  type Clock,
+  DAY_MS,
+  IST_OFFSET_MS,
+  istDay,
+  istDayStart,
+  istMonth,
+  istMonthStart,
+} from '@mdp/nse-calendar';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import { type ByInterface, noUnits } from './domain/account-book.ts';
 
@@ -7,7 +15,6 @@ const HISTORY_DAYS = 30;
 const HISTORY_HOURS = 24;
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 /** Where IST hours start within a UTC hour (IST is UTC+05:30: at half past). */
 export const IST_HOUR_PHASE_MS = IST_OFFSET_MS % HOUR_MS;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { istDay, istMonth } from '@mdp/ist-time';
+import { istDay, istMonth } from '@mdp/nse-calendar';
 import type { Interface, SettlementEvent, SettlementKind } from '@mdp/usage';
 
 /**

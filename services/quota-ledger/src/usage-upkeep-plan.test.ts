@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, type DayState, upkeepLags, upkeepPlan } from './usage-upkeep-plan.ts';
+import { type DayState, dayEndMs, upkeepLags, upkeepPlan } from './usage-upkeep-plan.ts';
 
 const settings = { retentionDays: 62, aheadDays: 7, sealGraceMs: 20 * 60_000 };
 const day = (d: string, s: Partial<DayState> = {}): DayState => ({
@@ -12,10 +12,9 @@ const day = (d: string, s: Partial<DayState> = {}): DayState => ({
 });
 
 describe('usage log upkeep plan', () => {
-  it('counts IST days across months and years', () => {
-    expect(addDays('2026-03-31', 1)).toBe('2026-04-01');
-    expect(addDays('2026-01-01', -1)).toBe('2025-12-31');
-    expect(addDays('2028-02-28', 1)).toBe('2028-02-29');
+  it('ends an IST day at the next midnight IST', () => {
+    expect(dayEndMs('2026-03-31')).toBe(Date.parse('2026-04-01T00:00:00+05:30'));
+    expect(new Date(dayEndMs('2026-12-31')).toISOString()).toBe('2026-12-31T18:30:00.000Z');
   });
 
   it('wants partitions from yesterday to the days ahead', () => {

@@ -1,4 +1,4 @@
-import { istDay } from '@mdp/ist-time';
+import { addDays, DAY_MS, istDateStart, istDay } from '@mdp/nse-calendar';
 
 /**
  * What the usage log's upkeep should do at a moment, decided from the days it holds (pure; the clock
@@ -11,8 +11,6 @@ import { istDay } from '@mdp/ist-time';
  * - a day older than the last `retentionDays` IST days (today included) is archived, read back and
  *   checked against its seal, and only then dropped. An unsealed day is never archived or dropped.
  */
-
-const DAY_MS = 86_400_000;
 
 export interface UpkeepSettings {
   retentionDays: number;
@@ -43,13 +41,8 @@ export interface UpkeepPlan {
   firstRetainedDay: string;
 }
 
-/** The IST day `n` days after `day` (n may be negative). */
-export function addDays(day: string, n: number): string {
-  return istDay(Date.parse(`${day}T00:00:00+05:30`) + n * DAY_MS);
-}
-
 /** When the IST day `day` ends (the next midnight IST), epoch ms. */
-export const dayEndMs = (day: string) => Date.parse(`${day}T00:00:00+05:30`) + DAY_MS;
+export const dayEndMs = (day: string) => istDateStart(day) + DAY_MS;
 
 export function upkeepPlan(now: number, days: readonly DayState[], s: UpkeepSettings): UpkeepPlan {
   const today = istDay(now);

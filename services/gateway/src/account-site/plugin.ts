@@ -3,7 +3,7 @@ import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { ApiError } from '@mdp/errors';
 import { type AsyncClient, PARAM_METADATA_KEY, status } from '@mdp/grpc';
-import { type Clock, IST_OFFSET_MS } from '@mdp/ist-time';
+import { type Clock, DAY_MS, istDateStart } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../authenticator.ts';
@@ -45,7 +45,6 @@ const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86_400_000;
 const SITE_PREFIX = '/account';
 
 /** Notices a redirect may ask for, by key: a query string never puts its own words on a page. */
@@ -227,10 +226,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         if (expires && !DATE.test(expires))
           errors.expires = 'Give the date as YYYY-MM-DD, or leave it empty.';
         // The token stops at the end of the chosen IST day.
-        const expiresAtMs =
-          expires && !errors.expires
-            ? Date.parse(`${expires}T00:00:00Z`) - IST_OFFSET_MS + DAY_MS
-            : undefined;
+        const expiresAtMs = expires && !errors.expires ? istDateStart(expires) + DAY_MS : undefined;
         if (expiresAtMs !== undefined && Number.isNaN(expiresAtMs)) errors.expires = 'That is not a date.';
         if (!errors.expires) {
           try {

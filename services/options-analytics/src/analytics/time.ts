@@ -22,7 +22,5 @@ export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 
-/** The YYYY-MM-DD date `days` calendar days after `date`. */
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
+// calendar/expiries.ts still imports addDays from here; it lives in @mdp/nse-calendar.
+export { addDays } from '@mdp/nse-calendar';

@@ -1,6 +1,6 @@
 import { type CorporateActionRow, type GeneratedDataset, generateIndices, Rng } from '@mdp/market';
-import { type DayNumber, day, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
-import { addDays, daysBetween } from '../analytics/time.ts';
+import { addDays, type DayNumber, day, formatDay, tradingDayOnOrBefore } from '@mdp/nse-calendar';
+import { daysBetween } from '../analytics/time.ts';
 import type { UnderlyingSpec } from './underlying-model.ts';
 import { fnoStocks, INDEX_UNDERLYINGS } from './universe.ts';
 

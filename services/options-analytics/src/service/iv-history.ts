@@ -1,7 +1,6 @@
-import { day, formatDay, tradingDayOnOrBefore, weekStart } from '@mdp/nse-calendar';
+import { addDays, day, formatDay, tradingDayOnOrBefore, weekStart } from '@mdp/nse-calendar';
 import { ivStandings } from '../analytics/iv-rank.ts';
 import { realisedVol } from '../analytics/realised-vol.ts';
-import { addDays } from '../analytics/time.ts';
 import type { DailyRow } from '../domain/daily-row.ts';
 import { percent, round } from './format.ts';
 

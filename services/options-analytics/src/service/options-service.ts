@@ -1,5 +1,5 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import type { Clock } from '@mdp/ist-time';
+import type { Clock } from '@mdp/nse-calendar';
 import type { common } from '@mdp/proto';
 import { LRUCache } from 'lru-cache';
 import type { OptionsAnalyticsImpl } from '../app.ts';
@@ -26,8 +26,8 @@ const NO_DATA = 'no derivatives data for this underlying';
 /**
  * The three RPCs over the service's tables. Every load (import or generation) records a row whose id is
  * the data version; the service reads it at most once per `versionTtlMs` and keys its caches by it, so
- * a warm call does no database work and a new load is served within that time. A snapshot is
- * immutable under its id: its analytics (every IV and Greek) are computed once.
+ * a warm call does no database work and a new load is served within that time. A snapshot's analytics
+ * (every IV and Greek) are computed once per data version (a calendar change may move its expiries).
  */
 export function optionsService({
   store,
@@ -35,7 +35,7 @@ export function optionsService({
   clock,
   versionTtlMs = 1_000,
 }: OptionsServiceDeps): OptionsAnalyticsImpl {
-  const analysed = new LRUCache<number, Promise<AnalysedSnapshot>>({ max: 64 });
+  const analysed = new LRUCache<string, Promise<AnalysedSnapshot>>({ max: 64 });
   const headers = new LRUCache<string, Promise<SnapshotHeader | null>>({ max: 1_024 });
   const docs = new LRUCache<string, Promise<common.Document>>({ max: 1_024 });
   let version: { at: number; value: Promise<number> } | null = null;
@@ -71,14 +71,16 @@ export function optionsService({
     const v = await dataVersion();
     const header = await cached(headers, `${v}|${symbol}`, () => store.latestSnapshot(symbol));
     if (!header) return null;
-    let pending = analysed.get(header.id);
+    // Keyed by the data version too: a calendar change moves a held snapshot's expiries in place.
+    const key = `${v}|${header.id}`;
+    let pending = analysed.get(key);
     if (!pending) {
       pending = (async () => {
         const kind = (await store.underlying(symbol))?.kind ?? 'stock';
         return analyseSnapshot(header.id, await store.snapshot(header, kind), header.source, r);
       })();
-      analysed.set(header.id, pending);
-      pending.catch(() => analysed.delete(header.id));
+      analysed.set(key, pending);
+      pending.catch(() => analysed.delete(key));
     }
     return pending;
   }
@@ -100,7 +102,7 @@ export function optionsService({
           'strikes',
           `strikes must be a whole number from 1 to ${MAX_STRIKES_EACH_SIDE}`,
         );
-      const a = await latest(symbol);
+      const [a, v] = await Promise.all([latest(symbol), dataVersion()]);
       if (!a) throw RpcError.notFound(NO_DATA);
       if (a.expiries.length === 0)
         throw RpcError.notFound(
@@ -112,7 +114,7 @@ export function optionsService({
           'expiry',
           `no ${expiry} expiry in the ${a.snapshot.tradeDate} snapshot of ${symbol}; its expiries are ${a.expiries.map((x) => x.expiry).join(', ')}`,
         );
-      return cached(docs, `chain|${a.id}|${e.expiry}|${strikes ?? ''}`, async () =>
+      return cached(docs, `chain|${v}|${a.id}|${e.expiry}|${strikes ?? ''}`, async () =>
         jsonDocument(chainView(a, e, strikes, r), {
           snapshot_ts: new Date(a.snapshot.snapshotMs).toISOString(),
           source: a.source,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { IST_OFFSET_MS } from '@mdp/ist-time';
+import { DAY_MS, istDateStart } from '@mdp/nse-calendar';
 import { CANONICAL_FIELDS, type CanonicalEvent, canonicalLine } from '../usage-day.ts';
 
 /**
@@ -12,7 +12,6 @@ const FORMAT_NAME = 'mdp-usage-events';
 const FORMAT_VERSION = 1;
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DAY_MS = 24 * 60 * 60 * 1000;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 /** A calendar day YYYY-MM-DD that exists (2026-02-30 does not); throws otherwise. */
@@ -27,8 +26,7 @@ export function assertDay(day: string): string {
 
 /** The IST day as instants: from its midnight IST (inclusive) to the next (exclusive), epoch ms. */
 export function istDayBounds(day: string): { fromMs: number; toMs: number } {
-  const [y, m, d] = assertDay(day).split('-').map(Number) as [number, number, number];
-  const fromMs = Date.UTC(y, m - 1, d) - IST_OFFSET_MS;
+  const fromMs = istDateStart(assertDay(day));
   return { fromMs, toMs: fromMs + DAY_MS };
 }
 

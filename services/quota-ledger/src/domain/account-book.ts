@@ -1,4 +1,4 @@
-import { istDay, istMonth } from '@mdp/ist-time';
+import { istDay, istMonth } from '@mdp/nse-calendar';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './admission.ts';
 import { BurstWindow } from './burst-window.ts';

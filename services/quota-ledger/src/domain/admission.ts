@@ -1,4 +1,4 @@
-import { istNextDayStart, istNextMonthStart } from '@mdp/ist-time';
+import { istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import type { BurstTimes } from './burst-window.ts';
 
 /** SPEC 8: at most 60 admitted requests in any rolling 60 seconds, per account (a plan may say otherwise). */

@@ -1,7 +1,6 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import { istToday } from '@mdp/ist-time';
 import { DEAL_KINDS, type DealKind, NEWS_CATEGORIES, type NewsRow } from '@mdp/market';
-import { day, formatDay } from '@mdp/nse-calendar';
+import { day, formatDay, istToday } from '@mdp/nse-calendar';
 import type { AreaDeps } from '../area.ts';
 import type { EquitiesDataset, StockEntry } from '../stocks/dataset.ts';
 import type { EquitiesDataImpl } from '../stocks/rpcs.ts';

@@ -1,7 +1,6 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import { istToday } from '@mdp/ist-time';
 import { hasFinancials } from '@mdp/market';
-import { day } from '@mdp/nse-calendar';
+import { day, istToday } from '@mdp/nse-calendar';
 import type { AreaDeps } from '../area.ts';
 import type { EquitiesDataImpl } from '../stocks/rpcs.ts';
 import { financialsDocument, MAX_PERIODS, SECTIONS, type Section } from './document.ts';

@@ -1,7 +1,6 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import { istToday } from '@mdp/ist-time';
 import { INDEX_FAMILIES, type IndexFamily } from '@mdp/market';
-import { day, formatDay } from '@mdp/nse-calendar';
+import { day, formatDay, istToday } from '@mdp/nse-calendar';
 import type { AreaDeps } from '../area.ts';
 import type { EquitiesDataImpl } from '../stocks/rpcs.ts';
 import { type IndexSeries, type IndicesData, levelsUpTo } from './data.ts';

@@ -1,6 +1,5 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import { istToday } from '@mdp/ist-time';
-import { day } from '@mdp/nse-calendar';
+import { day, istToday } from '@mdp/nse-calendar';
 import type { AreaDeps } from '../area.ts';
 import type { EquitiesDataImpl } from '../stocks/rpcs.ts';
 import { CHART_INTERVALS, type ChartInterval, fiiDiiDocument, SESSIONS } from './domain/cash-flows.ts';

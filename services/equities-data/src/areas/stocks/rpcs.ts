@@ -1,7 +1,6 @@
 import { type AsyncServiceImpl, jsonDocument, RpcError } from '@mdp/grpc';
-import { type Clock, istToday } from '@mdp/ist-time';
 import type { BarRow } from '@mdp/market';
-import { type DayNumber, day, formatDay } from '@mdp/nse-calendar';
+import { type Clock, type DayNumber, day, formatDay, istToday } from '@mdp/nse-calendar';
 import type { common, equities } from '@mdp/proto';
 import type { EquitiesDataset, StockEntry } from './dataset.ts';
 import { barsJson, type ProfileSection, profile, quote, searchItem } from './documents.ts';

@@ -4,7 +4,8 @@
  * last UTC day of the previous month. Pure functions over epoch milliseconds; the clock is injected.
  */
 export const IST_OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** A day of 24 hours in milliseconds (IST has no daylight saving, so every IST day is one). */
+export const DAY_MS = 86_400_000;
 
 /** A source of "now" in epoch milliseconds, injected so that boundaries are testable. */
 export type Clock = () => number;
@@ -52,6 +53,15 @@ export function istMonth(epochMs: number): string {
 export function istDayStart(epochMs: number): number {
   const shifted = epochMs + IST_OFFSET_MS;
   return shifted - (((shifted % DAY_MS) + DAY_MS) % DAY_MS) - IST_OFFSET_MS;
+}
+
+/**
+ * Epoch ms of 00:00 IST on a YYYY-MM-DD date: the instant its IST day starts. As Date.parse reads it: NaN
+ * for text of another shape or a day past 31, a day past the month's end rolls over (2026-02-30 is 2
+ * March), so check that the date is real first where that matters.
+ */
+export function istDateStart(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`) - IST_OFFSET_MS;
 }
 
 /** Epoch ms of the next IST midnight (when the daily window resets). */

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { istDay, istDayStart, istMonth, istMonthStart, istNextDayStart, istNextMonthStart } from './index.ts';
+import {
+  DAY_MS,
+  istDateStart,
+  istDay,
+  istDayStart,
+  istMonth,
+  istMonthStart,
+  istNextDayStart,
+  istNextMonthStart,
+} from './ist.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -32,6 +41,20 @@ describe('IST windows', () => {
     expect(new Date(istMonthStart(at('2026-02-10T00:00:00Z'))).toISOString()).toBe(
       '2026-01-31T18:30:00.000Z',
     );
+  });
+
+  it('a YYYY-MM-DD date starts at 18:30Z of the UTC day before it', () => {
+    expect(new Date(istDateStart('2026-03-15')).toISOString()).toBe('2026-03-14T18:30:00.000Z');
+    expect(new Date(istDateStart('2027-01-01')).toISOString()).toBe('2026-12-31T18:30:00.000Z');
+    expect(new Date(istDateStart('2028-02-29')).toISOString()).toBe('2028-02-28T18:30:00.000Z');
+    // The same instant as the day's start found from any instant in it, and as +05:30 in the text.
+    for (const iso of ['2026-03-14T18:30:00Z', '2026-03-15T12:00:00Z', '2026-03-15T18:29:59.999Z']) {
+      expect(istDateStart(istDay(at(iso)))).toBe(istDayStart(at(iso)));
+    }
+    expect(istDateStart('2026-03-15')).toBe(Date.parse('2026-03-15T00:00:00+05:30'));
+    expect(istDateStart('2026-03-16') - istDateStart('2026-03-15')).toBe(DAY_MS);
+    expect(istDateStart('2026-1-05')).toBeNaN();
+    expect(istDateStart('')).toBeNaN();
   });
 
   it('handles leap February and the year end', () => {
