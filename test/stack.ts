@@ -177,7 +177,9 @@ export async function startStack(
     };
     if (service === 'quota-ledger')
       return { ...own, SHARD_INDEX: String(shards.indexOf(name)), SHARD_COUNT: String(shardCount) };
-    // filings-reader also serves signed public links on a port of its own.
+    // filings-reader also serves signed public links on a port of its own; options-analytics follows
+    // equities-data's trading calendar.
+    if (name === 'options-analytics') return { ...own, EQUITIES_ADDR: addr('equities-data') };
     return name === 'filings-reader' ? { ...own, FILES_PORT: String(filesPort) } : own;
   };
   const authSchema = `${tag}_auth`;

@@ -1,24 +1,23 @@
-import { type DayNumber, day, weekday } from './dates.ts';
-import { NSE_HOLIDAYS } from './holidays.ts';
+import type { DayNumber } from './dates.ts';
+import { calendarInForce } from './in-force.ts';
 
-/** The NSE trading calendar as day numbers, from the shared holiday list. */
-
-const HOLIDAY_DAYS = new Set<DayNumber>([...NSE_HOLIDAYS].map((d) => day(d)));
+/** The NSE trading calendar in force (in-force.ts) as day numbers. */
 
 export function isTradingDay(n: DayNumber): boolean {
-  return weekday(n) < 5 && !HOLIDAY_DAYS.has(n);
+  return calendarInForce().isTradingDay(n);
 }
 
 /** Every trading day from `from` to `to`, both inclusive, in order. */
 export function tradingDays(from: DayNumber, to: DayNumber): DayNumber[] {
-  const days: DayNumber[] = [];
-  for (let n = from; n <= to; n++) if (isTradingDay(n)) days.push(n);
-  return days;
+  return calendarInForce().tradingDays(from, to);
 }
 
 /** The latest trading day on or before `n`. */
 export function tradingDayOnOrBefore(n: DayNumber): DayNumber {
-  let d = n;
-  while (!isTradingDay(d)) d--;
-  return d;
+  return calendarInForce().tradingDayOnOrBefore(n);
+}
+
+/** The latest full session on or before `n` (an expiry on a closed or special-session day moves there). */
+export function regularTradingDayOnOrBefore(n: DayNumber): DayNumber {
+  return calendarInForce().regularTradingDayOnOrBefore(n);
 }

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
 import { migratedPool, type Pool } from '@mdp/db';
-import { lastPriceDay, sessionsBehind } from '@mdp/equities-data/import';
-import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
+import { lastPriceDay, loadCalendar, sessionsBehind } from '@mdp/equities-data/import';
+import { formatDay, lastCompletedSession, parseDay, putCalendarInForce } from '@mdp/nse-calendar';
 import { optionsConfig } from '@mdp/options-analytics/import';
 import { createLogger } from '@mdp/telemetry';
 import { type Static, Type } from '@sinclair/typebox';
@@ -147,6 +147,9 @@ async function main(argv: string[]): Promise<number> {
         logger,
       });
     }
+    // The schedule (the last completed session, the day folders) and everything imported count
+    // sessions by the calendar equities-data owns; a new database is given the seed.
+    putCalendarInForce(await loadCalendar(pools['equities-data']));
     const missed = async () =>
       push(missedRunMetrics(await freshness(pools['equities-data'], Date.now()), Date.now()));
     if (!(await isFolder(folder))) {
@@ -172,7 +175,7 @@ async function main(argv: string[]): Promise<number> {
     const events = progressEvents();
     const report = await importFolder(
       folder,
-      { pools, riskFreeRate: config.RISK_FREE_RATE },
+      { pools, riskFreeRate: config.RISK_FREE_RATE, now: Date.now },
       events,
       Date.now,
       days,

@@ -1,6 +1,8 @@
 import {
+  type CalendarImportReport,
   IMPORT_KINDS,
   type ImportReport,
+  importHolidayFiles,
   importSources,
   recogniseEquitiesFile,
   sourceFromBytes,
@@ -11,7 +13,14 @@ import {
   looksLikeFiling,
   recogniseFiling,
 } from '@mdp/filings-reader/import';
-import { importFoTexts, importLotText, recogniseOptionsFile } from '@mdp/options-analytics/import';
+import { putCalendarInForce, recogniseHolidayFile } from '@mdp/nse-calendar';
+import {
+  type ExpiryMove,
+  importFoTexts,
+  importLotText,
+  moveExpiriesOffClosedDays,
+  recogniseOptionsFile,
+} from '@mdp/options-analytics/import';
 import type { Pool } from 'pg';
 import type { FolderFile } from './folder.ts';
 
@@ -27,11 +36,20 @@ export interface KindOutcome {
   skipped?: number;
   /** Each exact rejection reason → rows, with the first few places (file:line) as examples (grouped by kind in the report). */
   reasons: Record<string, { count: number; at: string[] }>;
+  /** Lines the report prints under the kind: what changed that a count does not say. */
+  notes?: string[];
+  /** The holiday lists' rows one by one, and the expiries they moved (--json). */
+  calendar?: Pick<CalendarImportReport, 'rows' | 'removed' | 'years'> & {
+    lastYear: number;
+    moved: ExpiryMove[];
+  };
 }
 
 export interface Targets {
   pools: Record<DataService, Pool>;
   riskFreeRate: number;
+  /** The clock: which calendar years are over. */
+  now: () => number;
 }
 
 /** A kind of exchange file, the service that owns its data and how its files are imported. */
@@ -127,8 +145,84 @@ const filings: FileKind = {
   },
 };
 
-/** Every kind, in the order an import runs them: the equities order (masters before prices), then options, filings. */
+const SHOWN = 12;
+const list = (items: string[]) =>
+  items.length <= SHOWN
+    ? items.join(', ')
+    : `${items.slice(0, SHOWN).join(', ')}, … (${items.length - SHOWN} more; --json lists each)`;
+
+/**
+ * What a holiday import did, for the report: per year imported, its counts; the days added, changed and
+ * removed; the expiries moved off days now closed.
+ */
+function calendarNotes(r: CalendarImportReport, moved: readonly ExpiryMove[]): string[] {
+  const notes: string[] = [];
+  for (const y of r.years) {
+    const rows = r.rows.filter(
+      (row) =>
+        Number(row.date.slice(0, 4)) === y.year && (row.kind === 'clearing') === (y.list === 'clearing'),
+    );
+    const count = (k: string) => rows.filter((row) => row.kind === k).length;
+    notes.push(
+      `${y.year} ${y.list} list from ${y.source}: ${count('holiday')} holidays, ${count('special')} special sessions${y.list === 'clearing' ? `, ${count('clearing')} clearing holidays` : ''}`,
+    );
+  }
+  const entry = (d: { date: string; kind: string; description: string }) =>
+    `${d.date} ${d.kind}${d.description ? ` (${d.description})` : ''}`;
+  const added = r.rows.filter((row) => row.outcome === 'added');
+  const changed = r.rows.filter((row) => row.outcome === 'changed');
+  if (added.length > 0) notes.push(`added: ${list(added.map(entry))}`);
+  if (changed.length > 0) notes.push(`changed: ${list(changed.map(entry))}`);
+  if (r.removed.length > 0) notes.push(`removed (no longer listed): ${list(r.removed.map(entry))}`);
+  for (const m of moved)
+    notes.push(
+      `expiry ${m.from} moved to ${m.to} (the calendar closes ${m.from}): ${Object.entries(m.contracts)
+        .map(([u, n]) => `${u} ${n}`)
+        .join(', ')} contracts`,
+    );
+  notes.push(`the calendar now runs to ${r.calendar.lastYear}-12-31`);
+  return notes;
+}
+
+/**
+ * Exchange holiday lists: into the calendar equities-data owns (and serves to every service), put in
+ * force for the rest of this import, and the held expiries that now fall on a closed day moved (the
+ * running options service would move them too; the report says what moved).
+ */
+const holidays: FileKind = {
+  name: 'holidays',
+  service: 'equities-data',
+  async run(t, files, onFile) {
+    const texts = await Promise.all(files.map(text));
+    const r = await importHolidayFiles(t.pools['equities-data'], texts, t.now());
+    for (const _ of files) onFile();
+    putCalendarInForce(r.calendar);
+    const moved = await moveExpiriesOffClosedDays(t.pools['options-analytics'], r.calendar);
+    const reasons: KindOutcome['reasons'] = {};
+    for (const x of r.rejected) {
+      reasons[x.reason] ??= { count: 0, at: [] };
+      reasons[x.reason]!.count++;
+      if (reasons[x.reason]!.at.length < 3) reasons[x.reason]!.at.push(`${x.file}:${x.line}`);
+    }
+    const written = r.rows.filter((row) => row.outcome !== 'unchanged').length + r.removed.length;
+    return {
+      read: r.rows.length,
+      loaded: r.rows.length - r.rejected.length,
+      rejected: r.rejected.length,
+      changed: written + moved.reduce((n, m) => n + Object.values(m.contracts).reduce((a, b) => a + b, 0), 0),
+      reasons,
+      notes: calendarNotes(r, moved),
+      calendar: { rows: r.rows, removed: r.removed, years: r.years, lastYear: r.calendar.lastYear, moved },
+    };
+  },
+};
+
+/**
+ * Every kind, in the order an import runs them: holiday lists first (the rest of the import counts
+ * sessions by them), the equities order (masters before prices), then options, filings.
+ */
 export const FILE_KINDS: readonly FileKind[] = [
+  holidays,
   ...Object.keys(IMPORT_KINDS).map(equitiesKind),
   foLots,
   foBhavcopy,
@@ -153,6 +247,7 @@ export function recognise(file: { name: string; head: Buffer }): Recognised {
       : { reason: `a document whose name is not ${FILING_NAME_PATTERN}` };
   }
   const head = sourceFromBytes(file.name, file.head).text;
+  if (recogniseHolidayFile({ name: file.name, head })) return { kind: byName.get('holidays')! };
   const options = recogniseOptionsFile({ name: file.name, head });
   if (options) return { kind: byName.get(options)! };
   const equities = recogniseEquitiesFile({ name: file.name, head });

@@ -41,6 +41,7 @@ export function formatReport(r: FolderReport): string {
       }${k.skipped ? ` (${plural(k.skipped, 'file')} imported before)` : ''} (${k.seconds.toFixed(1)} s)`,
     );
     for (const g of k.reasonKinds) out.push(`      ${reasonLine(g)}`);
+    for (const note of k.notes ?? []) out.push(`      ${note}`);
   }
   if (r.unrecognised.length > 0) {
     out.push(`not recognised: ${plural(r.unrecognised.length, 'file')} (--json lists each)`);

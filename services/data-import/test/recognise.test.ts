@@ -17,6 +17,7 @@ describe('recognising exchange files by name and header', () => {
   it('has a rule for every kind the equities service imports, and nothing else', () => {
     expect([...RECOGNISED_KINDS].sort()).toEqual(Object.keys(IMPORT_KINDS).sort());
     expect(FILE_KINDS.map((k) => k.name)).toEqual([
+      'holidays',
       ...Object.keys(IMPORT_KINDS),
       'fo-lots',
       'fo-bhavcopy',
@@ -54,6 +55,7 @@ describe('recognising exchange files by name and header', () => {
     ['nse_fo/fo_mktlots_2026-08.csv', 'fo-lots'],
     ['nse_fo_udiff_full_day/BhavCopy_NSE_FO_reconstructed_20260327.csv', 'fo-bhavcopy'],
     ['nse_fo_udiff_NIFTY_BANKNIFTY_2025-01_2026-03/NIFTY_2026-02-20.csv', 'fo-bhavcopy'],
+    ['nse_trading_holidays_weekday_1990-2025.csv', 'holidays'],
   ])('%s is %s', async (path, kind) => {
     expect(await kindOf(path)).toBe(kind);
   });

@@ -5,9 +5,11 @@ import {
   notFoundForEveryMethod,
   UNARY_MAX_CONNECTION_AGE_MS,
 } from '@mdp/grpc';
-import { equities } from '@mdp/proto';
+import type { TradingCalendar } from '@mdp/nse-calendar';
+import { calendar, equities } from '@mdp/proto';
 import { AREAS, type AreaData } from './areas/index.ts';
 import { type EquitiesDataImpl, type ServiceDeps, stockRpcs } from './areas/stocks/rpcs.ts';
+import { calendarRpcs } from './calendar/rpc.ts';
 
 export type { EquitiesDataImpl };
 
@@ -29,10 +31,18 @@ export function equitiesImpl(deps: ServiceDeps & { areas?: () => AreaData; pool?
   return impl;
 }
 
-/** Stocks, quotes, prices, financials, corporate data, indices and market flows over gRPC. */
-export function buildApp(opts: GrpcServerOptions & { impl?: EquitiesDataImpl }): GrpcServer {
-  return new GrpcServer({ maxConnectionAgeMs: UNARY_MAX_CONNECTION_AGE_MS, ...opts }).add(
+/**
+ * Stocks, quotes, prices, financials, corporate data, indices and market flows over gRPC, and the
+ * trading calendar in force (with `calendar`: the one loaded with the data served).
+ */
+export function buildApp(
+  opts: GrpcServerOptions & { impl?: EquitiesDataImpl; calendar?: () => TradingCalendar },
+): GrpcServer {
+  const server = new GrpcServer({ maxConnectionAgeMs: UNARY_MAX_CONNECTION_AGE_MS, ...opts }).add(
     equities.EquitiesDataServiceService,
     opts.impl ?? emptyDataset,
   );
+  return opts.calendar
+    ? server.add(calendar.TradingCalendarServiceService, calendarRpcs(opts.calendar))
+    : server;
 }

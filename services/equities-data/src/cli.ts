@@ -6,9 +6,10 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from '@mdp/db';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, DEFAULT_SIZE, generateDataset } from '@mdp/market';
-import { formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
+import { formatDay, lastCompletedSession, parseDay, putCalendarInForce } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli, UsageError } from '@mdp/runtime';
 import { AREAS } from './areas/index.ts';
+import { loadCalendar } from './calendar/store.ts';
 import { IMPORT_KINDS, ImportFileError, runImport } from './importers/index.ts';
 import { formatReport } from './importers/report.ts';
 import { loadGenerated } from './store/load-generated.ts';
@@ -52,6 +53,9 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
     },
   });
   const [command, ...rest] = positionals;
+  // Whatever the command dates (the generated sessions, an import's trading days) follows the schema's
+  // calendar; a new schema is given the seed.
+  putCalendarInForce(await loadCalendar(pool));
   switch (command) {
     case 'load-default':
     case 'generate': {

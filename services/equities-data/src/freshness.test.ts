@@ -1,6 +1,6 @@
 import { day } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
-import { holidayCalendarEndMs, sessionsBehind } from './freshness.ts';
+import { sessionsBehind } from './freshness.ts';
 
 // 2026-11-20 is a Friday; 2026-11-23 a Monday.
 const ist = (iso: string) => Date.parse(`${iso}+05:30`);
@@ -21,11 +21,5 @@ describe('sessionsBehind', () => {
   it('is NaN when nothing is loaded, and 0 for data ahead of the calendar', () => {
     expect(sessionsBehind(undefined, ist('2026-11-24T18:00:00'))).toBeNaN();
     expect(sessionsBehind(day('2026-11-25'), ist('2026-11-24T18:00:00'))).toBe(0);
-  });
-});
-
-describe('holidayCalendarEndMs', () => {
-  it('is 00:00 IST on 1 January after the last listed year', () => {
-    expect(new Date(holidayCalendarEndMs(2026)).toISOString()).toBe('2026-12-31T18:30:00.000Z');
   });
 });

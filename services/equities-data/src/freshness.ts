@@ -1,11 +1,5 @@
 import type { Clock } from '@mdp/nse-calendar';
-import {
-  type DayNumber,
-  IST_OFFSET_MS,
-  LAST_HOLIDAY_YEAR,
-  lastCompletedSession,
-  tradingDays,
-} from '@mdp/nse-calendar';
+import { type DayNumber, lastCompletedSession, type TradingCalendar, tradingDays } from '@mdp/nse-calendar';
 import { Gauge, type Registry } from '@mdp/telemetry';
 
 /**
@@ -21,20 +15,13 @@ export function sessionsBehind(lastLoaded: DayNumber | undefined, nowMs: number)
 const DAY_S = 86_400;
 
 /**
- * 00:00 IST on 1 January after the last year whose NSE holidays are listed: from then on the calendar
- * knows weekends only, so a holiday would count as a missing session and shift derivative expiries.
- */
-export function holidayCalendarEndMs(lastYear: number = LAST_HOLIDAY_YEAR): number {
-  return Date.UTC(lastYear + 1, 0, 1) - IST_OFFSET_MS;
-}
-
-/**
  * How fresh the served prices are, for the "data is a trading day behind" alert: the last session held
  * and how many completed sessions are missing, read at scrape time from what is being served.
  */
 export function registerFreshnessMetrics(
   registry: Registry,
   lastLoaded: () => DayNumber | undefined,
+  calendar: () => TradingCalendar,
   clock: Clock,
 ): void {
   new Gauge({
@@ -48,9 +35,12 @@ export function registerFreshnessMetrics(
   });
   new Gauge({
     name: 'equities_data_holiday_calendar_end_timestamp_seconds',
-    help: 'When the NSE holiday list in force runs out (00:00 IST on 1 January after its last year)',
+    help: 'When the NSE holiday list in force runs out (00:00 IST on 1 January after the last year loaded)',
     registers: [registry],
-  }).set(holidayCalendarEndMs() / 1000);
+    collect() {
+      this.set(calendar().endMs() / 1000);
+    },
+  });
   new Gauge({
     name: 'equities_data_sessions_behind',
     help: 'Completed NSE sessions (end-of-day data out from 16:00 IST) not yet in the served prices',

@@ -1,12 +1,13 @@
 import { natsConfig } from '@mdp/config';
 import { startDataChangeAnnouncer } from '@mdp/nats';
-import { formatDay, systemClock } from '@mdp/nse-calendar';
+import { calendarInForce, formatDay, putCalendarInForce, systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { buildApp, equitiesImpl } from './app.ts';
 import { AreaData } from './areas/index.ts';
 import { pgBarSource } from './areas/stocks/bar-source.ts';
 import { EquitiesDataset } from './areas/stocks/dataset.ts';
 import { readDataset } from './areas/stocks/read.ts';
+import { loadCalendar } from './calendar/store.ts';
 import { registerFreshnessMetrics } from './freshness.ts';
 import { readDatasetVersion } from './store/dataset-change.ts';
 import { listenForReloads } from './store/reload.ts';
@@ -28,6 +29,9 @@ await runGrpcService({
       // Read before the data: an import committing in between makes it older, never newer, than the
       // data, which costs at most one needless reload after a reconnection.
       const version = await readDatasetVersion(pool);
+      // The calendar first: the dataset's sessions are counted by it.
+      const calendar = await loadCalendar(pool);
+      putCalendarInForce(calendar);
       const [snapshot, areaData] = await Promise.all([readDataset(pool), AreaData.read(pool)]);
       const loaded = { stocks: new EquitiesDataset(snapshot), areas: areaData, version };
       rt.logger.info(
@@ -35,6 +39,7 @@ await runGrpcService({
           stocks: loaded.stocks.size,
           lastBar: loaded.stocks.lastDay === undefined ? null : formatDay(loaded.stocks.lastDay),
           version,
+          calendarEnds: calendar.lastYear,
           ms: Date.now() - started,
         },
         'equities dataset loaded',
@@ -42,7 +47,7 @@ await runGrpcService({
       return loaded;
     };
     let loaded = await load();
-    registerFreshnessMetrics(rt.registry, () => loaded.stocks.lastDay, systemClock);
+    registerFreshnessMetrics(rt.registry, () => loaded.stocks.lastDay, calendarInForce, systemClock);
     const listener = listenForReloads({
       databaseUrl: rt.config.DATABASE_URL,
       schema: rt.config.DB_SCHEMA,
@@ -58,6 +63,7 @@ await runGrpcService({
       logger: rt.logger,
       tracer: rt.tracing.tracer,
       registry: rt.registry,
+      calendar: calendarInForce,
       impl: equitiesImpl({
         dataset: () => loaded.stocks,
         areas: () => loaded.areas,

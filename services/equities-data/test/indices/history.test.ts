@@ -111,9 +111,11 @@ describe('index history', () => {
     // 31 Mar and 3 Apr 2026 are holidays: the week has three sessions, closing Thursday 2 April.
     expect(week('2026-03-30')).toMatchObject({ sessions: 3, date: '2026-04-02' });
     expect(week('2026-03-30').open).toBe(daily.find((b) => b.d === day('2026-03-30'))!.open);
-    // Republic Day, Monday 26 Jan 2026: the week opens on Tuesday.
+    // Republic Day, Monday 26 Jan 2026: the week opens on Tuesday, and the Union Budget session on
+    // Sunday 1 February closes it.
     expect(week('2026-01-26')).toMatchObject({
-      sessions: 4,
+      sessions: 5,
+      date: '2026-02-01',
       open: daily.find((b) => b.d === day('2026-01-27'))!.open,
     });
     // A week with a Tuesday holiday (24 Nov 2026 lies after the data; 10 Nov 2026 is one).

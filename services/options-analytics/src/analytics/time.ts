@@ -4,7 +4,9 @@
  * the calendar time between the two in years of 365 days (ACT/365), so an EOD snapshot sees a whole
  * number of days / 365 and an option expiring at that very close has T = 0 (no IV).
  */
-const YEAR_MS = 365 * 86_400_000;
+import { DAY_MS } from '@mdp/nse-calendar';
+
+const YEAR_MS = 365 * DAY_MS;
 const CLOSE_UTC_HOUR = 10;
 
 /** Epoch ms of 15:30 IST on a YYYY-MM-DD date. */
@@ -19,8 +21,5 @@ export function yearsToExpiry(fromMs: number, expiry: string): number {
 
 /** Whole calendar days between two YYYY-MM-DD dates. */
 export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
 }
-
-// calendar/expiries.ts still imports addDays from here; it lives in @mdp/nse-calendar.
-export { addDays } from '@mdp/nse-calendar';

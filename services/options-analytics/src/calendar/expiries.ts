@@ -1,11 +1,11 @@
-import { day, formatDay, tradingDayOnOrBefore, weekday } from '@mdp/nse-calendar';
-import { addDays } from '../analytics/time.ts';
+import { addDays, day, formatDay, regularTradingDayOnOrBefore, weekday } from '@mdp/nse-calendar';
 
 /**
  * NSE's expiry rules. From 1 September 2025 every equity-derivative contract expires on a Tuesday:
  * monthlies on the last Tuesday of the month, NIFTY weeklies on every Tuesday (weeklies of the other
  * indices ended in November 2024). Before that monthlies expired on the last Thursday. An expiry day
- * that is a trading holiday moves to the previous trading day (31 March 2026 → 30 March).
+ * that is a trading holiday (or a special session's day) moves to the previous full session (31 March
+ * 2026 → 30 March), by the calendar in force.
  */
 const TUESDAY_EXPIRIES_FROM = '2025-09-01';
 // Days of the week as @mdp/nse-calendar numbers them (0 = Monday).
@@ -23,8 +23,8 @@ function lastWeekdayOfMonth(year: number, month: number, dayOfWeek: number): str
   return addDays(last, -back);
 }
 
-/** The day itself when NSE trades on it, else the trading day before it. */
-const onOrBeforeTradingDay = (date: string): string => formatDay(tradingDayOnOrBefore(day(date)));
+/** The day itself when NSE holds a full session on it, else the full session before it. */
+const onOrBeforeTradingDay = (date: string): string => formatDay(regularTradingDayOnOrBefore(day(date)));
 
 /** The monthly expiry of a calendar month (1-12), holiday-adjusted. */
 export function monthlyExpiry(year: number, month: number): string {

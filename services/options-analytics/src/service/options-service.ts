@@ -17,6 +17,28 @@ export interface OptionsServiceDeps {
   clock: Clock;
   /** How long a read of the data version is trusted: a new load shows within this time. */
   versionTtlMs?: number;
+  /** The data version as served (versionReader): shared with whatever announces a new version. */
+  dataVersion?: () => Promise<number>;
+}
+
+/**
+ * The data version, read from the store at most once per `ttlMs`. The service and the announcement of
+ * a change share one reader, so a change is announced only once the service serves it: a gateway that
+ * drops its copy on the announcement and asks again gets the new document, not the old one again.
+ */
+export function versionReader(store: OptionsStore, clock: Clock, ttlMs = 1_000): () => Promise<number> {
+  let version: { at: number; value: Promise<number> } | null = null;
+  return () => {
+    const now = clock();
+    if (version === null || now - version.at >= ttlMs) {
+      const value = store.dataVersion();
+      version = { at: now, value };
+      value.catch(() => {
+        version = null;
+      });
+    }
+    return version.value;
+  };
 }
 
 const MAX_STRIKES_EACH_SIDE = 25;
@@ -29,28 +51,12 @@ const NO_DATA = 'no derivatives data for this underlying';
  * a warm call does no database work and a new load is served within that time. A snapshot's analytics
  * (every IV and Greek) are computed once per data version (a calendar change may move its expiries).
  */
-export function optionsService({
-  store,
-  r,
-  clock,
-  versionTtlMs = 1_000,
-}: OptionsServiceDeps): OptionsAnalyticsImpl {
+export function optionsService(deps: OptionsServiceDeps): OptionsAnalyticsImpl {
+  const { store, r, clock, versionTtlMs = 1_000 } = deps;
   const analysed = new LRUCache<string, Promise<AnalysedSnapshot>>({ max: 64 });
   const headers = new LRUCache<string, Promise<SnapshotHeader | null>>({ max: 1_024 });
   const docs = new LRUCache<string, Promise<common.Document>>({ max: 1_024 });
-  let version: { at: number; value: Promise<number> } | null = null;
-
-  function dataVersion(): Promise<number> {
-    const now = clock();
-    if (version === null || now - version.at >= versionTtlMs) {
-      const value = store.dataVersion();
-      version = { at: now, value };
-      value.catch(() => {
-        version = null;
-      });
-    }
-    return version.value;
-  }
+  const dataVersion = deps.dataVersion ?? versionReader(store, clock, versionTtlMs);
 
   /** Caches what `make` resolves to under `key`, forgetting it if it fails. */
   function cached<K extends {}, V>(

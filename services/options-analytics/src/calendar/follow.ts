@@ -1,0 +1,115 @@
+import { createClient } from '@mdp/grpc';
+import { connectNats, DATA_CHANGED, type NatsConnection, subscribeJson } from '@mdp/nats';
+import { calendarInForce, putCalendarInForce, TradingCalendar } from '@mdp/nse-calendar';
+import { calendar } from '@mdp/proto';
+import { grpcClientMetrics, type Logger, type Registry } from '@mdp/telemetry';
+import { ExponentialBackoff } from 'cockatiel';
+
+const backoff = new ExponentialBackoff({ initialDelay: 500, maxDelay: 30_000 });
+
+export interface CalendarFollower {
+  /** Asks the owner for its calendar now (what an announcement and the poll do). */
+  refresh(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Keeps this process on the calendar equities-data has in force: read at start (the seed serves until
+ * the first answer, retried with backoff), again whenever equities-data announces a data change (an
+ * import of a holiday list is one) or this service's own data changes (a new load's expiries are
+ * checked against the calendar), and every `pollMs` as the backstop for a lost announcement. A new
+ * calendar is put in force whole, then `onChange` runs with it (and is retried with the next refresh
+ * when it fails).
+ */
+export function followCalendar(opts: {
+  address: string;
+  natsUrl: string;
+  logger: Logger;
+  registry: Registry;
+  onChange: (calendar: TradingCalendar) => Promise<void>;
+  /**
+   * The version of what `onChange` works on: a new one runs it again with the same calendar (a
+   * regenerated dataset has its expiries moved within a poll).
+   */
+  dataVersion?: () => Promise<string | number>;
+  pollMs?: number;
+}): CalendarFollower {
+  const client = createClient(calendar.TradingCalendarServiceService, opts.address, {
+    target: 'equities-data',
+    metrics: grpcClientMetrics(opts.registry),
+    defaultDeadlineMs: 5_000,
+    reads: true,
+  });
+  let closed = false;
+  let applied: string | undefined;
+  let running = Promise.resolve();
+  const fetchAndApply = async () => {
+    const [answer, data] = await Promise.all([client.call.getTradingCalendar({}), opts.dataVersion?.()]);
+    const stamp = `${answer.version}|${data ?? ''}`;
+    if (stamp === applied) return;
+    const next = new TradingCalendar(
+      answer.days.map((d) => ({
+        date: d.date,
+        kind: d.kind as 'holiday' | 'special' | 'clearing',
+        description: d.description,
+      })),
+      answer.last_year,
+    );
+    const before = calendarInForce();
+    putCalendarInForce(next);
+    await opts.onChange(next);
+    // What onChange wrote moved the data version on: the next refresh's stamp includes it.
+    applied = `${answer.version}|${(await opts.dataVersion?.()) ?? ''}`;
+    if (before.version !== next.version)
+      opts.logger.info({ lastYear: next.lastYear, version: next.version }, 'trading calendar in force');
+  };
+  const refresh = () => {
+    // One at a time; a failed refresh does not stop the next one.
+    running = running.catch(() => {}).then(() => (closed ? undefined : fetchAndApply()));
+    return running;
+  };
+
+  const onAnnouncement = () =>
+    void refresh().catch((err: Error) =>
+      opts.logger.warn({ err: err.message }, 'trading calendar refresh failed'),
+    );
+  let timer: NodeJS.Timeout | undefined;
+  const first = async (attempt = backoff.next()): Promise<void> => {
+    await refresh().catch((err: Error) => {
+      if (closed) return;
+      opts.logger.warn(
+        { err: err.message, retryMs: Math.round(attempt.duration) },
+        'trading calendar not read yet; the seed serves',
+      );
+      timer = setTimeout(() => void first(attempt.next(undefined)), attempt.duration);
+    });
+  };
+  void first();
+  const poll = setInterval(onAnnouncement, opts.pollMs ?? 60_000);
+  poll.unref();
+
+  let nc: NatsConnection | undefined;
+  void connectNats({ url: opts.natsUrl, name: 'options-calendar', logger: opts.logger }).then(
+    (c) => {
+      if (closed) return void c.close();
+      nc = c;
+      // equities: the calendar may have changed; options: the data onChange works on has.
+      for (const service of ['equities', 'options'])
+        subscribeJson(c, `${DATA_CHANGED}.${service}`, onAnnouncement, opts.logger);
+    },
+    (err: Error) =>
+      opts.logger.warn({ err: err.message }, 'calendar announcements unavailable; polling only'),
+  );
+
+  return {
+    refresh,
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      await nc?.drain().catch(() => {});
+      await running.catch(() => {});
+      client.close();
+    },
+  };
+}
