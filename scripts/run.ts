@@ -162,6 +162,11 @@ function childEnv(plan: Plan, all: Plan[]): NodeJS.ProcessEnv {
     env.GRPC_PORT = String(plan.port);
     const schema = process.env[envKey(plan.service, 'DB_SCHEMA')];
     if (schema) env.DB_SCHEMA = schema;
+    // options-analytics follows equities-data's trading calendar.
+    if (plan.service === 'options-analytics') {
+      const equities = all.find((p) => p.service === 'equities-data');
+      if (equities) env.EQUITIES_ADDR = `localhost:${equities.port}`;
+    }
     if (plan.service === 'quota-ledger') {
       env.SHARD_INDEX = String(plan.index);
       env.SHARD_COUNT = String(all.filter((p) => p.service === 'quota-ledger').length);

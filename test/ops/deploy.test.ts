@@ -270,6 +270,8 @@ describe('deploy/compose.yaml', () => {
     expect(env.LEDGER_ADDR).toBe(
       shards.map((s) => `${s.name}:${DEFAULT_PORTS['quota-ledger'].grpc}`).join(','),
     );
+    // options-analytics follows the trading calendar equities-data serves.
+    expect(svc['options-analytics'].environment.EQUITIES_ADDR).toBe(addr('equities-data'));
     // The gateway starts after everything it calls is healthy.
     for (const [name] of platform.filter(([n]) => n !== 'gateway'))
       expect(svc.gateway.depends_on[name], name).toEqual({ condition: 'service_healthy' });

@@ -92,6 +92,36 @@ describe('the chart under real helm', () => {
     }
   });
 
+  it('points options-analytics at the equities-data calendar it follows, and lets it through that NetworkPolicy', () => {
+    for (const values of [[], [PRODUCTION]]) {
+      const docs = render(...values);
+      const options = docs.find(
+        (d) => d.kind === 'Deployment' && d.metadata.name.endsWith('options-analytics'),
+      )!;
+      const env = options.spec.template.spec.containers[0].env;
+      expect(env.find((e: any) => e.name === 'EQUITIES_ADDR').value).toBe(
+        'dns:///mdp-equities-data-grpc.mdp.svc.cluster.local:50053',
+      );
+      const policy = docs.find(
+        (d) => d.kind === 'NetworkPolicy' && d.metadata.name.endsWith('equities-data'),
+      )!;
+      const peers = policy.spec.ingress[0].from.map(
+        (f: any) => f.podSelector.matchLabels['app.kubernetes.io/component'],
+      );
+      expect(peers).toEqual(['gateway', 'options-analytics']);
+      const others = docs.filter(
+        (d) =>
+          d.kind === 'NetworkPolicy' &&
+          /(auth|quota-ledger|filings-reader|options-analytics)$/.test(d.metadata.name),
+      );
+      for (const p of others)
+        expect(
+          p.spec.ingress[0].from.map((f: any) => f.podSelector.matchLabels['app.kubernetes.io/component']),
+          p.metadata.name,
+        ).toEqual(['gateway']);
+    }
+  });
+
   it('renders no daily import by default', () => {
     expect(cronJobs(render())).toEqual([]);
   });
