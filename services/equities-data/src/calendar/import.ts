@@ -32,7 +32,7 @@ export interface CalendarImportReport {
   removed: (CalendarDay & { list: CalendarList })[];
   /** Rows of a year that is over and held, which differ from it (history is not rewritten). */
   rejected: { file: string; line: number; reason: string }[];
-  /** The years each list now has from these files. */
+  /** The years each list now has from these files (years a file names a holiday of). */
   years: { list: CalendarList; year: number; source: string }[];
   changed: boolean;
   /** The calendar in force after the import (unchanged when nothing changed). */
@@ -48,7 +48,13 @@ function merge(parsed: { path: string; file: ParsedHolidayFile }[]) {
   const years = new Map<string, { list: CalendarList; year: number; source: string }>();
   for (const { path, file } of parsed) {
     const list: CalendarList = file.days.some((d) => d.kind === 'clearing') ? 'clearing' : 'trading';
-    for (const y of file.years) years.set(`${list}|${y}`, { list, year: y, source: basename(path) });
+    // A year is the file's whole list only where it names a holiday: a list of special sessions alone
+    // (a Muhurat circular) adds them and leaves the year's holidays as they are.
+    for (const d of file.days)
+      if (d.kind !== 'special') {
+        const year = Number(d.date.slice(0, 4));
+        years.set(`${list}|${year}`, { list, year, source: basename(path) });
+      }
     for (const row of file.rows) {
       const key = `${listOf(row.kind)}|${row.date}`;
       const before = byKey.get(key);
@@ -110,7 +116,7 @@ export async function importHolidayFiles(
       const h = held.get(key);
       const same = h !== undefined && h.kind === e.kind && h.description === e.description;
       const { list: _list, ...row } = e;
-      if (!opened.has(`${e.list}|${Number(e.date.slice(0, 4))}`)) {
+      if (settled(e.list, Number(e.date.slice(0, 4)))) {
         if (!same && !(h?.kind === 'special' && e.kind === 'holiday'))
           rejected.push({
             file: e.file,
