@@ -15,70 +15,25 @@ import { DATABASE_URL, PATIENT_DEADLINES, type Stack, startStack } from './stack
 
 const AS_OF = '2026-11-20';
 const LATER = '2026-11-27';
-/** NSE's holiday-master JSON (type=trading) as the exchange publishes it for 2027; Republic Day is a Tuesday. */
+/** An entry of NSE's holiday-master JSON, as the exchange publishes it. */
+const entry = (tradingDate: string, weekDay: string, description: string, Sr_no: number) => ({
+  tradingDate,
+  weekDay,
+  description,
+  morning_session: '',
+  evening_session: '',
+  Sr_no,
+});
+/** The 2027 list (type=trading): Republic Day is a Tuesday; CM and FO close together, CD differs. */
+const EQUITY_2027 = [
+  entry('26-Jan-2027', 'Tuesday', 'Republic Day', 1),
+  entry('26-Mar-2027', 'Friday', 'Good Friday', 2),
+  entry('15-Apr-2027', 'Thursday', 'Dr. Baba Saheb Ambedkar Jayanti', 3),
+];
 const HOLIDAYS_2027 = {
-  CM: [
-    {
-      tradingDate: '26-Jan-2027',
-      weekDay: 'Tuesday',
-      description: 'Republic Day',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 1,
-    },
-    {
-      tradingDate: '26-Mar-2027',
-      weekDay: 'Friday',
-      description: 'Good Friday',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 2,
-    },
-    {
-      tradingDate: '15-Apr-2027',
-      weekDay: 'Thursday',
-      description: 'Dr. Baba Saheb Ambedkar Jayanti',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 3,
-    },
-  ],
-  FO: [
-    {
-      tradingDate: '26-Jan-2027',
-      weekDay: 'Tuesday',
-      description: 'Republic Day',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 1,
-    },
-    {
-      tradingDate: '26-Mar-2027',
-      weekDay: 'Friday',
-      description: 'Good Friday',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 2,
-    },
-    {
-      tradingDate: '15-Apr-2027',
-      weekDay: 'Thursday',
-      description: 'Dr. Baba Saheb Ambedkar Jayanti',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 3,
-    },
-  ],
-  CD: [
-    {
-      tradingDate: '19-Feb-2027',
-      weekDay: 'Friday',
-      description: 'Chhatrapati Shivaji Maharaj Jayanti',
-      morning_session: '',
-      evening_session: '',
-      Sr_no: 1,
-    },
-  ],
+  CM: EQUITY_2027,
+  FO: EQUITY_2027,
+  CD: [entry('19-Feb-2027', 'Friday', 'Chhatrapati Shivaji Maharaj Jayanti', 1)],
 };
 
 let stack: Stack;
@@ -156,20 +111,12 @@ beforeAll(async () => {
   stack = await startStack(PATIENT_DEADLINES);
   // Polled until the platform shows the change: a plan without a burst cap.
   token = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
-  const schema = (suffix: string) => stack.schemas.find((s) => s.endsWith(suffix))!;
-  env = {
-    ...process.env,
-    DATABASE_URL,
-    EQUITIES_DB_SCHEMA: schema('_equities_data'),
-    OPTIONS_DB_SCHEMA: schema('_options_analytics'),
-    FILINGS_DB_SCHEMA: schema('_filings_reader'),
-    LOG_LEVEL: 'silent',
-  };
+  env = { ...process.env, ...stack.importEnv(), LOG_LEVEL: 'silent' };
   // NIFTY's derivatives as the default dataset generates them on the seed calendar: its January 2027
   // monthly expires on Tuesday the 26th.
   options = createPool({
     url: DATABASE_URL,
-    schema: schema('_options_analytics'),
+    schema: stack.importEnv().OPTIONS_DB_SCHEMA!,
     max: 2,
     applicationName: 'calendar-test',
   });

@@ -137,14 +137,7 @@ beforeAll(async () => {
   // beside the suite may outwait production's 300 ms.
   stack = await startStack(PATIENT_DEADLINES);
   token = (await stack.admin('demo-token', '--plan', 'pro')).split('\n').at(-1)!;
-  const schema = (suffix: string) => stack.schemas.find((s) => s.endsWith(suffix))!;
-  env = {
-    ...process.env,
-    DATABASE_URL,
-    EQUITIES_DB_SCHEMA: schema('_equities_data'),
-    OPTIONS_DB_SCHEMA: schema('_options_analytics'),
-    FILINGS_DB_SCHEMA: schema('_filings_reader'),
-  };
+  env = { ...process.env, ...stack.importEnv() };
 }, 300_000);
 
 afterAll(async () => {

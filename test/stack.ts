@@ -87,6 +87,8 @@ export interface Stack {
   ): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
   /** The environment the stack gives `name` (its ports, schema, stream, shard), for a look-alike process. */
   envOf(name: InstanceName): Record<string, string>;
+  /** The data import tool's environment (`make import`) for this stack's data schemas. */
+  importEnv(): Record<string, string>;
   /** Starts (or starts again) an instance; `env` over the stack's (e.g. another SHARD_COUNT). */
   start(name: InstanceName, env?: Record<string, string>): Promise<Proc>;
   /** The gateway's LEDGER_ADDR for the first `count` shards. */
@@ -324,6 +326,12 @@ export async function startStack(
     },
     baseUrl: `http://127.0.0.1:${ports.get('gateway')!.port}`,
     envOf: (name) => ({ ...usage, ...envFor(name), ...env }),
+    importEnv: () => ({
+      DATABASE_URL: databaseUrl,
+      EQUITIES_DB_SCHEMA: envFor('equities-data').DB_SCHEMA!,
+      OPTIONS_DB_SCHEMA: envFor('options-analytics').DB_SCHEMA!,
+      FILINGS_DB_SCHEMA: envFor('filings-reader').DB_SCHEMA!,
+    }),
     ledgerAddr: (count) => shards.slice(0, count).map(addr).join(','),
     start,
     stop,

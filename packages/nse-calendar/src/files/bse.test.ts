@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatDay } from '../dates.ts';
 import { parseBseDate } from './bse.ts';
-import { HolidayFileError, parseHolidayFile } from './index.ts';
-
-const errorOf = (path: string, text: string): HolidayFileError => {
-  try {
-    parseHolidayFile(path, text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(HolidayFileError);
-    return err as HolidayFileError;
-  }
-  throw new Error(`${path} parsed`);
-};
+import { errorOf } from './error-of.ts';
+import { parseHolidayFile } from './index.ts';
 
 describe("BSE's holiday list", () => {
   it('reads the download with its date spellings', () => {

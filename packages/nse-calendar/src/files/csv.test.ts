@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HolidayFileError, parseHolidayFile } from './index.ts';
-
-const errorOf = (path: string, text: string): HolidayFileError => {
-  try {
-    parseHolidayFile(path, text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(HolidayFileError);
-    return err as HolidayFileError;
-  }
-  throw new Error(`${path} parsed`);
-};
+import { errorOf } from './error-of.ts';
+import { parseHolidayFile } from './index.ts';
 
 const LIST = [
   'Date,Description,Segment,Kind',

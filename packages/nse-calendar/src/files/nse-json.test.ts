@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HolidayFileError, parseHolidayFile } from './index.ts';
+import { errorOf } from './error-of.ts';
+import { parseHolidayFile } from './index.ts';
 
 const entry = (
   tradingDate: string,
@@ -44,16 +45,6 @@ const EXPECTED_DAYS = [
   { date: '2027-04-14', kind: 'holiday', description: 'Dr. Baba Saheb Ambedkar Jayanti' },
   { date: '2027-10-29', kind: 'special', description: 'Diwali Laxmi Pujan*' },
 ];
-
-const errorOf = (path: string, text: string): HolidayFileError => {
-  try {
-    parseHolidayFile(path, text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(HolidayFileError);
-    return err as HolidayFileError;
-  }
-  throw new Error(`${path} parsed`);
-};
 
 const withCm = (cm: unknown[], fo: unknown[] = []) => JSON.stringify({ CM: cm, FO: fo });
 
