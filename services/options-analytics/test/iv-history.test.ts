@@ -58,4 +58,15 @@ describe('IV history ranges and bars', () => {
     expect(rv.slice(after, after + 20).every((v) => v === null)).toBe(true);
     expect(rv[after + 20]).not.toBeNull();
   });
+
+  it('takes a special session missing from the data for no gap (the Budget Sunday, 1 February 2026)', () => {
+    const days = tradingDays(day('2025-12-01'), day('2026-02-27')).map(formatDay);
+    expect(days).toContain('2026-02-01');
+    const without = days.filter((d) => d !== '2026-02-01').map((d, i) => row(d, 100 + (i % 2)));
+    const rv = rollingRealisedVol(without, 20);
+    const monday = without.findIndex((r) => r.tradeDate === '2026-02-02');
+    expect(monday).toBeGreaterThan(21);
+    expect(rv[monday]).not.toBeNull();
+    expect(rv.slice(monday)).not.toContain(null);
+  });
 });

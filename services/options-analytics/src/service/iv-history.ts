@@ -1,4 +1,4 @@
-import { addDays, day, formatDay, tradingDayOnOrBefore, weekStart } from '@mdp/nse-calendar';
+import { addDays, day, formatDay, regularTradingDayOnOrBefore, weekStart } from '@mdp/nse-calendar';
 import { ivStandings } from '../analytics/iv-rank.ts';
 import { realisedVol } from '../analytics/realised-vol.ts';
 import type { DailyRow } from '../domain/daily-row.ts';
@@ -46,7 +46,9 @@ const REALISED_VOL_DAYS = 20;
 
 /**
  * Realised volatility over the last `window` returns ending at each row, using only runs of rows on
- * consecutive trading days (a gap in the data is not a return).
+ * consecutive trading days (a gap in the data is not a return). A special session missing from the
+ * data is no gap: no full session lies between the rows around it (sources often leave out a Muhurat
+ * or Budget-weekend session, and the run would otherwise start again for 20 sessions).
  */
 export function rollingRealisedVol(rows: readonly DailyRow[], window: number): (number | null)[] {
   const out: (number | null)[] = [];
@@ -54,7 +56,7 @@ export function rollingRealisedVol(rows: readonly DailyRow[], window: number): (
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const prev = rows[i - 1];
-    if (!prev || formatDay(tradingDayOnOrBefore(day(row.tradeDate) - 1)) !== prev.tradeDate) run = [];
+    if (!prev || regularTradingDayOnOrBefore(day(row.tradeDate) - 1) > day(prev.tradeDate)) run = [];
     run.push(row.close);
     if (run.length > window + 1) run.shift();
     out.push(realisedVol(run, window));
