@@ -7,6 +7,11 @@ export function isTradingDay(n: DayNumber): boolean {
   return calendarInForce().isTradingDay(n);
 }
 
+/** Whether a full session is held (no special session): what contracts expire and files arrive on. */
+export function isRegularTradingDay(n: DayNumber): boolean {
+  return calendarInForce().isRegularTradingDay(n);
+}
+
 /** Every trading day from `from` to `to`, both inclusive, in order. */
 export function tradingDays(from: DayNumber, to: DayNumber): DayNumber[] {
   return calendarInForce().tradingDays(from, to);

@@ -12,7 +12,13 @@ import { parseArgs } from 'node:util';
 import { commonConfig, databaseConfig, loadConfig } from '@mdp/config';
 import { migratedPool, type Pool } from '@mdp/db';
 import { lastPriceDay, loadCalendar, sessionsBehind } from '@mdp/equities-data/import';
-import { formatDay, lastCompletedSession, parseDay, putCalendarInForce } from '@mdp/nse-calendar';
+import {
+  formatDay,
+  lastCompletedSession,
+  parseDay,
+  putCalendarInForce,
+  regularTradingDayOnOrBefore,
+} from '@mdp/nse-calendar';
 import { optionsConfig } from '@mdp/options-analytics/import';
 import { createLogger } from '@mdp/telemetry';
 import { type Static, Type } from '@sinclair/typebox';
@@ -160,10 +166,14 @@ async function main(argv: string[]): Promise<number> {
     let days: string[] | undefined;
     let notArrived: string | undefined;
     if (args.values['day-folder']) {
-      const lastSession = formatDay(lastCompletedSession(Date.now()));
+      const session = lastCompletedSession(Date.now());
+      const lastSession = formatDay(session);
+      // A special session's folder (Muhurat, a Budget weekend) is read when it is there; the last full
+      // session's must be.
+      const due = formatDay(regularTradingDayOnOrBefore(session));
       const held = (await freshness(pools['equities-data'], Date.now())).lastTradingDay;
       days = await dayFolders(folder, held === undefined ? undefined : formatDay(held), lastSession);
-      if (!days.includes(lastSession)) notArrived = join(folder, lastSession);
+      if (!days.includes(due)) notArrived = join(folder, due);
       if (days.length === 0) {
         process.stderr.write(
           `data-import: ${notArrived} is not a folder: the last session’s files have not arrived\n`,

@@ -18,6 +18,12 @@ describe('sessionsBehind', () => {
     expect(sessionsBehind(day('2026-11-23'), ist('2026-11-24T18:00:00'))).toBe(0);
   });
 
+  it('does not count a special session whose files have not come (the Budget session on Sunday 1 February 2026)', () => {
+    expect(sessionsBehind(day('2026-01-30'), ist('2026-02-01T18:00:00'))).toBe(0);
+    expect(sessionsBehind(day('2026-01-30'), ist('2026-02-02T18:00:00'))).toBe(1);
+    expect(sessionsBehind(day('2026-02-01'), ist('2026-02-02T18:00:00'))).toBe(1);
+  });
+
   it('is NaN when nothing is loaded, and 0 for data ahead of the calendar', () => {
     expect(sessionsBehind(undefined, ist('2026-11-24T18:00:00'))).toBeNaN();
     expect(sessionsBehind(day('2026-11-25'), ist('2026-11-24T18:00:00'))).toBe(0);

@@ -1,15 +1,24 @@
 import type { Clock } from '@mdp/nse-calendar';
-import { type DayNumber, lastCompletedSession, type TradingCalendar, tradingDays } from '@mdp/nse-calendar';
+import {
+  type DayNumber,
+  isRegularTradingDay,
+  lastCompletedSession,
+  type TradingCalendar,
+  tradingDays,
+} from '@mdp/nse-calendar';
 import { Gauge, type Registry } from '@mdp/telemetry';
 
 /**
  * NSE sessions whose end-of-day data exists at `nowMs` but is not in the data served (0: current).
- * NaN when nothing is loaded. Pure.
+ * NaN when nothing is loaded. A special session (Muhurat trading, a Budget weekend) counts only once
+ * data after it is held: its files are an extra the daily import takes when they come, and a Budget
+ * Sunday's would otherwise page until Monday evening's run. By the calendar in force.
  */
 export function sessionsBehind(lastLoaded: DayNumber | undefined, nowMs: number): number {
   if (lastLoaded === undefined) return Number.NaN;
   const last = lastCompletedSession(nowMs);
-  return last <= lastLoaded ? 0 : tradingDays(lastLoaded + 1, last).length;
+  if (last <= lastLoaded) return 0;
+  return tradingDays(lastLoaded + 1, last).filter((d) => isRegularTradingDay(d)).length;
 }
 
 const DAY_S = 86_400;
