@@ -10,9 +10,9 @@ import { Gauge, type Registry } from '@mdp/telemetry';
 
 /**
  * NSE sessions whose end-of-day data exists at `nowMs` but is not in the data served (0: current).
- * NaN when nothing is loaded. A special session (Muhurat trading, a Budget weekend) counts only once
- * data after it is held: its files are an extra the daily import takes when they come, and a Budget
- * Sunday's would otherwise page until Monday evening's run. By the calendar in force.
+ * NaN when nothing is loaded. Full sessions only: a special session's files (Muhurat trading, a Budget
+ * weekend) are an extra the daily import takes when they come, and a Budget Sunday's would otherwise
+ * page until Monday evening's run. By the calendar in force.
  */
 export function sessionsBehind(lastLoaded: DayNumber | undefined, nowMs: number): number {
   if (lastLoaded === undefined) return Number.NaN;
