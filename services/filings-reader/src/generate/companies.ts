@@ -7,6 +7,8 @@ import {
   type GeneratedDataset,
   generateDataset,
   periodLabel,
+  type ResultsFiling,
+  resultsFilings,
   type StockRow,
 } from '@mdp/market';
 import { type DayNumber, lastCompletedSession, tradingDayOnOrBefore } from '@mdp/nse-calendar';
@@ -92,10 +94,11 @@ export const filingPeriod = (label: string): string => label.replace(/ ?FY\d\d(\
 
 /**
  * Each filing company's reporting calendar, read off the market's own financial statements
- * (`financialsByCompany`, which the equities financials route serves): a period is reported once its
- * `availableFrom` (the day the results were filed) is on or before the end day, exactly as the
- * financials route serves it. So the filings follow the same "today" and the same results days as the
- * financials, and are never a year behind them.
+ * (`financialsByCompany`, which the equities financials route serves) by the market's one rule for
+ * results days (`resultsFilings`, which the equities filings list follows too): a period is reported
+ * once its `availableFrom` (the day the results were filed) is on or before the end day, exactly as
+ * the financials route serves it. So the filings follow the same "today" and the same results days as
+ * the financials, and are never a year behind them.
  */
 export function companyCalendars(count: number, ds: GeneratedDataset = defaultMarket()): CompanyCalendar[] {
   const picked = largest(count, ds);
@@ -108,21 +111,22 @@ export function companyCalendars(count: number, ds: GeneratedDataset = defaultMa
   }))
     if (rows[0]) statements.set(rows[0].stockId, rows);
   return picked.map(({ stock, company }) => {
-    const out = (filed: DayNumber) => filed <= endDay && (stock.listedOn === null || filed >= stock.listedOn);
-    const reported = (section: 'quarterly' | 'profit_loss'): ReportedPeriod[] =>
-      (statements.get(stock.id) ?? [])
-        .filter((r) => r.section === section && out(r.availableFrom))
-        .sort((a, b) => b.periodEnd - a.periodEnd)
-        .map((r) => ({
-          period: filingPeriod(periodLabel(section, r.periodEnd)),
-          periodEnd: r.periodEnd,
-          filed: r.availableFrom,
-        }));
+    const { quarters, years } = resultsFilings(statements.get(stock.id) ?? [], {
+      to: endDay,
+      from: stock.listedOn,
+    });
+    const reported =
+      (section: 'quarterly' | 'profit_loss') =>
+      (f: ResultsFiling): ReportedPeriod => ({
+        period: filingPeriod(periodLabel(section, f.periodEnd)),
+        periodEnd: f.periodEnd,
+        filed: f.filed,
+      });
     return {
       company,
       listedOn: stock.listedOn,
-      quarters: reported('quarterly'),
-      year: reported('profit_loss')[0],
+      quarters: quarters.map(reported('quarterly')),
+      year: years.map(reported('profit_loss'))[0],
       endDay,
     };
   });

@@ -1,9 +1,9 @@
-import { day, formatDay, isTradingDay } from '@mdp/nse-calendar';
+import { day, formatDay, isTradingDay, istDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import type { BarRow } from '../../model.ts';
 import { generateDataset, latestReportedFiscalYear } from '../dataset.ts';
 import { type FinancialStatementRow, generateFinancials } from '../financials/index.ts';
-import { periodLabel } from '../financials/statements.ts';
+import { fiscalYearOf, periodLabel } from '../financials/statements.ts';
 import { DEAL_HISTORY_DAYS, planDeals, priceDeals } from './deals.ts';
 import { generateCorporateEvents } from './events.ts';
 import { generateForecasts } from './forecasts.ts';
@@ -213,6 +213,22 @@ describe('news', () => {
     }
     expect(new Set(news.map((n) => n.id)).size).toBe(news.length);
     expect(new Set(news.map((n) => n.category))).toEqual(new Set(NEWS_CATEGORIES));
+  });
+
+  it("dates each company's annual results on the day its statements say they were filed", () => {
+    const filed = new Map<string, number>();
+    generateFinancials(ds, (id, rows) => {
+      for (const r of rows)
+        if (r.section === 'profit_loss') filed.set(`${id} FY${fiscalYearOf(r.periodEnd)}`, r.availableFrom);
+    });
+    const results = news.filter((n) => n.category === 'results');
+    expect(results.length).toBeGreaterThan(100);
+    for (const n of results) {
+      const fy = / (FY\d{4}) /.exec(n.headline)![1];
+      const on = filed.get(`${n.stockIds[0]} ${fy}`);
+      expect(on, n.headline).toBeDefined();
+      expect(istDay(n.publishedAt), n.headline).toBe(formatDay(on!));
+    }
   });
 
   it('tells rating actions with the agency, rating and matching sentiment', () => {

@@ -1,6 +1,8 @@
 import { type DayNumber, formatDay, tradingDays } from '@mdp/nse-calendar';
 import type { StockRow } from '../../model.ts';
 import { type GeneratedDataset, latestReportedFiscalYear } from '../dataset.ts';
+import { generateFinancials } from '../financials/generate.ts';
+import { resultsFilings } from '../financials/results.ts';
 import { fiscalYearEnd } from '../financials/statements.ts';
 import type { CreditRatingAction } from '../ratings.ts';
 import { Rng } from '../rng.ts';
@@ -64,9 +66,10 @@ const MARKET_STORIES: [NewsCategory, Sentiment, (sector: string) => string][] = 
 
 /**
  * One news feed for the market and for each company: stories derived from the dataset's own facts
- * (annual results, credit-rating actions, dividends, splits and bonuses, listings) so a headline
- * never contradicts the data, a few company stories without figures, and daily market stories
- * related to the largest companies of a sector. Every related id is a listed equity of the dataset.
+ * (annual results, on the day the company's statements say they were filed; credit-rating actions,
+ * dividends, splits and bonuses, listings) so a headline never contradicts the data, a few company
+ * stories without figures, and daily market stories related to the largest companies of a sector.
+ * Every related id is a listed equity of the dataset.
  */
 export function generateNews(
   ds: GeneratedDataset,
@@ -105,13 +108,20 @@ export function generateNews(
     if (!annualOf.has(a.stockId)) annualOf.set(a.stockId, new Map());
     annualOf.get(a.stockId)!.set(a.fiscalYear, a.netProfit);
   }
+  // The day each company filed a year's audited results: its statements' filing day, which the
+  // financials serve the year from and every other generated document dates those results by.
+  const filedOn = new Map<number, Map<DayNumber, DayNumber>>();
+  generateFinancials({ ...ds, stocks: listed }, (stockId, periods) => {
+    const { years } = resultsFilings(periods, { to: end });
+    filedOn.set(stockId, new Map(years.map((y) => [y.periodEnd, y.filed])));
+  });
   for (const s of listed) {
     const years = annualOf.get(s.id);
     for (const fy of [latestFy - 1, latestFy]) {
       const now = years?.get(fy);
       const before = years?.get(fy - 1);
-      if (now === undefined || before === undefined) continue;
-      const d = fiscalYearEnd(fy) + 40 + rng.int(0, 20);
+      const d = filedOn.get(s.id)?.get(fiscalYearEnd(fy));
+      if (now === undefined || before === undefined || d === undefined) continue;
       if (now < 0) {
         add(
           d,

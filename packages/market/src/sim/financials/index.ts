@@ -1,2 +1,3 @@
 export { companyStatements, financialsByCompany, generateFinancials, hasFinancials } from './generate.ts';
+export * from './results.ts';
 export * from './statements.ts';
