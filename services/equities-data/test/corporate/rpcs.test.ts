@@ -5,6 +5,7 @@ import type { CorporateData } from '../../src/areas/corporate/data.ts';
 import { surprisePct } from '../../src/areas/corporate/documents.ts';
 import { FILING_TYPES } from '../../src/areas/corporate/filings.ts';
 import { corporateRpcs } from '../../src/areas/corporate/rpcs.ts';
+import { financialsRpcs } from '../../src/areas/financials/rpcs.ts';
 import { stockRpcs } from '../../src/areas/stocks/rpcs.ts';
 import { clockAt, ctx, readDocument, rpcError, smallDataset } from '../support.ts';
 import { memoryCorporate } from './support.ts';
@@ -275,6 +276,37 @@ describe('events', () => {
     expect(ratingFilings.map((f: { date: string }) => f.date)).toEqual(
       rated.ratings.map((r) => formatDay(r.ratedOn)).filter((d) => d >= oldest),
     );
+  });
+
+  it("dates results, presentations, call transcripts and annual reports on the financials route's available_from", async () => {
+    const financials = financialsRpcs({
+      dataset: () => mem.dataset,
+      bars: mem.source,
+      clock,
+      data: () => data.financials,
+    });
+    const dated = new Set(['results', 'presentation', 'concall_transcript', 'annual_report']);
+    const types = new Set<string>();
+    for (const e of equities.slice(0, 60)) {
+      const { data: filings } = readDocument(
+        await rpc.getStockEvents({ symbol: e.row.symbol, type: 'filings', limit: 50 }, ctx),
+      );
+      const doc = readDocument(
+        await financials.getFinancials({ symbol: e.row.symbol, periods: 40 }, ctx),
+      ).data;
+      const filed = new Map<string, string>(
+        [...doc.quarterly.availability, ...doc.profit_loss.availability].map(
+          (a: { period_end: string; available_from: string }) => [a.period_end, a.available_from],
+        ),
+      );
+      for (const f of filings as { date: string; type: string; title: string }[]) {
+        if (!dated.has(f.type)) continue;
+        const ended = /ended (\d{4}-\d{2}-\d{2})/.exec(f.title)?.[1];
+        expect(ended && filed.get(ended), `${e.row.symbol}: ${f.title}`).toBe(f.date);
+        types.add(f.type);
+      }
+    }
+    expect(types).toEqual(dated);
   });
 
   it('honours limit 1..50 and rejects unknown types', async () => {

@@ -67,6 +67,19 @@ describe('the generated corporate data, stored and served', () => {
       expect(ev.meta.type).toBe(type);
       expect(ev.data.length).toBeLessThanOrEqual(20);
     }
+    // Results in the filings list are dated by the stored statements, as the financials route serves them.
+    const filings = readDocument(
+      await env.client.call.getStockEvents({ symbol, type: 'filings', limit: 50 }),
+    );
+    const statements = readDocument(
+      await env.client.call.getFinancials({ symbol, section: 'quarterly' }),
+    ).data;
+    const latest = statements.quarterly.availability.at(-1);
+    expect(
+      filings.data.filter(
+        (f: { type: string; title: string }) => f.type === 'results' && f.title.endsWith(latest.period_end),
+      ),
+    ).toMatchObject([{ date: latest.available_from }]);
     const news = readDocument(await env.client.call.getMarketNews({ limit: 10, sentiment: 'positive' }));
     expect(news.data).toHaveLength(10);
     for (const n of news.data) {

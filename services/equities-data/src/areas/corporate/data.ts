@@ -7,6 +7,7 @@ import type {
   PriceTargetRow,
   ShareholdingRow,
 } from '@mdp/market';
+import type { FinancialsSource } from '../financials/store.ts';
 import type { CorporateRows } from './generated.ts';
 
 /** What the corporate routes answer from, per stock id, in serving order. */
@@ -24,6 +25,11 @@ export interface CorporateData {
   /** Newest first, all of them and per related stock. */
   news: NewsRow[];
   newsOf: Map<number, NewsRow[]>;
+  /**
+   * The companies' financial statements, read where the financials route reads them: the filings list
+   * dates results by them, so both give a period the same results day.
+   */
+  financials: FinancialsSource;
 }
 
 function groupBy<T>(
@@ -41,7 +47,7 @@ function groupBy<T>(
   return map;
 }
 
-export function corporateData(rows: CorporateRows): CorporateData {
+export function corporateData(rows: CorporateRows, financials: FinancialsSource): CorporateData {
   const news = [...rows.news].sort((a, b) => b.publishedAt - a.publishedAt || b.id - a.id);
   const newsOf = new Map<number, NewsRow[]>();
   for (const n of news)
@@ -79,5 +85,6 @@ export function corporateData(rows: CorporateRows): CorporateData {
     ),
     news,
     newsOf,
+    financials,
   };
 }

@@ -1,12 +1,17 @@
 import type { Pool } from '@mdp/db';
 import type { CorporateEventRow, DealRow, ForecastRow, NewsRow, PledgeEventRow } from '@mdp/market';
+import { pgFinancialsSource } from '../financials/store.ts';
 import { type CorporateData, corporateData } from './data.ts';
+import type { CorporateRows } from './generated.ts';
 
 type Row = Record<string, unknown>;
 const DAY = (col: string) => `(${col} - DATE '1970-01-01') AS ${col}`;
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-/** Reads the corporate tables into memory (a few hundred thousand rows for the default dataset). */
+/**
+ * Reads the corporate tables into memory (a few hundred thousand rows for the default dataset); the
+ * financial statements that date the filings list stay in their table, read per request.
+ */
 export async function readCorporate(pool: Pool): Promise<CorporateData> {
   const q = async (sql: string) => (await pool.query<Row>(sql)).rows;
   const [holdings, pledges, forecasts, targets, deals, events, news] = await Promise.all([
@@ -23,7 +28,7 @@ export async function readCorporate(pool: Pool): Promise<CorporateData> {
     q(`SELECT id, (extract(epoch FROM published_at) * 1000)::float8 AS published_at, category, sentiment, headline,
               summary, source, stock_ids FROM news`),
   ]);
-  return corporateData({
+  const rows: CorporateRows = {
     shareholding: holdings.map((r) => ({
       stockId: Number(r.stock_id),
       quarterEnd: Number(r.quarter_end),
@@ -108,5 +113,6 @@ export async function readCorporate(pool: Pool): Promise<CorporateData> {
         stockIds: (r.stock_ids as number[]).map(Number),
       }),
     ),
-  });
+  };
+  return corporateData(rows, pgFinancialsSource(pool));
 }

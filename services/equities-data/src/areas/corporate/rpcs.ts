@@ -1,5 +1,5 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
-import { DEAL_KINDS, type DealKind, NEWS_CATEGORIES, type NewsRow } from '@mdp/market';
+import { DEAL_KINDS, type DealKind, hasFinancials, NEWS_CATEGORIES, type NewsRow } from '@mdp/market';
 import { day, formatDay, istToday } from '@mdp/nse-calendar';
 import type { AreaDeps } from '../area.ts';
 import type { EquitiesDataset, StockEntry } from '../stocks/dataset.ts';
@@ -154,9 +154,10 @@ export function corporateRpcs(deps: AreaDeps<CorporateData>): Pick<EquitiesDataI
         return jsonDocument(items.slice(0, req.limit), meta(items.length));
       }
       if (req.type === 'filings') {
+        const company = hasFinancials(e.row);
         const filings = filingsOf({
-          stockId: e.row.id,
-          company: e.row.stockType === 'equity',
+          company,
+          statements: company ? await data.financials.periods(e.row.id) : [],
           listedOn: e.row.listedOn,
           today: Math.min(today(), e.row.delistedOn ?? ds.lastDay ?? today()),
           analysts: data.targets.get(e.row.id)?.analysts ?? 0,
