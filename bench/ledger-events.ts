@@ -4,14 +4,14 @@
 // Written as rows of COPY's binary format (nothing for Postgres to parse), and counted as they go into
 // the cells the projections are made of, so the loaded log and its projections agree.
 import { randomFillSync } from 'node:crypto';
-import { DAY_MS, IST_OFFSET_MS } from '@mdp/nse-calendar';
+import { day as dayNumber, formatDay, istDateStart, istDay } from '@mdp/nse-calendar';
 
 /** The IST day of a Unix millisecond, as a day number (days since 1970-01-01 in IST). */
-export const istDayNumber = (ms: number): number => Math.floor((ms + IST_OFFSET_MS) / DAY_MS);
+export const istDayNumber = (ms: number): number => dayNumber(istDay(ms));
 /** The Unix millisecond at which an IST day (a day number) begins. */
-export const istDayStartMs = (day: number): number => day * DAY_MS - IST_OFFSET_MS;
+export const istDayStartMs = (day: number): number => istDateStart(formatDay(day));
 /** A day number as YYYY-MM-DD (what `usage_daily.day` holds), and its IST month YYYY-MM. */
-export const dayDate = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+export const dayDate = (day: number): string => formatDay(day);
 export const dayMonth = (day: number): string => dayDate(day).slice(0, 7);
 /** A day's partition of the log, as `usage_events_ensure_partition` names it. */
 export const partitionName = (day: number): string => `usage_events_${dayDate(day).replaceAll('-', '')}`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from '@mdp/db';
+import { istDay } from '@mdp/nse-calendar';
 import type { DayFigure } from '../src/archive/format.ts';
 import { istDayBounds } from '../src/archive/format.ts';
 import { type CanonicalEvent, canonicalLine } from '../src/usage-day.ts';
@@ -92,9 +93,7 @@ export function figuresOf(events: readonly CanonicalEvent[]): DayFigure[] {
 
 /** Writes events into the partitioned log (their days' partitions made, their routes numbered). */
 export async function insertEvents(pool: Pool, events: readonly CanonicalEvent[]): Promise<void> {
-  const days = new Set(
-    events.map((e) => new Date(e.admitted_at_ms + 5.5 * 3600_000).toISOString().slice(0, 10)),
-  );
+  const days = new Set(events.map((e) => istDay(e.admitted_at_ms)));
   for (const day of days) await pool.query('SELECT usage_events_ensure_partition($1::date)', [day]);
   await pool.query(
     'INSERT INTO usage_routes (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING',

@@ -1,4 +1,4 @@
-import { type DayNumber, formatDay, tradingDays } from '@mdp/nse-calendar';
+import { type DayNumber, formatDay, istDateStart, tradingDays } from '@mdp/nse-calendar';
 import type { StockRow } from '../../model.ts';
 import { type GeneratedDataset, latestReportedFiscalYear } from '../dataset.ts';
 import { generateFinancials } from '../financials/generate.ts';
@@ -17,8 +17,8 @@ const SOURCES = ['PTI', 'Reuters', 'Press release', 'Exchange filing', 'Business
 
 type Draft = Omit<NewsRow, 'id'>;
 
-/** Epoch ms of a time of day in IST (UTC+5:30) on a day. */
-const istTime = (d: DayNumber, minutes: number) => (d * 1440 + minutes - 330) * 60_000;
+/** Epoch ms of a time of day in IST, `minutes` after the day's IST midnight. */
+const istTime = (d: DayNumber, minutes: number) => istDateStart(formatDay(d)) + minutes * 60_000;
 
 const COMPANY_STORIES: [Sentiment, (s: StockRow) => string, string][] = [
   [
