@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@mdp/grpc';
 import { DEFAULT_HISTORY_DAYS, DEFAULT_SEED, generateDataset, generateMarketFlows } from '@mdp/market';
-import { day } from '@mdp/nse-calendar';
+import { day, formatDay, tradingDays } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { marketArea } from '../../src/areas/market/index.ts';
 import { readMarketData } from '../../src/areas/market/store.ts';
@@ -159,7 +159,10 @@ describe('the generated default dataset', () => {
     const { rows } = await env.pool.query(
       'SELECT period, min(d)::text AS first, count(*)::int AS n FROM fii_dii_cash GROUP BY period ORDER BY period',
     );
-    expect(rows[0]).toMatchObject({ period: 'day', first: '2026-02-02' });
+    // The first session after the months the real figures cover: the Budget session on Sunday 1 February.
+    const firstSession = formatDay(tradingDays(day('2026-02-01'), day('2026-02-28'))[0]!);
+    expect(firstSession).toBe('2026-02-01');
+    expect(rows[0]).toMatchObject({ period: 'day', first: firstSession });
     expect(rows[1]).toMatchObject({ period: 'month', n: 226 });
     await env.reload();
     const { data } = readDocument(await env.client.call.getFiiDii({}));
