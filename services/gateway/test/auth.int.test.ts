@@ -45,11 +45,17 @@ async function expect401(
   expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer realm="api"/);
 }
 
-async function newToken(opts: { plan?: string; expiresAt?: Date } = {}) {
+/** A new account's token; `expiresInMs` counts from the issue (a busy machine may take a while to create the account). */
+async function newToken(opts: { plan?: string; expiresInMs?: number } = {}) {
   const accountId = await services.store.createAccount(opts.plan ?? 'free');
-  const issued = await services.store.issueToken(accountId, { expiresAt: opts.expiresAt });
-  return { accountId, ...issued };
+  const now = Date.now();
+  const expiresAt = opts.expiresInMs === undefined ? undefined : new Date(now + opts.expiresInMs);
+  const issued = await services.store.issueToken(accountId, { expiresAt, now });
+  return { accountId, expiresAt, ...issued };
 }
+
+const untilPast = async (at: Date | undefined) =>
+  new Promise((r) => setTimeout(r, Math.max(0, at!.getTime() - Date.now()) + 100));
 
 /** Polls until the request gives `status`; returns the time it took. */
 async function until(status: number, authorization: string, timeoutMs = 2_000): Promise<number> {
@@ -91,12 +97,12 @@ describe('401 invalid_token', () => {
   });
 
   it('an expired token, also once cached', async () => {
-    const { token } = await newToken({ expiresAt: new Date(Date.now() + 700) });
+    const { token, expiresAt } = await newToken({ expiresInMs: 2_000 });
     expect((await call(`Bearer ${token}`)).statusCode).toBe(200);
-    await new Promise((r) => setTimeout(r, 800));
+    await untilPast(expiresAt);
     await expect401(await call(`Bearer ${token}`), 'invalid_token');
-    const fresh = await newToken({ expiresAt: new Date(Date.now() + 300) });
-    await new Promise((r) => setTimeout(r, 400));
+    const fresh = await newToken({ expiresInMs: 300 });
+    await untilPast(fresh.expiresAt);
     await expect401(await call(`Bearer ${fresh.token}`), 'invalid_token');
   });
 

@@ -1,10 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Pool } from 'pg';
-import { OptionsStore } from '../store/options-store.ts';
+import { LOAD_LOCK_SQL, OptionsStore } from '../store/options-store.ts';
 import { type DatasetOptions, generateDataset, type UnderlyingBundle } from './dataset.ts';
 
 /** Serialises every loader of this database, so two `load-default --if-empty` never both load. */
-const LOAD_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':options-load'))";
 const FLUSH_ROWS = 20_000;
 
 export interface WriteResult {

@@ -1,5 +1,6 @@
 import { type Pool, withTransaction } from '@mdp/db';
 import { day, formatDay, type TradingCalendar } from '@mdp/nse-calendar';
+import { LOAD_LOCK_SQL } from './options-store.ts';
 
 /** An expiry the calendar closed, moved to the full session before it. */
 export interface ExpiryMove {
@@ -21,9 +22,9 @@ export async function moveExpiriesOffClosedDays(
   calendar: TradingCalendar,
 ): Promise<ExpiryMove[]> {
   return withTransaction(pool, async (client) => {
-    await client.query(
-      'LOCK TABLE option_quotes, future_quotes, daily_analytics IN SHARE ROW EXCLUSIVE MODE',
-    );
+    // Replicas following the same calendar change move the same rows: one at a time, and the later
+    // finds nothing left to move.
+    await client.query(LOAD_LOCK_SQL);
     const { rows } = await client.query<{ expiry: string }>(
       `SELECT to_char(expiry, 'YYYY-MM-DD') AS expiry FROM option_quotes
        UNION SELECT to_char(expiry, 'YYYY-MM-DD') FROM future_quotes ORDER BY 1`,
@@ -54,7 +55,7 @@ export async function moveExpiriesOffClosedDays(
         expiry,
         to,
       ]);
-      moves.push({ from: expiry, to, contracts });
+      if (Object.keys(contracts).length > 0) moves.push({ from: expiry, to, contracts });
     }
     if (moves.length > 0)
       await client.query('INSERT INTO loads (kind, detail) VALUES ($1, $2)', [

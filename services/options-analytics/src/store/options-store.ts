@@ -46,6 +46,9 @@ function numberArray(values: readonly (number | string | null | undefined)[]): s
  * The service's own tables (see migrations/). Writes are bulk `unnest` inserts; reads return plain
  * values (dates as YYYY-MM-DD strings, 64-bit counts as numbers).
  */
+/** Taken by whatever rewrites the schema's contracts in bulk (a generated load, moving expiries): one at a time. */
+export const LOAD_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':options-load'))";
+
 export class OptionsStore {
   constructor(private readonly db: Queryable) {}
 
