@@ -56,7 +56,7 @@ describe('generated chains are priced from the surface so that the solver recove
       '2026-12-15',
       '2026-12-22',
       '2026-12-29',
-      '2027-01-26',
+      '2027-01-26', // on the seed calendar, which ends with 2026 (test/calendar-import.int.test.ts moves it)
       '2027-03-30',
       '2027-06-29',
       '2027-09-28',

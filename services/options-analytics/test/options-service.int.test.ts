@@ -260,7 +260,7 @@ describe('GetStockOptions', () => {
     expect(data.expiries.map((e: { expiry: string }) => e.expiry)).toEqual([
       '2026-11-23',
       '2026-12-29',
-      '2027-01-26',
+      '2027-01-26', // the seed calendar knows no 2027 holiday
     ]);
     expect(data.iv_rank).toBeGreaterThanOrEqual(0);
     expect(data.iv_rank).toBeLessThanOrEqual(100);
