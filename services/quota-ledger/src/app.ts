@@ -1,9 +1,9 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { Caps } from '@mdp/admission';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { type ByInterface, interfaceOf } from './domain/account-book.ts';
-import type { Caps } from './domain/admission.ts';
 import type { AdmissionRequest, HeldRequest, Outcome, Shard } from './shard.ts';
 import { historyWindow, usageHistoryDocument } from './usage-history.ts';
 

@@ -1,3 +1,4 @@
+import { BURST_WINDOW_MS } from '@mdp/admission';
 import type { Pool } from '@mdp/db';
 import type { GrpcServer } from '@mdp/grpc';
 import type { NatsConnection } from '@mdp/nats';
@@ -7,7 +8,6 @@ import { type SettlementEvent, shardOf } from '@mdp/usage';
 import { buildApp } from './app.ts';
 import type { ArchiveTarget } from './archive/index.ts';
 import { AccountBook } from './domain/account-book.ts';
-import { BURST_WINDOW_MS } from './domain/admission.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';

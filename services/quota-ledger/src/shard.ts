@@ -1,3 +1,4 @@
+import { BURST_WINDOW_MS, type Caps, type Decision } from '@mdp/admission';
 import type { Clock } from '@mdp/nse-calendar';
 import {
   CellCounter,
@@ -13,7 +14,6 @@ import {
 } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
 import type { AccountBook } from './domain/account-book.ts';
-import { BURST_WINDOW_MS, type Caps, type Decision } from './domain/admission.ts';
 import type { Ownership } from './domain/shard-map.ts';
 import type { Mutex } from './mutex.ts';
 import { type ProjectionStore, settledKey } from './projections.ts';

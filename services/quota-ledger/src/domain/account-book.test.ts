@@ -1,7 +1,7 @@
+import { BURST_WINDOW_MS, type Caps, decide } from '@mdp/admission';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AccountBook, VOID_WAIT_MS } from './account-book.ts';
-import { BURST_WINDOW_MS, type Caps, decide } from './admission.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
 const caps = { daily: 2, monthly: null };

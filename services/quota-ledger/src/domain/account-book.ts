@@ -1,7 +1,6 @@
+import { BURST_WINDOW_MS, BurstWindow, type Caps, type Decision, decide } from '@mdp/admission';
 import { istDay, istMonth } from '@mdp/nse-calendar';
 import { INTERFACES, type Interface } from '@mdp/usage';
-import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './admission.ts';
-import { BurstWindow } from './burst-window.ts';
 
 interface Hold {
   accountId: string;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, decide } from './admission.ts';
 import { BurstWindow } from './burst-window.ts';
+import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, decide } from './decide.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);

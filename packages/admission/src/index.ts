@@ -1,0 +1,2 @@
+export * from './burst-window.ts';
+export * from './decide.ts';
