@@ -1,2 +1,3 @@
 export * from './burst-window.ts';
 export * from './decide.ts';
+export * from './lease.ts';

@@ -1,0 +1,229 @@
+import { istDay, istMonth, istNextDayStart } from '@mdp/nse-calendar';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './decide.ts';
+import { LeaseHolder, leaseTerms } from './lease.ts';
+
+/**
+ * The shard's own bookkeeping of one account, as the ledger keeps it per request: admission times, and
+ * units counted per IST day and month (charged and in flight; a refund frees its unit).
+ */
+class ShardAccount {
+  readonly times: number[] = [];
+  private readonly counts = new Map<string, number>();
+  readonly holds = new Map<string, { day: string; month: string }>();
+
+  count(period: string): number {
+    return this.counts.get(period) ?? 0;
+  }
+
+  recent(now: number): number[] {
+    return this.times.filter((t) => t > now - BURST_WINDOW_MS);
+  }
+
+  decide(caps: Caps, now: number): Decision {
+    return decide(
+      caps,
+      { burst: this.recent(now), day: this.count(istDay(now)), month: this.count(istMonth(now)) },
+      now,
+    );
+  }
+
+  record(requestId: string, at: number): void {
+    const hold = { day: istDay(at), month: istMonth(at) };
+    this.times.push(at);
+    for (const p of [hold.day, hold.month]) this.counts.set(p, this.count(p) + 1);
+    this.holds.set(requestId, hold);
+  }
+
+  settle(requestId: string, outcome: 'charged' | 'refunded'): void {
+    const hold = this.holds.get(requestId);
+    if (!hold) return;
+    this.holds.delete(requestId);
+    if (outcome === 'refunded') for (const p of [hold.day, hold.month]) this.counts.set(p, this.count(p) - 1);
+  }
+}
+
+type Step =
+  | { kind: 'request'; gapMs: number }
+  | { kind: 'settle'; pick: number; refund: boolean; gapMs: number };
+
+const caps = fc.record({
+  daily: fc.option(fc.integer({ min: 1, max: 40 }), { nil: null }),
+  monthly: fc.option(fc.integer({ min: 1, max: 120 }), { nil: null }),
+  burst: fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer({ min: 1, max: 12 })),
+});
+// Mostly requests a few hundred ms apart, now and then a pause of minutes or hours (across IST midnight).
+const gap = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 0, max: 1_500 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 4 * 3_600_000 }) },
+);
+const steps = fc.array(
+  fc.oneof(
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant('request' as const), gapMs: gap }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('settle' as const),
+        pick: fc.nat(),
+        refund: fc.boolean(),
+        gapMs: fc.integer({ min: 0, max: 500 }),
+      }),
+    },
+  ),
+  { maxLength: 300 },
+);
+// 23:50 IST on 30 November: the day and the month turn over ten minutes in.
+const START = Date.parse('2026-11-30T18:20:00Z');
+
+describe('admission leases', () => {
+  it('answer every request exactly as the shard would have, whatever the caps, the rate and the settlements', () => {
+    fc.assert(
+      fc.property(
+        caps,
+        steps,
+        fc.integer({ min: 1_000, max: 20_000 }),
+        (plan: Caps, sequence: Step[], leaseMs) => {
+          const perRequest = new ShardAccount();
+          const shard = new ShardAccount();
+          let holder: LeaseHolder | null = null;
+          let grants = 0;
+          let now = START;
+          let n = 0;
+          for (const step of sequence) {
+            now += step.gapMs;
+            if (step.kind === 'settle') {
+              const ids = [...perRequest.holds.keys()];
+              if (ids.length === 0) continue;
+              const id = ids[step.pick % ids.length]!;
+              const outcome = step.refund ? 'refunded' : 'charged';
+              perRequest.settle(id, outcome);
+              shard.settle(id, outcome);
+              holder?.settle(id, outcome);
+              continue;
+            }
+            const id = `r${n++}`;
+            const expected = perRequest.decide(plan, now);
+            if (expected.kind === 'admitted') perRequest.record(id, now);
+
+            let answer = holder?.admit(id, now) ?? null;
+            if (answer === null) {
+              // No lease, or it cannot answer: it goes back and the shard grants again from its counts.
+              holder = null;
+              const terms = leaseTerms({
+                caps: plan,
+                day: shard.count(istDay(now)),
+                month: shard.count(istMonth(now)),
+                recentAdmissions: shard.recent(now).length,
+                ratePerSecond: 5,
+                leaseMs,
+                now,
+              });
+              expect(terms.expiresAt).toBeLessThanOrEqual(istNextDayStart(now));
+              if (terms.allotment === 0) answer = shard.decide(plan, now);
+              else {
+                grants++;
+                holder = new LeaseHolder({
+                  leaseId: `l${grants}`,
+                  caps: plan,
+                  day: shard.count(istDay(now)),
+                  month: shard.count(istMonth(now)),
+                  burst: shard.recent(now),
+                  inFlight: [...shard.holds].map(([requestId, h]) => ({
+                    requestId,
+                    inDay: h.day === istDay(now),
+                    inMonth: h.month === istMonth(now),
+                  })),
+                  allotment: terms.allotment,
+                  grantedAt: now,
+                  expiresAt: terms.expiresAt,
+                });
+                answer = holder.admit(id, now);
+              }
+            }
+            expect(answer, `request ${id} at ${new Date(now).toISOString()}`).toEqual(expected);
+            if (answer?.kind === 'admitted') shard.record(id, now);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('size an allotment by the rate and the lease, within half of the smallest headroom, and never into the next IST day', () => {
+    const now = Date.parse('2026-12-01T06:00:00Z');
+    const base = {
+      caps: { daily: null, monthly: null, burst: null },
+      day: 0,
+      month: 0,
+      recentAdmissions: 0,
+      now,
+    };
+    expect(leaseTerms({ ...base, ratePerSecond: 100, leaseMs: 2_000 })).toEqual({
+      allotment: 250,
+      expiresAt: now + 2_000,
+    });
+    // The daily cap leaves 40: at most 20 go out on the lease.
+    expect(
+      leaseTerms({ ...base, caps: { daily: 50, monthly: null }, day: 10, ratePerSecond: 100, leaseMs: 2_000 })
+        .allotment,
+    ).toBe(20);
+    // The burst cap (60 a minute) with 59 used leaves one, and a quiet account still gets one.
+    expect(
+      leaseTerms({
+        ...base,
+        caps: { daily: null, monthly: null },
+        recentAdmissions: 59,
+        ratePerSecond: 100,
+        leaseMs: 2_000,
+      }).allotment,
+    ).toBe(1);
+    expect(leaseTerms({ ...base, ratePerSecond: 0, leaseMs: 2_000 }).allotment).toBe(1);
+    // No headroom, no lease.
+    expect(
+      leaseTerms({
+        ...base,
+        caps: { daily: 5, monthly: 500 },
+        day: 5,
+        month: 5,
+        ratePerSecond: 10,
+        leaseMs: 2_000,
+      }).allotment,
+    ).toBe(0);
+    // Granted a second before IST midnight, it ends at midnight.
+    const late = Date.parse('2026-12-01T18:29:59Z');
+    expect(leaseTerms({ ...base, now: late, ratePerSecond: 10, leaseMs: 5_000 })).toEqual({
+      allotment: 13,
+      expiresAt: Date.parse('2026-12-01T18:30:00Z'),
+    });
+  });
+
+  it('hands back what it admitted and what is still in flight', () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const holder = new LeaseHolder({
+      leaseId: 'l1',
+      caps: { daily: 10, monthly: null, burst: null },
+      day: 3,
+      month: 3,
+      burst: [],
+      inFlight: [{ requestId: 'old', inDay: true, inMonth: true }],
+      allotment: 2,
+      grantedAt: at,
+      expiresAt: at + 2_000,
+    });
+    expect(holder.admit('a', at)!.rateLimit.remaining).toBe(6);
+    holder.settle('old', 'refunded');
+    expect(holder.admit('b', at + 10)!.rateLimit.remaining).toBe(6);
+    expect(holder.admit('c', at + 20)).toBeNull(); // the allotment is used
+    holder.settle('a', 'charged');
+    expect(holder.returned()).toEqual({
+      leaseId: 'l1',
+      admitted: [
+        { requestId: 'a', at },
+        { requestId: 'b', at: at + 10 },
+      ],
+      inFlight: ['b'],
+    });
+    expect(holder.admit('d', at + 2_000)).toBeNull(); // expired
+  });
+});

@@ -1,0 +1,148 @@
+import { istDay, istNextDayStart } from '@mdp/nse-calendar';
+import { BurstWindow } from './burst-window.ts';
+import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, type Decision, decide } from './decide.ts';
+
+/**
+ * Admission leases (docs/proposals/admission-leases.md): a shard hands one gateway at a time the state
+ * `decide` needs for one account and an allotment of admissions, and that gateway decides locally
+ * with the same function until the allotment is used, the lease expires or the shard recalls it. Pure:
+ * the clock is every method's `now`.
+ */
+
+/** A request of the account in flight at the grant: a unit counted until it settles. */
+export interface LeasedHold {
+  requestId: string;
+  /** Whether it counts in the grant's IST day (it may be from the day before) and month. */
+  inDay: boolean;
+  inMonth: boolean;
+}
+
+/** What a grant carries: the account's caps and counts, its burst window, and how far it may go. */
+export interface LeaseGrant {
+  leaseId: string;
+  caps: Caps;
+  /** Units counted against the day's and the month's caps at the grant: charged and in flight. */
+  day: number;
+  month: number;
+  /** The account's admission times within the minute before the grant, oldest first. */
+  burst: readonly number[];
+  /** The requests in flight among `day` and `month`, which the holder sees settle. */
+  inFlight: readonly LeasedHold[];
+  /** Admissions the holder may make. */
+  allotment: number;
+  grantedAt: number;
+  /** Never past the IST day (nor so the month) of the grant: its counts are that day's. */
+  expiresAt: number;
+}
+
+/** How long and how much a grant is for. */
+export interface LeaseTerms {
+  allotment: number;
+  expiresAt: number;
+}
+
+/** The most admissions one grant allows, whatever the account's rate. */
+export const MAX_ALLOTMENT = 10_000;
+
+/**
+ * A grant's terms: enough admissions for the account's recent rate over the lease (a quarter more, so
+ * a lease is seldom renewed early), never more than the smallest headroom of its day, month and burst
+ * windows, and at most half of that headroom, so a holder that dies strands little of it; ending at
+ * `leaseMs` or the next IST midnight, whichever is first. No lease (allotment 0) without headroom: the
+ * shard's own decision says why.
+ */
+export function leaseTerms(opts: {
+  caps: Caps;
+  day: number;
+  month: number;
+  /** Admissions within the minute before `now`. */
+  recentAdmissions: number;
+  /** The account's recent admissions a second. */
+  ratePerSecond: number;
+  leaseMs: number;
+  now: number;
+}): LeaseTerms {
+  const expiresAt = Math.min(opts.now + opts.leaseMs, istNextDayStart(opts.now));
+  const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
+  const headroom = Math.min(
+    opts.caps.daily === null ? Number.POSITIVE_INFINITY : opts.caps.daily - opts.day,
+    opts.caps.monthly === null ? Number.POSITIVE_INFINITY : opts.caps.monthly - opts.month,
+    burst === null ? Number.POSITIVE_INFINITY : burst - opts.recentAdmissions,
+  );
+  if (!(headroom > 0)) return { allotment: 0, expiresAt };
+  const wanted = Math.ceil(opts.ratePerSecond * ((expiresAt - opts.now) / 1000) * 1.25);
+  const allotment = Math.min(MAX_ALLOTMENT, Math.max(1, wanted), Math.max(1, Math.floor(headroom / 2)));
+  return { allotment, expiresAt };
+}
+
+/** What goes back to the shard: the admissions made under the lease and what is still in flight. */
+export interface LeaseReturn {
+  leaseId: string;
+  /** Each admission's request id and time, oldest first. */
+  admitted: { requestId: string; at: number }[];
+  /** Requests (the grant's and the holder's) not yet settled. */
+  inFlight: string[];
+}
+
+/**
+ * The holder's side of one lease. `admit` answers what the shard would have answered for a request at
+ * `now`, or null when this lease may not answer it (expired, or its allotment used by an admission):
+ * the holder then returns the lease and asks the shard. Exact while every request and settlement of the
+ * account passes through this holder, as affinity routes them; anything else (a hold the shard expires)
+ * only frees units, so the holder's answers can be stricter than the shard's, never laxer.
+ */
+export class LeaseHolder {
+  private readonly times = new BurstWindow();
+  private day: number;
+  private month: number;
+  private readonly holds = new Map<string, { inDay: boolean; inMonth: boolean }>();
+  private readonly admitted: { requestId: string; at: number }[] = [];
+  /** The IST day the grant's counts are of. */
+  private readonly grantDay: string;
+
+  constructor(readonly grant: LeaseGrant) {
+    for (const t of grant.burst) this.times.push(t);
+    this.day = grant.day;
+    this.month = grant.month;
+    for (const h of grant.inFlight) this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth });
+    this.grantDay = istDay(grant.grantedAt);
+  }
+
+  /** Admissions still allowed under the lease. */
+  get remaining(): number {
+    return this.grant.allotment - this.admitted.length;
+  }
+
+  admit(requestId: string, now: number): Decision | null {
+    if (now >= this.grant.expiresAt || now < this.grant.grantedAt || istDay(now) !== this.grantDay)
+      return null;
+    this.times.evictThrough(now - BURST_WINDOW_MS);
+    const decision = decide(this.grant.caps, { burst: this.times, day: this.day, month: this.month }, now);
+    if (decision.kind !== 'admitted') return decision;
+    if (this.remaining <= 0) return null;
+    this.times.push(now);
+    this.day++;
+    this.month++;
+    this.holds.set(requestId, { inDay: true, inMonth: true });
+    this.admitted.push({ requestId, at: now });
+    return decision;
+  }
+
+  /**
+   * A request of this account settled: a charge keeps its unit, a refund (or void) frees it, as the
+   * shard's counts do. A request the lease does not know is not its to count.
+   */
+  settle(requestId: string, outcome: 'charged' | 'refunded'): void {
+    const hold = this.holds.get(requestId);
+    if (!hold) return;
+    this.holds.delete(requestId);
+    if (outcome === 'charged') return;
+    if (hold.inDay) this.day--;
+    if (hold.inMonth) this.month--;
+  }
+
+  /** The lease as it goes back to the shard. */
+  returned(): LeaseReturn {
+    return { leaseId: this.grant.leaseId, admitted: [...this.admitted], inFlight: [...this.holds.keys()] };
+  }
+}
