@@ -6,6 +6,7 @@ import type { Logger, Registry } from '@mdp/telemetry';
 import { Authenticator, type AuthenticatorOptions, subscribeAuthEvents } from './authenticator.ts';
 import type { Upstreams } from './catalogue/index.ts';
 import { DocumentCache } from './document-cache.ts';
+import { LedgerShards } from './ledger-shards.ts';
 import { AdmissionClient } from './metering/admission.ts';
 import { Metering } from './metering/metering.ts';
 import { Settler } from './metering/settlement.ts';
@@ -64,7 +65,13 @@ export interface Dependencies {
 
 /** Everything the gateway talks to: gRPC channels, NATS for auth events and settlements. */
 export async function connectDependencies(o: DependencyOptions): Promise<Dependencies> {
-  const { upstreams, authClient, close } = connectUpstreams(o.addresses, o.registry, o.upstreamDeadlineMs);
+  const shards = new LedgerShards(o.addresses.ledger);
+  const { upstreams, authClient, close } = connectUpstreams(
+    o.addresses,
+    o.registry,
+    o.upstreamDeadlineMs,
+    shards,
+  );
   const tokenUse = new TokenUseReporter(authClient, o.logger, o.tokenUseReportMs ?? 5_000);
   const authenticator = new Authenticator({
     onUse: (tokenId, atMs) => tokenUse.seen(tokenId, atMs),
@@ -121,9 +128,17 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     ackTimeoutMs: o.settleAckTimeoutMs,
     logger: o.logger,
     registry: o.registry,
+    clock: o.clock,
   });
   const metering = new Metering(
-    new AdmissionClient(o.addresses.ledger, o.admissionDeadlineMs, o.logger, o.registry, o.holdTtlMs),
+    new AdmissionClient({
+      shards,
+      deadlineMs: o.admissionDeadlineMs,
+      logger: o.logger,
+      registry: o.registry,
+      clock: o.clock,
+      ...(o.holdTtlMs === undefined ? {} : { holdTtlMs: o.holdTtlMs }),
+    }),
     settler,
   );
   return {

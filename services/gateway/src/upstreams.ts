@@ -10,8 +10,8 @@ import {
 } from '@mdp/grpc';
 import { auth, equities, filings, ledger, options } from '@mdp/proto';
 import { Gauge, grpcClientMetrics, type Registry } from '@mdp/telemetry';
-import { shardOf } from '@mdp/usage';
 import type { Upstreams } from './catalogue/index.ts';
+import { LedgerShards } from './ledger-shards.ts';
 
 export interface UpstreamAddresses {
   auth: string;
@@ -32,6 +32,7 @@ export function connectUpstreams(
   addresses: UpstreamAddresses,
   registry: Registry,
   deadlineMs: number,
+  shards: LedgerShards = new LedgerShards(addresses.ledger),
 ): { upstreams: Upstreams; authClient: AsyncClient<typeof auth.AuthServiceService>; close: () => void } {
   const metrics = grpcClientMetrics(registry);
   const replicas = replicaMetrics(registry);
@@ -81,7 +82,7 @@ export function connectUpstreams(
       equities: clients.equities.call,
       filings: clients.filings.call,
       options: clients.options.call,
-      ledger: (accountId: string) => ledgers[shardOf(accountId, ledgers.length)]!.call,
+      ledger: (accountId: string) => ledgers[shards.of(accountId)]!.call,
     },
     close: () => {
       for (const client of [...all, ...ledgers]) client.close();

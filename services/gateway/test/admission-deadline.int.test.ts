@@ -1,9 +1,11 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { GrpcServer, RpcError } from '@mdp/grpc';
+import { systemClock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { createRegistry, trace } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/authenticator.ts';
+import { LedgerShards } from '../src/ledger-shards.ts';
 import { AdmissionClient } from '../src/metering/admission.ts';
 import { silentLogger } from './harness.ts';
 
@@ -74,7 +76,13 @@ describe('admission deadline (one timer per message to the shard)', () => {
 
   beforeAll(async () => {
     const port = await shard.server.listen('127.0.0.1', 0);
-    client = new AdmissionClient([`127.0.0.1:${port}`], DEADLINE_MS, silentLogger, createRegistry('test-gw'));
+    client = new AdmissionClient({
+      shards: new LedgerShards([`127.0.0.1:${port}`]),
+      deadlineMs: DEADLINE_MS,
+      logger: silentLogger,
+      registry: createRegistry('test-gw'),
+      clock: systemClock,
+    });
   });
   afterAll(async () => {
     client.close();

@@ -1,9 +1,11 @@
 import { RpcError } from '@mdp/grpc';
 import { connectNats } from '@mdp/nats';
+import { systemClock } from '@mdp/nse-calendar';
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/authenticator.ts';
+import { LedgerShards } from '../src/ledger-shards.ts';
 import { type Admission, AdmissionClient } from '../src/metering/admission.ts';
 import {
   DEFINITIONS,
@@ -383,12 +385,13 @@ describe('a 200 whose charge JetStream did not acknowledge in time (the client g
       expiresAtMs: null,
       burstPerMinute: null,
     };
-    admission = new AdmissionClient(
-      services.addresses.ledger,
-      10_000,
-      createLogger('void-test', 'silent'),
-      createRegistry('void-test'),
-    );
+    admission = new AdmissionClient({
+      shards: new LedgerShards(services.addresses.ledger),
+      deadlineMs: 10_000,
+      logger: createLogger('void-test', 'silent'),
+      registry: createRegistry('void-test'),
+      clock: systemClock,
+    });
     nc = await connectNats({ url: NATS_URL, name: 'void-test', logger: createLogger('t', 'silent') });
   });
   afterAll(async () => {

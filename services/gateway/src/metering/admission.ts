@@ -1,9 +1,11 @@
 import { ApiError } from '@mdp/errors';
+import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { CellCounter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
-import { INTERFACES, type Interface, shardOf } from '@mdp/usage';
+import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
+import type { LedgerShards } from '../ledger-shards.ts';
 import { rateLimitHeaders } from '../rate-limit-headers.ts';
 import { Deferred } from './deferred.ts';
 import { HOLD_TTL_MS } from './shard-book.ts';
@@ -35,6 +37,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
     private readonly shard: number,
     private readonly via: Interface,
     private readonly decisions: Decisions,
+    private readonly clock: Clock,
   ) {
     super();
   }
@@ -55,7 +58,12 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
   /** Refusals become the SPEC's 429s. */
   private decided(res: ledger.AdmissionResult): void {
     const { caller, via, shard } = this;
-    const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, Date.now());
+    const headers = rateLimitHeaders(
+      res,
+      caller,
+      res.decision === D.ADMIT_DECISION_RATE_LIMITED,
+      this.clock(),
+    );
     switch (res.decision) {
       case D.ADMIT_DECISION_ADMITTED:
         this.decisions.cell('admitted', via, shard).inc();
@@ -101,23 +109,32 @@ interface LedgerCaller {
   account: ledger.Account;
 }
 
+export interface AdmissionClientOptions {
+  /** Which shard owns an account; one stream to each. */
+  shards: LedgerShards;
+  deadlineMs: number;
+  logger: Logger;
+  registry: Registry;
+  clock: Clock;
+  holdTtlMs?: number;
+}
+
 /**
  * Admission at the gateway: asks the shard that owns the account, over its stream, within a deadline.
  * Refusals become the SPEC's 429s; a ledger that does not answer becomes a quick 503 with nothing held.
  */
 export class AdmissionClient {
   private readonly shards: ShardStream[];
+  private readonly router: LedgerShards;
+  private readonly clock: Clock;
   private readonly decisions: Decisions;
   private readonly callers = new WeakMap<Principal, LedgerCaller>();
 
-  constructor(
-    addresses: string[],
-    deadlineMs: number,
-    logger: Logger,
-    registry: Registry,
-    holdTtlMs = HOLD_TTL_MS,
-  ) {
-    this.shards = addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs));
+  constructor(o: AdmissionClientOptions) {
+    const { deadlineMs, logger, registry, clock, holdTtlMs = HOLD_TTL_MS } = o;
+    this.router = o.shards;
+    this.clock = clock;
+    this.shards = o.shards.addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs, clock));
     this.decisions = new CellCounter({
       name: 'gateway_admissions_total',
       help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and ledger shard',
@@ -142,7 +159,7 @@ export class AdmissionClient {
       traceparent: carrier.traceparent ?? '',
       interface: via,
     };
-    const waiter = new AdmissionRequest(request, caller, shard, via, this.decisions);
+    const waiter = new AdmissionRequest(request, caller, shard, via, this.decisions, this.clock);
     this.shards[shard]!.admit(waiter);
     return waiter.promise;
   }
@@ -154,7 +171,7 @@ export class AdmissionClient {
   private ledgerCaller(caller: Principal): LedgerCaller {
     let known = this.callers.get(caller);
     if (known === undefined) {
-      known = { shard: shardOf(caller.accountId, this.shards.length), account: ledgerAccount(caller) };
+      known = { shard: this.router.of(caller.accountId), account: ledgerAccount(caller) };
       this.callers.set(caller, known);
     }
     return known;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AckedPublisher, ensureStream, type NatsConnection } from '@mdp/nats';
+import type { Clock } from '@mdp/nse-calendar';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
 import {
   MAX_BATCH_EVENTS,
@@ -22,6 +23,8 @@ export interface SettlerOptions {
   ackTimeoutMs: number;
   logger: Logger;
   registry: Registry;
+  /** Event times, deadlines and the background retries' budget. */
+  clock: Clock;
 }
 
 /** How long refunds and voids keep being retried in the background (holds expire long before). */
@@ -171,7 +174,7 @@ export class Settler {
       account_id: a.accountId,
       kind,
       admitted_at_ms: a.admittedAtMs,
-      settled_at_ms: Date.now(),
+      settled_at_ms: this.opts.clock(),
       route,
       status,
       interface: a.via,
@@ -206,11 +209,11 @@ export class Settler {
           shard,
           payload,
           msgID,
-          Math.max(100, deadline - Date.now()),
+          Math.max(100, deadline - this.opts.clock()),
         );
         return this.answer(batch, true);
       } catch (err) {
-        if (!this.connected || Date.now() + 50 >= deadline)
+        if (!this.connected || this.opts.clock() + 50 >= deadline)
           return this.answer(batch, false, (err as Error).message);
         await sleep(50);
       }
@@ -229,7 +232,7 @@ export class Settler {
   private notCharged(event: SettlementEvent, shard: number, why: string | undefined): void {
     this.published.inc({ kind: 'charged', outcome: 'failed' });
     this.opts.logger.warn({ err: why, reqId: event.request_id }, 'charge not acknowledged; voiding');
-    this.inBackground({ ...event, kind: 'voided', settled_at_ms: Date.now() }, shard);
+    this.inBackground({ ...event, kind: 'voided', settled_at_ms: this.opts.clock() }, shard);
   }
 
   /** One message of `count` events of one kind, acknowledged by JetStream or thrown. */
@@ -252,8 +255,8 @@ export class Settler {
     const payload = JSON.stringify(event);
     const msgID = settlementMsgId(event);
     const task = (async () => {
-      const until = Date.now() + BACKGROUND_RETRY_MS;
-      for (let wait = 100; Date.now() < until; wait = Math.min(wait * 2, 5_000)) {
+      const until = this.opts.clock() + BACKGROUND_RETRY_MS;
+      for (let wait = 100; this.opts.clock() < until; wait = Math.min(wait * 2, 5_000)) {
         try {
           return await this.publish(event.kind, 1, shard, payload, msgID, 2_000);
         } catch {

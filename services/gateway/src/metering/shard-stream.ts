@@ -1,5 +1,6 @@
 import { Client, type ClientDuplexStream, credentials, Metadata } from '@grpc/grpc-js';
 import { CHANNEL_OPTIONS } from '@mdp/grpc';
+import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
 import { Deferred } from './deferred.ts';
@@ -28,13 +29,15 @@ export class ShardStream {
   private readonly client: Client;
   private flushScheduled = false;
   private readonly flushTurn = () => this.flush();
-  private readonly expireTurn = (turn: Turn<AdmissionWaiter>) => this.end(this.book.expire(turn, Date.now()));
+  private readonly expireTurn = (turn: Turn<AdmissionWaiter>) =>
+    this.end(this.book.expire(turn, this.clock()));
 
   constructor(
     address: string,
     private readonly logger: Logger,
     private readonly deadlineMs: number,
     holdTtlMs: number,
+    private readonly clock: Clock,
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
     this.book = new ShardBook(holdTtlMs);
@@ -42,7 +45,7 @@ export class ShardStream {
 
   /** Answered by the shard within the deadline, or 503. */
   admit(waiter: AdmissionWaiter): void {
-    const admitting = this.book.admit(waiter, Date.now());
+    const admitting = this.book.admit(waiter, this.clock());
     if (admitting === 'refused') {
       waiter.unavailable();
       return;
@@ -90,13 +93,13 @@ export class ShardStream {
     stream.on('error', (err) => this.broken(stream, err.message));
     stream.on('end', () => this.broken(stream, 'ended by the ledger'));
     this.stream = stream;
-    for (const message of this.book.opened(Date.now())) stream.write(message);
+    for (const message of this.book.opened(this.clock())) stream.write(message);
   }
 
   private received(stream: AdmitStream, response: ledger.AdmitResponse): void {
     if (stream !== this.stream) return;
     for (const id of response.released) this.book.acknowledged(id)?.resolve();
-    const now = Date.now();
+    const now = this.clock();
     for (const res of response.results) this.book.answered(res, now)?.answer(res);
     if (this.book.due) this.scheduleFlush();
   }
@@ -105,7 +108,7 @@ export class ShardStream {
     if (stream !== this.stream) return;
     this.stream = null;
     this.logger.warn({ why }, 'admission stream to the ledger closed');
-    this.end(this.book.broken(Date.now()));
+    this.end(this.book.broken(this.clock()));
   }
 
   private end(ended: Ended<AdmissionWaiter, Deferred<void>>): void {
