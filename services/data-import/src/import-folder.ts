@@ -49,7 +49,11 @@ export function plan(
   // Brand owners are found in the stock master: whenever equities data comes in, the built-in brand
   // list is applied after the master lists, so brand search works on the data just imported.
   const brands = FILE_KINDS.find((k) => k.name === 'brands')!;
-  if ([...byKind.keys()].some((k) => k.service === 'equities-data') && !byKind.has(brands))
+  // (A holiday list is the calendar's, not a stock's: it brings no brands step.)
+  if (
+    [...byKind.keys()].some((k) => k.service === 'equities-data' && k.name !== 'holidays') &&
+    !byKind.has(brands)
+  )
     byKind.set(brands, []);
   return FILE_KINDS.filter((k) => byKind.has(k)).map((kind) => ({ kind, files: byKind.get(kind)! }));
 }

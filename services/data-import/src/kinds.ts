@@ -157,14 +157,28 @@ const list = (items: string[]) =>
  */
 function calendarNotes(r: CalendarImportReport, moved: readonly ExpiryMove[]): string[] {
   const notes: string[] = [];
+  // One line a list and source: its years (a range when they run on) and what they hold.
+  const groups = new Map<string, { list: string; source: string; years: number[] }>();
   for (const y of r.years) {
+    const k = `${y.list}|${y.source}`;
+    const g = groups.get(k) ?? { list: y.list, source: y.source, years: [] };
+    g.years.push(y.year);
+    groups.set(k, g);
+  }
+  for (const g of groups.values()) {
+    const years = new Set(g.years);
     const rows = r.rows.filter(
       (row) =>
-        Number(row.date.slice(0, 4)) === y.year && (row.kind === 'clearing') === (y.list === 'clearing'),
+        years.has(Number(row.date.slice(0, 4))) && (row.kind === 'clearing') === (g.list === 'clearing'),
     );
     const count = (k: string) => rows.filter((row) => row.kind === k).length;
+    const sorted = [...years].sort((a, b) => a - b);
+    const span =
+      sorted.length > 2 && sorted.at(-1)! - sorted[0]! === sorted.length - 1
+        ? `${sorted[0]}-${sorted.at(-1)}`
+        : sorted.join(', ');
     notes.push(
-      `${y.year} ${y.list} list from ${y.source}: ${count('holiday')} holidays, ${count('special')} special sessions${y.list === 'clearing' ? `, ${count('clearing')} clearing holidays` : ''}`,
+      `${span} ${g.list} list from ${g.source}: ${count('holiday')} holidays, ${count('special')} special sessions${g.list === 'clearing' ? `, ${count('clearing')} clearing holidays` : ''}`,
     );
   }
   const entry = (d: { date: string; kind: string; description: string }) =>

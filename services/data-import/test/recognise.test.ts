@@ -116,5 +116,15 @@ describe('recognising exchange files by name and header', () => {
       ['bhavcopy', ['bhav.csv']],
       ['fo-lots', ['lots.csv']],
     ]);
+    // A holiday list goes first, and alone it brings no brands step.
+    expect(plan([{ file: file('holidays.json'), kind: kind('holidays') }]).map((s) => s.kind.name)).toEqual([
+      'holidays',
+    ]);
+    expect(
+      plan([
+        { file: file('bhav.csv'), kind: kind('bhavcopy') },
+        { file: file('holidays.json'), kind: kind('holidays') },
+      ]).map((s) => s.kind.name),
+    ).toEqual(['holidays', 'brands', 'bhavcopy']);
   });
 });

@@ -121,7 +121,7 @@ export async function importHolidayFiles(
           rejected.push({
             file: e.file,
             line: e.line,
-            reason: `${e.date.slice(0, 4)} is over and its list is held: not rewritten (held: ${h ? `${h.kind} "${h.description}"` : 'a session'})`,
+            reason: `${e.date}: ${e.date.slice(0, 4)} is over and its list is held, so it is not rewritten (held: ${h ? `a ${h.kind}${h.description ? ` "${h.description}"` : ''}` : 'a session'})`,
           });
         rows.push({ ...row, outcome: 'unchanged' });
         continue;
