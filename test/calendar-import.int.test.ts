@@ -73,11 +73,13 @@ const chain = async (): Promise<{ trade_date: string; expiries: string[] }> => {
 };
 const chainExpiries = async () => (await chain()).expiries;
 
-const calendarEnd = async (): Promise<string> => {
-  const text = await (
-    await fetch(`http://127.0.0.1:${stack.procs.get('equities-data')!.opsPort}/metrics`)
-  ).text();
-  const value = /^equities_data_holiday_calendar_end_timestamp_seconds(?:{[^}]*})? (\S+)$/m.exec(text)?.[1];
+/** When the calendar a service has in force runs out, as its gauge says. */
+const calendarEnd = async (
+  service: 'equities-data' | 'options-analytics' = 'equities-data',
+): Promise<string> => {
+  const text = await (await fetch(`http://127.0.0.1:${stack.procs.get(service)!.opsPort}/metrics`)).text();
+  const name = `${service.replace('-', '_')}_holiday_calendar_end_timestamp_seconds`;
+  const value = new RegExp(`^${name}(?:{[^}]*})? (\\S+)$`, 'm').exec(text)?.[1];
   return new Date(Number(value) * 1000).toISOString();
 };
 
@@ -146,6 +148,7 @@ describe('importing the exchange holiday list into a running platform', () => {
     expect(before.last_year).toBe(2026);
     expect(before.days.some((d) => d.date.startsWith('2027'))).toBe(false);
     expect(await calendarEnd()).toBe('2026-12-31T18:30:00.000Z');
+    expect(await calendarEnd('options-analytics')).toBe('2026-12-31T18:30:00.000Z');
     expect(await eventually(chainExpiries, (e) => e.includes('2027-01-26'))).toContain('2027-01-26');
 
     const folder = folderWith('circular', 'holidays-2027.json', JSON.stringify(HOLIDAYS_2027));
@@ -182,6 +185,11 @@ describe('importing the exchange holiday list into a running platform', () => {
     ]);
     // … the gauge the MdpHolidayCalendarEnding alert reads moved to the end of 2027 …
     expect(await eventually(calendarEnd, (e) => e.startsWith('2027'))).toBe('2027-12-31T18:30:00.000Z');
+    const optionsEnd = await eventually(
+      () => calendarEnd('options-analytics'),
+      (e) => e.startsWith('2027'),
+    );
+    expect(optionsEnd).toBe('2027-12-31T18:30:00.000Z');
     // … and the chain lists the January monthly on the Monday before Republic Day.
     const expiries = await eventually(chainExpiries, (e) => !e.includes('2027-01-26'));
     expect(expiries).toContain('2027-01-25');

@@ -2,7 +2,7 @@ import { createClient } from '@mdp/grpc';
 import { connectNats, DATA_CHANGED, type NatsConnection, subscribeJson } from '@mdp/nats';
 import { calendarInForce, putCalendarInForce, TradingCalendar } from '@mdp/nse-calendar';
 import { calendar } from '@mdp/proto';
-import { grpcClientMetrics, type Logger, type Registry } from '@mdp/telemetry';
+import { Gauge, grpcClientMetrics, type Logger, type Registry } from '@mdp/telemetry';
 import { ExponentialBackoff } from 'cockatiel';
 
 const backoff = new ExponentialBackoff({ initialDelay: 500, maxDelay: 30_000 });
@@ -39,6 +39,16 @@ export function followCalendar(opts: {
     metrics: grpcClientMetrics(opts.registry),
     defaultDeadlineMs: 5_000,
     reads: true,
+  });
+  // What this process works by, beside equities-data's own gauge: a replica that cannot read the
+  // owner's calendar stays on the seed, and MdpHolidayCalendarEnding names it.
+  new Gauge({
+    name: 'options_analytics_holiday_calendar_end_timestamp_seconds',
+    help: 'When the trading calendar options-analytics has in force runs out (00:00 IST on 1 January after its last year)',
+    registers: [opts.registry],
+    collect() {
+      this.set(calendarInForce().endMs() / 1000);
+    },
   });
   let closed = false;
   let applied: string | undefined;
