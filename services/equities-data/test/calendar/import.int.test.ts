@@ -96,7 +96,9 @@ describe('importing holiday lists into the calendar', () => {
     // 2024-10-03 is in that list but not in NSE's 2024 circular, and 2025-10-21 (Diwali) was a Muhurat
     // session; 2025-11-05 is missing from the list but stays a holiday.
     expect(r.rejected.map((x) => x.reason.slice(0, 4))).toEqual(['2024']);
-    expect(r.rejected[0]!.reason).toMatch(/^2024-10-03: 2024 is over and its list is held, so it is not rewritten/);
+    expect(r.rejected[0]!.reason).toMatch(
+      /^2024-10-03: 2024 is over and its list is held, so it is not rewritten/,
+    );
     expect(after.isTradingDay(day('2024-10-03'))).toBe(true);
     expect(after.isTradingDay(day('2025-10-21'))).toBe(true);
     expect(after.isTradingDay(day('2025-11-05'))).toBe(false);
