@@ -25,6 +25,8 @@ const USAGE = `usage: equities-data <command> [options]
         import real exchange files of one kind, all or nothing; prints rows read/loaded/rejected
   kinds                      the import kinds and the files each reads
   stats                      what the schema holds
+  calendar [--year YYYY]     the trading calendar in force: the years loaded (and from where), when it
+                             runs out, and a year's holidays and special sessions (default: the last)
 
 Environment: DATABASE_URL, DB_SCHEMA (default equities).`;
 
@@ -50,12 +52,14 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
       size: { type: 'string' },
       end: { type: 'string' },
       'history-days': { type: 'string' },
+      year: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
   // Whatever the command dates (the generated sessions, an import's trading days) follows the schema's
   // calendar; a new schema is given the seed.
-  putCalendarInForce(await loadCalendar(pool));
+  const calendar = await loadCalendar(pool);
+  putCalendarInForce(calendar);
   switch (command) {
     case 'load-default':
     case 'generate': {
@@ -108,6 +112,22 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
       return Object.entries(rows[0]!)
         .map(([k, v]) => `${k.padEnd(20)} ${v ?? '-'}`)
         .join('\n');
+    }
+    case 'calendar': {
+      const year = int(values.year, '--year', calendar.lastYear);
+      const { rows } = await pool.query<{ list: string; years: string; source: string }>(
+        `SELECT list, min(year) || CASE WHEN min(year) < max(year) THEN '-' || max(year) ELSE '' END AS years, source
+         FROM trading_calendar_years GROUP BY list, source ORDER BY list, min(year)`,
+      );
+      const end = new Date(calendar.endMs()).toISOString();
+      return [
+        `trading calendar through ${calendar.lastYear} (runs out ${end}, 00:00 IST on 1 January ${calendar.lastYear + 1})`,
+        ...rows.map((r) => `  ${r.list} ${r.years} from ${r.source}`),
+        `${year}:`,
+        ...calendar
+          .year(year)
+          .map((d) => `  ${d.date}  ${d.kind}${d.description ? `  ${d.description}` : ''}`),
+      ].join('\n');
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');

@@ -5,6 +5,7 @@ import { day } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importHolidayFiles } from '../../src/calendar/import.ts';
 import { loadCalendar, readCalendar } from '../../src/calendar/store.ts';
+import { run } from '../../src/cli.ts';
 import { DATABASE_URL, REALDATA } from '../support.ts';
 
 // What an import of exchange holiday lists does to the calendar a schema holds (seeded 2019-2026).
@@ -61,6 +62,22 @@ describe('importing holiday lists into the calendar', () => {
     expect(again.changed).toBe(false);
     expect(again.rows.every((r) => r.outcome === 'unchanged')).toBe(true);
     expect(again.calendar.version).toBe(first.calendar.version);
+  });
+
+  it('shows the calendar in force with the data tool: the years loaded and from where, and a year', async () => {
+    const out = await run(pool, ['calendar'], { log: () => {}, now: () => NOW });
+    expect(out.split('\n')).toEqual([
+      'trading calendar through 2027 (runs out 2027-12-31T18:30:00.000Z, 00:00 IST on 1 January 2028)',
+      '  trading 2019-2026 from seed',
+      '  trading 2027 from nse-2027.csv',
+      '2027:',
+      '  2027-01-26  holiday  Republic Day',
+      '  2027-03-26  holiday  Good Friday',
+      '  2027-08-16  holiday  Parsi New Year',
+    ]);
+    expect(await run(pool, ['calendar', '--year', '2025'], { log: () => {}, now: () => NOW })).toContain(
+      '  2025-10-21  special  Diwali Laxmi Pujan (Muhurat trading)',
+    );
   });
 
   it("replaces a coming year's holidays with a revised list, keeping its special sessions", async () => {
