@@ -115,6 +115,8 @@ export async function run(pool: Pool, argv: string[], io: CliIo): Promise<string
     }
     case 'calendar': {
       const year = int(values.year, '--year', calendar.lastYear);
+      if (year < 1950 || year > 2200)
+        throw new UsageError(`--year must be a year from 1950 to 2200, not ${year}`);
       const { rows } = await pool.query<{ list: string; years: string; source: string }>(
         `SELECT list, min(year) || CASE WHEN min(year) < max(year) THEN '-' || max(year) ELSE '' END AS years, source
          FROM trading_calendar_years GROUP BY list, source ORDER BY list, min(year)`,

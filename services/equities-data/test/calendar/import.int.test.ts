@@ -78,6 +78,12 @@ describe('importing holiday lists into the calendar', () => {
     expect(await run(pool, ['calendar', '--year', '2025'], { log: () => {}, now: () => NOW })).toContain(
       '  2025-10-21  special  Diwali Laxmi Pujan (Muhurat trading)',
     );
+    await expect(run(pool, ['calendar', '--year', '27'], { log: () => {}, now: () => NOW })).rejects.toThrow(
+      '--year must be a year from 1950 to 2200, not 27',
+    );
+    await expect(
+      run(pool, ['calendar', '--year', 'next'], { log: () => {}, now: () => NOW }),
+    ).rejects.toThrow('--year must be a whole number, not "next"');
   });
 
   it("replaces a coming year's holidays with a revised list, keeping its special sessions", async () => {

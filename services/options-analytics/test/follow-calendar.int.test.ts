@@ -1,0 +1,69 @@
+import { GrpcServer } from '@mdp/grpc';
+import { calendarInForce, day, putCalendarInForce, SEED_CALENDAR, TradingCalendar } from '@mdp/nse-calendar';
+import { calendar } from '@mdp/proto';
+import { createLogger, createRegistry, trace } from '@mdp/telemetry';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../test/stack.ts';
+import { calendarRpcs } from '../../equities-data/src/calendar/rpc.ts';
+import { type CalendarFollower, followCalendar } from '../src/calendar/follow.ts';
+
+// options-analytics follows the calendar equities-data serves; when equities-data is not there it keeps
+// the one it has (the seed after a start) and takes the owner's as soon as it answers.
+
+const LIST_2027 = new TradingCalendar(
+  [{ date: '2027-01-26', kind: 'holiday', description: 'Republic Day' }],
+  2027,
+);
+let follower: CalendarFollower | undefined;
+let server: GrpcServer | undefined;
+
+afterAll(async () => {
+  await follower?.close();
+  await server?.shutdown(0);
+  putCalendarInForce(SEED_CALENDAR);
+});
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+  return check();
+}
+
+describe('following the trading calendar of equities-data', () => {
+  it('keeps the seed while equities-data is away, takes its calendar once it answers, and keeps it when it goes again', async () => {
+    const port = await freePort();
+    const seen: TradingCalendar[] = [];
+    follower = followCalendar({
+      address: `127.0.0.1:${port}`,
+      // No NATS either: the poll alone finds the calendar.
+      natsUrl: 'nats://127.0.0.1:1',
+      logger: createLogger('follow-test', 'silent'),
+      registry: createRegistry('follow-test'),
+      pollMs: 200,
+      onChange: async (c) => {
+        seen.push(c);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calendarInForce().lastYear).toBe(2026);
+    expect(seen).toEqual([]);
+
+    server = new GrpcServer({
+      logger: createLogger('eq', 'silent'),
+      tracer: trace.getTracer('eq'),
+      registry: createRegistry('eq'),
+    }).add(
+      calendar.TradingCalendarServiceService,
+      calendarRpcs(() => LIST_2027),
+    );
+    await server.listen('127.0.0.1', port);
+    expect(await until(() => calendarInForce().lastYear === 2027)).toBe(true);
+    expect(calendarInForce().isTradingDay(day('2027-01-26'))).toBe(false);
+    expect(seen.map((c) => c.version)).toEqual([LIST_2027.version]);
+
+    await server.shutdown(0);
+    server = undefined;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calendarInForce().version).toBe(LIST_2027.version);
+  });
+});
