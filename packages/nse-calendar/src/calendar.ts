@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DayNumber, day, formatDay, weekday, yearOf } from './dates.ts';
+import { type DayNumber, day, formatDay, weekday } from './dates.ts';
 import { IST_OFFSET_MS } from './ist.ts';
 
 /**
@@ -90,7 +90,7 @@ export class TradingCalendar {
 
   /** The entries of one year. */
   year(y: number): CalendarDay[] {
-    return this.days.filter((d) => yearOf(day(d.date)) === y);
+    return this.days.filter((d) => d.date.startsWith(`${y}-`));
   }
 
   private digest: string | undefined;

@@ -68,13 +68,22 @@ function fromEquitiesReport(report: ImportReport, into = emptyOutcome()): KindOu
   into.rejected += report.rejected;
   into.changed += report.changed;
   for (const f of report.files)
-    for (const [reason, { count, lines }] of Object.entries(f.reasons)) {
-      into.reasons[reason] ??= { count: 0, at: [] };
-      const entry = into.reasons[reason];
-      entry.count += count;
-      for (const line of lines) if (entry.at.length < 3) entry.at.push(`${f.file}:${line}`);
-    }
+    for (const [reason, { count, lines }] of Object.entries(f.reasons))
+      addReason(
+        into,
+        reason,
+        count,
+        lines.map((line) => `${f.file}:${line}`),
+      );
   return into;
+}
+
+/** Counts `count` rows under `reason`, keeping the first three places (file:line) as examples. */
+function addReason(into: KindOutcome, reason: string, count: number, places: readonly string[]): void {
+  into.reasons[reason] ??= { count: 0, at: [] };
+  const entry = into.reasons[reason];
+  entry.count += count;
+  for (const place of places) if (entry.at.length < 3) entry.at.push(place);
 }
 
 async function sources(files: readonly FolderFile[]) {
@@ -212,19 +221,15 @@ const holidays: FileKind = {
     for (const _ of files) onFile();
     putCalendarInForce(r.calendar);
     const moved = await moveExpiriesOffClosedDays(t.pools['options-analytics'], r.calendar);
-    const reasons: KindOutcome['reasons'] = {};
-    for (const x of r.rejected) {
-      reasons[x.reason] ??= { count: 0, at: [] };
-      reasons[x.reason]!.count++;
-      if (reasons[x.reason]!.at.length < 3) reasons[x.reason]!.at.push(`${x.file}:${x.line}`);
-    }
+    const outcome = emptyOutcome();
+    for (const x of r.rejected) addReason(outcome, x.reason, 1, [`${x.file}:${x.line}`]);
     const written = r.rows.filter((row) => row.outcome !== 'unchanged').length + r.removed.length;
     return {
       read: r.rows.length,
       loaded: r.rows.length - r.rejected.length,
       rejected: r.rejected.length,
       changed: written + moved.reduce((n, m) => n + Object.values(m.contracts).reduce((a, b) => a + b, 0), 0),
-      reasons,
+      reasons: outcome.reasons,
       notes: calendarNotes(r, moved),
       calendar: { rows: r.rows, removed: r.removed, years: r.years, lastYear: r.calendar.lastYear, moved },
     };
