@@ -7,7 +7,7 @@ import { AreaData } from './areas/index.ts';
 import { pgBarSource } from './areas/stocks/bar-source.ts';
 import { EquitiesDataset } from './areas/stocks/dataset.ts';
 import { readDataset } from './areas/stocks/read.ts';
-import { loadCalendar } from './calendar/store.ts';
+import { readCalendar, seedCalendar } from './calendar/store.ts';
 import { registerFreshnessMetrics } from './freshness.ts';
 import { readDatasetVersion } from './store/dataset-change.ts';
 import { listenForReloads } from './store/reload.ts';
@@ -23,6 +23,8 @@ await runGrpcService({
       service: 'equities',
       logger: rt.logger,
     });
+    // A new database's calendar is the seed, written once; every load reads what is there.
+    await seedCalendar(pool);
     // Search, lookups and quotes answer from memory; only price pages and profiles read bars.
     const load = async () => {
       const started = Date.now();
@@ -30,7 +32,7 @@ await runGrpcService({
       // data, which costs at most one needless reload after a reconnection.
       const version = await readDatasetVersion(pool);
       // The calendar first: the dataset's sessions are counted by it.
-      const calendar = await loadCalendar(pool);
+      const calendar = await readCalendar(pool);
       putCalendarInForce(calendar);
       const [snapshot, areaData] = await Promise.all([readDataset(pool), AreaData.read(pool)]);
       const loaded = { stocks: new EquitiesDataset(snapshot), areas: areaData, version };

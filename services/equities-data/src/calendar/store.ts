@@ -12,7 +12,7 @@ export const listOf = (kind: CalendarDay['kind']): CalendarList =>
  * Gives a new database the compiled seed (2019-2026) as its calendar, once: a database with any year
  * loaded is left alone. Safe to run from several processes at once.
  */
-async function seedCalendar(client: Db): Promise<void> {
+export async function seedCalendar(client: Db): Promise<void> {
   const years: number[] = [];
   for (let y = SEED_YEARS.first; y <= SEED_YEARS.last; y++) years.push(y);
   await client.query(
