@@ -92,12 +92,15 @@ describe('the data-import command line', () => {
     put('nse_fo/fo_mktlots_2026-08.csv', `${formatDay(session + 1)}/fo_mktlots.csv`); // not a session yet
     put('nse_fo/fo_mktlots_2026-08.csv', 'misc/fo_mktlots.csv'); // not a day folder
     put('nse_fo/fo_mktlots_2026-08.csv', 'not-today.csv');
+    // The exchange's list for the coming year, dropped into the day's folder as the runbook says.
+    writeFileSync(join(dir, day, 'holidays-2027.csv'), 'date,description\n2027-01-26,Republic Day\n');
     const first = await cli([dir, '--day-folder', '--json']);
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout) as Report;
     expect(report.folder).toBe(dir);
     expect(report.days).toEqual(['2026-07-22', day]);
     expect(report.kinds.map((k) => [k.kind, k.files])).toEqual([
+      ['holidays', [`${day}/holidays-2027.csv`]],
       ['nse-securities', ['2026-07-22/EQUITY_L.csv']],
       ['brands', []],
       ['bhavcopy', ['2026-07-22/cm_bhav_2026-07-22.csv']],
