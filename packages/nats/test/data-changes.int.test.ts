@@ -1,9 +1,20 @@
 import { createLogger } from '@mdp/telemetry';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrivateServer, startPrivateNats } from '../../../test/private-infra.ts';
 import { connectNats, DATA_CHANGED, startDataChangeAnnouncer, subscribeJson } from '../src/index.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const logger = createLogger('data-changes-test', 'silent');
+// A NATS server of its own: data.changed.<service> is one subject for every stack on the machine's
+// NATS, and another test's filings service announcing its ingest was counted here.
+let nats: PrivateServer;
+let NATS_URL: string;
+beforeAll(async () => {
+  nats = await startPrivateNats();
+  NATS_URL = nats.url;
+}, 60_000);
+afterAll(async () => {
+  await nats?.cleanup();
+});
 
 describe('data-change announcements', () => {
   it('announce each change the probe sees, once, and nothing while it stays the same', async () => {
