@@ -294,6 +294,89 @@ describe('objects the platform needs', () => {
     expect(templates.get('ingress.yaml')).toContain('$ctx := dict "root" . "component" "gateway"');
   });
 
+  it('token affinity: off by default, through ingress-nginx in production, only the two proxies the chart configures', () => {
+    expect(defaults.gateway.tokenAffinity).toEqual({ enabled: false, via: 'ingress-nginx' });
+    const production = coalesce(defaults, readYaml('deploy/values-production.yaml')) as any;
+    expect(production.gateway.tokenAffinity).toEqual({ enabled: true, via: 'ingress-nginx' });
+    expect(production.ingress).toMatchObject({ enabled: true, className: 'nginx' });
+    // gateway.affinity is the pods' scheduling affinity, handed whole to the Deployment: not this.
+    expect(defaults.gateway.affinity).toEqual({});
+    expect(schema.properties.gateway.properties.tokenAffinity.properties.via.enum).toEqual([
+      'ingress-nginx',
+      'envoy-gateway',
+    ]);
+    const withAffinity = (tokenAffinity: unknown, extra: Record<string, unknown> = {}) =>
+      errorsOf(coalesce(defaults, { gateway: { tokenAffinity }, ...extra }));
+    expect(withAffinity({ enabled: true, via: 'ingress-nginx' })).toEqual([]);
+    expect(withAffinity({ enabled: true, via: 'ingress-nginx' }, { ingress: { enabled: false } })).toContain(
+      '/ingress/enabled must be equal to constant',
+    );
+    expect(withAffinity({ enabled: true, via: 'envoy-gateway' })).toContain(
+      '/httpRoute/enabled must be equal to constant',
+    );
+    expect(
+      withAffinity(
+        { enabled: true, via: 'envoy-gateway' },
+        { httpRoute: { enabled: true, parentRefs: [{ name: 'eg' }], hostnames: [], annotations: {} } },
+      ),
+    ).toEqual([]);
+    expect(withAffinity({ enabled: true, via: 'istio' }).join('\n')).toContain(
+      '/gateway/tokenAffinity/via must be equal to one of the allowed values',
+    );
+  });
+
+  it('token affinity through ingress-nginx: the hash annotation on the gateway Ingress, /files on an Ingress of its own', () => {
+    const src = templates.get('ingress.yaml')!;
+    expect(src).toContain('$hashed := and $affinity.enabled (eq $affinity.via "ingress-nginx")');
+    // The annotation names the controller's variable for the header; the controller hashes its value.
+    expect(src).toContain('$_ := set $annotations $hashBy "$http_authorization"');
+    expect(src).toContain('$hashBy := "nginx.ingress.kubernetes.io/upstream-hash-by"');
+    expect(src).toContain('{{- if and $.Values.filingsReader.files.ingress (not $hashed) }}');
+    expect(src).toContain('{{- if and $hashed .Values.filingsReader.files.ingress }}');
+    const [gateway, files] = yamlDocs(src);
+    expect(gateway).toMatchObject({ kind: 'Ingress' });
+    expect(files).toMatchObject({ kind: 'Ingress' });
+    expect(files!.spec.rules[0].http.paths).toEqual([
+      {
+        path: '/files',
+        pathType: 'Prefix',
+        backend: { service: { name: expect.any(String), port: { name: 'files' } } },
+      },
+    ]);
+  });
+
+  it('the Gateway API entry: HTTPRoutes to the gateway and to /files, and Envoy Gateway’s hash of the Authorization header', () => {
+    expect(defaults.httpRoute).toEqual({ enabled: false, parentRefs: [], hostnames: [], annotations: {} });
+    expect(kindsOf('httproute.yaml')).toEqual(['HTTPRoute', 'HTTPRoute']);
+    const [gatewayRoute, filesRoute] = yamlDocs(templates.get('httproute.yaml')!);
+    expect(gatewayRoute).toMatchObject({ apiVersion: 'gateway.networking.k8s.io/v1' });
+    expect(gatewayRoute!.spec.rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' } }]);
+    expect(filesRoute!.spec.rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/files' } }]);
+    expect(templates.get('httproute.yaml')).toContain('port: {{ .Values.gateway.service.port }}');
+    expect(templates.get('httproute.yaml')).toContain('port: {{ .Values.filingsReader.files.port }}');
+
+    const src = templates.get('backendtrafficpolicy.yaml')!;
+    expect(src).toContain(
+      '{{- if and .Values.httpRoute.enabled $affinity.enabled (eq $affinity.via "envoy-gateway") }}',
+    );
+    const [policy, ...more] = yamlDocs(src);
+    expect(more).toEqual([]);
+    expect(policy).toMatchObject({
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+      kind: 'BackendTrafficPolicy',
+      spec: {
+        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
+        loadBalancer: {
+          type: 'ConsistentHash',
+          consistentHash: { type: 'Header', header: { name: 'Authorization' } },
+        },
+      },
+    });
+    // The policy's target is the gateway's route, named as httproute.yaml names it.
+    expect(src).toContain('$ctx := dict "root" . "component" "gateway"');
+    expect(src).toMatch(/kind: HTTPRoute\n\s+name: \{\{ include "mdp.componentName" \$ctx \}\}/);
+  });
+
   it('secrets in the Secret, settings in the ConfigMap, never the other way round', () => {
     const secretKeys = [
       'DATABASE_URL',

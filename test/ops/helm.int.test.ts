@@ -493,3 +493,202 @@ describe('the usage log and its archive under real helm', () => {
     expect(noVolume.err).toContain('quotaLedger.usageArchive.folder.persistence.enabled must be true');
   });
 });
+
+describe('token affinity under real helm', () => {
+  type Doc = ReturnType<typeof render>[number] & { metadata: { annotations?: Record<string, string> } };
+  const HASH_BY = 'nginx.ingress.kubernetes.io/upstream-hash-by';
+  const nginx = { gateway: { tokenAffinity: { enabled: true, via: 'ingress-nginx' } } };
+  const route = {
+    httpRoute: {
+      enabled: true,
+      parentRefs: [{ name: 'eg', namespace: 'envoy-gateway', sectionName: 'https' }],
+      hostnames: ['api.example.com'],
+    },
+  };
+  const envoy = { ...route, gateway: { tokenAffinity: { enabled: true, via: 'envoy-gateway' } } };
+  const find = (docs: Doc[], kind: string, name: string) =>
+    docs.find((d) => d.kind === kind && d.metadata.name === name);
+  const paths = (ingress: any) =>
+    ingress.spec.rules.flatMap((r: any) =>
+      r.http.paths.map(
+        (p: any) => `${r.host}${p.path} ${p.backend.service.name}:${p.backend.service.port.name}`,
+      ),
+    );
+  const policies = (docs: Doc[]) => docs.filter((d) => d.kind === 'BackendTrafficPolicy');
+
+  it('passes helm lint --strict through ingress-nginx and through Envoy Gateway', () => {
+    for (const values of [valuesFile('nginx', nginx), valuesFile('envoy', envoy)]) {
+      const r = run('lint', '--strict', CHART, '-f', values);
+      expect(r.status, `${r.out}${r.err}`).toBe(0);
+    }
+  });
+
+  it('is off by default: no hash annotation, no policy, no HTTPRoute, /files on the gateway Ingress', () => {
+    const docs = render() as Doc[];
+    const ingresses = docs.filter((d) => d.kind === 'Ingress');
+    expect(ingresses.map((d) => d.metadata.name)).toEqual(['mdp-gateway']);
+    expect(ingresses[0]!.metadata.annotations?.[HASH_BY]).toBeUndefined();
+    expect(paths(ingresses[0])).toEqual([
+      'api.mdp.example/files mdp-filings-reader:files',
+      'api.mdp.example/ mdp-gateway:http',
+    ]);
+    expect(policies(docs)).toEqual([]);
+    expect(docs.filter((d) => d.kind === 'HTTPRoute')).toEqual([]);
+  });
+
+  it('through ingress-nginx: the gateway Ingress hashes by $http_authorization, /files keeps its own unhashed Ingress', () => {
+    const docs = render(valuesFile('nginx', nginx)) as Doc[];
+    const gateway = find(docs, 'Ingress', 'mdp-gateway')!;
+    expect(gateway.metadata.annotations).toEqual({ [HASH_BY]: '$http_authorization' });
+    expect(paths(gateway)).toEqual(['api.mdp.example/ mdp-gateway:http']);
+    const files = find(docs, 'Ingress', 'mdp-filings-reader')!;
+    expect(files.metadata.annotations).toBeUndefined();
+    expect(paths(files)).toEqual(['api.mdp.example/files mdp-filings-reader:files']);
+    expect(docs.filter((d) => d.kind === 'Ingress')).toHaveLength(2);
+    expect(policies(docs)).toEqual([]);
+    // Without the public links on the Ingress, there is nothing to split off.
+    const noFiles = render(
+      valuesFile('nginx', nginx),
+      valuesFile('no-files', { filingsReader: { files: { ingress: false } } }),
+    ) as Doc[];
+    expect(noFiles.filter((d) => d.kind === 'Ingress').map((d) => d.metadata.name)).toEqual(['mdp-gateway']);
+  });
+
+  it('with the production values: the hash on the TLS Ingress, the /files Ingress on the same certificate without cert-manager', () => {
+    const docs = render(PRODUCTION) as Doc[];
+    const gateway = find(docs, 'Ingress', 'mdp-gateway')!;
+    expect(gateway.metadata.annotations).toEqual({
+      'cert-manager.io/cluster-issuer': 'letsencrypt',
+      'nginx.ingress.kubernetes.io/proxy-read-timeout': '30',
+      [HASH_BY]: '$http_authorization',
+    });
+    const files = find(docs, 'Ingress', 'mdp-filings-reader')!;
+    // One Ingress per certificate for cert-manager; both serve the host with its Secret.
+    expect(files.metadata.annotations).toEqual({ 'nginx.ingress.kubernetes.io/proxy-read-timeout': '30' });
+    expect((files as any).spec.tls).toEqual((gateway as any).spec.tls);
+    expect((files as any).spec.ingressClassName).toBe('nginx');
+    expect(paths(files)).toEqual(['api.example.com/files mdp-filings-reader:files']);
+    expect(paths(gateway)).toEqual(['api.example.com/ mdp-gateway:http']);
+  });
+
+  it('through Envoy Gateway: HTTPRoutes to the gateway and /files, a BackendTrafficPolicy hashing the Authorization header', () => {
+    const docs = render(valuesFile('envoy', envoy)) as Doc[];
+    const gatewayRoute = find(docs, 'HTTPRoute', 'mdp-gateway')!;
+    expect(gatewayRoute.spec).toEqual({
+      parentRefs: [{ name: 'eg', namespace: 'envoy-gateway', sectionName: 'https' }],
+      hostnames: ['api.example.com'],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: '/' } }],
+          backendRefs: [{ name: 'mdp-gateway', port: 80 }],
+        },
+      ],
+    });
+    const filesRoute = find(docs, 'HTTPRoute', 'mdp-filings-reader')!;
+    expect(filesRoute.spec.rules).toEqual([
+      {
+        matches: [{ path: { type: 'PathPrefix', value: '/files' } }],
+        backendRefs: [{ name: 'mdp-filings-reader', port: 8090 }],
+      },
+    ]);
+    // The routes' backends are the Services the chart renders, on their ports.
+    const service = find(docs, 'Service', 'mdp-gateway')!;
+    expect(service.spec.ports[0].port).toBe(80);
+    const filesService = find(docs, 'Service', 'mdp-filings-reader')!;
+    expect(filesService.spec.ports.map((p: any) => p.port)).toContain(8090);
+
+    const [policy, ...more] = policies(docs);
+    expect(more).toEqual([]);
+    expect(policy).toMatchObject({
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+      metadata: { name: 'mdp-gateway' },
+      spec: {
+        targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'mdp-gateway' }],
+        loadBalancer: {
+          type: 'ConsistentHash',
+          consistentHash: { type: 'Header', header: { name: 'Authorization' } },
+        },
+      },
+    });
+    // The Ingress, still on by default, is left as it is: no hash there, /files on it.
+    const ingress = find(docs, 'Ingress', 'mdp-gateway')!;
+    expect(ingress.metadata.annotations?.[HASH_BY]).toBeUndefined();
+    expect(paths(ingress)).toContain('api.mdp.example/files mdp-filings-reader:files');
+  });
+
+  it('HTTPRoutes without the hash render no policy; with the Ingress off, links are built on the route’s host', () => {
+    const docs = render(
+      valuesFile('route', route),
+      valuesFile('no-ingress', { ingress: { enabled: false } }),
+    );
+    expect(docs.filter((d) => d.kind === 'HTTPRoute').map((d) => d.metadata.name)).toEqual([
+      'mdp-gateway',
+      'mdp-filings-reader',
+    ]);
+    expect(policies(docs as Doc[])).toEqual([]);
+    expect(docs.filter((d) => d.kind === 'Ingress')).toEqual([]);
+    const filings = find(docs as Doc[], 'Deployment', 'mdp-filings-reader')!;
+    const env = filings.spec.template.spec.containers[0].env;
+    expect(env.find((e: any) => e.name === 'PUBLIC_FILES_BASE_URL').value).toBe('https://api.example.com');
+  });
+
+  it('writes no token anywhere: only the header’s name and the controller’s variable for it', () => {
+    for (const values of [[valuesFile('nginx', nginx)], [valuesFile('envoy', envoy)], [PRODUCTION]]) {
+      const r = run('template', 'mdp', CHART, ...values.flatMap((v) => ['-f', v]));
+      expect(r.status, r.err).toBe(0);
+      const mentions = r.out.split('\n').filter((line) => /authori[sz]ation|bearer/i.test(line));
+      expect(mentions.map((l) => l.trim()).sort(), values.join(',')).toEqual(
+        values[0] === PRODUCTION || values[0]!.endsWith('nginx.yaml')
+          ? [`${HASH_BY}: $http_authorization`]
+          : ['name: Authorization'],
+      );
+    }
+  });
+
+  it('refuses an unknown proxy, a proxy without its object, and Ingress annotations that would undo the hash', () => {
+    const unknown = run('template', 'mdp', CHART, '--set', 'gateway.tokenAffinity.via=haproxy');
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.err).toContain(
+      "at '/gateway/tokenAffinity/via': value must be one of 'ingress-nginx', 'envoy-gateway'",
+    );
+    const noIngress = run(
+      'template',
+      'mdp',
+      CHART,
+      '-f',
+      valuesFile('nginx', nginx),
+      '--set',
+      'ingress.enabled=false',
+    );
+    expect(noIngress.status).not.toBe(0);
+    expect(noIngress.err).toContain("at '/ingress/enabled'");
+    const noRoute = run(
+      'template',
+      'mdp',
+      CHART,
+      '--set',
+      'gateway.tokenAffinity.enabled=true',
+      '--set',
+      'gateway.tokenAffinity.via=envoy-gateway',
+    );
+    expect(noRoute.status).not.toBe(0);
+    expect(noRoute.err).toContain("at '/httpRoute/enabled'");
+    for (const [key, value, says] of [
+      [HASH_BY, '$remote_addr', 'hashes by the Authorization header'],
+      ['nginx.ingress.kubernetes.io/affinity', 'cookie', 'overrides gateway.tokenAffinity'],
+      ['nginx.ingress.kubernetes.io/upstream-hash-by-subset', 'true', 'overrides gateway.tokenAffinity'],
+      ['nginx.ingress.kubernetes.io/service-upstream', 'true', 'needs the controller to pick the pod'],
+    ]) {
+      const annotated = valuesFile('annotated', { ...nginx, ingress: { annotations: { [key!]: value } } });
+      const r = run('template', 'mdp', CHART, '-f', annotated);
+      expect(r.status, key).not.toBe(0);
+      expect(r.err, key).toContain(`ingress.annotations sets ${key}`);
+      expect(r.err, key).toContain(says);
+    }
+    // The same annotations are the operator's own business when the hash is off.
+    const off = valuesFile('off', {
+      ingress: { annotations: { 'nginx.ingress.kubernetes.io/affinity': 'cookie' } },
+    });
+    expect(run('template', 'mdp', CHART, '-f', off).status).toBe(0);
+  }, 120_000);
+});

@@ -72,13 +72,16 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 
 {{/*
 Base URL of filings-reader's public document links: filingsReader.files.publicBaseUrl, or the first
-Ingress host (https when the Ingress has TLS).
+Ingress host (https when the Ingress has TLS), or the first HTTPRoute host name (https: the chart cannot
+see the Gateway's listeners; set publicBaseUrl for a plain-HTTP one).
 */}}
 {{- define "mdp.filesBaseUrl" -}}
 {{- if .Values.filingsReader.files.publicBaseUrl }}
 {{- .Values.filingsReader.files.publicBaseUrl }}
 {{- else if and .Values.ingress.enabled .Values.ingress.hosts }}
 {{- printf "%s://%s" (ternary "https" "http" (gt (len .Values.ingress.tls) 0)) (index .Values.ingress.hosts 0).host }}
+{{- else if and .Values.httpRoute.enabled .Values.httpRoute.hostnames }}
+{{- printf "https://%s" (index .Values.httpRoute.hostnames 0) }}
 {{- else }}
 {{- printf "http://localhost:%d" (int .Values.filingsReader.files.port) }}
 {{- end }}
