@@ -79,9 +79,10 @@ export async function benchLedger(): Promise<string[]> {
               account: { account_id: benchAccount(sent), plan: 'bench', burst_per_minute: 1_000_000 },
               traceparent: '',
               interface: 'rest',
+              want_lease: false,
             });
           }
-          call.write({ admissions, restored: [], releases: [], voids: [] });
+          call.write({ admissions, restored: [], releases: [], voids: [], lease_returns: [] });
         }
       };
       call.on('data', (response: ledger.AdmitResponse) => {

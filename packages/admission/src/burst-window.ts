@@ -96,6 +96,26 @@ export class BurstWindow implements BurstTimes {
     this.size++;
   }
 
+  /**
+   * Removes up to `count` entries equal to `t`; returns how many. O(n): for a lease's provisional entries
+   * when it comes back, not for admissions.
+   */
+  removeEach(t: number, count: number): number {
+    if (count <= 0) return 0;
+    const kept: number[] = [];
+    let removed = 0;
+    for (let i = 0; i < this.size; i++) {
+      const v = this.at(i)!;
+      if (v === t && removed < count) removed++;
+      else kept.push(v);
+    }
+    if (removed === 0) return 0;
+    this.size = 0;
+    this.head = 0;
+    for (const v of kept) this.push(v);
+    return removed;
+  }
+
   /** The times, oldest first (for tests and diagnostics: O(n)). */
   toArray(): number[] {
     return Array.from({ length: this.size }, (_, i) => this.at(i)!);

@@ -198,7 +198,7 @@ describe('admission leases', () => {
     });
   });
 
-  it('hands back what it admitted and what is still in flight', () => {
+  it('hands back what it admitted, saying which ended without a 200', () => {
     const at = Date.parse('2026-12-01T06:00:00Z');
     const holder = new LeaseHolder({
       leaseId: 'l1',
@@ -216,13 +216,13 @@ describe('admission leases', () => {
     expect(holder.admit('b', at + 10)!.rateLimit.remaining).toBe(6);
     expect(holder.admit('c', at + 20)).toBeNull(); // the allotment is used
     holder.settle('a', 'charged');
+    holder.settle('b', 'refunded');
     expect(holder.returned()).toEqual({
       leaseId: 'l1',
       admitted: [
-        { requestId: 'a', at },
-        { requestId: 'b', at: at + 10 },
+        { requestId: 'a', at, via: 'rest', refunded: false },
+        { requestId: 'b', at: at + 10, via: 'rest', refunded: true },
       ],
-      inFlight: ['b'],
     });
     expect(holder.admit('d', at + 2_000)).toBeNull(); // expired
   });

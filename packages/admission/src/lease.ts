@@ -75,13 +75,23 @@ export function leaseTerms(opts: {
   return { allotment, expiresAt };
 }
 
-/** What goes back to the shard: the admissions made under the lease and what is still in flight. */
+/** An admission made under a lease, as it goes back to the shard. */
+export interface LeasedAdmission {
+  requestId: string;
+  at: number;
+  /** The front door it came through (the usage document counts units by it). */
+  via: string;
+  /**
+   * It ended without a 200 (refunded, or its charge voided): it stays in the burst window and counts
+   * nowhere else. Any other may have been charged, and is held until the shard records its settlement.
+   */
+  refunded: boolean;
+}
+
+/** What goes back to the shard: the admissions made under the lease, oldest first. */
 export interface LeaseReturn {
   leaseId: string;
-  /** Each admission's request id and time, oldest first. */
-  admitted: { requestId: string; at: number }[];
-  /** Requests (the grant's and the holder's) not yet settled. */
-  inFlight: string[];
+  admitted: LeasedAdmission[];
 }
 
 /**
@@ -96,7 +106,9 @@ export class LeaseHolder {
   private day: number;
   private month: number;
   private readonly holds = new Map<string, { inDay: boolean; inMonth: boolean }>();
-  private readonly admitted: { requestId: string; at: number }[] = [];
+  private readonly admitted: LeasedAdmission[] = [];
+  /** Index into `admitted` by request id, for `settle`. */
+  private readonly own = new Map<string, LeasedAdmission>();
   /** The IST day the grant's counts are of. */
   private readonly grantDay: string;
 
@@ -113,7 +125,7 @@ export class LeaseHolder {
     return this.grant.allotment - this.admitted.length;
   }
 
-  admit(requestId: string, now: number): Decision | null {
+  admit(requestId: string, now: number, via = 'rest'): Decision | null {
     if (now >= this.grant.expiresAt || now < this.grant.grantedAt || istDay(now) !== this.grantDay)
       return null;
     this.times.evictThrough(now - BURST_WINDOW_MS);
@@ -124,8 +136,22 @@ export class LeaseHolder {
     this.day++;
     this.month++;
     this.holds.set(requestId, { inDay: true, inMonth: true });
-    this.admitted.push({ requestId, at: now });
+    const a = { requestId, at: now, via, refunded: false };
+    this.admitted.push(a);
+    this.own.set(requestId, a);
     return decision;
+  }
+
+  /**
+   * A request of this account the shard admitted after the grant (sent before the grant reached this
+   * holder): the shard counted it beside the allotment, so it counts here too, outside the allotment.
+   */
+  external(requestId: string, at: number): void {
+    if (this.holds.has(requestId) || at < this.grant.grantedAt || istDay(at) !== this.grantDay) return;
+    this.times.push(at);
+    this.day++;
+    this.month++;
+    this.holds.set(requestId, { inDay: true, inMonth: true });
   }
 
   /**
@@ -137,12 +163,14 @@ export class LeaseHolder {
     if (!hold) return;
     this.holds.delete(requestId);
     if (outcome === 'charged') return;
+    const own = this.own.get(requestId);
+    if (own) own.refunded = true;
     if (hold.inDay) this.day--;
     if (hold.inMonth) this.month--;
   }
 
   /** The lease as it goes back to the shard. */
   returned(): LeaseReturn {
-    return { leaseId: this.grant.leaseId, admitted: [...this.admitted], inFlight: [...this.holds.keys()] };
+    return { leaseId: this.grant.leaseId, admitted: this.admitted.map((a) => ({ ...a })) };
   }
 }

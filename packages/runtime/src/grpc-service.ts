@@ -26,6 +26,8 @@ export interface BuiltService {
   server: GrpcServer;
   /** Readiness beyond the database (e.g. a message broker connection). */
   ready?: () => boolean;
+  /** Work to finish while clients are still connected, before the server drains (within the grace). */
+  beforeDrain?: (graceMs: number) => Promise<void>;
   close?: () => Promise<void>;
 }
 
@@ -72,12 +74,17 @@ export async function runGrpcService<P extends TProperties = {}>(spec: GrpcServi
       poolLogger: logger,
     });
     const built = await spec.build(rt, pool);
-    const { server, close, ready }: BuiltService = built instanceof GrpcServer ? { server: built } : built;
+    const { server, close, ready, beforeDrain }: BuiltService =
+      built instanceof GrpcServer ? { server: built } : built;
     const dbReady = cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1);
     const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
     const ops = await serveUntilSignal(rt, config.OPS_PORT, {
       ready: async () => (ready?.() ?? true) && (await dbReady()),
-      drain: (graceMs) => server.shutdown(graceMs),
+      drain: async (graceMs) => {
+        const started = Date.now();
+        await beforeDrain?.(graceMs);
+        await server.shutdown(Math.max(0, graceMs - (Date.now() - started)));
+      },
       close: async () => {
         await close?.();
         await pool.end();

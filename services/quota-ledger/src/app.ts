@@ -1,5 +1,5 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import type { Caps } from '@mdp/admission';
+import { admissionResult, type Caps, leaseGrantMessage } from '@mdp/admission';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
@@ -33,6 +33,7 @@ const admissionOf = (a: ledger.Admission): AdmissionRequest => ({
   caps: a.account ? capsOf(a.account) : { daily: 0, monthly: 0, burst: 0 },
   via: interfaceOf(a.interface),
   traceparent: a.traceparent,
+  wantLease: a.want_lease,
 });
 
 const heldOf = (h: {
@@ -48,36 +49,21 @@ const heldOf = (h: {
 });
 
 /** An outcome as the gateway reads it; a refusal is no decision (the gateway answers 503, charges nothing). */
-function resultOf({ requestId, decision, at }: Outcome): ledger.AdmissionResult {
-  const none = { request_id: requestId, rate_limit: undefined, retry_after_seconds: 0, burst: undefined };
+function resultOf({ requestId, decision, at, lease }: Outcome): ledger.AdmissionResult {
+  const none = {
+    request_id: requestId,
+    rate_limit: undefined,
+    retry_after_seconds: 0,
+    burst: undefined,
+    lease: undefined,
+  };
+  if (decision === 'leased') return { ...none, decision: D.ADMIT_DECISION_LEASED, admitted_at_ms: 0 };
   if (decision === 'unavailable' || decision === 'not_owner' || decision === 'handoff')
     return { ...none, decision: D.ADMIT_DECISION_UNSPECIFIED, admitted_at_ms: 0 };
   if (decision === 'duplicate') return { ...none, decision: D.ADMIT_DECISION_DUPLICATE, admitted_at_ms: at };
-  const { limit, remaining, resetUnix, policy } = decision.rateLimit;
-  return {
-    request_id: requestId,
-    decision:
-      decision.kind === 'admitted'
-        ? D.ADMIT_DECISION_ADMITTED
-        : decision.kind === 'rate_limited'
-          ? D.ADMIT_DECISION_RATE_LIMITED
-          : D.ADMIT_DECISION_QUOTA_EXHAUSTED,
-    rate_limit: {
-      limit: limit ?? undefined,
-      remaining: remaining ?? undefined,
-      reset_unix: resetUnix,
-      policy: policy ?? '',
-    },
-    retry_after_seconds: decision.kind === 'admitted' ? 0 : decision.retryAfterSeconds,
-    admitted_at_ms: at,
-    burst: decision.burst
-      ? {
-          limit: decision.burst.limit,
-          remaining: decision.burst.remaining,
-          reset_seconds: decision.burst.resetSeconds,
-        }
-      : undefined,
-  };
+  const result = admissionResult(requestId, decision, at);
+  if (lease) result.lease = leaseGrantMessage(lease);
+  return result;
 }
 
 /** Why this shard does not answer for an account now, as a gRPC error; null when it does. */
@@ -105,6 +91,7 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
    * their account has loaded.
    */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
+    const stream = shard.openStream((recalls) => call.write({ results: [], released: [], recalls }));
     call.on('data', (batch: ledger.AdmitRequest) => {
       shard.restore(
         batch.restored
@@ -114,18 +101,37 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (batch.releases.length > 0)
         shard.release(
           batch.releases.map((r) => ({ requestId: r.request_id, accountId: r.account_id })),
-          () => call.write({ results: [], released: batch.releases.map((r) => r.request_id) }),
+          () => call.write({ results: [], released: batch.releases.map((r) => r.request_id), recalls: [] }),
         );
       if (batch.voids.length > 0)
         shard.withdraw(batch.voids.filter((v) => !!v.request_id).map(heldOf), () =>
-          call.write({ results: [], released: batch.voids.map((v) => v.request_id) }),
+          call.write({ results: [], released: batch.voids.map((v) => v.request_id), recalls: [] }),
         );
-      shard.admit(batch.admissions.map(admissionOf), (outcomes) =>
-        call.write({ results: outcomes.map(resultOf), released: [] }),
+      if (batch.lease_returns.length > 0)
+        shard.returnLeases(
+          stream,
+          batch.lease_returns.map((r) => ({
+            leaseId: r.lease_id,
+            accountId: r.account_id,
+            admitted: r.admitted.map((a) => ({
+              requestId: a.request_id,
+              at: a.at_ms,
+              refunded: a.refunded,
+              via: a.interface,
+            })),
+          })),
+        );
+      shard.admit(
+        batch.admissions.map(admissionOf),
+        (outcomes) => call.write({ results: outcomes.map(resultOf), released: [], recalls: [] }),
+        stream,
       );
     });
-    call.on('end', () => call.end());
-    call.on('error', () => {});
+    call.on('end', () => {
+      shard.closeStream(stream);
+      call.end();
+    });
+    call.on('error', () => shard.closeStream(stream));
   };
 
   return new GrpcServer(deps).add(ledger.QuotaLedgerServiceService, {

@@ -16,6 +16,13 @@ export const ledgerConfig = {
     maximum: 1024,
     description: 'How many shards own accounts',
   }),
+  LEASE_MS: Type.Integer({
+    default: 2_000,
+    minimum: 0,
+    maximum: 30_000,
+    description:
+      'How long an admission lease lasts: a gateway asking for an account alone may admit it locally that long (0: no leases, every request is decided by the shard)',
+  }),
   SHARD_CLAIM_WAIT_MS: Type.Integer({
     default: 30_000,
     minimum: 0,

@@ -8,6 +8,7 @@ import { type SettlementEvent, shardOf } from '@mdp/usage';
 import { buildApp } from './app.ts';
 import type { ArchiveTarget } from './archive/index.ts';
 import { AccountBook } from './domain/account-book.ts';
+import { LeaseMetrics } from './lease-metrics.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
@@ -33,6 +34,8 @@ export interface LedgerOptions {
   /** How often the shard registry is refreshed and read (default 1 s). */
   registryIntervalMs?: number;
   holdTtlMs: number;
+  /** How long an admission lease lasts (0: none are granted). */
+  leaseMs?: number;
   retentionDays: number;
   replicas?: number;
   clock: Clock;
@@ -62,6 +65,8 @@ export interface Ledger {
   caughtUp(): boolean;
   /** Resolves when `caughtUp()` turns true (or the ledger closes first). */
   catchingUp: Promise<void>;
+  /** Asks every lease holder for its leases back, and waits for them (at most `ms`). */
+  recallLeases(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -75,6 +80,8 @@ const RECORDING_STALL_MS = 1_000;
 const REGISTRY_LIVE_MS = 5_000;
 /** Allowance for the clocks of Postgres, JetStream and the ledgers when a move waits for a horizon. */
 const REGISTRY_SKEW_MS = 1_000;
+/** How long a usage read of a leased account waits for the stream to be recorded up to the read. */
+const RECORDED_PAST_WAIT_MS = 2_000;
 /** How often the retired subjects this shard inherits are looked for (a JetStream consumer listing). */
 const ADOPT_EVERY_MS = 5_000;
 
@@ -95,6 +102,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     o.logger.error({ days }, 'usage log: no partition for a batch; made it now (is the upkeep running?)');
   });
   const book = new AccountBook(o.holdTtlMs);
+  const leaseMetrics = new LeaseMetrics(o.registry, () => book.leasesOut);
   const mutex = new Mutex();
   const apply = async (events: SettlementEvent[]) => {
     const result = await store.record(events);
@@ -219,6 +227,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       else o.logger.info('settlements are recorded again; holds expire as the backlog is recorded');
     }
     const swept = book.sweep(now, { recordedThrough: through });
+    leaseMetrics.writtenOff(swept.leasesWrittenOff, swept.stranded);
     if (swept.expired > 0) {
       expired.inc(swept.expired);
       o.logger.warn({ expired: swept.expired }, 'released holds of requests that never settled');
@@ -277,6 +286,9 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     tracer: o.tracer,
     registry: o.registry,
     caughtUp: () => caughtUp,
+    leaseMs: o.leaseMs ?? 0,
+    leaseMetrics,
+    recordedPast: () => consumer.recordedPast(RECORDED_PAST_WAIT_MS),
     ownership: (accountId) =>
       shardRegistry.map()?.ownership(accountId) ??
       (shardOf(accountId, o.shardCount) === o.shard
@@ -311,6 +323,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     upkeep,
     caughtUp: () => caughtUp,
     catchingUp,
+    recallLeases: (ms) => shardService.recallAll(ms),
     close: async () => {
       stopping = true;
       await catchingUp;

@@ -62,6 +62,7 @@ await runGrpcService({
       shardCount: config.SHARD_COUNT,
       holder: `quota-ledger-${config.SHARD_INDEX}@${hostname()}`,
       holdTtlMs: config.HOLD_TTL_MS,
+      leaseMs: config.LEASE_MS,
       retentionDays: config.USAGE_RETENTION_DAYS,
       replicas: config.USAGE_STREAM_REPLICAS,
       clock: systemClock,
@@ -86,6 +87,8 @@ await runGrpcService({
     return {
       server: ledger.server,
       ready: () => natsUp && !nc.isClosed() && ledger.caughtUp(),
+      // Leases come back while the gateways' streams are still open.
+      beforeDrain: (graceMs) => ledger.recallLeases(Math.min(1_000, graceMs / 4)),
       close: async () => {
         await ledger.close();
         await nc.drain();

@@ -50,6 +50,12 @@ export interface SettlementConsumer {
   recordedThrough(): number;
   /** Nothing received is waiting to be recorded, and no batch is being recorded. */
   idleNow(): boolean;
+  /**
+   * Resolves once every message the stream held for this shard when called is recorded: JetStream says
+   * how far it has delivered with nothing left to deliver, and the batches up to there are recorded.
+   * Rejects after `timeoutMs`.
+   */
+  recordedPast(timeoutMs: number): Promise<void>;
 }
 
 /** The durable consumer of one shard. */
@@ -181,6 +187,8 @@ export async function startSettlementConsumer(opts: {
   let flushing: Promise<void> | null = null;
   let recordingSince: number | null = null;
   let recordedThrough = 0;
+  /** The newest stream sequence among the messages recorded (or terminated) so far. */
+  let recordedSeq = 0;
   const waiters: (() => void)[] = [];
 
   /**
@@ -278,7 +286,10 @@ export async function startSettlementConsumer(opts: {
       }
       end();
       recordingSince = null;
-      for (const m of batch) recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
+      for (const m of batch) {
+        recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
+        recordedSeq = Math.max(recordedSeq, m.seq);
+      }
       for (const m of good) m.ack();
       const kinds = new Map<string, number>();
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
@@ -307,6 +318,28 @@ export async function startSettlementConsumer(opts: {
     recordingSince: () => recordingSince,
     recordedThrough: () => recordedThrough,
     idleNow: () => flushing === null && pending.length === 0,
+    recordedPast: async (timeoutMs) => {
+      const until = clock() + timeoutMs;
+      const timedOut = () => {
+        if (clock() >= until) throw new Error('the usage stream is not recorded up to the read yet');
+      };
+      let target: number;
+      for (;;) {
+        const info = await jsm.consumers.info(spec.stream, durable);
+        // Acknowledged is recorded: a message is acknowledged only once its batch is.
+        if (info.num_pending === 0 && info.num_ack_pending === 0) return;
+        if (info.num_pending === 0) {
+          target = info.delivered.stream_seq;
+          break;
+        }
+        timedOut();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      while (recordedSeq < target) {
+        timedOut();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
     lag: async () => {
       const info = await jsm.consumers.info(spec.stream, durable);
       return { pending: info.num_pending, ackPending: info.num_ack_pending };

@@ -1,4 +1,10 @@
-import { BURST_WINDOW_MS, type Caps, type Decision } from '@mdp/admission';
+import {
+  BURST_WINDOW_MS,
+  type Caps,
+  type Decision,
+  type LeasedAdmission,
+  type LeaseGrant,
+} from '@mdp/admission';
 import type { Clock } from '@mdp/nse-calendar';
 import {
   CellCounter,
@@ -15,6 +21,7 @@ import {
 import type { Interface } from '@mdp/usage';
 import type { AccountBook } from './domain/account-book.ts';
 import type { Ownership } from './domain/shard-map.ts';
+import type { LeaseMetrics } from './lease-metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { type ProjectionStore, settledKey } from './projections.ts';
 import type { HistoryRows, HistoryWindow } from './usage-history.ts';
@@ -28,6 +35,7 @@ const DECISIONS = [
   'unavailable',
   'not_owner',
   'handoff',
+  'leased',
 ] as const;
 
 /** One request to admit, as the shard reads it (app.ts maps the gRPC message onto it). */
@@ -37,16 +45,30 @@ export interface AdmissionRequest {
   caps: Caps;
   via: Interface;
   traceparent: string;
+  /** Its gateway would take a lease on the account with the answer. */
+  wantLease: boolean;
 }
 
-/** A request the shard does not decide on: not caught up, another shard's account, or one moving here. */
-type Refusal = 'unavailable' | 'not_owner' | 'handoff';
+/**
+ * A request the shard does not decide on: not caught up, another shard's account, one moving here, or one
+ * its own gateway is to decide under the lease it holds on the account.
+ */
+type Refusal = 'unavailable' | 'not_owner' | 'handoff' | 'leased';
 
 export interface Outcome {
   requestId: string;
   decision: Decision | 'duplicate' | Refusal;
   /** When it was decided (the admission time of an admitted request); 0 when refused. */
   at: number;
+  /** A lease on the account, granted with this admission (`AdmissionRequest.wantLease`). */
+  lease?: LeaseGrant;
+}
+
+/** A lease given back by its holder. */
+interface ReturnedLease {
+  leaseId: string;
+  accountId: string;
+  admitted: LeasedAdmission[];
 }
 
 /** A request a gateway was told was admitted and has not settled, sent again on a new stream. */
@@ -73,6 +95,17 @@ export interface ShardDeps {
    * account), nor while it moves here from another shard.
    */
   ownership: (accountId: string) => Ownership;
+  /** How long a lease lasts; 0: no leases, every request is decided here. */
+  leaseMs: number;
+  leaseMetrics: LeaseMetrics;
+  /** Resolves once everything the stream held for this shard when called is recorded (or rejects). */
+  recordedPast: () => Promise<void>;
+}
+
+/** One gateway's admission stream, as the shard sees it: where its recalls go. */
+interface AdmissionStream {
+  readonly id: number;
+  recall(leaseIds: string[]): void;
 }
 
 export interface Shard {
@@ -80,7 +113,14 @@ export interface Shard {
    * Decides a batch: the requests whose account is in memory at once (one `answer`), the others when
    * their account has loaded (a second `answer`). After any restore in progress.
    */
-  admit(requests: AdmissionRequest[], answer: (outcomes: Outcome[]) => void): void;
+  admit(requests: AdmissionRequest[], answer: (outcomes: Outcome[]) => void, stream: AdmissionStream): void;
+  /** A gateway's admission stream opened: leases go out on it. */
+  openStream(recall: (leaseIds: string[]) => void): AdmissionStream;
+  closeStream(stream: AdmissionStream): void;
+  /** Leases its holder gives back, applied before the admissions of the same message. */
+  returnLeases(stream: AdmissionStream, returns: ReturnedLease[]): void;
+  /** Asks every holder for its leases back and waits for them (at most `ms`): a stopping shard's first step. */
+  recallAll(ms: number): Promise<void>;
   /** Holds again what gateways restore; admissions, releases and voids after it wait for it. */
   restore(holds: HeldRequest[]): void;
   /** Settled requests (whatever the outcome) no longer count as in flight; `done` once applied. */
@@ -106,7 +146,7 @@ export function createShard(deps: ShardDeps): Shard {
   // joins and validates the labels on every call).
   const admissions = new CellCounter({
     name: 'ledger_admissions_total',
-    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map), handoff (an account moving here while the shard count changes)',
+    help: 'Admission decisions: admitted, rate_limited, quota_exhausted, duplicate, unavailable, not_owner (an account of another shard: the gateway has another shard map), handoff (an account moving here while the shard count changes), leased (left to the gateway holding a lease on the account)',
     labelNames: ['decision'] as const,
     registers: [deps.registry],
   });
@@ -165,6 +205,19 @@ export function createShard(deps: ShardDeps): Shard {
     return { requestId: req.requestId, decision: why, at: 0 };
   };
 
+  const { leaseMs, leaseMetrics } = deps;
+  const streams = new Map<number, AdmissionStream>();
+  let streamIds = 0;
+  /** Refusals waiting for a lease on their account to come back, by account. */
+  const parked = new Map<string, (() => void)[]>();
+
+  const recall = (accountId: string, stream: AdmissionStream, now: number) => {
+    const r = book.askedOn(accountId, stream.id, now, leaseMs);
+    if (!r) return;
+    leaseMetrics.recalled.inc();
+    streams.get(r.holder)?.recall([r.leaseId]);
+  };
+
   /** Decided synchronously on `now`: nothing can interleave between reading and updating. */
   const decideNow = (req: AdmissionRequest, now: number): Outcome => {
     const decision = book.admit(req.requestId, req.accountId, req.caps, now, req.via);
@@ -172,38 +225,105 @@ export function createShard(deps: ShardDeps): Shard {
     return { requestId: req.requestId, decision, at: now };
   };
 
-  const decideLoaded = async (req: AdmissionRequest, moved: boolean): Promise<Outcome> => {
-    await loaded(req.accountId, moved);
-    const now = clock();
-    if (book.missingPeriods(req.accountId, now)) return decideLoaded(req, moved);
-    return decideNow(req, now);
+  /**
+   * A lease for the stream with this admitted outcome, if its request wanted one and the book grants it.
+   * Given with the last admission of the account in a message, so the requests before it are in the
+   * grant's counts and none after it in the same message is left to the lease.
+   */
+  const maybeGrant = (req: AdmissionRequest, outcome: Outcome, stream: AdmissionStream) => {
+    const d = outcome.decision;
+    if (leaseMs === 0 || !req.wantLease || typeof d !== 'object' || d.kind !== 'admitted') return;
+    const lease = book.grant(req.accountId, req.caps, stream.id, outcome.at, leaseMs);
+    if (!lease) return;
+    outcome.lease = lease;
+    leaseMetrics.granted(lease.allotment);
   };
 
-  const decideBatch = (requests: AdmissionRequest[], answer: (outcomes: Outcome[]) => void) => {
+  const afterLease = (accountId: string): Promise<void> =>
+    new Promise((resolve) => {
+      const list = parked.get(accountId) ?? [];
+      parked.set(accountId, list);
+      const wake = () => {
+        clearTimeout(timer);
+        const i = list.indexOf(wake);
+        if (i >= 0) list.splice(i, 1);
+        if (list.length === 0 && parked.get(accountId) === list) parked.delete(accountId);
+        resolve();
+      };
+      const timer = setTimeout(wake, leaseMs + 50);
+      list.push(wake);
+    });
+
+  /**
+   * One admitter per account at a time: while a live lease on it is out, its holder's requests are the
+   * holder's to decide, and any other stream's wait for the lease to come back (recalled) or to expire.
+   */
+  const decideLoaded = async (
+    req: AdmissionRequest,
+    moved: boolean,
+    stream: AdmissionStream,
+    waited = false,
+  ): Promise<Outcome> => {
+    await loaded(req.accountId, moved);
+    const now = clock();
+    if (book.missingPeriods(req.accountId, now)) return decideLoaded(req, moved, stream, waited);
+    const holder = book.liveLeaseHolder(req.accountId, now);
+    if (holder === stream.id && req.wantLease) return refuse(req, 'leased');
+    if (holder !== null && holder !== stream.id && !waited) {
+      await afterLease(req.accountId);
+      return decideLoaded(req, moved, stream, true);
+    }
+    const outcome = decideNow(req, now);
+    maybeGrant(req, outcome, stream);
+    return outcome;
+  };
+
+  const decideBatch = (
+    requests: AdmissionRequest[],
+    answer: (outcomes: Outcome[]) => void,
+    stream: AdmissionStream,
+  ) => {
     const now = clock();
     const ready: Outcome[] = [];
     const later: Promise<Outcome>[] = [];
+    const lastWanting = new Map<string, { req: AdmissionRequest; outcome: Outcome }>();
     for (const req of requests) {
       if (!req.requestId || !req.accountId) {
         ready.push(refuse(req, 'unavailable'));
         continue;
       }
       const own = deps.ownership(req.accountId);
-      if (own.kind !== 'owner') ready.push(refuse(req, own.kind));
-      else if (!book.missingPeriods(req.accountId, now)) ready.push(decideNow(req, now));
-      else
-        later.push(
-          inSpan(
-            deps.tracer,
-            'ledger.admit',
-            { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
-            () => decideLoaded(req, own.moved),
-          ).catch((err) => {
-            logger.warn({ err: (err as Error).message }, 'admission failed');
-            return refuse(req, 'unavailable');
-          }),
-        );
+      if (own.kind !== 'owner') {
+        ready.push(refuse(req, own.kind));
+        continue;
+      }
+      if (leaseMs > 0) recall(req.accountId, stream, now);
+      const holder = book.liveLeaseHolder(req.accountId, now);
+      // Sent before its gateway knew of the lease it now holds: the gateway decides it under the lease.
+      // (A request sent again after that gateway gave its lease back does not want one: decided here.)
+      if (holder === stream.id && req.wantLease) {
+        ready.push(refuse(req, 'leased'));
+        continue;
+      }
+      if ((holder === null || holder === stream.id) && !book.missingPeriods(req.accountId, now)) {
+        const outcome = decideNow(req, now);
+        ready.push(outcome);
+        if (req.wantLease) lastWanting.set(req.accountId, { req, outcome });
+        continue;
+      }
+      later.push(
+        inSpan(
+          deps.tracer,
+          'ledger.admit',
+          { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
+          () => decideLoaded(req, own.moved, stream),
+        ).catch((err) => {
+          logger.warn({ err: (err as Error).message }, 'admission failed');
+          return refuse(req, 'unavailable');
+        }),
+      );
     }
+    for (const { req, outcome } of lastWanting.values()) maybeGrant(req, outcome, stream);
     if (ready.length > 0) answer(ready);
     if (later.length > 0) void Promise.all(later).then(answer);
   };
@@ -279,11 +399,39 @@ export function createShard(deps: ShardDeps): Shard {
     else work();
   };
 
+  const wakeParked = (accountId: string) => {
+    for (const wake of [...(parked.get(accountId) ?? [])]) wake();
+  };
+
   return {
-    admit: (requests, answer) => {
+    admit: (requests, answer, stream) => {
       if (requests.length === 0) return;
       if (!deps.caughtUp()) return answer(requests.map((r) => refuse(r, 'unavailable')));
-      afterRestores(() => decideBatch(requests, answer));
+      afterRestores(() => decideBatch(requests, answer, stream));
+    },
+    openStream: (recallOn) => {
+      const stream = { id: ++streamIds, recall: recallOn };
+      streams.set(stream.id, stream);
+      return stream;
+    },
+    closeStream: (stream) => {
+      // Its leases are not taken back: their holder may still be admitting on them (the stream may have
+      // broken on this side only). They are written off once their expiry is recorded (`AccountBook.sweep`).
+      streams.delete(stream.id);
+    },
+    returnLeases: (stream, returns) =>
+      afterRestores(() => {
+        const now = clock();
+        for (const r of returns) {
+          const back = book.returnLease(r.accountId, stream.id, r.leaseId, r.admitted, now);
+          if (back) leaseMetrics.returned(back.used, back.allotment);
+          wakeParked(r.accountId);
+        }
+      }),
+    recallAll: async (ms) => {
+      const until = clock() + ms;
+      for (const [holder, leaseIds] of book.leasesByHolder()) streams.get(holder)?.recall(leaseIds);
+      while (book.leasesOutLive(clock()) > 0 && clock() < until) await new Promise((r) => setTimeout(r, 10));
     },
     restore: (holds) => {
       if (holds.length === 0) return;
@@ -302,6 +450,9 @@ export function createShard(deps: ShardDeps): Shard {
     answers: (accountId) =>
       !deps.caughtUp() ? 'catching_up' : deps.ownership(accountId).kind === 'owner' ? 'yes' : 'not_owner',
     usage: async (accountId) => {
+      // Charges of 200s admitted under a lease are held by nobody here: read-your-writes waits until
+      // what the stream held at the read is recorded.
+      if (book.leaseOut(accountId)) await deps.recordedPast();
       const now = await loaded(accountId);
       return { now, ...book.usage(accountId, now) };
     },

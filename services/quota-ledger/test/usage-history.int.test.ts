@@ -8,6 +8,7 @@ import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/u
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { AccountBook } from '../src/domain/account-book.ts';
+import { LeaseMetrics } from '../src/lease-metrics.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
 import { openRecorder, ProjectionStore } from '../src/projections.ts';
@@ -224,6 +225,9 @@ describe('GetUsageHistory', () => {
       registry,
       caughtUp: () => false,
       ownership: () => ({ kind: 'owner', moved: false }),
+      leaseMs: 0,
+      leaseMetrics: new LeaseMetrics(registry, () => 0),
+      recordedPast: async () => {},
     });
     const server = buildApp({ logger, tracer, registry, shard, clock: () => NOW });
     const c = connect(await listen(server));

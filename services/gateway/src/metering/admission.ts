@@ -1,3 +1,4 @@
+import { admissionResult, type Caps, LeaseHolder, leaseGrantOf, leaseReturnMessage } from '@mdp/admission';
 import { ApiError } from '@mdp/errors';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
@@ -24,82 +25,101 @@ export interface Admission {
   /** The request's W3C trace context ('' when none), carried by its settlement event too. */
   traceparent: string;
   headers: Record<string, string>;
+  /** Admitted here under this lease, not by the shard. */
+  lease?: HeldLease;
+}
+
+/** A lease this gateway holds on one account. */
+interface HeldLease {
+  holder: LeaseHolder;
+  accountId: string;
+  shard: number;
+  timer: NodeJS.Timeout;
 }
 
 type Decisions = CellCounter<'decision' | 'interface' | 'shard'>;
 const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable'] as const;
 
+/** Who is asking: the verified caller, its shard, the front door. */
+interface Asking {
+  caller: Principal;
+  shard: number;
+  via: Interface;
+  traceparent: string;
+}
+
+/** A decision (the shard's, or this gateway's under a lease) as the admission or the SPEC's 429 to answer. */
+function answerOf(
+  res: ledger.AdmissionResult,
+  a: Asking,
+  decisions: Decisions,
+  now: number,
+): Admission | ApiError | null {
+  const { caller, via, shard } = a;
+  const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, now);
+  switch (res.decision) {
+    case D.ADMIT_DECISION_ADMITTED:
+      decisions.cell('admitted', via, shard).inc();
+      return {
+        requestId: res.request_id,
+        accountId: caller.accountId,
+        shard,
+        admittedAtMs: res.admitted_at_ms,
+        via,
+        traceparent: a.traceparent,
+        headers,
+      };
+    case D.ADMIT_DECISION_RATE_LIMITED:
+      decisions.cell('rate_limited', via, shard).inc();
+      return new ApiError(
+        'rate_limited',
+        `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
+        { headers: { ...headers, 'Retry-After': res.retry_after_seconds } },
+      );
+    case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
+      decisions.cell('quota_exhausted', via, shard).inc();
+      return new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
+        headers: { ...headers, 'Retry-After': res.retry_after_seconds },
+      });
+    default:
+      // A ledger that could not decide (or a duplicate, which ids this gateway made cannot be): never
+      // guess, never charge.
+      return null;
+  }
+}
+
 /** A request waiting for its shard, made once: answered with its admission or with the error to answer. */
 class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
   constructor(
     readonly request: ledger.Admission,
-    private readonly caller: Principal,
-    private readonly shard: number,
-    private readonly via: Interface,
-    private readonly decisions: Decisions,
-    private readonly clock: Clock,
+    private readonly asking: Asking,
+    private readonly client: AdmissionClient,
   ) {
     super();
   }
 
+  /** Sent again once: the shard left it to a lease this gateway had already given back. */
+  private resent = false;
+
   answer(res: ledger.AdmissionResult): void {
     try {
-      this.decided(res);
+      const answer = this.client.decided(res, this.asking);
+      if (answer === 'resend' && !this.resent) {
+        this.resent = true;
+        // Not wanting a lease, so the shard decides it (any lease it holds for this gateway is newer).
+        this.request.want_lease = false;
+        this.client.resend(this, this.asking.shard);
+      } else if (answer === null || answer === 'resend') this.unavailable();
+      else if (answer instanceof ApiError) this.reject(answer);
+      else this.resolve(answer);
     } catch (err) {
       this.reject(err);
     }
   }
 
   unavailable(): void {
-    this.decisions.cell('unavailable', this.via, this.shard).inc();
+    this.client.unavailable(this.asking);
     this.reject(ApiError.serviceUnavailable(5));
-  }
-
-  /** Refusals become the SPEC's 429s. */
-  private decided(res: ledger.AdmissionResult): void {
-    const { caller, via, shard } = this;
-    const headers = rateLimitHeaders(
-      res,
-      caller,
-      res.decision === D.ADMIT_DECISION_RATE_LIMITED,
-      this.clock(),
-    );
-    switch (res.decision) {
-      case D.ADMIT_DECISION_ADMITTED:
-        this.decisions.cell('admitted', via, shard).inc();
-        this.resolve({
-          requestId: res.request_id,
-          accountId: caller.accountId,
-          shard,
-          admittedAtMs: res.admitted_at_ms,
-          via,
-          traceparent: this.request.traceparent,
-          headers,
-        });
-        break;
-      case D.ADMIT_DECISION_RATE_LIMITED:
-        this.decisions.cell('rate_limited', via, shard).inc();
-        this.reject(
-          new ApiError(
-            'rate_limited',
-            `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
-            { headers: { ...headers, 'Retry-After': res.retry_after_seconds } },
-          ),
-        );
-        break;
-      case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
-        this.decisions.cell('quota_exhausted', via, shard).inc();
-        this.reject(
-          new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
-            headers: { ...headers, 'Retry-After': res.retry_after_seconds },
-          }),
-        );
-        break;
-      default:
-        // A ledger that could not decide (or a duplicate, which ids this gateway made cannot be): never
-        // guess, never charge.
-        this.unavailable();
-    }
   }
 }
 
@@ -107,6 +127,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
 interface LedgerCaller {
   shard: number;
   account: ledger.Account;
+  caps: Caps;
 }
 
 export interface AdmissionClientOptions {
@@ -117,27 +138,52 @@ export interface AdmissionClientOptions {
   registry: Registry;
   clock: Clock;
   holdTtlMs?: number;
+  /** Ask shards for leases (docs/proposals/admission-leases.md); default true. */
+  leases?: boolean;
 }
 
+const LEASE_EVENTS = ['granted', 'returned', 'recalled', 'lost'] as const;
+
 /**
- * Admission at the gateway: asks the shard that owns the account, over its stream, within a deadline.
- * Refusals become the SPEC's 429s; a ledger that does not answer becomes a quick 503 with nothing held.
+ * Admission at the gateway: under a lease on the account, decided here with the shard's own rules and
+ * state (no round trip); otherwise asked of the shard that owns the account, over its stream, within a
+ * deadline, asking for a lease with it. Refusals become the SPEC's 429s; a ledger that does not answer
+ * becomes a quick 503 with nothing held.
  */
 export class AdmissionClient {
   private readonly shards: ShardStream[];
   private readonly router: LedgerShards;
   private readonly clock: Clock;
   private readonly decisions: Decisions;
+  private readonly leaseEvents: CellCounter<'event'>;
   private readonly callers = new WeakMap<Principal, LedgerCaller>();
+  /** The leases held, by account, and by lease id. */
+  private readonly leases = new Map<string, HeldLease>();
+  private readonly leaseIds = new Map<string, HeldLease>();
+  private readonly leasing: boolean;
 
   constructor(o: AdmissionClientOptions) {
     const { deadlineMs, logger, registry, clock, holdTtlMs = HOLD_TTL_MS } = o;
     this.router = o.shards;
     this.clock = clock;
-    this.shards = o.shards.addresses.map((a) => new ShardStream(a, logger, deadlineMs, holdTtlMs, clock));
+    this.leasing = o.leases ?? true;
+    this.shards = o.shards.addresses.map(
+      (a, shard) =>
+        new ShardStream(a, logger, deadlineMs, holdTtlMs, clock, {
+          recalled: (ids) => {
+            for (const id of ids) {
+              const held = this.leaseIds.get(id);
+              if (held) this.giveBack(held, 'recalled');
+            }
+          },
+          lost: () => {
+            for (const held of [...this.leases.values()]) if (held.shard === shard) this.drop(held, 'lost');
+          },
+        }),
+    );
     this.decisions = new CellCounter({
       name: 'gateway_admissions_total',
-      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and ledger shard',
+      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and ledger shard, whether the shard decided or this gateway under a lease',
       labelNames: ['decision', 'interface', 'shard'] as const,
       registers: [registry],
     });
@@ -146,6 +192,13 @@ export class AdmissionClient {
     for (let shard = 0; shard < this.shards.length; shard++)
       for (const decision of DECISIONS)
         for (const via of INTERFACES) this.decisions.cell(decision, via, shard);
+    this.leaseEvents = new CellCounter({
+      name: 'gateway_leases_total',
+      help: 'Admission leases at this gateway: granted by a shard, returned (expired or used up), recalled by the shard, lost (its stream broke)',
+      labelNames: ['event'] as const,
+      registers: [registry],
+    });
+    for (const event of LEASE_EVENTS) this.leaseEvents.cell(event);
   }
 
   /** Resolves with the admission, or rejects with the 429 or 503 to answer. */
@@ -153,32 +206,143 @@ export class AdmissionClient {
     const { shard, account } = this.ledgerCaller(caller);
     const carrier: Record<string, string> = {};
     injectTraceContext(carrier);
+    const asking: Asking = { caller, shard, via, traceparent: carrier.traceparent ?? '' };
+    const held = this.leases.get(caller.accountId);
+    if (held) {
+      const now = this.clock();
+      const answer = this.underLease(requestId, held, asking, now);
+      if (answer instanceof ApiError) return Promise.reject(answer);
+      if (answer !== null) return Promise.resolve(answer);
+    }
     const request: ledger.Admission = {
       request_id: requestId,
       account,
-      traceparent: carrier.traceparent ?? '',
+      traceparent: asking.traceparent,
       interface: via,
+      want_lease: this.leasing,
     };
-    const waiter = new AdmissionRequest(request, caller, shard, via, this.decisions, this.clock);
+    const waiter = new AdmissionRequest(request, asking, this);
     this.shards[shard]!.admit(waiter);
     return waiter.promise;
   }
 
+  resend(waiter: AdmissionRequest, shard: number): void {
+    this.shards[shard]!.admit(waiter);
+  }
+
   /**
-   * The caller's shard and ledger account, made once per verified principal (the token cache hands out
-   * the same object for every request of a token) rather than once per request.
+   * Decided here under the lease held on the account; null when the lease cannot answer (expired, or
+   * its allotment used): it goes back with the request the shard is then asked, in one message.
+   */
+  private underLease(
+    requestId: string,
+    held: HeldLease,
+    asking: Asking,
+    now: number,
+  ): Admission | ApiError | null {
+    const decision = held.holder.admit(requestId, now, asking.via);
+    if (decision === null) {
+      this.giveBack(held, 'returned');
+      return null;
+    }
+    const answer = answerOf(admissionResult(requestId, decision, now), asking, this.decisions, now)!;
+    if (answer instanceof ApiError) return answer;
+    answer.lease = held;
+    this.shards[held.shard]!.admittedLocally({
+      request_id: requestId,
+      account: this.ledgerCaller(asking.caller).account,
+      admitted_at_ms: now,
+      interface: asking.via,
+    });
+    return answer;
+  }
+
+  /**
+   * The shard's answer to `asking` (called by its waiter, in the order the shard decided). 'resend': the
+   * shard left it to a lease on the account that this gateway no longer holds; ask again.
+   */
+  decided(res: ledger.AdmissionResult, asking: Asking): Admission | ApiError | null | 'resend' {
+    const now = this.clock();
+    const accountId = asking.caller.accountId;
+    if (res.decision === D.ADMIT_DECISION_LEASED) {
+      const held = this.leases.get(accountId);
+      return (held && this.underLease(res.request_id, held, asking, now)) ?? 'resend';
+    }
+    const answer = answerOf(res, asking, this.decisions, now);
+    if (res.lease) this.take(res.lease, asking, now);
+    else if (answer !== null && !(answer instanceof ApiError))
+      // Decided by the shard after it granted a lease held here: counted there beside the allotment.
+      this.leases.get(accountId)?.holder.external(res.request_id, now);
+    return answer;
+  }
+
+  unavailable(asking: Asking): void {
+    this.decisions.cell('unavailable', asking.via, asking.shard).inc();
+  }
+
+  private take(grant: ledger.LeaseGrant, asking: Asking, now: number): void {
+    const { accountId } = asking.caller;
+    const lease = leaseGrantOf(grant, this.ledgerCaller(asking.caller).caps, now);
+    const held: HeldLease = {
+      holder: new LeaseHolder(lease),
+      accountId,
+      shard: asking.shard,
+      // Given back when it ends, used or not, so the shard never waits to write it off.
+      timer: setTimeout(() => this.giveBack(held, 'returned'), Math.max(0, lease.expiresAt - now)).unref(),
+    };
+    this.leaseEvents.cell('granted').inc();
+    const previous = this.leases.get(accountId);
+    if (previous) this.giveBack(previous, 'returned');
+    this.leases.set(accountId, held);
+    this.leaseIds.set(lease.leaseId, held);
+  }
+
+  /** The lease goes back to its shard with what was admitted under it. */
+  private giveBack(held: HeldLease, why: 'returned' | 'recalled'): void {
+    if (!this.drop(held, why)) return;
+    this.shards[held.shard]!.returnLease(leaseReturnMessage(held.accountId, held.holder.returned()));
+  }
+
+  /** Stops admitting under the lease; false if it was not held. */
+  private drop(held: HeldLease, why: (typeof LEASE_EVENTS)[number]): boolean {
+    if (this.leaseIds.get(held.holder.grant.leaseId) !== held) return false;
+    this.leaseIds.delete(held.holder.grant.leaseId);
+    if (this.leases.get(held.accountId) === held) this.leases.delete(held.accountId);
+    clearTimeout(held.timer);
+    this.leaseEvents.cell(why).inc();
+    return true;
+  }
+
+  /** The lease an admission's account is held under here, if it still is. */
+  private leaseOf(admission: Admission): HeldLease | undefined {
+    return this.leases.get(admission.accountId);
+  }
+
+  /**
+   * The caller's shard, ledger account and caps, made once per verified principal (the token cache hands
+   * out the same object for every request of a token) rather than once per request.
    */
   private ledgerCaller(caller: Principal): LedgerCaller {
     let known = this.callers.get(caller);
     if (known === undefined) {
-      known = { shard: this.router.of(caller.accountId), account: ledgerAccount(caller) };
+      known = {
+        shard: this.router.of(caller.accountId),
+        account: ledgerAccount(caller),
+        caps: { daily: caller.dailyCap, monthly: caller.monthlyCap, burst: caller.burstPerMinute },
+      };
       this.callers.set(caller, known);
     }
     return known;
   }
 
-  /** The request ended without a 200; resolves once its shard no longer counts it (bounded). */
+  /**
+   * The request ended without a 200; resolves once its shard no longer counts it (bounded). One admitted
+   * under a lease still held here is counted by nobody else: the lease frees its unit, no round trip.
+   */
   release(admission: Admission): Promise<void> {
+    const held = this.leaseOf(admission);
+    held?.holder.settle(admission.requestId, 'refunded');
+    if (admission.lease !== undefined && held === admission.lease) return RELEASED;
     return this.shards[admission.shard]!.release({
       request_id: admission.requestId,
       account_id: admission.accountId,
@@ -187,6 +351,7 @@ export class AdmissionClient {
 
   /** The request's 200 could not be charged durably; resolves once its shard no longer counts it (bounded). */
   voidCharge(admission: Admission): Promise<void> {
+    this.leaseOf(admission)?.holder.settle(admission.requestId, 'refunded');
     return this.shards[admission.shard]!.voidCharge({
       request_id: admission.requestId,
       account_id: admission.accountId,
@@ -197,10 +362,14 @@ export class AdmissionClient {
 
   /** The admission's charge is acknowledged: its shard no longer needs it restored. */
   settled(admission: Admission): void {
+    this.leaseOf(admission)?.holder.settle(admission.requestId, 'charged');
     this.shards[admission.shard]!.settled(admission.requestId);
   }
 
   close(): void {
+    for (const held of [...this.leases.values()]) this.giveBack(held, 'returned');
     for (const s of this.shards) s.close();
   }
 }
+
+const RELEASED: Promise<void> = Promise.resolve();

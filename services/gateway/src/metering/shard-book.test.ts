@@ -19,7 +19,13 @@ interface Waiter {
   request: ledger.Admission;
 }
 const waiter = (id: string, accountId = `acct-${id}`): Waiter => ({
-  request: { request_id: id, account: account(accountId), traceparent: '', interface: 'rest' },
+  request: {
+    request_id: id,
+    account: account(accountId),
+    traceparent: '',
+    interface: 'rest',
+    want_lease: false,
+  },
 });
 const result = (id: string, decision = D.ADMIT_DECISION_ADMITTED, at = 5_000): ledger.AdmissionResult => ({
   request_id: id,
@@ -28,6 +34,7 @@ const result = (id: string, decision = D.ADMIT_DECISION_ADMITTED, at = 5_000): l
   retry_after_seconds: 0,
   admitted_at_ms: at,
   burst: undefined,
+  lease: undefined,
 });
 const key = (id: string, accountId = `acct-${id}`) => ({ request_id: id, account_id: accountId });
 const ids = (m: ledger.AdmitRequest) => m.admissions.map((a) => a.request_id);
@@ -133,6 +140,7 @@ describe('ShardBook: requests answered 503 before the shard decided', () => {
       restored: [],
       releases: [key('a', 'acct-late')],
       voids: [],
+      lease_returns: [],
     });
     // Once.
     expect(book.answered(result('a'), 600)).toBeUndefined();
@@ -185,8 +193,9 @@ describe('ShardBook: a broken stream', () => {
         ],
         releases: [],
         voids: [],
+        lease_returns: [],
       },
-      { admissions: [], restored: [], releases: [key('sent', 'acct-drop')], voids: [] },
+      { admissions: [], restored: [], releases: [key('sent', 'acct-drop')], voids: [], lease_returns: [] },
     ]);
     // Then the new admission, in the turn's message.
     expect(ids(book.flush()!.message)).toEqual(['after']);
@@ -261,7 +270,13 @@ describe('ShardBook: releases and voids', () => {
     const { book } = connected(0, a);
     book.answered(result('a'), 1);
     expect(book.release(key('a'), 'done-a')).toBe(true);
-    expect(book.flush()!.message).toEqual({ admissions: [], restored: [], releases: [key('a')], voids: [] });
+    expect(book.flush()!.message).toEqual({
+      admissions: [],
+      restored: [],
+      releases: [key('a')],
+      voids: [],
+      lease_returns: [],
+    });
     expect(book.acknowledged('a')).toBe('done-a');
     expect(book.acknowledged('a')).toBeUndefined();
     // Never charged: never restored either.
@@ -277,7 +292,13 @@ describe('ShardBook: releases and voids', () => {
     const v = { request_id: 'a', account_id: 'acct-a', admitted_at_ms: 77, interface: 'rest' };
     expect(book.voidCharge(v, 'void-a')).toBe(true);
     const turn = book.flush()!;
-    expect(turn.message).toEqual({ admissions: [], restored: [], releases: [], voids: [v] });
+    expect(turn.message).toEqual({
+      admissions: [],
+      restored: [],
+      releases: [],
+      voids: [v],
+      lease_returns: [],
+    });
     expect(book.acknowledged('a')).toBe('void-a');
     expect(book.expire(turn, 300).withdrawn).toEqual([]);
     book.broken(400);

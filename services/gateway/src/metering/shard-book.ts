@@ -117,6 +117,7 @@ export class ShardBook<A extends Waiting, D> {
   private queue: A[] = [];
   private releases: ledger.RequestKey[] = [];
   private voids: ledger.VoidedRequest[] = [];
+  private returns: ledger.LeaseReturn[] = [];
   /** Requests the shard may hold after a stream broke: released in the first message of the next one. */
   private orphaned: ledger.RequestKey[] = [];
   /** Releases and voids sent, until the shard acknowledges them (or their message's deadline). */
@@ -151,7 +152,9 @@ export class ShardBook<A extends Waiting, D> {
 
   /** Something waits to be sent this turn. */
   get due(): boolean {
-    return this.queue.length > 0 || this.releases.length > 0 || this.voids.length > 0;
+    return (
+      this.queue.length > 0 || this.releases.length > 0 || this.voids.length > 0 || this.returns.length > 0
+    );
   }
 
   /** The turn ends: its message, if it has anything to say. */
@@ -163,10 +166,12 @@ export class ShardBook<A extends Waiting, D> {
       restored: [],
       releases: this.releases,
       voids: this.voids,
+      lease_returns: this.returns,
     };
     this.queue = [];
     this.releases = [];
     this.voids = [];
+    this.returns = [];
     return { message, waiting };
   }
 
@@ -181,6 +186,9 @@ export class ShardBook<A extends Waiting, D> {
     if (waiter === undefined) {
       const key = this.abandoned.take(id, now);
       if (key !== undefined && res.decision === ADMITTED) this.releases.push(key);
+      // A lease granted with it goes back unused, so the shard does not count it until it expires.
+      if (key !== undefined && res.lease)
+        this.returns.push({ lease_id: res.lease.lease_id, account_id: key.account_id, admitted: [] });
       return undefined;
     }
     this.pending.delete(id);
@@ -249,6 +257,24 @@ export class ShardBook<A extends Waiting, D> {
     return true;
   }
 
+  /**
+   * A lease goes back, in this turn's message (before its admissions). False: no stream is up; the shard
+   * writes the lease off on its own once it has expired.
+   */
+  returnLease(r: ledger.LeaseReturn): boolean {
+    if (!this.connected) return false;
+    this.returns.push(r);
+    return true;
+  }
+
+  /**
+   * A request admitted here under a lease: outstanding until settled, as one the shard admitted, so a
+   * restarted shard holds it again.
+   */
+  admittedLocally(hold: ledger.RestoredHold, now: number): void {
+    this.outstanding.add(hold.request_id, hold, now);
+  }
+
   /** The shard applied a release or void: who waited for it, if anyone still does. */
   acknowledged(requestId: string): D | undefined {
     const done = this.withdrawing.get(requestId);
@@ -279,9 +305,10 @@ export class ShardBook<A extends Waiting, D> {
         restored: restored.slice(i, i + RESTORE_BATCH),
         releases: [],
         voids: [],
+        lease_returns: [],
       });
     if (this.orphaned.length > 0) {
-      messages.push({ admissions: [], restored: [], releases: this.orphaned, voids: [] });
+      messages.push({ admissions: [], restored: [], releases: this.orphaned, voids: [], lease_returns: [] });
       this.orphaned = [];
     }
     return messages;
@@ -309,6 +336,7 @@ export class ShardBook<A extends Waiting, D> {
     this.queue = [];
     this.releases = [];
     this.voids = [];
+    this.returns = [];
     return { unavailable, withdrawn };
   }
 }

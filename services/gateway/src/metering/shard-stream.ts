@@ -38,6 +38,12 @@ export class ShardStream {
     private readonly deadlineMs: number,
     holdTtlMs: number,
     private readonly clock: Clock,
+    private readonly leases: {
+      /** The shard wants these leases back. */
+      recalled(leaseIds: readonly string[]): void;
+      /** The stream broke: every lease it granted is gone (the shard writes them off). */
+      lost(): void;
+    },
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
     this.book = new ShardBook(holdTtlMs);
@@ -68,6 +74,16 @@ export class ShardStream {
 
   settled(requestId: string): void {
     this.book.settled(requestId);
+  }
+
+  /** A lease goes back with this turn's message (nowhere if no stream is up). */
+  returnLease(r: ledger.LeaseReturn): void {
+    if (this.book.returnLease(r)) this.scheduleFlush();
+  }
+
+  /** A request admitted here under this shard's lease, restored on a new stream until settled. */
+  admittedLocally(hold: ledger.RestoredHold): void {
+    this.book.admittedLocally(hold, this.clock());
   }
 
   close(): void {
@@ -101,6 +117,7 @@ export class ShardStream {
     for (const id of response.released) this.book.acknowledged(id)?.resolve();
     const now = this.clock();
     for (const res of response.results) this.book.answered(res, now)?.answer(res);
+    if (response.recalls.length > 0) this.leases.recalled(response.recalls);
     if (this.book.due) this.scheduleFlush();
   }
 
@@ -108,6 +125,7 @@ export class ShardStream {
     if (stream !== this.stream) return;
     this.stream = null;
     this.logger.warn({ why }, 'admission stream to the ledger closed');
+    this.leases.lost();
     this.end(this.book.broken(this.clock()));
   }
 

@@ -29,8 +29,8 @@ describe('AccountBook', () => {
     expect(book.release('r1', 'a')).toBe(true);
     expect(book.admit('r4', 'a', caps, T + 1)).toMatchObject({ kind: 'admitted' });
     // Nothing settles r2 or r4: after the hold TTL they are released.
-    expect(book.sweep(T + 29_999)).toEqual({ expired: 0, evicted: 0 });
-    expect(book.sweep(T + 30_001)).toEqual({ expired: 2, evicted: 0 });
+    expect(book.sweep(T + 29_999)).toEqual({ expired: 0, evicted: 0, leasesWrittenOff: 0, stranded: 0 });
+    expect(book.sweep(T + 30_001)).toEqual({ expired: 2, evicted: 0, leasesWrittenOff: 0, stranded: 0 });
     expect(book.inFlight).toBe(0);
     expect(book.admit('r5', 'a', caps, T + 30_002)).toMatchObject({ kind: 'admitted' });
   });
@@ -42,7 +42,12 @@ describe('AccountBook', () => {
     book.admit('r2', 'a', caps, T);
     // The consumer is behind (a backlog, or Postgres stalled at T + 10 s): the charges of r1 and r2 may
     // be waiting in JetStream, so the holds stay, however late it is.
-    expect(book.sweep(T + 40_000, { recordedThrough: T + 10_000 })).toEqual({ expired: 0, evicted: 0 });
+    expect(book.sweep(T + 40_000, { recordedThrough: T + 10_000 })).toEqual({
+      expired: 0,
+      evicted: 0,
+      leasesWrittenOff: 0,
+      stranded: 0,
+    });
     expect(book.admit('r3', 'a', caps, T + 40_000)).toMatchObject({ kind: 'quota_exhausted' });
     expect(book.sweep(T + 80_000, { recordedThrough: T + 29_999 }).expired).toBe(0);
     // Recorded through their expiry and still held: they never settled (their gateway died).
@@ -135,7 +140,7 @@ describe('AccountBook', () => {
       day: '2026-03-15',
       month: '2026-03',
     });
-    expect(book.sweep(T + 11 * 60_000)).toEqual({ expired: 0, evicted: 1 });
+    expect(book.sweep(T + 11 * 60_000)).toEqual({ expired: 0, evicted: 1, leasesWrittenOff: 0, stranded: 0 });
     expect(book.missingPeriods('a', T)).toEqual({ day: '2026-03-14', month: '2026-03' });
   });
 

@@ -1,4 +1,13 @@
-import { BURST_WINDOW_MS, BurstWindow, type Caps, type Decision, decide } from '@mdp/admission';
+import {
+  BURST_WINDOW_MS,
+  BurstWindow,
+  type Caps,
+  type Decision,
+  decide,
+  type LeasedAdmission,
+  type LeaseGrant,
+  leaseTerms,
+} from '@mdp/admission';
 import { istDay, istMonth } from '@mdp/nse-calendar';
 import { INTERFACES, type Interface } from '@mdp/usage';
 
@@ -73,6 +82,36 @@ const periodOf = (k: string) => k.split('|', 1)[0]!;
  */
 const holdKey = (accountId: string, requestId: string) => `${accountId}/${requestId}`;
 
+/**
+ * A lease out on an account (docs/proposals/admission-leases.md): its whole allotment counts against the
+ * caps of its IST day and month, and as admitted at the grant in the burst window, until it comes back
+ * or, its holder silent, until everything its holder could have charged is recorded.
+ */
+interface ShardLease {
+  id: string;
+  /** The admission stream it went out on. */
+  holder: number;
+  allotment: number;
+  grantedAt: number;
+  expiresAt: number;
+  day: string;
+  month: string;
+  /** Admission times added to the burst window at the grant (none when the plan has no burst cap). */
+  provisional: number;
+  /** The account's settlements recorded with no hold while it is out: its holder's among them. */
+  recorded: Map<string, string>;
+  recalled: boolean;
+}
+
+/** A lease to give back to its holder's stream. */
+export interface Recall {
+  leaseId: string;
+  holder: number;
+}
+
+/** Fewer admissions than this are not worth a lease: the account is admitted per request. */
+const MIN_ALLOTMENT = 2;
+
 interface AccountState {
   /**
    * Admission times of the last burst window, oldest first, in a ring buffer: O(1) per admission however
@@ -92,7 +131,19 @@ interface AccountState {
   held: Map<string, number>;
   /** Charges recorded whose void is on its way (`Withdrawn.withheld`), per counter key: not counted. */
   withheld: Map<string, number>;
+  /** The ids of its requests held now. */
+  holding: Set<string>;
   lastSeen: number;
+  lease?: ShardLease;
+  /** The admission stream that last asked for it request by request, and when. */
+  askedOn?: number;
+  askedAt?: number;
+  /** Seen on two streams within a lease's length: no lease before then. */
+  contendedUntil?: number;
+  /** Admissions in the current second (`rateSecond`) and the one before: its recent rate. */
+  rateSecond: number;
+  rateNow: number;
+  ratePrev: number;
 }
 
 /** A change of an account's charged count, as the projections just recorded it. */
@@ -114,6 +165,18 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
 const counted = (s: AccountState | undefined, k: string) =>
   (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0) - (s?.withheld.get(k) ?? 0);
 
+/** What a period counts against the caps: `counted`, and the allotment of a lease out in it. */
+const admissionCount = (s: AccountState, period: string) =>
+  counted(s, period) +
+  (s.lease !== undefined && (s.lease.day === period || s.lease.month === period) ? s.lease.allotment : 0);
+
+/** Admissions a second, from the last whole second's count (or this one's, when higher). */
+const rateOf = (s: AccountState, now: number) => {
+  const second = Math.floor(now / 1000);
+  if (second === s.rateSecond) return Math.max(s.rateNow, s.ratePrev);
+  return second === s.rateSecond + 1 ? s.rateNow : 0;
+};
+
 /**
  * The admission state of the accounts one shard owns, in memory. This process is the only writer for
  * these accounts, so a decision is a synchronous read-and-update: exact, with no locks. Charged counts
@@ -127,6 +190,9 @@ export class AccountBook {
   private readonly holds = new Map<string, Hold>();
   /** By `holdKey`; empty in the steady state (only charges not acknowledged in time land here). */
   private readonly withdrawn = new Map<string, Withdrawn>();
+  /** Accounts with a lease out, by id. */
+  private readonly leased = new Map<string, AccountState>();
+  private leases = 0;
   /** When this process began admitting (`startAdmitting`); null before. */
   private admittingSince: number | null = null;
   /** True once a minute has passed since `admittingSince`: nothing admitted earlier is in any window. */
@@ -142,7 +208,11 @@ export class AccountBook {
         charged: new Map(),
         held: new Map(),
         withheld: new Map(),
+        holding: new Set(),
         lastSeen: now,
+        rateSecond: 0,
+        rateNow: 0,
+        ratePrev: 0,
       };
       this.accounts.set(accountId, s);
     }
@@ -212,15 +282,158 @@ export class AccountBook {
     const month = istMonth(now);
     const cutoff = now - BURST_WINDOW_MS;
     s.burst.evictThrough(cutoff);
-    const decision = decide(caps, { burst: s.burst, day: counted(s, day), month: counted(s, month) }, now);
+    const decision = decide(
+      caps,
+      { burst: s.burst, day: admissionCount(s, day), month: admissionCount(s, month) },
+      now,
+    );
     if (decision.kind === 'admitted') {
       // Without a burst cap there is no window to keep (a load-test account may admit thousands a second).
       if (caps.burst !== null) s.burst.push(now);
-      this.holds.set(k, { accountId, day, month, via, expiresAt: now + this.holdTtlMs });
-      add(s.held, day, via, 1);
-      add(s.held, month, via, 1);
+      this.hold(s, k, requestId, { accountId, day, month, via, expiresAt: now + this.holdTtlMs });
+      const second = Math.floor(now / 1000);
+      if (second !== s.rateSecond) {
+        s.ratePrev = second === s.rateSecond + 1 ? s.rateNow : 0;
+        s.rateSecond = second;
+        s.rateNow = 0;
+      }
+      s.rateNow++;
     }
     return decision;
+  }
+
+  private hold(s: AccountState, k: string, requestId: string, hold: Hold): void {
+    this.holds.set(k, hold);
+    s.holding.add(requestId);
+    add(s.held, hold.day, hold.via, 1);
+    add(s.held, hold.month, hold.via, 1);
+  }
+
+  /**
+   * The account was asked for request by request on admission stream `holder`: seen on another stream
+   * within `leaseMs`, it is not leased for a while, and a lease out to another stream is to be recalled
+   * (returned: once).
+   */
+  askedOn(accountId: string, holder: number, now: number, leaseMs: number): Recall | null {
+    const s = this.accounts.get(accountId);
+    if (!s) return null;
+    if (s.askedOn !== undefined && s.askedOn !== holder && now - (s.askedAt ?? 0) < leaseMs)
+      s.contendedUntil = now + 10 * leaseMs;
+    s.askedOn = holder;
+    s.askedAt = now;
+    const lease = s.lease;
+    if (!lease || lease.holder === holder || lease.recalled || lease.expiresAt <= now) return null;
+    s.contendedUntil = Math.max(s.contendedUntil ?? 0, now + 10 * leaseMs);
+    lease.recalled = true;
+    return { leaseId: lease.id, holder: lease.holder };
+  }
+
+  /** The stream holding a live lease (not expired at `now`) on the account, if any. */
+  liveLeaseHolder(accountId: string, now: number): number | null {
+    const lease = this.accounts.get(accountId)?.lease;
+    return lease !== undefined && lease.expiresAt > now ? lease.holder : null;
+  }
+
+  /** Whether a lease is out on the account (live, or its holder silent and not yet written off). */
+  leaseOut(accountId: string): boolean {
+    return this.accounts.get(accountId)?.lease !== undefined;
+  }
+
+  /**
+   * A lease for stream `holder`, just after one of its requests for the account was admitted at `now`
+   * (so the periods of `now` are loaded): none while one is out, while the account is seen on several
+   * streams, or when the terms (`leaseTerms`) come to fewer than MIN_ALLOTMENT admissions.
+   */
+  grant(accountId: string, caps: Caps, holder: number, now: number, leaseMs: number): LeaseGrant | null {
+    const s = this.accounts.get(accountId);
+    if (!s || s.lease || (s.contendedUntil ?? 0) > now) return null;
+    const day = istDay(now);
+    const month = istMonth(now);
+    s.burst.evictThrough(now - BURST_WINDOW_MS);
+    const dayCount = counted(s, day);
+    const monthCount = counted(s, month);
+    const terms = leaseTerms({
+      caps,
+      day: dayCount,
+      month: monthCount,
+      recentAdmissions: caps.burst === null ? 0 : s.burst.length,
+      ratePerSecond: rateOf(s, now),
+      leaseMs,
+      now,
+    });
+    if (terms.allotment < MIN_ALLOTMENT) return null;
+    const inFlight = [...s.holding].map((requestId) => {
+      const h = this.holds.get(holdKey(accountId, requestId))!;
+      return { requestId, inDay: h.day === day, inMonth: h.month === month };
+    });
+    const grant: LeaseGrant = {
+      leaseId: `${holder}.${++this.leases}.${now}`,
+      caps,
+      day: dayCount,
+      month: monthCount,
+      burst: caps.burst === null ? [] : s.burst.toArray(),
+      inFlight,
+      allotment: terms.allotment,
+      grantedAt: now,
+      expiresAt: terms.expiresAt,
+    };
+    const provisional = caps.burst === null ? 0 : terms.allotment;
+    for (let i = 0; i < provisional; i++) s.burst.push(now);
+    s.lease = {
+      id: grant.leaseId,
+      holder,
+      allotment: terms.allotment,
+      grantedAt: now,
+      expiresAt: terms.expiresAt,
+      day,
+      month,
+      provisional,
+      recorded: new Map(),
+      recalled: false,
+    };
+    this.leased.set(accountId, s);
+    return grant;
+  }
+
+  /**
+   * A lease comes back from its holder with what it admitted: the allotment's provisional entries give
+   * way to the real ones, in the burst window, and as holds for those that may have been charged and
+   * whose settlement is not recorded yet. Applied once; a lease unknown here (back already, written off,
+   * or from before a restart) changes nothing. Returns how many of the allotment were used, or null.
+   */
+  returnLease(
+    accountId: string,
+    holder: number,
+    leaseId: string,
+    admitted: readonly LeasedAdmission[],
+    now: number,
+  ): { used: number; allotment: number } | null {
+    const s = this.accounts.get(accountId);
+    const lease = s?.lease;
+    if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
+    this.endLease(accountId, s);
+    s.burst.removeEach(lease.grantedAt, lease.provisional);
+    // A holder never admits more than its allotment: anything past it is not believed.
+    const used = admitted.slice(0, lease.allotment);
+    for (const a of used) {
+      if (lease.provisional > 0 && a.at > now - BURST_WINDOW_MS) s.burst.insert(a.at);
+      const k = holdKey(accountId, a.requestId);
+      if (a.refunded || lease.recorded.has(a.requestId) || this.holds.has(k)) continue;
+      const via = interfaceOf(a.via);
+      this.hold(s, k, a.requestId, {
+        accountId,
+        day: istDay(a.at),
+        month: istMonth(a.at),
+        via,
+        expiresAt: Math.max(a.at, lease.grantedAt) + this.holdTtlMs,
+      });
+    }
+    return { used: used.length, allotment: lease.allotment };
+  }
+
+  private endLease(accountId: string, s: AccountState): void {
+    delete s.lease;
+    this.leased.delete(accountId);
   }
 
   /**
@@ -244,9 +457,7 @@ export class AccountBook {
     const day = istDay(admittedAt);
     const month = istMonth(admittedAt);
     this.admittedEarlier(requestId, accountId, admittedAt, now);
-    this.holds.set(k, { accountId, day, month, via, expiresAt });
-    add(s.held, day, via, 1);
-    add(s.held, month, via, 1);
+    this.hold(s, k, requestId, { accountId, day, month, via, expiresAt });
     return true;
   }
 
@@ -287,6 +498,7 @@ export class AccountBook {
     this.holds.delete(k);
     const s = this.accounts.get(hold.accountId);
     if (s) {
+      s.holding.delete(k.slice(hold.accountId.length + 1));
       add(s.held, hold.day, hold.via, -1);
       add(s.held, hold.month, hold.via, -1);
     }
@@ -312,7 +524,18 @@ export class AccountBook {
   withdraw(requestId: string, accountId: string, admittedAt: number, now: number, via: Interface): boolean {
     const k = holdKey(accountId, requestId);
     if (this.withdrawn.has(k)) return true;
-    if (!this.releaseHold(k)) return false;
+    if (!this.releaseHold(k)) {
+      // A request admitted under a lease out now is held by nobody here: the lease knows what of the
+      // account is recorded, so the log need not be asked.
+      const lease = this.accounts.get(accountId)?.lease;
+      if (!lease) return false;
+      const kind = lease.recorded.get(requestId);
+      if (kind === 'voided') return true;
+      const w = withdrawal(accountId, admittedAt, now, via);
+      this.withdrawn.set(k, w);
+      if (kind === 'charged') this.withhold(w, true, now);
+      return true;
+    }
     this.withdrawn.set(k, withdrawal(accountId, admittedAt, now, via));
     return true;
   }
@@ -345,6 +568,13 @@ export class AccountBook {
    * projections no longer count the charge). A charge and its void in one batch cancel out.
    */
   recorded(events: readonly { request_id: string; account_id: string; kind: string }[], now: number): void {
+    // Called before the events release their holds: one with no hold may be a lease holder's.
+    if (this.leased.size > 0)
+      for (const e of events) {
+        const lease = this.leased.get(e.account_id)?.lease;
+        if (lease && !this.holds.has(holdKey(e.account_id, e.request_id)))
+          lease.recorded.set(e.request_id, e.kind);
+      }
     if (this.withdrawn.size === 0) return;
     const voided = new Set<string>();
     const charged = new Set<string>();
@@ -406,9 +636,21 @@ export class AccountBook {
   sweep(
     now: number,
     opts: { idleMs?: number; recordedThrough?: number } = {},
-  ): { expired: number; evicted: number } {
+  ): { expired: number; evicted: number; leasesWrittenOff: number; stranded: number } {
     const { idleMs = 10 * 60_000 } = opts;
     const horizon = Math.min(now, opts.recordedThrough ?? now);
+    // A lease never returned: once everything its holder could have charged is recorded (a hold TTL past
+    // its expiry, in recorded time), the charges are counted and the allotment is not. Its provisional
+    // burst entries stay until they leave the minute.
+    let leasesWrittenOff = 0;
+    let stranded = 0;
+    for (const [accountId, s] of this.leased) {
+      const lease = s.lease!;
+      if (lease.expiresAt + this.holdTtlMs > horizon) continue;
+      this.endLease(accountId, s);
+      leasesWrittenOff++;
+      stranded += Math.max(0, lease.allotment - lease.recorded.size);
+    }
     let expired = 0;
     for (const [k, hold] of this.holds) {
       if (hold.expiresAt <= horizon && this.releaseHold(k)) expired++;
@@ -427,7 +669,8 @@ export class AccountBook {
     const day = istDay(now);
     const month = istMonth(now);
     for (const [accountId, s] of this.accounts) {
-      const holding = [...s.held.values(), ...s.withheld.values()].some((n) => n > 0);
+      const holding =
+        s.lease !== undefined || [...s.held.values(), ...s.withheld.values()].some((n) => n > 0);
       if (!holding && now - s.lastSeen > idleMs) {
         this.accounts.delete(accountId);
         evicted++;
@@ -440,7 +683,7 @@ export class AccountBook {
         if (period !== day && period !== month && !s.held.get(k) && !s.withheld.get(k)) s.charged.delete(k);
       }
     }
-    return { expired, evicted };
+    return { expired, evicted, leasesWrittenOff, stranded };
   }
 
   /**
@@ -458,5 +701,27 @@ export class AccountBook {
 
   get inFlight(): number {
     return this.holds.size;
+  }
+
+  /** Leases out now (live, or their holder silent and not yet written off). */
+  get leasesOut(): number {
+    return this.leased.size;
+  }
+
+  /** Leases not yet expired at `now`. */
+  leasesOutLive(now: number): number {
+    let n = 0;
+    for (const s of this.leased.values()) if (s.lease!.expiresAt > now) n++;
+    return n;
+  }
+
+  /** The ids of the leases out, by the stream they went out on. */
+  leasesByHolder(): Map<number, string[]> {
+    const by = new Map<number, string[]>();
+    for (const s of this.leased.values()) {
+      const { holder, id } = s.lease!;
+      by.set(holder, [...(by.get(holder) ?? []), id]);
+    }
+    return by;
   }
 }

@@ -35,6 +35,11 @@ export enum AdmitDecision {
   ADMIT_DECISION_QUOTA_EXHAUSTED = 3,
   /** ADMIT_DECISION_DUPLICATE - The request id was already admitted: a retried message, not a new request. */
   ADMIT_DECISION_DUPLICATE = 4,
+  /**
+   * ADMIT_DECISION_LEASED - Not decided: this gateway holds a lease on the account (granted after it sent the request), so it
+   * decides the request itself under that lease, as every request of the account while the lease lasts.
+   */
+  ADMIT_DECISION_LEASED = 5,
   UNRECOGNIZED = -1,
 }
 
@@ -55,6 +60,9 @@ export function admitDecisionFromJSON(object: any): AdmitDecision {
     case 4:
     case "ADMIT_DECISION_DUPLICATE":
       return AdmitDecision.ADMIT_DECISION_DUPLICATE;
+    case 5:
+    case "ADMIT_DECISION_LEASED":
+      return AdmitDecision.ADMIT_DECISION_LEASED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -74,6 +82,8 @@ export function admitDecisionToJSON(object: AdmitDecision): string {
       return "ADMIT_DECISION_QUOTA_EXHAUSTED";
     case AdmitDecision.ADMIT_DECISION_DUPLICATE:
       return "ADMIT_DECISION_DUPLICATE";
+    case AdmitDecision.ADMIT_DECISION_LEASED:
+      return "ADMIT_DECISION_LEASED";
     case AdmitDecision.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -117,6 +127,53 @@ export interface AdmitRequest {
    * void is. Acknowledged in `released` like a release.
    */
   voids: VoidedRequest[];
+  /**
+   * Leases this gateway gives back (expired, used up, recalled, or no longer wanted): what it admitted
+   * under each. Applied before the admissions of the same message.
+   */
+  lease_returns: LeaseReturn[];
+}
+
+/**
+ * An admission lease (docs/proposals/admission-leases.md): the shard's grant to this gateway alone, for
+ * one account, of `allotment` admissions it decides itself with the same rules until `expires_at_ms`.
+ * The shard counts the whole allotment against the caps and the burst window until the lease is back.
+ */
+export interface LeaseGrant {
+  lease_id: string;
+  /** Units counted in the grant's IST day and month (charged and in flight). */
+  day: number;
+  month: number;
+  /** The account's admission times in the minute before the grant, oldest first. */
+  burst_ms: number[];
+  /** The account's requests in flight at the grant, counted in `day` and `month`. */
+  in_flight: LeasedHold[];
+  allotment: number;
+  /** The shard's clock; the holder measures the lease's length from when it received it. */
+  granted_at_ms: number;
+  expires_at_ms: number;
+}
+
+export interface LeasedHold {
+  request_id: string;
+  in_day: boolean;
+  in_month: boolean;
+}
+
+/** A lease given back, with each admission made under it. */
+export interface LeaseReturn {
+  lease_id: string;
+  account_id: string;
+  admitted: LeasedAdmission[];
+}
+
+export interface LeasedAdmission {
+  request_id: string;
+  at_ms: number;
+  /** It ended without a 200: it stays in the burst window and is not held. */
+  refunded: boolean;
+  /** The front door it came through. */
+  interface: string;
 }
 
 /** A request whose charge is being voided, with what its charge counts against. */
@@ -153,6 +210,8 @@ export interface AdmitResponse {
   results: AdmissionResult[];
   /** The ids of `releases` and `voids` the shard has applied, so the gateway may answer the client. */
   released: string[];
+  /** Leases the shard wants back now (another gateway asks for the account, or the shard is stopping). */
+  recalls: string[];
 }
 
 export interface Admission {
@@ -171,6 +230,8 @@ export interface Admission {
    * interface; every cap counts them together.
    */
   interface: string;
+  /** This gateway would take a lease on the account with the answer (it holds none for it). */
+  want_lease: boolean;
 }
 
 /** The binding window's figures for the X-RateLimit-* headers. */
@@ -208,7 +269,11 @@ export interface AdmissionResult {
   /** When the ledger admitted the request; its IST day and month are the windows it is charged to. */
   admitted_at_ms: number;
   /** Absent when the plan has no burst cap. */
-  burst: BurstWindow | undefined;
+  burst:
+    | BurstWindow
+    | undefined;
+  /** Granted with an admission that asked for one (`want_lease`), when the shard leases the account. */
+  lease: LeaseGrant | undefined;
 }
 
 export interface GetUsageRequest {
@@ -369,7 +434,7 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [], restored: [], releases: [], voids: [] };
+  return { admissions: [], restored: [], releases: [], voids: [], lease_returns: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
@@ -385,6 +450,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     for (const v of message.voids) {
       VoidedRequest.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.lease_returns) {
+      LeaseReturn.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -434,6 +502,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.voids.push(VoidedRequest.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lease_returns.push(LeaseReturn.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -458,6 +534,11 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
         ? object.releases.map((e: any) => RequestKey.fromJSON(e))
         : [],
       voids: globalThis.Array.isArray(object?.voids) ? object.voids.map((e: any) => VoidedRequest.fromJSON(e)) : [],
+      lease_returns: globalThis.Array.isArray(object?.leaseReturns)
+        ? object.leaseReturns.map((e: any) => LeaseReturn.fromJSON(e))
+        : globalThis.Array.isArray(object?.lease_returns)
+        ? object.lease_returns.map((e: any) => LeaseReturn.fromJSON(e))
+        : [],
     };
   },
 
@@ -475,6 +556,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.voids?.length) {
       obj.voids = message.voids.map((e) => VoidedRequest.toJSON(e));
     }
+    if (message.lease_returns?.length) {
+      obj.leaseReturns = message.lease_returns.map((e) => LeaseReturn.toJSON(e));
+    }
     return obj;
   },
 
@@ -487,6 +571,580 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.restored = object.restored?.map((e) => RestoredHold.fromPartial(e)) || [];
     message.releases = object.releases?.map((e) => RequestKey.fromPartial(e)) || [];
     message.voids = object.voids?.map((e) => VoidedRequest.fromPartial(e)) || [];
+    message.lease_returns = object.lease_returns?.map((e) => LeaseReturn.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseLeaseGrant(): LeaseGrant {
+  return {
+    lease_id: "",
+    day: 0,
+    month: 0,
+    burst_ms: [],
+    in_flight: [],
+    allotment: 0,
+    granted_at_ms: 0,
+    expires_at_ms: 0,
+  };
+}
+
+export const LeaseGrant: MessageFns<LeaseGrant> = {
+  encode(message: LeaseGrant, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lease_id !== "") {
+      writer.uint32(10).string(message.lease_id);
+    }
+    if (message.day !== 0) {
+      writer.uint32(16).int32(message.day);
+    }
+    if (message.month !== 0) {
+      writer.uint32(24).int32(message.month);
+    }
+    if (message.burst_ms.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.burst_ms) {
+        writer.int64(v);
+      }
+      writer.join();
+    }
+    for (const v of message.in_flight) {
+      LeasedHold.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.allotment !== 0) {
+      writer.uint32(48).int32(message.allotment);
+    }
+    if (message.granted_at_ms !== 0) {
+      writer.uint32(56).int64(message.granted_at_ms);
+    }
+    if (message.expires_at_ms !== 0) {
+      writer.uint32(64).int64(message.expires_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseGrant {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseGrant();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lease_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.day = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.month = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.burst_ms.push(longToNumber(reader.int64()));
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.burst_ms.push(longToNumber(reader.int64()));
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.in_flight.push(LeasedHold.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.allotment = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.granted_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.expires_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseGrant {
+    return {
+      lease_id: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      day: isSet(object.day) ? globalThis.Number(object.day) : 0,
+      month: isSet(object.month) ? globalThis.Number(object.month) : 0,
+      burst_ms: globalThis.Array.isArray(object?.burstMs)
+        ? object.burstMs.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.burst_ms)
+        ? object.burst_ms.map((e: any) => globalThis.Number(e))
+        : [],
+      in_flight: globalThis.Array.isArray(object?.inFlight)
+        ? object.inFlight.map((e: any) => LeasedHold.fromJSON(e))
+        : globalThis.Array.isArray(object?.in_flight)
+        ? object.in_flight.map((e: any) => LeasedHold.fromJSON(e))
+        : [],
+      allotment: isSet(object.allotment) ? globalThis.Number(object.allotment) : 0,
+      granted_at_ms: isSet(object.grantedAtMs)
+        ? globalThis.Number(object.grantedAtMs)
+        : isSet(object.granted_at_ms)
+        ? globalThis.Number(object.granted_at_ms)
+        : 0,
+      expires_at_ms: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: LeaseGrant): unknown {
+    const obj: any = {};
+    if (message.lease_id !== "") {
+      obj.leaseId = message.lease_id;
+    }
+    if (message.day !== 0) {
+      obj.day = Math.round(message.day);
+    }
+    if (message.month !== 0) {
+      obj.month = Math.round(message.month);
+    }
+    if (message.burst_ms?.length) {
+      obj.burstMs = message.burst_ms.map((e) => Math.round(e));
+    }
+    if (message.in_flight?.length) {
+      obj.inFlight = message.in_flight.map((e) => LeasedHold.toJSON(e));
+    }
+    if (message.allotment !== 0) {
+      obj.allotment = Math.round(message.allotment);
+    }
+    if (message.granted_at_ms !== 0) {
+      obj.grantedAtMs = Math.round(message.granted_at_ms);
+    }
+    if (message.expires_at_ms !== 0) {
+      obj.expiresAtMs = Math.round(message.expires_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseGrant>, I>>(base?: I): LeaseGrant {
+    return LeaseGrant.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseGrant>, I>>(object: I): LeaseGrant {
+    const message = createBaseLeaseGrant();
+    message.lease_id = object.lease_id ?? "";
+    message.day = object.day ?? 0;
+    message.month = object.month ?? 0;
+    message.burst_ms = object.burst_ms?.map((e) => e) || [];
+    message.in_flight = object.in_flight?.map((e) => LeasedHold.fromPartial(e)) || [];
+    message.allotment = object.allotment ?? 0;
+    message.granted_at_ms = object.granted_at_ms ?? 0;
+    message.expires_at_ms = object.expires_at_ms ?? 0;
+    return message;
+  },
+};
+
+function createBaseLeasedHold(): LeasedHold {
+  return { request_id: "", in_day: false, in_month: false };
+}
+
+export const LeasedHold: MessageFns<LeasedHold> = {
+  encode(message: LeasedHold, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.in_day !== false) {
+      writer.uint32(16).bool(message.in_day);
+    }
+    if (message.in_month !== false) {
+      writer.uint32(24).bool(message.in_month);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeasedHold {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeasedHold();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.in_day = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.in_month = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeasedHold {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      in_day: isSet(object.inDay)
+        ? globalThis.Boolean(object.inDay)
+        : isSet(object.in_day)
+        ? globalThis.Boolean(object.in_day)
+        : false,
+      in_month: isSet(object.inMonth)
+        ? globalThis.Boolean(object.inMonth)
+        : isSet(object.in_month)
+        ? globalThis.Boolean(object.in_month)
+        : false,
+    };
+  },
+
+  toJSON(message: LeasedHold): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.in_day !== false) {
+      obj.inDay = message.in_day;
+    }
+    if (message.in_month !== false) {
+      obj.inMonth = message.in_month;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeasedHold>, I>>(base?: I): LeasedHold {
+    return LeasedHold.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeasedHold>, I>>(object: I): LeasedHold {
+    const message = createBaseLeasedHold();
+    message.request_id = object.request_id ?? "";
+    message.in_day = object.in_day ?? false;
+    message.in_month = object.in_month ?? false;
+    return message;
+  },
+};
+
+function createBaseLeaseReturn(): LeaseReturn {
+  return { lease_id: "", account_id: "", admitted: [] };
+}
+
+export const LeaseReturn: MessageFns<LeaseReturn> = {
+  encode(message: LeaseReturn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lease_id !== "") {
+      writer.uint32(10).string(message.lease_id);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(18).string(message.account_id);
+    }
+    for (const v of message.admitted) {
+      LeasedAdmission.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseReturn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseReturn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lease_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.admitted.push(LeasedAdmission.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseReturn {
+    return {
+      lease_id: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      admitted: globalThis.Array.isArray(object?.admitted)
+        ? object.admitted.map((e: any) => LeasedAdmission.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: LeaseReturn): unknown {
+    const obj: any = {};
+    if (message.lease_id !== "") {
+      obj.leaseId = message.lease_id;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.admitted?.length) {
+      obj.admitted = message.admitted.map((e) => LeasedAdmission.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseReturn>, I>>(base?: I): LeaseReturn {
+    return LeaseReturn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseReturn>, I>>(object: I): LeaseReturn {
+    const message = createBaseLeaseReturn();
+    message.lease_id = object.lease_id ?? "";
+    message.account_id = object.account_id ?? "";
+    message.admitted = object.admitted?.map((e) => LeasedAdmission.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseLeasedAdmission(): LeasedAdmission {
+  return { request_id: "", at_ms: 0, refunded: false, interface: "" };
+}
+
+export const LeasedAdmission: MessageFns<LeasedAdmission> = {
+  encode(message: LeasedAdmission, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.request_id !== "") {
+      writer.uint32(10).string(message.request_id);
+    }
+    if (message.at_ms !== 0) {
+      writer.uint32(16).int64(message.at_ms);
+    }
+    if (message.refunded !== false) {
+      writer.uint32(24).bool(message.refunded);
+    }
+    if (message.interface !== "") {
+      writer.uint32(34).string(message.interface);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeasedAdmission {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeasedAdmission();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.request_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.refunded = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.interface = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeasedAdmission {
+    return {
+      request_id: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      at_ms: isSet(object.atMs)
+        ? globalThis.Number(object.atMs)
+        : isSet(object.at_ms)
+        ? globalThis.Number(object.at_ms)
+        : 0,
+      refunded: isSet(object.refunded) ? globalThis.Boolean(object.refunded) : false,
+      interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
+    };
+  },
+
+  toJSON(message: LeasedAdmission): unknown {
+    const obj: any = {};
+    if (message.request_id !== "") {
+      obj.requestId = message.request_id;
+    }
+    if (message.at_ms !== 0) {
+      obj.atMs = Math.round(message.at_ms);
+    }
+    if (message.refunded !== false) {
+      obj.refunded = message.refunded;
+    }
+    if (message.interface !== "") {
+      obj.interface = message.interface;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeasedAdmission>, I>>(base?: I): LeasedAdmission {
+    return LeasedAdmission.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeasedAdmission>, I>>(object: I): LeasedAdmission {
+    const message = createBaseLeasedAdmission();
+    message.request_id = object.request_id ?? "";
+    message.at_ms = object.at_ms ?? 0;
+    message.refunded = object.refunded ?? false;
+    message.interface = object.interface ?? "";
     return message;
   },
 };
@@ -841,7 +1499,7 @@ export const RestoredHold: MessageFns<RestoredHold> = {
 };
 
 function createBaseAdmitResponse(): AdmitResponse {
-  return { results: [], released: [] };
+  return { results: [], released: [], recalls: [] };
 }
 
 export const AdmitResponse: MessageFns<AdmitResponse> = {
@@ -851,6 +1509,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
     for (const v of message.released) {
       writer.uint32(18).string(v!);
+    }
+    for (const v of message.recalls) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -884,6 +1545,14 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
             message.released.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recalls.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -902,6 +1571,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
         ? object.results.map((e: any) => AdmissionResult.fromJSON(e))
         : [],
       released: globalThis.Array.isArray(object?.released) ? object.released.map((e: any) => globalThis.String(e)) : [],
+      recalls: globalThis.Array.isArray(object?.recalls) ? object.recalls.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -913,6 +1583,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     if (message.released?.length) {
       obj.released = message.released;
     }
+    if (message.recalls?.length) {
+      obj.recalls = message.recalls;
+    }
     return obj;
   },
 
@@ -923,12 +1596,13 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     const message = createBaseAdmitResponse();
     message.results = object.results?.map((e) => AdmissionResult.fromPartial(e)) || [];
     message.released = object.released?.map((e) => e) || [];
+    message.recalls = object.recalls?.map((e) => e) || [];
     return message;
   },
 };
 
 function createBaseAdmission(): Admission {
-  return { request_id: "", account: undefined, traceparent: "", interface: "" };
+  return { request_id: "", account: undefined, traceparent: "", interface: "", want_lease: false };
 }
 
 export const Admission: MessageFns<Admission> = {
@@ -944,6 +1618,9 @@ export const Admission: MessageFns<Admission> = {
     }
     if (message.interface !== "") {
       writer.uint32(34).string(message.interface);
+    }
+    if (message.want_lease !== false) {
+      writer.uint32(40).bool(message.want_lease);
     }
     return writer;
   },
@@ -993,6 +1670,14 @@ export const Admission: MessageFns<Admission> = {
             message.interface = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.want_lease = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1015,6 +1700,11 @@ export const Admission: MessageFns<Admission> = {
       account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
       traceparent: isSet(object.traceparent) ? globalThis.String(object.traceparent) : "",
       interface: isSet(object.interface) ? globalThis.String(object.interface) : "",
+      want_lease: isSet(object.wantLease)
+        ? globalThis.Boolean(object.wantLease)
+        : isSet(object.want_lease)
+        ? globalThis.Boolean(object.want_lease)
+        : false,
     };
   },
 
@@ -1032,6 +1722,9 @@ export const Admission: MessageFns<Admission> = {
     if (message.interface !== "") {
       obj.interface = message.interface;
     }
+    if (message.want_lease !== false) {
+      obj.wantLease = message.want_lease;
+    }
     return obj;
   },
 
@@ -1046,6 +1739,7 @@ export const Admission: MessageFns<Admission> = {
       : undefined;
     message.traceparent = object.traceparent ?? "";
     message.interface = object.interface ?? "";
+    message.want_lease = object.want_lease ?? false;
     return message;
   },
 };
@@ -1284,6 +1978,7 @@ function createBaseAdmissionResult(): AdmissionResult {
     retry_after_seconds: 0,
     admitted_at_ms: 0,
     burst: undefined,
+    lease: undefined,
   };
 }
 
@@ -1306,6 +2001,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
     }
     if (message.burst !== undefined) {
       BurstWindow.encode(message.burst, writer.uint32(50).fork()).join();
+    }
+    if (message.lease !== undefined) {
+      LeaseGrant.encode(message.lease, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1371,6 +2069,14 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
             message.burst = BurstWindow.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lease = LeaseGrant.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1407,6 +2113,7 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
         ? globalThis.Number(object.admitted_at_ms)
         : 0,
       burst: isSet(object.burst) ? BurstWindow.fromJSON(object.burst) : undefined,
+      lease: isSet(object.lease) ? LeaseGrant.fromJSON(object.lease) : undefined,
     };
   },
 
@@ -1430,6 +2137,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
     if (message.burst !== undefined) {
       obj.burst = BurstWindow.toJSON(message.burst);
     }
+    if (message.lease !== undefined) {
+      obj.lease = LeaseGrant.toJSON(message.lease);
+    }
     return obj;
   },
 
@@ -1447,6 +2157,9 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
     message.admitted_at_ms = object.admitted_at_ms ?? 0;
     message.burst = (object.burst !== undefined && object.burst !== null)
       ? BurstWindow.fromPartial(object.burst)
+      : undefined;
+    message.lease = (object.lease !== undefined && object.lease !== null)
+      ? LeaseGrant.fromPartial(object.lease)
       : undefined;
     return message;
   },

@@ -1,0 +1,126 @@
+import { LeaseHolder } from '@mdp/admission';
+import { describe, expect, it } from 'vitest';
+import { AccountBook } from './account-book.ts';
+
+const T = Date.parse('2026-03-14T10:00:00Z');
+const LEASE_MS = 2_000;
+const TTL = 30_000;
+const caps = { daily: 100, monthly: null, burst: 60 };
+
+/** A book with account `a` loaded and `n` admissions of it at T (so it has a rate to lease on). */
+function bookWith(n: number, holder = 1) {
+  const book = new AccountBook(TTL);
+  book.loaded(
+    'a',
+    {
+      day: '2026-03-14',
+      dayCharged: { rest: 0, mcp: 0 },
+      month: '2026-03',
+      monthCharged: { rest: 0, mcp: 0 },
+    },
+    T,
+  );
+  for (let i = 0; i < n; i++) {
+    book.askedOn('a', holder, T, LEASE_MS);
+    book.admit(`p${i}`, 'a', caps, T);
+  }
+  return book;
+}
+
+const settle = (book: AccountBook, id: string, kind = 'charged') => {
+  book.recorded([{ request_id: id, account_id: 'a', kind }], T);
+  if (kind === 'charged')
+    book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1 });
+  book.release(id, 'a');
+};
+
+describe('AccountBook leases', () => {
+  it('grant the account state decide needs, and count the whole allotment against the caps and the burst window, not in usage', () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    // 10 a second for 2 s, a quarter more: 25; within half of the burst headroom (60 - 10 = 50).
+    expect(grant).toMatchObject({ day: 10, month: 10, allotment: 25, grantedAt: T, expiresAt: T + LEASE_MS });
+    expect(grant.burst).toHaveLength(10);
+    expect(grant.inFlight.map((h) => h.requestId)).toHaveLength(10);
+    expect(book.usage('a', T).used.day).toBe(10);
+    // Another stream's request is decided with the allotment counted: 10 + 25 of the minute's 60 used.
+    expect(book.admit('x', 'a', caps, T)).toMatchObject({ kind: 'admitted', burst: { remaining: 24 } });
+    // One lease at a time.
+    expect(book.grant('a', caps, 1, T, LEASE_MS)).toBeNull();
+  });
+
+  it('take the lease back with what its holder admitted: real times for the provisional ones, holds for what is not recorded', () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    const holder = new LeaseHolder(grant);
+    for (const id of ['l1', 'l2', 'l3'])
+      expect(holder.admit(id, T + 100)).toMatchObject({ kind: 'admitted' });
+    holder.settle('l2', 'refunded');
+    // l1's charge is recorded before the lease is back (it has no hold here).
+    settle(book, 'l1');
+    expect(book.returnLease('a', 2, grant.leaseId, holder.returned().admitted, T + 200)).toBeNull(); // not its holder
+    expect(book.returnLease('a', 1, grant.leaseId, holder.returned().admitted, T + 200)).toEqual({
+      used: 3,
+      allotment: 25,
+    });
+    // Applied once.
+    expect(book.returnLease('a', 1, grant.leaseId, holder.returned().admitted, T + 200)).toBeNull();
+    expect(book.leaseOut('a')).toBe(false);
+    // 10 held, l1 charged, l3 held (may be charged): 12; l2 refunded counts nowhere.
+    expect(book.usage('a', T + 200).used.day).toBe(12);
+    // The burst window: 10 + 3 admissions, the provisional 25 gone: 47 left after one more.
+    expect(book.admit('y', 'a', caps, T + 300)).toMatchObject({ burst: { remaining: 46 } });
+    settle(book, 'l3');
+    expect(book.usage('a', T + 300).used.day).toBe(13);
+  });
+
+  it('keep a lease whose holder went silent counted until everything it could have charged is recorded', () => {
+    const book = bookWith(4);
+    const grant = book.grant('a', { daily: 10, monthly: null, burst: null }, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(3); // half of the 6 left
+    // Two admitted under it and charged, recorded; then its holder dies.
+    settle(book, 'l1');
+    settle(book, 'l2');
+    const noBurst = { daily: 10, monthly: null, burst: null };
+    // Counted: 4 held + 2 charged + the allotment 3: one left for another gateway.
+    expect(book.admit('x1', 'a', noBurst, T + 1)).toMatchObject({ kind: 'admitted' });
+    expect(book.admit('x2', 'a', noBurst, T + 1)).toMatchObject({ kind: 'quota_exhausted' });
+    // Its expiry plus a hold TTL, not yet recorded: still counted.
+    expect(book.sweep(T + LEASE_MS + TTL, { recordedThrough: T + LEASE_MS + TTL - 1 })).toMatchObject({
+      leasesWrittenOff: 0,
+    });
+    const swept = book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL });
+    // The p holds expired too; the lease went with 1 of its 3 never used.
+    expect(swept).toMatchObject({ leasesWrittenOff: 1, stranded: 1 });
+    expect(book.leaseOut('a')).toBe(false);
+    // 2 charged + x1 (its hold expired too: released) = what the log has.
+    expect(book.usage('a', T + LEASE_MS + TTL + 1).used.day).toBe(2);
+  });
+
+  it('not lease an account asked for on two streams within a lease, and recall a lease another stream asks about', () => {
+    const book = bookWith(10, 1);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    expect(book.askedOn('a', 1, T + 10, LEASE_MS)).toBeNull();
+    expect(book.askedOn('a', 2, T + 20, LEASE_MS)).toEqual({ leaseId: grant.leaseId, holder: 1 });
+    // Recalled once.
+    expect(book.askedOn('a', 2, T + 30, LEASE_MS)).toBeNull();
+    book.returnLease('a', 1, grant.leaseId, [], T + 40);
+    expect(book.grant('a', caps, 2, T + 50, LEASE_MS)).toBeNull();
+    expect(book.grant('a', caps, 1, T + 50, LEASE_MS)).toBeNull();
+  });
+
+  it('withhold a leased request whose charge is being voided, whether its charge is recorded before or after', () => {
+    const book = bookWith(2);
+    const grant = book.grant('a', { daily: 100, monthly: null, burst: null }, 1, T, LEASE_MS)!;
+    expect(grant).not.toBeNull();
+    // v1: charged and recorded, then voided by its gateway.
+    settle(book, 'v1');
+    expect(book.usage('a', T).used.day).toBe(3);
+    expect(book.withdraw('v1', 'a', T, T + 10, 'rest')).toBe(true);
+    expect(book.usage('a', T + 10).used.day).toBe(2);
+    // v2: voided before its charge is recorded; the charge then lands: not counted.
+    expect(book.withdraw('v2', 'a', T, T + 10, 'rest')).toBe(true);
+    settle(book, 'v2');
+    expect(book.usage('a', T + 10).used.day).toBe(3 - 1);
+  });
+});

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+
+// Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
+// serves an account decides it under leases, with the headers and the counts the shard would have
+// given; a second gateway asking for the account recalls the lease; a lease holder SIGKILLed never lets
+// the account past its cap, and its lease is written off once its expiry is recorded.
+
+let stack: Stack;
+let second: Awaited<ReturnType<Stack['startSecondGateway']>>;
+/** Short, so a dead holder's lease is written off within the test. */
+const HOLD_TTL_MS = 4_000;
+
+beforeAll(async () => {
+  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: String(HOLD_TTL_MS) });
+  second = await stack.startSecondGateway();
+  for (const [name, daily] of [
+    ['lease-300', '300'],
+    ['lease-120', '120'],
+    ['lease-400', '400'],
+  ] as const)
+    await stack.admin('plan', 'create', name, '--daily', daily, '--monthly', 'none', '--burst', 'none');
+}, 300_000);
+afterAll(async () => {
+  await second?.stop();
+  await stack?.shutdown();
+}, 30_000);
+
+// The stack's data schemas are empty: a search is a metered 200 (no match).
+const SEARCH = '/v1/stocks?q=zz&limit=1';
+
+interface Answer {
+  status: number;
+  code?: string;
+  remaining: number | null;
+}
+
+async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { error?: { code: string } };
+  const remaining = res.headers.get('x-ratelimit-remaining');
+  return {
+    status: res.status,
+    code: body.error?.code,
+    remaining: remaining === null ? null : Number(remaining),
+  };
+}
+
+/** `n` calls, `concurrency` at a time, the i-th to `bases[i % bases.length]`. */
+async function hammer(bases: string[], token: string, n: number, concurrency: number): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        answers.push(
+          await call(bases[i % bases.length]!, token).catch(() => ({ status: 0, remaining: null })),
+        );
+      }
+    }),
+  );
+  return answers;
+}
+
+const usedOn = async (base: string, token: string) => {
+  const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
+};
+
+/** A metric's value summed over the series whose labels include `labels`, from an ops port's /metrics. */
+async function metric(opsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = m[2] ?? '';
+    if (Object.entries(labels).every(([k, v]) => have.includes(`${k}="${v}"`))) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
+
+async function newToken(plan: string): Promise<string> {
+  const account = await stack.admin('account', 'create', '--plan', plan);
+  return stack.admin('token', 'issue', account);
+}
+
+const ok = (answers: Answer[]) => answers.filter((a) => a.status === 200);
+
+describe('admission leases', () => {
+  it('an account on one gateway is decided there: the shard decides few of its requests, every 200 has its own remainder, and usage on the other gateway counts each at once', async () => {
+    const token = await newToken('lease-300');
+    const decidedBefore = await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' });
+    const grantsBefore = await metric(ledgerOps(), 'ledger_leases_total', { event: 'granted' });
+    const answers = await hammer([stack.baseUrl], token, 200, 4);
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    // Exactly the remainders a shard deciding each request in turn gives: 299 down to 100, once each.
+    expect(new Set(answers.map((a) => a.remaining))).toEqual(
+      new Set(Array.from({ length: 200 }, (_, i) => 299 - i)),
+    );
+    const decided =
+      (await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' })) - decidedBefore;
+    expect(await metric(ledgerOps(), 'ledger_leases_total', { event: 'granted' })).toBeGreaterThan(
+      grantsBefore,
+    );
+    expect(decided, 'admissions the shard decided itself').toBeLessThan(100);
+    // Read-your-writes through the other gateway, the lease still out: usage waits for the stream.
+    expect(await usedOn(second.baseUrl, token)).toBe(200);
+    expect(await usedOn(stack.baseUrl, token)).toBe(200);
+  }, 120_000);
+
+  it('to the cap on one gateway: exactly the cap in 200s, each remainder once, and only quota_exhausted after', async () => {
+    const token = await newToken('lease-120');
+    const answers = await hammer([stack.baseUrl], token, 170, 8);
+    expect(ok(answers)).toHaveLength(120);
+    expect(new Set(ok(answers).map((a) => a.remaining))).toEqual(
+      new Set(Array.from({ length: 120 }, (_, i) => i)),
+    );
+    for (const a of answers.filter((x) => x.status !== 200))
+      expect(a).toMatchObject({ status: 429, code: 'quota_exhausted' });
+    expect(await usedOn(second.baseUrl, token)).toBe(120);
+  }, 120_000);
+
+  it('a second gateway asking for a leased account recalls the lease: still exactly the cap, each remainder once, and no 429 before it', async () => {
+    const token = await newToken('lease-120');
+    const recallsBefore = await metric(ledgerOps(), 'ledger_leases_total', { event: 'recalled' });
+    const alone = await hammer([stack.baseUrl], token, 60, 4);
+    const shared = await hammer([stack.baseUrl, second.baseUrl], token, 100, 8);
+    const all = [...alone, ...shared];
+    expect(ok(all)).toHaveLength(120);
+    expect(new Set(ok(all).map((a) => a.remaining))).toEqual(
+      new Set(Array.from({ length: 120 }, (_, i) => i)),
+    );
+    // The first 120 calls are all 200s: nothing was refused while units were out on a lease.
+    expect(alone.every((a) => a.status === 200)).toBe(true);
+    for (const a of all.filter((x) => x.status !== 200))
+      expect(a).toMatchObject({ status: 429, code: 'quota_exhausted' });
+    expect(await metric(ledgerOps(), 'ledger_leases_total', { event: 'recalled' })).toBeGreaterThan(
+      recallsBefore,
+    );
+  }, 120_000);
+
+  it('a lease holder SIGKILLed under load: no 200 past the cap, every 200 seen charged, and the account reaches exactly its cap once the lease is written off', async () => {
+    const token = await newToken('lease-400');
+    const writtenOffBefore = await metric(ledgerOps(), 'ledger_leases_total', { event: 'written_off' });
+    const load = hammer([stack.baseUrl], token, 250, 6);
+    await new Promise((r) => setTimeout(r, 300));
+    await stack.stop('gateway', 'SIGKILL');
+    const before = await load;
+    const restarted = stack.start('gateway');
+    const cutOff = before.filter((a) => a.status === 0).length;
+    // The other gateway, until the cap (or the dead lease's allotment) refuses.
+    const after = await hammer([second.baseUrl], token, 450, 6);
+    const seen = ok(before).length + ok(after).length;
+    expect(seen).toBeLessThanOrEqual(400);
+    for (const a of after.filter((x) => x.status !== 200))
+      expect(a).toMatchObject({ status: 429, code: 'quota_exhausted' });
+    // Written off once its expiry plus a hold TTL is recorded; then the rest of the cap is admitted.
+    const until = Date.now() + 30_000;
+    while ((await metric(ledgerOps(), 'ledger_leases_out')) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 250));
+    expect(await metric(ledgerOps(), 'ledger_leases_total', { event: 'written_off' })).toBeGreaterThan(
+      writtenOffBefore,
+    );
+    const charged = await usedOn(second.baseUrl, token);
+    expect(charged).toBeGreaterThanOrEqual(seen);
+    // A killed gateway may have charged requests whose 200 it never delivered: at most those cut off.
+    expect(charged - seen).toBeLessThanOrEqual(cutOff);
+    const rest = await hammer([second.baseUrl], token, 450 - charged, 6);
+    expect(ok(rest)).toHaveLength(400 - charged);
+    expect(await usedOn(second.baseUrl, token)).toBe(400);
+    await restarted;
+  }, 180_000);
+});
