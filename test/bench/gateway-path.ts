@@ -6,12 +6,17 @@
 // bench/run.ts's `load` (autocannon from this process, each process's CPU from /proc over the run); the
 // scenarios alternate with bare fastify round by round, so each round's ratio is against the bare run
 // beside it. Nothing else is started (no Postgres, NATS or platform).
-import { type ChildProcess, spawn } from 'node:child_process';
+//   BENCH_PATH_BASELINE=<commit>: the gateway's source at that commit as well (services/gateway/src and
+//     this bench's server, from git), a second process asked the same scenarios in the same rounds: a
+//     change's before and after in one run, on a machine whose speed moves from minute to minute.
+//   BENCH_PATH_SCENARIOS=<keys>: only those scenarios (usage, usage-ae, no-token, not-found).
+//   BENCH_PROFILE_DIR=<folder>: the gateways run under node --cpu-prof (bench/profile-top.ts reads them).
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
 import { build } from 'esbuild';
-import { envInt } from '../../bench/env.ts';
+import { envChoices, envInt } from '../../bench/env.ts';
 import { median } from '../../bench/ledger-goals.ts';
 import { load } from '../../bench/run.ts';
 import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from '../../scripts/lib/bundle-options.ts';
@@ -26,6 +31,9 @@ const REQUESTS = envInt('BENCH_PATH_REQUESTS', 30_000);
 const WARMUP = envInt('BENCH_PATH_WARMUP', 5_000, 0);
 /** Of each route before the first round, not measured: a gateway's JIT settles over tens of thousands. */
 const FIRST_WARMUP = envInt('BENCH_PATH_FIRST_WARMUP', 40_000, 0);
+/** A commit whose gateway runs beside this tree's, in the same rounds. */
+const BASELINE = process.env.BENCH_PATH_BASELINE?.trim() || undefined;
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 /** CPU µs a request measured by taking parts away (docs/contributors.md, issue 38's third look). */
 const ISSUE = { gatewayNoMetering: 73, bare: 27 };
 
@@ -69,14 +77,34 @@ const SCENARIOS: Scenario[] = [
   { key: 'not-found', name: 'GET /v1/nope, 404', path: '/v1/nope', headers: {}, status: 404 },
 ];
 
-/** Bundles the gateway process as `make build` bundles a service; removed when this process ends. */
-async function bundleServer(): Promise<string> {
-  const dir = join(ROOT, '.local', `bench-gateway-path-${process.pid}`);
+/** `BENCH_PATH_SCENARIOS=usage,not-found`: only those (all when unset). */
+const chosen = envChoices(
+  'BENCH_PATH_SCENARIOS',
+  SCENARIOS.map((s) => s.key),
+);
+const scenarios = chosen.length > 0 ? SCENARIOS.filter((s) => chosen.includes(s.key)) : SCENARIOS;
+
+const WORK = join(ROOT, '.local', `bench-gateway-path-${process.pid}`);
+
+/**
+ * Bundles the gateway process as `make build` bundles a service, from this tree or from `commit` (its
+ * services/gateway/src and this bench's server taken from git into a folder of the run's own; the
+ * packages are this tree's). Removed when this process ends.
+ */
+async function bundleServer(commit?: string): Promise<string> {
+  const dir = join(WORK, commit ?? 'tree');
   mkdirSync(dir, { recursive: true });
-  atProcessEnd(() => rmSync(dir, { recursive: true, force: true }));
+  let source = ROOT;
+  if (commit) {
+    source = join(dir, 'src');
+    mkdirSync(source, { recursive: true });
+    const paths = ['services/gateway/src', 'test/bench/gateway-path-server.ts'];
+    const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], { cwd: ROOT });
+    execFileSync('tar', ['-x', '-C', source], { input: archive });
+  }
   const outfile = join(dir, 'server.js');
   await build({
-    entryPoints: [join(ROOT, 'test/bench/gateway-path-server.ts')],
+    entryPoints: [join(source, 'test/bench/gateway-path-server.ts')],
     outfile,
     ...NODE_BUNDLE_OPTIONS,
     plugins: [externalsExceptWorkspace(dir)],
@@ -104,6 +132,13 @@ async function start(args: string[], port: number): Promise<ChildProcess> {
   }
 }
 
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 const us = (f: Figure, group: string) => (f.cpuPer1k.get(group) ?? Number.NaN) * 1_000;
 const fmt = (n: number) => n.toFixed(1);
 
@@ -114,37 +149,63 @@ function unexpected(f: Figure, status: number): string[] {
     .map(([code, n]) => `${f.name}: ${n} × ${code}`);
 }
 
+/** A gateway under test: this tree's, or the baseline commit's. */
+interface Gateway {
+  /** Its CPU group and its label in the table. */
+  name: string;
+  port: number;
+  child: ChildProcess;
+}
+
 async function main(): Promise<void> {
-  const server = await bundleServer();
+  atProcessEnd(() => rmSync(WORK, { recursive: true, force: true }));
+  const bundles: [string, string][] = [['gateway', await bundleServer()]];
+  if (BASELINE) {
+    const short = execFileSync('git', ['rev-parse', '--short', BASELINE], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    bundles.push([`at ${short}`, await bundleServer(BASELINE)]);
+  }
+  const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const barePort = await freePort();
-  const gatewayPort = await freePort();
   const bare = await start(['bench/bare-server.ts'], barePort);
-  const gateway = await start([server], gatewayPort);
+  const gateways: Gateway[] = [];
+  for (const [name, bundle] of bundles) {
+    const port = await freePort();
+    gateways.push({ name, port, child: await start([...profile, bundle], port) });
+  }
   const groups = [
     { name: 'bare', pids: () => [bare.pid!] },
-    { name: 'gateway', pids: () => [gateway.pid!] },
+    ...gateways.map((g) => ({ name: g.name, pids: () => [g.child.pid!] })),
     { name: 'autocannon', pids: () => [process.pid] },
   ];
   const bareUrl = `http://127.0.0.1:${barePort}/bare`;
-  const urlOf = (s: Scenario) => `http://127.0.0.1:${gatewayPort}${s.path}`;
+  const urlOf = (g: Gateway, s: Scenario) => `http://127.0.0.1:${g.port}${s.path}`;
   const problems: string[] = [];
   try {
     console.log(
       `gateway path (issue 49): ${ROUNDS} rounds of ${REQUESTS} requests a run after ${WARMUP} not measured ` +
-        `(and ${FIRST_WARMUP} of each route before the first), 50 connections unless BENCH_CONNECTIONS; node ${process.version}`,
+        `(and ${FIRST_WARMUP} of each route before the first), ${process.env.BENCH_CONNECTIONS ?? 50} connections; ` +
+        `gateways: ${gateways.map((g) => g.name).join(', ')}; node ${process.version}`,
     );
     if (FIRST_WARMUP > 0) {
       await load('warm-up bare', bareUrl, { groups, front: 'bare', requests: FIRST_WARMUP, warmup: 0 });
-      for (const s of SCENARIOS)
-        await load(`warm-up ${s.key}`, urlOf(s), {
-          groups,
-          headers: s.headers,
-          requests: FIRST_WARMUP,
-          warmup: 0,
-        });
+      for (const g of gateways)
+        for (const s of scenarios)
+          await load(`warm-up ${s.key}`, urlOf(g, s), {
+            groups,
+            front: g.name,
+            headers: s.headers,
+            requests: FIRST_WARMUP,
+            warmup: 0,
+          });
     }
     const bareRuns: Figure[] = [];
-    const runs = new Map<string, Figure[]>(SCENARIOS.map((s) => [s.key, []]));
+    /** By gateway, then scenario: one figure a round. */
+    const runs = new Map(
+      gateways.map((g) => [g.name, new Map(scenarios.map((s) => [s.key, [] as Figure[]]))]),
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const b = await load('bare fastify', bareUrl, {
         groups,
@@ -155,56 +216,44 @@ async function main(): Promise<void> {
       });
       problems.push(...unexpected(b, 200));
       bareRuns.push(b);
-      for (const s of SCENARIOS) {
-        const f = await load(s.name, urlOf(s), {
-          groups,
-          headers: s.headers,
-          requests: REQUESTS,
-          warmup: WARMUP,
-        });
-        problems.push(...unexpected(f, s.status));
-        runs.get(s.key)!.push(f);
-      }
+      // Each scenario through every gateway in turn, the order changing round by round.
+      const order = round % 2 === 0 ? gateways : [...gateways].reverse();
+      for (const s of scenarios)
+        for (const g of order) {
+          const f = await load(`${g.name}: ${s.name}`, urlOf(g, s), {
+            groups,
+            front: g.name,
+            headers: s.headers,
+            requests: REQUESTS,
+            warmup: WARMUP,
+          });
+          problems.push(...unexpected(f, s.status));
+          runs.get(g.name)!.get(s.key)!.push(f);
+        }
       console.log(
         `round ${round + 1}: bare ${fmt(us(b, 'bare'))} µs; ` +
-          SCENARIOS.map((s) => `${s.key} ${fmt(us(runs.get(s.key)![round]!, 'gateway'))}`).join(', '),
+          gateways
+            .map(
+              (g) =>
+                `${g.name}: ` +
+                scenarios
+                  .map((s) => `${s.key} ${fmt(us(runs.get(g.name)!.get(s.key)![round]!, g.name))}`)
+                  .join(', '),
+            )
+            .join('; '),
       );
     }
 
     const bareUs = bareRuns.map((f) => us(f, 'bare'));
-    const bareMedian = median(bareUs);
     console.log(
       '\nCPU µs a request of the process answering HTTP (from /proc), median over the rounds [each round]; ' +
         '÷bare: the median of each round over the bare run beside it',
     );
-    const head = [
-      'run'.padEnd(44),
-      'req/s'.padStart(7),
-      'p99'.padStart(4),
-      'µs'.padStart(7),
-      ' ÷bare',
-      ' rounds',
-    ];
-    console.log(head.join(' '));
-    console.log(
-      [
-        'bare fastify (bench/bare-server.ts)'.padEnd(44),
-        median(bareRuns.map((f) => f.rps))
-          .toFixed(0)
-          .padStart(7),
-        String(median(bareRuns.map((f) => f.p99))).padStart(4),
-        fmt(bareMedian).padStart(7),
-        '  1.00',
-        ` [${bareUs.map(fmt).join(', ')}]`,
-      ].join(' '),
-    );
-    for (const s of SCENARIOS) {
-      const fs = runs.get(s.key)!;
-      const values = fs.map((f) => us(f, 'gateway'));
-      const ratios = fs.map((f, i) => us(f, 'gateway') / bareUs[i]!);
+    const row = (name: string, fs: Figure[], group: string, ratios: number[]) => {
+      const values = fs.map((f) => us(f, group));
       console.log(
         [
-          s.name.padEnd(44),
+          name.padEnd(54),
           median(fs.map((f) => f.rps))
             .toFixed(0)
             .padStart(7),
@@ -214,17 +263,38 @@ async function main(): Promise<void> {
           ` [${values.map(fmt).join(', ')}]`,
         ].join(' '),
       );
-    }
+    };
+    console.log(
+      ['run'.padEnd(54), 'req/s'.padStart(7), 'p99'.padStart(4), 'µs'.padStart(7), ' ÷bare', ' rounds'].join(
+        ' ',
+      ),
+    );
+    row(
+      'bare fastify (bench/bare-server.ts)',
+      bareRuns,
+      'bare',
+      bareUs.map(() => 1),
+    );
+    for (const s of scenarios)
+      for (const g of gateways) {
+        const fs = runs.get(g.name)!.get(s.key)!;
+        row(
+          `${g.name}: ${s.name}`,
+          fs,
+          g.name,
+          fs.map((f, i) => us(f, g.name) / bareUs[i]!),
+        );
+      }
     console.log(
       `autocannon (this process): ${fmt(median(bareRuns.map((f) => us(f, 'autocannon'))))} µs a request on the bare runs. ` +
         `For scale, issue 38's third look: the gateway with no metering ${ISSUE.gatewayNoMetering} µs, bare ${ISSUE.bare} ` +
         `(${(ISSUE.gatewayNoMetering / ISSUE.bare).toFixed(2)}×; the whole quote there, its token, document cache and gRPC included).`,
     );
   } finally {
-    bare.kill('SIGTERM');
-    gateway.kill('SIGTERM');
+    // Each waited for: a gateway under --cpu-prof writes its profile as it exits.
+    await Promise.all([bare, ...gateways.map((g) => g.child)].map(stop));
     release(barePort);
-    release(gatewayPort);
+    for (const g of gateways) release(g.port);
   }
   if (problems.length > 0) {
     console.error(`\nBENCH FAILED: answers other than each run's own status\n  ${problems.join('\n  ')}`);
