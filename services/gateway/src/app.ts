@@ -1,13 +1,20 @@
 import type { Socket } from 'node:net';
-import cors from '@fastify/cors';
-import { ApiError, errorBody } from '@mdp/errors';
+import {
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorHeaders,
+  SAFE_5XX_MESSAGES,
+} from '@mdp/errors';
 import type { AsyncClient } from '@mdp/grpc';
 import type { Clock } from '@mdp/nse-calendar';
 import type { auth } from '@mdp/proto';
 import {
   type Attributes,
+  type CounterCell,
   context,
   extractTraceContext,
+  type HistogramCell,
   httpServerMetrics,
   type Logger,
   type Registry,
@@ -33,7 +40,7 @@ import { trustedProxies } from './auth-throttle.ts';
 import type { Authenticator } from './authenticator.ts';
 import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts';
 import { catalogue, type Upstreams } from './catalogue/index.ts';
-import { registerCompression } from './compression.ts';
+import { compressAnswer, compressesRoute, constantAnswer } from './compression.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { fastifyPath, knownPathMatcher } from './known-paths.ts';
 import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
@@ -70,6 +77,18 @@ export interface GatewayDeps {
 
 const ALLOWED_METHODS = 'GET, OPTIONS';
 
+/**
+ * CORS for the API (any origin, no credentials): what every answer past the request hook carries, and
+ * a preflight's answer to a path of the catalogue. Constants, written as they are (the API's policy does
+ * not vary by request or route), where @fastify/cors copied its options and joined the exposed names for
+ * every request.
+ */
+const CORS_ORIGIN = '*';
+const CORS_EXPOSED = [...RATE_LIMIT_HEADER_NAMES, 'Request-Id', 'X-Request-Id'].join(', ');
+const CORS_PREFLIGHT_METHODS = 'GET, OPTIONS';
+const CORS_PREFLIGHT_HEADERS = 'Authorization, Content-Type, X-Request-Id';
+const CORS_MAX_AGE = '600';
+
 /** The account web site and the API reference: pages for people, with their own methods and headers. */
 function isSitePath(url: string): boolean {
   return (
@@ -81,7 +100,6 @@ function isSitePath(url: string): boolean {
     url.startsWith('/docs?')
   );
 }
-const routeNotFound = (url: string) => new ApiError('route_not_found', `no route ${url.split('?')[0]}`);
 /**
  * A client's own X-Request-Id is echoed and logged when it is of this shape, as a correlation id only:
  * the request's key everywhere in the platform is the id the gateway makes (`newRequestId`).
@@ -94,28 +112,80 @@ declare module 'fastify' {
     errorCode?: string;
     /** The client's X-Request-Id when well formed: logged beside the platform's id. */
     correlationId?: string;
+    /** Its route's config, read once by the request hook (fastify's `routeOptions` builds an object a read). */
+    routeConfig?: FastifyContextConfig;
   }
   interface FastifyContextConfig {
     operationId?: string;
-    /** @fastify/cors's per-route override (its README's `config.cors`); false: no CORS headers. */
+    /** false: no CORS headers (the account site and the API reference: same-origin pages). */
     cors?: false;
+    /** Set on every route whose answers may be compressed (not on a 404 handler's). */
+    compress?: true;
+    /** false: the request does not run inside its span's context (it calls nothing and logs nothing). */
+    requestContext?: false;
+    /** The route's metric cells of a GET answered 200, made on its first. */
+    [OK_CELLS]?: { requests: CounterCell; duration: HistogramCell };
   }
 }
+const OK_CELLS = Symbol('ok cells');
 
 /** What every log line about a request carries: the platform's id, and the client's when it gave one. */
 function logFields(req: FastifyRequest): Record<string, string> {
   return req.correlationId ? { reqId: req.id, correlationId: req.correlationId } : { reqId: req.id };
 }
 
-function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+/** What an error answer is made of: an `ApiError`, or a refusal of the gateway's own (`refusal`). */
+interface ErrorAnswer {
+  code: ErrorCode;
+  status: number;
+  message: string;
+  details?: ErrorDetails | undefined;
+  headers: ErrorHeaders;
+}
+
+/**
+ * The gateway's own refusals (no route, wrong method, draining) are answered, never thrown: an
+ * `ApiError` captured a stack trace for each.
+ */
+const refusal = (code: ErrorCode, message: string, headers: ErrorHeaders = {}): ErrorAnswer => ({
+  code,
+  status: ERROR_STATUS[code],
+  message,
+  headers,
+});
+const routeNotFound = (url: string) => {
+  const q = url.indexOf('?');
+  return refusal('route_not_found', `no route ${q < 0 ? url : url.slice(0, q)}`);
+};
+/** As `ApiError.serviceUnavailable(5)`. */
+const DRAINING = refusal('service_unavailable', SAFE_5XX_MESSAGES.service_unavailable, { 'Retry-After': 5 });
+
+/** `{"error":{"code":"<code>","message":` per code, made once: the SPEC 2.6 envelope's fixed part. */
+const ERROR_OPENINGS = new Map<string, string>();
+/** The SPEC 2.6 envelope (`errorBody`'s, byte for byte), serialised around its one variable part. */
+function errorJson(err: ErrorAnswer): string {
+  let opening = ERROR_OPENINGS.get(err.code);
+  if (opening === undefined) {
+    opening = `{"error":{"code":${JSON.stringify(err.code)},"message":`;
+    ERROR_OPENINGS.set(err.code, opening);
+  }
+  const details =
+    err.details && Object.keys(err.details).length > 0 ? `,"details":${JSON.stringify(err.details)}` : '';
+  return `${opening}${JSON.stringify(err.message)}${details}}}`;
+}
+
+function sendError(reply: FastifyReply, err: ErrorAnswer): FastifyReply {
   reply.request.errorCode = err.code;
   return reply
     .code(err.status)
     .headers(err.headers)
     .header('cache-control', 'no-store')
     .type('application/json; charset=utf-8')
-    .send(errorBody(err));
+    .send(errorJson(err));
 }
+
+const UNREADABLE = errorJson(refusal('invalid_request', 'the request could not be read'));
+const UNREADABLE_REQUEST = `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(UNREADABLE)}\r\nConnection: close\r\n\r\n${UNREADABLE}`;
 
 /** A malformed request caught by Node's HTTP parser (oversized headers, timeouts) still gets an envelope. */
 function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
@@ -123,10 +193,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(errorBody(new ApiError('invalid_request', 'the request could not be read')));
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(UNREADABLE_REQUEST);
 }
 
 /**
@@ -158,7 +225,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // request's ids reach its log lines from its context (withLogFields below), or are given explicitly.
     childLoggerFactory: (logger) => logger,
     frameworkErrors: (_err, _req, reply) => {
-      sendError(reply, new ApiError('invalid_request', 'the request URL could not be read'));
+      sendError(reply, refusal('invalid_request', 'the request URL could not be read'));
     },
     clientErrorHandler,
     // The n nearest hops (an ingress, a load balancer) are believed about the client's address and
@@ -167,80 +234,124 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     trustProxy: trustedProxies(deps.trustProxyHops ?? 0, deps.trustedProxyCidrs ?? '127.0.0.0/8,::1/128'),
   });
 
+  // One hook a stage, for every answer, each doing only what the answer needs: request ids and the span
+  // (all), CORS (the API's answers), the request's context (what calls or logs on), compression (the
+  // routes' answers that are large enough), the drain's Connection: close (only while draining), metrics.
   app.addHook('onRequest', (req, reply, done) => {
+    // fastify builds `routeOptions` afresh for every read: read once, kept for the later stages.
+    const { url: routeUrl, config } = req.routeOptions;
+    req.routeConfig = config;
     const given = req.headers['x-request-id'];
     const correlationId = typeof given === 'string' && CORRELATION_ID.test(given) ? given : undefined;
     req.correlationId = correlationId;
     reply.header('request-id', req.id).header('x-request-id', correlationId ?? req.id);
+    const method = req.method;
     const span = startRequestSpan(
       tracer,
-      `${req.method} ${req.routeOptions.url ?? 'unmatched'}`,
+      `${method} ${routeUrl ?? 'unmatched'}`,
       extractTraceContext(req.headers),
       req.id,
     );
     // Attributes only for a span something will read (an exporter is configured).
     if (span.isRecording()) {
-      const attributes: Attributes = { 'http.request.method': req.method, 'mdp.request_id': req.id };
+      const attributes: Attributes = { 'http.request.method': method, 'mdp.request_id': req.id };
       if (correlationId) attributes['mdp.correlation_id'] = correlationId;
       span.setAttributes(attributes);
     }
     req.span = span;
-    if (closing) return void sendError(reply, ApiError.serviceUnavailable(5));
-    const mcp = isMcpPath(req.url);
-    if (mcp && req.method === 'OPTIONS') return mcpPreflight(reply);
+    if (closing) return void sendError(reply, DRAINING);
+    const url = req.url;
+    // GET goes on to its route (or the 404), which says whether it takes CORS headers and a context.
+    if (method !== 'GET') {
+      const mcp = isMcpPath(url);
+      if (mcp && method === 'OPTIONS') return mcpPreflight(reply);
+      const site = isSitePath(url);
+      if (site && method === 'OPTIONS') return void sendError(reply, routeNotFound(url));
+      if (!mcp && !site) {
+        if (!isKnownPath(url)) return void sendError(reply, routeNotFound(url));
+        reply.header('allow', ALLOWED_METHODS);
+        if (method !== 'OPTIONS')
+          return void sendError(reply, refusal('method_not_allowed', `${method} is not allowed; use GET`));
+        // A preflight to a path of the catalogue: answered here (no route of its own runs).
+        return void reply
+          .code(204)
+          .header('access-control-allow-origin', CORS_ORIGIN)
+          .header('access-control-expose-headers', CORS_EXPOSED)
+          .header('access-control-allow-methods', CORS_PREFLIGHT_METHODS)
+          .header('access-control-allow-headers', CORS_PREFLIGHT_HEADERS)
+          .header('access-control-max-age', CORS_MAX_AGE)
+          .header('content-length', '0')
+          .send();
+      }
+    }
+    if (config.cors !== false)
+      reply
+        .header('access-control-allow-origin', CORS_ORIGIN)
+        .header('access-control-expose-headers', CORS_EXPOSED);
     // The rest of the request runs inside its span, so token verification, admission and settlement
-    // (not only the data call) carry its trace id to auth, the ledger and the settlement event.
-    const site = isSitePath(req.url);
-    if (site && req.method === 'OPTIONS') {
-      return void sendError(reply, routeNotFound(req.url));
-    }
-    if (req.method === 'GET' || mcp || site)
-      return context.with(withLogFields(trace.setSpan(context.active(), span), logFields(req)), done);
-    if (!isKnownPath(req.url)) {
-      return void sendError(reply, routeNotFound(req.url));
-    }
-    reply.header('allow', ALLOWED_METHODS);
-    if (req.method === 'OPTIONS') return done();
-    sendError(reply, new ApiError('method_not_allowed', `${req.method} is not allowed; use GET`));
+    // (not only the data call) carry its trace id to auth, the ledger and the settlement event, and its
+    // log lines its ids.
+    if (config.requestContext === false) return done();
+    context.with(withLogFields(trace.setSpan(context.active(), span), logFields(req)), done);
   });
 
-  // Preflight is answered by the plugin for known paths (the hook above has refused the rest). The
-  // options are static, normalised once (a delegator normalised them again for every request).
-  // The account site and the reference are same-origin only: their routes opt out here, the site's 404
-  // page drops the headers, and the hook above refuses a preflight to them.
+  // The account site and the reference are same-origin only: their routes take no CORS headers, the
+  // site's 404 page drops them, and the hook above refuses a preflight to them. Every route's answers may
+  // be compressed but the account site's pages (compression.ts); a 404 handler's never are.
   app.addHook('onRoute', (route) => {
-    if (isSitePath(route.url)) route.config = { ...route.config, cors: false };
+    const url = route.url ?? '';
+    route.config = {
+      ...route.config,
+      ...(isSitePath(url) ? { cors: false as const } : {}),
+      ...(compressesRoute(url) ? { compress: true as const } : {}),
+    };
   });
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-    exposedHeaders: [...RATE_LIMIT_HEADER_NAMES, 'Request-Id', 'X-Request-Id'],
-    maxAge: 600,
-    strictPreflight: false,
+  // Where a preflight is routed (as @fastify/cors routed it): the request hook answers every one it
+  // allows, so this handler is reached by none.
+  app.options('*', (_req, reply) => {
+    reply.callNotFound();
   });
-  // Before any route is added: each takes its compression from it.
-  await registerCompression(app);
 
   app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.config.operationId ?? 'unmatched';
-    if (logger.isLevelEnabled('debug'))
+    const config = req.routeConfig ?? req.routeOptions.config;
+    const route = config.operationId ?? 'unmatched';
+    const status = reply.statusCode;
+    const elapsed = reply.elapsedTime;
+    if (logger.isLevelEnabled('debug')) {
+      const spanContext = req.span?.spanContext();
       logger.debug(
         {
           ...logFields(req),
           route,
-          status: reply.statusCode,
+          status,
           code: req.errorCode,
-          ms: Math.round(reply.elapsedTime * 10) / 10,
-          trace_id: req.span?.spanContext().traceId,
+          ms: Math.round(elapsed * 10) / 10,
+          trace_id: spanContext?.traceId,
+          // Taken from the request's context where it has one; outside it (`requestContext: false`), given.
+          ...(config.requestContext === false ? { span_id: spanContext?.spanId } : {}),
         },
         'request',
       );
-    metrics.requests.cell(route, req.method, reply.statusCode, req.errorCode ?? '').inc();
-    metrics.duration.cell(route, req.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+    }
+    // Most answers are a route's 200 to a GET: its cells are found once.
+    if (status === 200 && req.errorCode === undefined && req.method === 'GET') {
+      let ok = config[OK_CELLS];
+      if (ok === undefined) {
+        ok = {
+          requests: metrics.requests.cell(route, 'GET', 200, ''),
+          duration: metrics.duration.cell(route, 'GET', 200),
+        };
+        config[OK_CELLS] = ok;
+      }
+      ok.requests.inc();
+      ok.duration.observe(elapsed / 1000);
+    } else {
+      metrics.requests.cell(route, req.method, status, req.errorCode ?? '').inc();
+      metrics.duration.cell(route, req.method, status).observe(elapsed / 1000);
+    }
     if (req.span?.isRecording()) {
-      req.span.setAttribute('http.response.status_code', reply.statusCode);
-      if (reply.statusCode >= 500) req.span.setStatus({ code: SpanStatusCode.ERROR });
+      req.span.setAttribute('http.response.status_code', status);
+      if (status >= 500) req.span.setStatus({ code: SpanStatusCode.ERROR });
       req.span.end();
     }
     done();
@@ -270,13 +381,19 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     done();
   });
 
-  // While draining, every response ends its keep-alive connection, so the server can finish closing.
-  app.addHook('onSend', (_req, reply, payload, done) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
+    // While draining, every response ends its keep-alive connection, so the server can finish closing.
     if (closing) reply.header('connection', 'close');
-    done(null, payload);
+    if ((req.routeConfig ?? req.routeOptions.config).compress !== true) return done(null, payload);
+    let answer: unknown;
+    try {
+      answer = compressAnswer(req, reply, payload);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done(null, answer);
   });
 
-  const openApiJson = JSON.stringify(buildOpenApi());
   const validators = new Map(catalogue.map((route) => [route, compileValidator(route)]));
 
   registerMcp(app, {
@@ -305,21 +422,48 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   });
   registerDocs(app);
 
+  // The client's address for the failed-authentication throttle: with no proxy believed it is the
+  // socket's peer (what fastify's `ip` computes from X-Forwarded-For and the trust test on every read),
+  // known once a connection.
+  const clientAddress =
+    (deps.trustProxyHops ?? 0) === 0
+      ? (req: FastifyRequest) => req.socket.remoteAddress
+      : (req: FastifyRequest) => req.ip;
+  // The OpenAPI document is the same bytes for every request: serialised at start, and compressed once
+  // for each coding a client asks for (compression.ts).
+  const openApiJson = constantAnswer(Buffer.from(JSON.stringify(buildOpenApi())));
+
   for (const route of catalogue) {
     const validate = validators.get(route)!;
-    app.get(fastifyPath(route.path), { config: { operationId: route.operationId } }, async (req, reply) => {
+    const path = fastifyPath(route.path);
+    if (route.operationId === OPENAPI_OPERATION_ID) {
+      // Free, no token, no call: outside any request context. Its parameters are still validated
+      // (an unknown one is a 400).
+      app.get(
+        path,
+        { config: { operationId: route.operationId, requestContext: false } },
+        async (req, reply) => {
+          validate(req.params as Record<string, unknown>, req.query as never);
+          return reply
+            .header('cache-control', 'public, max-age=300')
+            .type('application/json; charset=utf-8')
+            .send(openApiJson);
+        },
+      );
+      continue;
+    }
+    const authenticated = route.authenticated;
+    app.get(path, { config: { operationId: route.operationId } }, async (req, reply) => {
       // Who is asking comes before what they ask: a request without a valid token learns nothing else.
-      const caller = route.authenticated
-        ? await authenticator.authenticate(req.headers.authorization, req.ip)
+      const caller = authenticated
+        ? await authenticator.authenticate(req.headers.authorization, clientAddress(req))
         : null;
-      const input = { ...validate(req.params as Record<string, unknown>, req.query as never), caller };
-      if (route.operationId === OPENAPI_OPERATION_ID) {
-        return reply
-          .header('cache-control', 'public, max-age=300')
-          .type('application/json; charset=utf-8')
-          .send(openApiJson);
-      }
-      const { body, headers } = await call(route, input, { requestId: req.id, via: 'rest', span: req.span });
+      const { params, query } = validate(req.params as Record<string, unknown>, req.query as never);
+      const { body, headers } = await call(
+        route,
+        { params, query, caller },
+        { requestId: req.id, via: 'rest', span: req.span },
+      );
       return reply
         .headers(headers)
         .header('cache-control', 'no-store')
