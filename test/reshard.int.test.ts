@@ -28,6 +28,17 @@ beforeAll(async () => {
   await stack.admin(
     'plan',
     'create',
+    'reshard-steady',
+    '--daily',
+    'none',
+    '--monthly',
+    'none',
+    '--burst',
+    'none',
+  );
+  await stack.admin(
+    'plan',
+    'create',
     'reshard-daily',
     '--daily',
     String(CAP),
@@ -49,6 +60,15 @@ async function accountMoving(two: number, three: number, plan = 'reshard-daily')
   for (;;) {
     const account = await stack.admin('account', 'create', '--plan', plan);
     if (shardOf(account, 2) === two && shardOf(account, 3) === three)
+      return stack.admin('token', 'issue', account);
+  }
+}
+
+/** A new steady account owned by `three` of 3 shards and `two` of 2. */
+async function accountMovingFrom(three: number, two: number): Promise<string> {
+  for (;;) {
+    const account = await stack.admin('account', 'create', '--plan', 'reshard-steady');
+    if (shardOf(account, 3) === three && shardOf(account, 2) === two)
       return stack.admin('token', 'issue', account);
   }
 }
@@ -111,6 +131,31 @@ const used = async (base: string, token: string) => {
     : null;
 };
 
+/**
+ * How long a client calling through every gateway went without a 200 while the account moved: the
+ * longest from one 200 to the next (or to the end of the load), and from the end of the rollout (every
+ * shard restarted and ready) to the first 200.
+ */
+function without200(answers: Answer[], rolloutEnded: number): { longest: number; afterRollout: number } {
+  const end = Math.max(...answers.map((a) => a.at));
+  const first = answers
+    .filter((a) => a.status === 200 && a.at >= rolloutEnded)
+    .reduce((m, a) => Math.min(m, a.at), end);
+  return { longest: longestWithout200(answers), afterRollout: Math.max(0, first - rolloutEnded) };
+}
+
+function longestWithout200(answers: Answer[]): number {
+  const times = answers
+    .filter((a) => a.status === 200)
+    .map((a) => a.at)
+    .sort((a, b) => a - b);
+  const end = Math.max(...answers.map((a) => a.at));
+  if (times.length === 0) return end - Math.min(...answers.map((a) => a.at));
+  let longest = 0;
+  for (let i = 0; i < times.length; i++) longest = Math.max(longest, (times[i + 1] ?? end) - times[i]!);
+  return longest;
+}
+
 /** The outcome of a move: 200s seen in all, and what was refused and why. */
 function tally(answers: Answer[]) {
   const by = new Map<string, number>();
@@ -135,13 +180,25 @@ describe('changing the shard count under load', () => {
     const burstToken = await accountMoving(0, 2, 'reshard-burst');
     const minuteStarts = Date.now();
     for (let i = 0; i < 60; i++) expect((await call(oldMap, burstToken)).status).toBe(200);
+    // An account with room to spare, moving when shard 0 hands over: how long it goes without a 200.
+    const steadyGrow = load(await accountMoving(0, 2, 'reshard-steady'), () => gateways, 1);
     const grow = load(token, () => gateways, 2);
     const burst = load(burstToken, () => gateways, 1);
-    // The old shards restart with the new count, one after the other, as a rolling update does.
+    // The old shards restart with the new count, one after the other, as a rolling update does: each
+    // stops gracefully (SIGTERM) and hands its accounts over.
     for (const shard of [1, 0]) {
       await stack.stop(shardName(shard));
       await stack.start(shardName(shard), { SHARD_COUNT: '3' });
     }
+    const rolledOut = Date.now();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await steadyGrow.stop();
+    const growGap = without200(steadyGrow.answers, rolledOut);
+    console.log(
+      `2 → 3, graceful: the moving account went at most ${growGap.longest} ms without a 200, and got its first 200 ${growGap.afterRollout} ms after the rollout ended (goal: 2 s)`,
+    );
+    // A hand-over, not a hold TTL (8 s here) after the old owner's last refresh.
+    expect(growGap.afterRollout, JSON.stringify(tally(steadyGrow.answers).by)).toBeLessThan(8_000);
     // Then only the new owner admits it, once its old owner's charges are all recorded: the cap holds.
     await until(
       'the account to reach its cap on the new map',
@@ -168,16 +225,28 @@ describe('changing the shard count under load', () => {
     );
     expect(await used(newGateway.baseUrl, token)).toBe(CAP);
 
-    // 3 → 2, with a second account that has room left: the shards come back to 2, and shard 2 stops for
-    // good (its subject is then recorded by shard 0, which its accounts move to).
+    // 3 → 2, with a second account that has room left: the shards come back to 2, and shard 2 is killed
+    // (SIGKILL: no hand-over; its subject is then recorded by shard 0, which its accounts move to a hold
+    // TTL later). The account moves from it, the steady one from shard 1, which hands over.
     const back = await accountMoving(0, 2);
     for (let i = 0; i < 100; i++) expect((await call(newGateway.baseUrl, back)).status).toBe(200);
     const shrink = load(back, () => gateways, 2);
+    const steadyShrink = load(await accountMovingFrom(1, 0), () => gateways, 1);
     for (const shard of [1, 0]) {
       await stack.stop(shardName(shard));
       await stack.start(shardName(shard), { SHARD_COUNT: '2' });
     }
-    await stack.stop(shardName(2));
+    const rolledBack = Date.now();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await steadyShrink.stop();
+    const shrinkGap = without200(steadyShrink.answers, rolledBack);
+    // The longest includes the seconds between its old owner's stop and its new owner's start (shard 0
+    // of 2 is the last to restart): no process of the new count owns it meanwhile.
+    console.log(
+      `3 → 2, graceful: the moving account went at most ${shrinkGap.longest} ms without a 200, and got its first 200 ${shrinkGap.afterRollout} ms after the rollout ended (goal: 2 s)`,
+    );
+    expect(shrinkGap.afterRollout, JSON.stringify(tally(steadyShrink.answers).by)).toBeLessThan(8_000);
+    await stack.stop(shardName(2), 'SIGKILL');
     await until(
       'the second account to reach its cap on the old map again',
       async () => (await used(oldMap, back)) === CAP,

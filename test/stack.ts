@@ -238,7 +238,9 @@ export async function startStack(
 
   const stop = async (name: InstanceName, signal: NodeJS.Signals = 'SIGTERM') => {
     const proc = procs.get(name);
-    if (!proc || proc.child.exitCode !== null) return proc?.child.exitCode ?? null;
+    // Ended already (a process killed by a signal has no exit code, but a signal code).
+    if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null)
+      return proc?.child.exitCode ?? null;
     const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
     proc.child.kill(signal);
     return exited;

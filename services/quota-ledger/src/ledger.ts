@@ -14,7 +14,13 @@ import { Mutex } from './mutex.ts';
 import { ProjectionStore } from './projections.ts';
 import { consumersCaughtUp, type SettlementConsumer } from './settlement-consumer.ts';
 import { createShard } from './shard.ts';
-import { type ShardRegistry, startShardRegistry } from './shard-registry.ts';
+import {
+  handoverHolds,
+  registryNow,
+  type ShardRegistry,
+  startShardRegistry,
+  writeHandover,
+} from './shard-registry.ts';
 import { startSubjects } from './subjects.ts';
 import { createUpkeep, type Upkeep } from './usage-upkeep.ts';
 import type { UpkeepSettings } from './usage-upkeep-plan.ts';
@@ -65,8 +71,13 @@ export interface Ledger {
   caughtUp(): boolean;
   /** Resolves when `caughtUp()` turns true (or the ledger closes first). */
   catchingUp: Promise<void>;
-  /** Asks every lease holder for its leases back, and waits for them (at most `ms`). */
-  recallLeases(ms: number): Promise<void>;
+  /**
+   * A graceful stop's first step: stops admitting, takes the leases back, and once everything published
+   * until then is recorded, ends this shard's run with a hand-over (the requests it still holds), so the
+   * accounts it gives up move at once. Waits at most about `ms` for each step; without a complete
+   * hand-over they move as after a kill, a hold TTL later.
+   */
+  handOver(ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -226,7 +237,13 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
         );
       else o.logger.info('settlements are recorded again; holds expire as the backlog is recorded');
     }
-    const swept = book.sweep(now, { recordedThrough: through });
+    const horizons = subjects.horizons();
+    const registered = shardRegistry.map();
+    const swept = book.sweep(now, {
+      recordedThrough: through,
+      subjectRecordedThrough: (subject) =>
+        Math.max(horizons.get(subject) ?? 0, registered?.recordedThrough(subject) ?? 0),
+    });
     leaseMetrics.writtenOff(swept.leasesWrittenOff, swept.stranded);
     if (swept.expired > 0) {
       expired.inc(swept.expired);
@@ -289,6 +306,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     leaseMs: o.leaseMs ?? 0,
     leaseMetrics,
     recordedPast: () => consumer.recordedPast(RECORDED_PAST_WAIT_MS),
+    handoverHolds: (accountId, from) => handoverHolds(o.pool, accountId, from),
     ownership: (accountId) =>
       shardRegistry.map()?.ownership(accountId) ??
       (shardOf(accountId, o.shardCount) === o.shard
@@ -323,7 +341,25 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     upkeep,
     caughtUp: () => caughtUp,
     catchingUp,
-    recallLeases: (ms) => shardService.recallAll(ms),
+    handOver: async (ms) => {
+      shardService.stopAdmitting();
+      await shardService.recallAll(ms);
+      await shardRegistry.stopRefreshing();
+      try {
+        const endedAt = await registryNow(o.pool);
+        await consumer.recordedPast(ms);
+        // A lease not back may still be used until it expires: nothing exact to hand over.
+        if (book.leasesOut > 0) throw new Error(`${book.leasesOut} leases are not back`);
+        const holds = book.heldRequests();
+        await writeHandover(o.pool, { shard: o.shard, count: o.shardCount }, endedAt, holds);
+        o.logger.info({ holds: holds.length }, 'handed over: accounts moving elsewhere move now');
+      } catch (err) {
+        o.logger.warn(
+          { err: (err as Error).message },
+          'no hand-over: accounts moving elsewhere move a hold TTL after this run ends',
+        );
+      }
+    },
     close: async () => {
       stopping = true;
       await catchingUp;

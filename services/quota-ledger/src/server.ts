@@ -87,8 +87,8 @@ await runGrpcService({
     return {
       server: ledger.server,
       ready: () => natsUp && !nc.isClosed() && ledger.caughtUp(),
-      // Leases come back while the gateways' streams are still open.
-      beforeDrain: (graceMs) => ledger.recallLeases(Math.min(1_000, graceMs / 4)),
+      // Leases come back, and accounts are handed over, while the gateways' streams are still open.
+      beforeDrain: (graceMs) => ledger.handOver(Math.min(2_000, graceMs / 4)),
       close: async () => {
         await ledger.close();
         await nc.drain();

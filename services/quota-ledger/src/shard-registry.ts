@@ -7,7 +7,96 @@ export interface ShardRegistry {
   map(): ShardMap | null;
   /** Resolves once the registry has been read (this shard's run recorded) for the first time. */
   ready: Promise<void>;
+  /** Stops refreshing this shard's run (a hand-over then ends it: `writeHandover`). */
+  stopRefreshing(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A request a stopping shard still held, as its hand-over records it. */
+export interface HandoverHold {
+  accountId: string;
+  requestId: string;
+  admittedAt: number;
+  via: string;
+}
+
+/** The registry's clock, ms: a hand-over's end is on it, as every run's times are. */
+export async function registryNow(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ now: number }>(`SELECT extract(epoch FROM now()) * 1000 AS now`);
+  return Number(rows[0]!.now);
+}
+
+/**
+ * Ends this shard's run with a hand-over at `endedAt` (registry time): the requests it still holds, and
+ * its subject recorded through then. One transaction: a new owner sees all of it or none (then waits a
+ * hold TTL, as after a kill).
+ */
+export async function writeHandover(
+  pool: Pool,
+  me: { shard: number; count: number },
+  endedAt: number,
+  holds: readonly HandoverHold[],
+): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('DELETE FROM ledger_handover_holds WHERE shard_count = $1 AND shard = $2', [
+      me.count,
+      me.shard,
+    ]);
+    if (holds.length > 0)
+      await client.query(
+        `INSERT INTO ledger_handover_holds (shard_count, shard, account_id, request_id, admitted_at, interface)
+         SELECT $1, $2, a, r, timestamptz 'epoch' + t * interval '1 millisecond', v
+           FROM unnest($3::text[], $4::text[], $5::float8[], $6::text[]) AS x(a, r, t, v)`,
+        [
+          me.count,
+          me.shard,
+          holds.map((h) => h.accountId),
+          holds.map((h) => h.requestId),
+          holds.map((h) => h.admittedAt),
+          holds.map((h) => h.via),
+        ],
+      );
+    const at = `timestamptz 'epoch' + $3::float8 * interval '1 millisecond'`;
+    await client.query(
+      `UPDATE ledger_shard_runs SET ended_at = ${at} WHERE shard_count = $1 AND shard = $2`,
+      [me.count, me.shard, endedAt],
+    );
+    await client.query(
+      `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through) VALUES ($1, ${at.replace('$3', '$2')})
+       ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
+      [me.shard, endedAt],
+    );
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** The requests a hand-over of one of `from` recorded for an account. */
+export async function handoverHolds(
+  pool: Pool,
+  accountId: string,
+  from: readonly { count: number; shard: number }[],
+): Promise<(HandoverHold & { from: number })[]> {
+  if (from.length === 0) return [];
+  const { rows } = await pool.query<{ shard: number; request_id: string; at_ms: number; interface: string }>(
+    `SELECT shard, request_id, extract(epoch FROM admitted_at) * 1000 AS at_ms, interface
+       FROM ledger_handover_holds
+      WHERE account_id = $1 AND (shard_count, shard) IN (SELECT * FROM unnest($2::int[], $3::int[]))`,
+    [accountId, from.map((f) => f.count), from.map((f) => f.shard)],
+  );
+  return rows.map((r) => ({
+    accountId,
+    requestId: r.request_id,
+    admittedAt: Number(r.at_ms),
+    via: r.interface,
+    from: r.shard,
+  }));
 }
 
 /** Refreshes this shard's run and its subjects' horizons, then reads every run of the last day. */
@@ -21,11 +110,16 @@ async function refresh(
     `INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen)
      VALUES ($1, $2, $3, now(), now())
      ON CONFLICT (shard_count, shard) DO UPDATE
-        SET active_since = CASE WHEN r.last_seen < now() - $4 * interval '1 millisecond' THEN now() ELSE r.active_since END,
-            last_seen = now(), holder = EXCLUDED.holder`,
+        SET active_since = CASE WHEN r.last_seen < now() - $4 * interval '1 millisecond' OR r.ended_at IS NOT NULL
+                                THEN now() ELSE r.active_since END,
+            last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL`,
     [me.count, me.shard, me.holder, liveMs],
   );
   await pool.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
+  await pool.query(
+    `DELETE FROM ledger_handover_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_runs r
+       WHERE r.shard_count = h.shard_count AND r.shard = h.shard)`,
+  );
   if (horizons.size > 0)
     await pool.query(
       `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through)
@@ -40,7 +134,8 @@ async function refresh(
   }>(
     `SELECT extract(epoch FROM now()) * 1000 AS now,
             (SELECT json_agg(json_build_object('count', shard_count, 'shard', shard,
-                    'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000))
+                    'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
+                    'endedAt', extract(epoch FROM ended_at) * 1000))
                FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day') AS runs,
             (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
                FROM ledger_subject_horizons) AS horizons`,
@@ -98,13 +193,10 @@ export function startShardRegistry(o: {
   const timer = setInterval(() => {
     running = running.then(() => (stopped ? undefined : tick()));
   }, o.intervalMs);
-  return {
-    map: () => current,
-    ready,
-    close: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
+  const stop = async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
   };
+  return { map: () => current, ready, stopRefreshing: stop, close: stop };
 }

@@ -20,10 +20,11 @@ import {
 } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
 import type { AccountBook } from './domain/account-book.ts';
-import type { Ownership } from './domain/shard-map.ts';
+import type { HandedOver, Ownership } from './domain/shard-map.ts';
 import type { LeaseMetrics } from './lease-metrics.ts';
 import type { Mutex } from './mutex.ts';
 import { type ProjectionStore, settledKey } from './projections.ts';
+import type { HandoverHold } from './shard-registry.ts';
 import type { HistoryRows, HistoryWindow } from './usage-history.ts';
 
 /** Every decision `ledger_admissions_total` counts. */
@@ -79,6 +80,10 @@ export interface HeldRequest {
   via: Interface;
 }
 
+/** Whether an account has just moved here, and from which hand-overs (`Ownership`). */
+type Moved = { moved: boolean; from?: readonly HandedOver[] };
+const NOT_MOVED: Moved = { moved: false };
+
 export interface ShardDeps {
   book: AccountBook;
   store: ProjectionStore;
@@ -100,6 +105,11 @@ export interface ShardDeps {
   leaseMetrics: LeaseMetrics;
   /** Resolves once everything the stream held for this shard when called is recorded (or rejects). */
   recordedPast: () => Promise<void>;
+  /** What hand-overs of shards an account moved from recorded of it (`HandedOver`). */
+  handoverHolds: (
+    accountId: string,
+    from: readonly HandedOver[],
+  ) => Promise<(HandoverHold & { from: number })[]>;
 }
 
 /** One gateway's admission stream, as the shard sees it: where its recalls go. */
@@ -121,6 +131,8 @@ export interface Shard {
   returnLeases(stream: AdmissionStream, returns: ReturnedLease[]): void;
   /** Asks every holder for its leases back and waits for them (at most `ms`): a stopping shard's first step. */
   recallAll(ms: number): Promise<void>;
+  /** From now on nothing is admitted (a stopping shard hands its accounts over): gateways get 503. */
+  stopAdmitting(): void;
   /** Holds again what gateways restore; admissions, releases and voids after it wait for it. */
   restore(holds: HeldRequest[]): void;
   /** Settled requests (whatever the outcome) no longer count as in flight; `done` once applied. */
@@ -181,21 +193,38 @@ export function createShard(deps: ShardDeps): Shard {
    * just moved here (`moved`) also brings its burst window: its previous owner's admissions of the last
    * minute, from the log.
    */
-  const loaded = async (accountId: string, moved = false): Promise<number> => {
+  const loaded = async (accountId: string, moved: Moved = NOT_MOVED): Promise<number> => {
     for (;;) {
       const now = clock();
       const missing = book.missingPeriods(accountId, now);
       if (!missing) return now;
       await mutex.run(async () => {
         if (!book.missingPeriods(accountId, now)) return;
-        if (moved && !book.seeded(accountId))
-          book.seedBurst(accountId, await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS), now);
+        const adopting = moved.moved && !book.seeded(accountId);
+        // The requests its previous owner still held when it handed over: in its burst window (they are
+        // not in the log yet) and held here, after the counts are read.
+        const handed = adopting ? await deps.handoverHolds(accountId, moved.from ?? []) : [];
+        if (adopting) {
+          const logged = await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS);
+          book.seedBurst(
+            accountId,
+            [...logged, ...handed.map((h) => ({ requestId: h.requestId, at: h.admittedAt }))],
+            now,
+          );
+        }
         const charged = await store.charged(accountId, missing.day, missing.month);
         book.loaded(
           accountId,
           { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
           now,
         );
+        for (const f of moved.from ?? [])
+          book.adopt(
+            accountId,
+            handed.filter((h) => h.from === f.shard),
+            f.shard,
+            now,
+          );
       });
     }
   };
@@ -260,7 +289,7 @@ export function createShard(deps: ShardDeps): Shard {
    */
   const decideLoaded = async (
     req: AdmissionRequest,
-    moved: boolean,
+    moved: Moved,
     stream: AdmissionStream,
     waited = false,
   ): Promise<Outcome> => {
@@ -316,7 +345,7 @@ export function createShard(deps: ShardDeps): Shard {
           deps.tracer,
           'ledger.admit',
           { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
-          () => decideLoaded(req, own.moved, stream),
+          () => decideLoaded(req, own, stream),
         ).catch((err) => {
           logger.warn({ err: (err as Error).message }, 'admission failed');
           return refuse(req, 'unavailable');
@@ -399,6 +428,7 @@ export function createShard(deps: ShardDeps): Shard {
     else work();
   };
 
+  let stopped = false;
   const wakeParked = (accountId: string) => {
     for (const wake of [...(parked.get(accountId) ?? [])]) wake();
   };
@@ -406,7 +436,7 @@ export function createShard(deps: ShardDeps): Shard {
   return {
     admit: (requests, answer, stream) => {
       if (requests.length === 0) return;
-      if (!deps.caughtUp()) return answer(requests.map((r) => refuse(r, 'unavailable')));
+      if (!deps.caughtUp() || stopped) return answer(requests.map((r) => refuse(r, 'unavailable')));
       afterRestores(() => decideBatch(requests, answer, stream));
     },
     openStream: (recallOn) => {
@@ -428,6 +458,9 @@ export function createShard(deps: ShardDeps): Shard {
           wakeParked(r.accountId);
         }
       }),
+    stopAdmitting: () => {
+      stopped = true;
+    },
     recallAll: async (ms) => {
       const until = clock() + ms;
       for (const [holder, leaseIds] of book.leasesByHolder()) streams.get(holder)?.recall(leaseIds);

@@ -228,6 +228,7 @@ describe('GetUsageHistory', () => {
       leaseMs: 0,
       leaseMetrics: new LeaseMetrics(registry, () => 0),
       recordedPast: async () => {},
+      handoverHolds: async () => [],
     });
     const server = buildApp({ logger, tracer, registry, shard, clock: () => NOW });
     const c = connect(await listen(server));

@@ -87,6 +87,8 @@ export class ShardStream {
   }
 
   close(): void {
+    // What this turn still has to say (leases given back on the way out) goes first.
+    this.flush();
     this.stream?.end();
     this.client.close();
   }

@@ -17,6 +17,12 @@ interface Hold {
   month: string;
   via: Interface;
   expiresAt: number;
+  /**
+   * Handed over by the shard that admitted it (`adopt`): its settlement is recorded on that shard's
+   * subject, by another consumer, so it is held until that subject is recorded past its expiry, and the
+   * account's charged counts are then read again from the projections.
+   */
+  subject?: number;
 }
 
 /**
@@ -462,6 +468,46 @@ export class AccountBook {
   }
 
   /**
+   * Requests in flight that an account's previous owner handed over when it stopped: held here until
+   * their settlements, recorded on `subject`, would have been, as `sweep` says. Assumes the account's
+   * periods are loaded (after them: a hold's settlement recorded before the load is in its counts).
+   */
+  adopt(
+    accountId: string,
+    holds: readonly { requestId: string; admittedAt: number; via: string }[],
+    subject: number,
+    now: number,
+  ): number {
+    const s = this.state(accountId, now);
+    let n = 0;
+    for (const h of holds) {
+      const k = holdKey(accountId, h.requestId);
+      const expiresAt = h.admittedAt + this.holdTtlMs;
+      if (this.holds.has(k) || expiresAt <= now) continue;
+      this.hold(s, k, h.requestId, {
+        accountId,
+        day: istDay(h.admittedAt),
+        month: istMonth(h.admittedAt),
+        via: interfaceOf(h.via),
+        expiresAt,
+        subject,
+      });
+      n++;
+    }
+    return n;
+  }
+
+  /** Every request held now (a stopping shard's hand-over). */
+  heldRequests(): { accountId: string; requestId: string; admittedAt: number; via: string }[] {
+    return [...this.holds].map(([k, h]) => ({
+      accountId: h.accountId,
+      requestId: k.slice(h.accountId.length + 1),
+      admittedAt: h.expiresAt - this.holdTtlMs,
+      via: h.via,
+    }));
+  }
+
+  /**
    * From `now` on this process admits; every admission it learns of from before then was made by another
    * process (the one this replaced, or the account's previous owner): see `admittedEarlier`.
    */
@@ -635,7 +681,12 @@ export class AccountBook {
    */
   sweep(
     now: number,
-    opts: { idleMs?: number; recordedThrough?: number } = {},
+    opts: {
+      idleMs?: number;
+      recordedThrough?: number;
+      /** How far another shard's subject is recorded (for holds handed over: `adopt`). */
+      subjectRecordedThrough?: (subject: number) => number;
+    } = {},
   ): { expired: number; evicted: number; leasesWrittenOff: number; stranded: number } {
     const { idleMs = 10 * 60_000 } = opts;
     const horizon = Math.min(now, opts.recordedThrough ?? now);
@@ -653,7 +704,14 @@ export class AccountBook {
     }
     let expired = 0;
     for (const [k, hold] of this.holds) {
-      if (hold.expiresAt <= horizon && this.releaseHold(k)) expired++;
+      if (hold.subject === undefined) {
+        if (hold.expiresAt <= horizon && this.releaseHold(k)) expired++;
+        continue;
+      }
+      const through = Math.min(now, opts.subjectRecordedThrough?.(hold.subject) ?? 0);
+      if (hold.expiresAt > through || !this.releaseHold(k)) continue;
+      // Its settlement, if any, is in the projections now: read the counts again on the next decision.
+      this.accounts.get(hold.accountId)?.charged.clear();
     }
     // A void that never came: the charge counts, as the log has it.
     for (const [k, w] of this.withdrawn) {

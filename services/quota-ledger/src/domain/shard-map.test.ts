@@ -13,12 +13,13 @@ function accountMoving(two: number, three: number): string {
   }
 }
 
-const run = (count: number, shard: number, activeSince: number, lastSeen: number): ShardRun => ({
-  count,
-  shard,
-  activeSince,
-  lastSeen,
-});
+const run = (
+  count: number,
+  shard: number,
+  activeSince: number,
+  lastSeen: number,
+  endedAt: number | null = null,
+): ShardRun => ({ count, shard, activeSince, lastSeen, endedAt });
 
 const view = (now: number, runs: ShardRun[], horizons: [number, number][] = []): RegistryView => ({
   now,
@@ -73,6 +74,33 @@ describe('ShardMap', () => {
     expect(now.ownership(x)).toEqual({ kind: 'owner', moved: true });
     // Shard 0 (now of 3) no longer takes it: its gateways on the old map get 503.
     expect(new ShardMap({ shard: 0, count: 3 }, v, settings).ownership(x)).toEqual({ kind: 'not_owner' });
+  });
+
+  it('2 to 3 with a hand-over: the new shard takes the account as soon as the old run has ended and its subject is recorded through the end', () => {
+    const x = accountMoving(0, 2);
+    const old = T - 3_600_000;
+    // Shard 0 of 2 stopped gracefully at T + 9.5 s (last refreshed at T + 9 s), its subject recorded then.
+    const runs = (now: number) => [
+      run(2, 0, old, T + 9_000, T + 9_500),
+      run(2, 1, old, now),
+      run(3, 2, T - 2_000, now),
+    ];
+    let v = view(T + 10_000, runs(T + 10_000), [[0, T + 9_000]]);
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
+    v = view(T + 10_000, runs(T + 10_000), [[0, T + 9_500]]);
+    // Not a hold TTL later: at once, with the requests it still held to be read from its hand-over.
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toEqual({
+      kind: 'owner',
+      moved: true,
+      from: [{ count: 2, shard: 0 }],
+    });
+    // A run that ended without one (killed) keeps the hold TTL's wait.
+    v = view(
+      T + 10_000,
+      [run(2, 0, old, T + 9_000), run(2, 1, old, T + 10_000), run(3, 2, T - 2_000, T + 10_000)],
+      [[0, T + 9_500]],
+    );
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
   });
 
   it('an account whose owner does not change is never held up by a move', () => {

@@ -11,6 +11,11 @@ export interface ShardRun {
   /** When this run began (again, after it had lapsed). */
   activeSince: number;
   lastSeen: number;
+  /**
+   * When it ended with a hand-over (a graceful stop: its subject recorded through then, the requests it
+   * still held written down); null while it runs, or when it ended otherwise (killed, or lapsed).
+   */
+  endedAt: number | null;
 }
 
 /** What the registry said when last read: the runs of the last day and how far each subject is recorded. */
@@ -22,9 +27,18 @@ export interface RegistryView {
   horizons: ReadonlyMap<number, number>;
 }
 
+/** A shard run that handed its accounts over: the requests it still held are in its hand-over. */
+export interface HandedOver {
+  count: number;
+  shard: number;
+}
+
 export type Ownership =
-  /** Admit. `moved`: it came from another shard recently; its burst window is read from the log. */
-  | { kind: 'owner'; moved: boolean }
+  /**
+   * Admit. `moved`: it came from another shard recently; its burst window is read from the log, and the
+   * requests it had in flight from the hand-overs of `from`.
+   */
+  | { kind: 'owner'; moved: boolean; from?: readonly HandedOver[] }
   /** Not this shard's under its own map: the gateway that sent it routes by another map. */
   | { kind: 'not_owner' }
   /** This shard's under its map, but not yet: another shard still admits it, or its charges are not all recorded. */
@@ -65,8 +79,8 @@ export class ShardMap {
   private readonly activation = new Map<number, number>();
   /** Live runs of other counts. */
   private readonly rivals: ShardRun[];
-  /** Older counts whose runs ended within the last day, with each shard's last refresh under them. */
-  private readonly older: { count: number; lastSeen: Map<number, number> }[];
+  /** Older counts whose runs ended within the last day, with each shard's run under them. */
+  private readonly older: { count: number; runs: Map<number, ShardRun> }[];
   private readonly mine: number;
   private readonly liveShards: Set<number>;
 
@@ -75,7 +89,7 @@ export class ShardMap {
     private readonly view: RegistryView,
     private readonly settings: ShardMapSettings,
   ) {
-    const live = view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs);
+    const live = view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs && r.endedAt === null);
     for (const r of live) {
       const at = this.activation.get(r.count);
       if (at === undefined || r.activeSince < at) this.activation.set(r.count, r.activeSince);
@@ -84,19 +98,19 @@ export class ShardMap {
     this.mine = Math.min(this.activation.get(me.count) ?? view.now, view.now);
     this.rivals = live.filter((r) => r.count !== me.count && r.shard !== me.shard);
     this.liveShards = new Set(live.map((r) => r.shard));
-    const byCount = new Map<number, Map<number, number>>();
+    const byCount = new Map<number, Map<number, ShardRun>>();
     for (const r of view.runs) {
       if (r.count === me.count || !this.isOlder(r.count)) continue;
-      const seen = byCount.get(r.count) ?? new Map<number, number>();
-      seen.set(r.shard, Math.max(seen.get(r.shard) ?? 0, r.lastSeen));
-      byCount.set(r.count, seen);
+      const runs = byCount.get(r.count) ?? new Map<number, ShardRun>();
+      runs.set(r.shard, r);
+      byCount.set(r.count, runs);
     }
-    this.older = [...byCount].map(([count, lastSeen]) => ({ count, lastSeen }));
+    this.older = [...byCount].map(([count, runs]) => ({ count, runs }));
     this.simple =
       this.rivals.length === 0 &&
-      this.older.every(({ lastSeen }) =>
-        [...lastSeen].every(
-          ([shard, seen]) => seen <= view.now - MOVED_RECENTLY_MS && this.settled(lastSeen, shard),
+      this.older.every(({ runs }) =>
+        [...runs].every(
+          ([shard, run]) => run.lastSeen <= view.now - MOVED_RECENTLY_MS && this.settled(runs, shard),
         ),
       );
   }
@@ -107,11 +121,16 @@ export class ShardMap {
     return at === undefined || at < this.mine || (at === this.mine && c < this.me.count);
   }
 
-  /** Whether everything `shard` admitted under a count it last ran at `lastSeen` is in the log. */
-  private settled(lastSeen: ReadonlyMap<number, number>, shard: number): boolean {
-    const seen = lastSeen.get(shard);
-    if (seen === undefined) return true;
-    const by = seen + this.settings.holdTtlMs + this.settings.skewMs;
+  /**
+   * Whether everything `shard` admitted under a count is in the log, or in its hand-over: once its subject
+   * is recorded through the end of a run that handed over; otherwise a hold TTL after its last refresh,
+   * when every hold it could have had has expired.
+   */
+  private settled(runs: ReadonlyMap<number, ShardRun>, shard: number): boolean {
+    const run = runs.get(shard);
+    if (run === undefined) return true;
+    const by =
+      run.endedAt !== null ? run.endedAt : run.lastSeen + this.settings.holdTtlMs + this.settings.skewMs;
     return this.view.now >= by && (this.view.horizons.get(shard) ?? 0) >= by;
   }
 
@@ -127,6 +146,11 @@ export class ShardMap {
       .sort((a, b) => a - b);
   }
 
+  /** How far a subject is recorded, as the registry said (0 when it does not say). */
+  recordedThrough(subject: number): number {
+    return this.view.horizons.get(subject) ?? 0;
+  }
+
   ownership(accountId: string): Ownership {
     const { shard, count } = this.me;
     if (shardOf(accountId, count) !== shard) return { kind: 'not_owner' };
@@ -136,13 +160,17 @@ export class ShardMap {
         return { kind: 'handoff', why: `shard ${r.shard} of ${r.count} still admits it` };
     }
     let moved = false;
-    for (const { count: c, lastSeen } of this.older) {
+    const handedOver: HandedOver[] = [];
+    for (const { count: c, runs } of this.older) {
       const from = shardOf(accountId, c);
       if (from === shard) continue;
-      if (!this.settled(lastSeen, from))
+      if (!this.settled(runs, from))
         return { kind: 'handoff', why: `shard ${from} of ${c} may still have charges of it to record` };
-      if ((lastSeen.get(from) ?? 0) > this.view.now - MOVED_RECENTLY_MS) moved = true;
+      const run = runs.get(from);
+      if ((run?.lastSeen ?? 0) <= this.view.now - MOVED_RECENTLY_MS) continue;
+      moved = true;
+      if (run?.endedAt != null) handedOver.push({ count: c, shard: from });
     }
-    return { kind: 'owner', moved };
+    return handedOver.length > 0 ? { kind: 'owner', moved, from: handedOver } : { kind: 'owner', moved };
   }
 }
