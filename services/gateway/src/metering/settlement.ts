@@ -3,7 +3,6 @@ import { AckedPublisher, ensureStream, type NatsConnection } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
 import {
-  MAX_BATCH_EVENTS,
   type SettlementEvent,
   type SettlementKind,
   settlementMsgId,
@@ -12,6 +11,9 @@ import {
 } from '@mdp/usage';
 import type { Admission } from './admission.ts';
 import { Deferred } from './deferred.ts';
+import { type ChargeBatch, RETRY_PAUSE_MS, SettlementBook } from './settlement-book.ts';
+
+type Batch = ChargeBatch<Deferred<boolean>>;
 
 export interface SettlerOptions {
   nc: NatsConnection;
@@ -35,24 +37,6 @@ const NOT_CHARGED: Promise<boolean> = Promise.resolve(false);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * The charges of one turn for one shard, MAX_BATCH_EVENTS at most: one message, one acknowledgement,
- * and one answer for all of them (true: charged).
- */
-class Batch extends Deferred<boolean> {
-  readonly events: SettlementEvent[] = [];
-  /** Given once: a dropped connection answers a batch whose publish is still under way. */
-  answered = false;
-
-  constructor(
-    readonly shard: number,
-    /** When its 200s stop waiting for the acknowledgement (the first charge's: the earliest). */
-    readonly deadline: number,
-  ) {
-    super();
-  }
-}
-
-/**
  * Settlement at the gateway: exactly one event per admitted request, each keyed by its request id. A
  * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard travel
  * as one JetStream message (a batch, message id `batch:<uuid>`; a lone charge is sent as itself with
@@ -67,18 +51,13 @@ export class Settler {
   private readonly published: Counter<'kind' | 'outcome'>;
   private readonly publishSeconds: Histogram<'kind'>;
   private readonly batchSize: Histogram;
-  /** False while the NATS connection is down: nothing can be charged, so nothing should be admitted. */
-  private connected = true;
-  /** This turn's batches, published when the turn ends. */
-  private turn: Batch[] = [];
-  /** The batch of this turn each shard's charges go into (until it is full). */
-  private readonly filling = new Map<number, Batch>();
-  /** Batches published and not acknowledged yet: failed at once when the connection drops. */
-  private readonly unacked = new Set<Batch>();
+  /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
+  private readonly book: SettlementBook<Deferred<boolean>>;
   private readonly flushTurn = () => this.flush();
 
   private constructor(private readonly opts: SettlerOptions) {
     this.publisher = new AckedPublisher(opts.nc);
+    this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>());
     this.published = new Counter({
       name: 'gateway_settlements_total',
       help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
@@ -118,19 +97,16 @@ export class Settler {
   }
 
   get available(): boolean {
-    return this.connected;
+    return this.book.available;
   }
 
   connectionLost(): void {
-    this.connected = false;
-    this.filling.clear();
-    for (const batch of this.turn) this.answer(batch, false, CONNECTION_LOST);
-    for (const batch of this.unacked) this.answer(batch, false, CONNECTION_LOST);
+    for (const batch of this.book.connectionLost()) this.notCharged(batch, batch.events, CONNECTION_LOST);
     this.publisher.failAll(CONNECTION_LOST);
   }
 
   connectionRestored(): void {
-    this.connected = true;
+    this.book.connectionRestored();
   }
 
   /**
@@ -140,20 +116,13 @@ export class Settler {
    */
   charge(a: Admission, route: string): Promise<boolean> {
     const event = this.event(a, 'charged', route, 200);
-    if (!this.connected) {
-      this.notCharged(event, a.shard, CONNECTION_LOST);
+    const charging = this.book.charge(event, a.shard);
+    if (charging === null) {
+      this.voidEach([event], a.shard, CONNECTION_LOST);
       return NOT_CHARGED;
     }
-    let batch = this.filling.get(a.shard);
-    if (batch === undefined) {
-      batch = new Batch(a.shard, event.settled_at_ms + this.opts.ackTimeoutMs);
-      this.filling.set(a.shard, batch);
-      this.turn.push(batch);
-      if (this.turn.length === 1) setImmediate(this.flushTurn);
-    }
-    batch.events.push(event);
-    if (batch.events.length === MAX_BATCH_EVENTS) this.filling.delete(a.shard);
-    return batch.promise;
+    if (charging.first) setImmediate(this.flushTurn);
+    return charging.batch.waiter.promise;
   }
 
   /** Refunds a request that did not end in a 200. Never delays the response. */
@@ -184,14 +153,10 @@ export class Settler {
   }
 
   private flush(): void {
-    const turn = this.turn;
-    this.turn = [];
-    this.filling.clear();
-    // (One failed by a dropped connection already has its void queued.)
-    for (const batch of turn) if (!batch.answered) void this.publishBatch(batch);
+    for (const batch of this.book.flush()) void this.publishBatch(batch);
   }
 
-  /** Publishes one batch, retrying (the same message) until its deadline. */
+  /** Publishes one batch, retrying (the same message) until the book says it has failed. */
   private async publishBatch(batch: Batch): Promise<void> {
     const { events, shard, deadline } = batch;
     this.batchSize.observe(events.length);
@@ -199,10 +164,9 @@ export class Settler {
     // One payload and message id for every retry of this batch, so JetStream stores it once.
     const payload = JSON.stringify(single ? events[0] : { v: 1, events });
     const msgID = single ? settlementMsgId(events[0]!) : `batch:${randomUUID()}`;
-    this.unacked.add(batch);
     for (;;) {
       try {
-        if (!this.connected) throw new Error(CONNECTION_LOST);
+        if (!this.book.available) throw new Error(CONNECTION_LOST);
         await this.publish(
           'charged',
           events.length,
@@ -211,28 +175,32 @@ export class Settler {
           msgID,
           Math.max(100, deadline - this.opts.clock()),
         );
-        return this.answer(batch, true);
+        if (this.book.acknowledged(batch)) batch.waiter.resolve(true);
+        return;
       } catch (err) {
-        if (!this.connected || this.opts.clock() + 50 >= deadline)
-          return this.answer(batch, false, (err as Error).message);
-        await sleep(50);
+        const failed = this.book.failed(batch, this.opts.clock());
+        if (failed === 'retry') {
+          await sleep(RETRY_PAUSE_MS);
+          continue;
+        }
+        if (failed !== null) this.notCharged(batch, failed, (err as Error).message);
+        return;
       }
     }
   }
 
-  /** Answers a batch's 200s (once): a batch not charged has each charge voided. */
-  private answer(batch: Batch, charged: boolean, why?: string): void {
-    if (batch.answered) return;
-    batch.answered = true;
-    this.unacked.delete(batch);
-    if (!charged) for (const event of batch.events) this.notCharged(event, batch.shard, why);
-    batch.resolve(charged);
+  /** A batch's 200s are not to be sent: each charge is voided. */
+  private notCharged(batch: Batch, events: readonly SettlementEvent[], why: string | undefined): void {
+    this.voidEach(events, batch.shard, why);
+    batch.waiter.resolve(false);
   }
 
-  private notCharged(event: SettlementEvent, shard: number, why: string | undefined): void {
-    this.published.inc({ kind: 'charged', outcome: 'failed' });
-    this.opts.logger.warn({ err: why, reqId: event.request_id }, 'charge not acknowledged; voiding');
-    this.inBackground({ ...event, kind: 'voided', settled_at_ms: this.opts.clock() }, shard);
+  private voidEach(events: readonly SettlementEvent[], shard: number, why: string | undefined): void {
+    for (const event of events) {
+      this.published.inc({ kind: 'charged', outcome: 'failed' });
+      this.opts.logger.warn({ err: why, reqId: event.request_id }, 'charge not acknowledged; voiding');
+      this.inBackground({ ...event, kind: 'voided', settled_at_ms: this.opts.clock() }, shard);
+    }
   }
 
   /** One message of `count` events of one kind, acknowledged by JetStream or thrown. */

@@ -1,0 +1,88 @@
+import { MAX_BATCH_EVENTS, type SettlementEvent } from '@mdp/usage';
+import { describe, expect, it } from 'vitest';
+import { RETRY_PAUSE_MS, SettlementBook } from './settlement-book.ts';
+
+const T = 1_800_000_000_000;
+const ACK_TIMEOUT = 1_000;
+const charge = (id: string, at = T): SettlementEvent => ({
+  v: 1,
+  request_id: id,
+  account_id: 'a',
+  kind: 'charged',
+  admitted_at_ms: at - 5,
+  settled_at_ms: at,
+  route: '/v1/quote',
+  status: 200,
+  interface: 'rest',
+});
+
+let waiters = 0;
+const book = () => new SettlementBook(ACK_TIMEOUT, () => ++waiters);
+
+describe('SettlementBook', () => {
+  it("puts one turn's charges for one shard in one batch, a batch a shard, and asks for the turn's end once", () => {
+    const b = book();
+    const first = b.charge(charge('r1'), 0)!;
+    expect(first.first).toBe(true);
+    const second = b.charge(charge('r2', T + 3), 0)!;
+    expect(second).toEqual({ batch: first.batch, first: false });
+    const other = b.charge(charge('r3'), 1)!;
+    expect(other.first).toBe(false);
+    expect(other.batch).not.toBe(first.batch);
+    const turn = b.flush();
+    expect(turn.map((t) => [t.shard, t.events.map((e) => e.request_id)])).toEqual([
+      [0, ['r1', 'r2']],
+      [1, ['r3']],
+    ]);
+    // The first charge's deadline is the batch's.
+    expect(first.batch.deadline).toBe(T + ACK_TIMEOUT);
+    // The next turn starts afresh.
+    expect(b.charge(charge('r4'), 0)!.first).toBe(true);
+  });
+
+  it('starts a new batch when one is full', () => {
+    const b = book();
+    const firstBatch = b.charge(charge('r0'), 0)!.batch;
+    for (let i = 1; i < MAX_BATCH_EVENTS; i++) b.charge(charge(`r${i}`), 0);
+    expect(b.charge(charge('over'), 0)!.batch).not.toBe(firstBatch);
+    expect(b.flush()).toHaveLength(2);
+  });
+
+  it('retries a failed publish until its deadline, then fails it once with every charge to void', () => {
+    const b = book();
+    const { batch } = b.charge(charge('r1'), 0)!;
+    b.charge(charge('r2'), 0);
+    b.flush();
+    expect(b.failed(batch, T + 100)).toBe('retry');
+    expect(b.failed(batch, T + ACK_TIMEOUT - RETRY_PAUSE_MS)).toEqual(batch.events);
+    expect(b.failed(batch, T + ACK_TIMEOUT)).toBeNull();
+    expect(b.acknowledged(batch)).toBe(false);
+  });
+
+  it('answers an acknowledged batch once', () => {
+    const b = book();
+    const { batch } = b.charge(charge('r1'), 0)!;
+    b.flush();
+    expect(b.acknowledged(batch)).toBe(true);
+    expect(b.acknowledged(batch)).toBe(false);
+    expect(b.failed(batch, T)).toBeNull();
+  });
+
+  it('a lost connection fails every batch not answered, published or not, and charges nothing until it is back', () => {
+    const b = book();
+    const published = b.charge(charge('r1'), 0)!.batch;
+    b.flush();
+    const queued = b.charge(charge('r2'), 1)!.batch;
+    const acked = b.charge(charge('r3'), 2)!.batch;
+    b.flush();
+    b.acknowledged(acked);
+    expect(b.connectionLost()).toEqual([published, queued]);
+    expect(b.available).toBe(false);
+    expect(b.charge(charge('r4'), 0)).toBeNull();
+    expect(b.flush()).toEqual([]);
+    // A publish that then fails is answered already.
+    expect(b.failed(published, T)).toBeNull();
+    b.connectionRestored();
+    expect(b.charge(charge('r5'), 0)!.first).toBe(true);
+  });
+});
