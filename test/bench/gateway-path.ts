@@ -285,6 +285,22 @@ async function main(): Promise<void> {
           fs.map((f, i) => us(f, g.name) / bareUs[i]!),
         );
       }
+    if (gateways.length > 1) {
+      const [tree, baseline] = gateways as [Gateway, Gateway];
+      console.log(
+        `\n${tree.name} over ${baseline.name}, CPU µs a request, each round's runs beside each other (median [each round]):`,
+      );
+      for (const s of scenarios) {
+        const ours = runs.get(tree.name)!.get(s.key)!;
+        const theirs = runs.get(baseline.name)!.get(s.key)!;
+        const ratios = ours.map((f, i) => us(f, tree.name) / us(theirs[i]!, baseline.name));
+        const saved = ours.map((f, i) => us(theirs[i]!, baseline.name) - us(f, tree.name));
+        console.log(
+          `  ${s.name.padEnd(44)} ${median(ratios).toFixed(2)} [${ratios.map((r) => r.toFixed(2)).join(', ')}]; ` +
+            `${fmt(median(saved))} µs fewer`,
+        );
+      }
+    }
     console.log(
       `autocannon (this process): ${fmt(median(bareRuns.map((f) => us(f, 'autocannon'))))} µs a request on the bare runs. ` +
         `For scale, issue 38's third look: the gateway with no metering ${ISSUE.gatewayNoMetering} µs, bare ${ISSUE.bare} ` +

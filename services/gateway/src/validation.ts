@@ -60,11 +60,19 @@ function messageFor(err: ErrorObject, param: string, schema: Schema | undefined)
 interface CompiledPart {
   properties: Record<string, Schema>;
   validate: ValidateFunction;
+  /** The part declares no parameter: none given is valid as it is (known at start-up, not asked of ajv). */
+  none: boolean;
 }
 
 function compilePart(schema: TObject): CompiledPart {
   const strict = { ...schema, additionalProperties: false };
-  return { properties: schema.properties as Record<string, Schema>, validate: ajv.compile(strict) };
+  const properties = schema.properties as Record<string, Schema>;
+  return { properties, validate: ajv.compile(strict), none: Object.keys(properties).length === 0 };
+}
+
+function isEmpty(raw: Record<string, unknown>): boolean {
+  for (const _ in raw) return false;
+  return true;
 }
 
 function check(
@@ -72,6 +80,7 @@ function check(
   raw: Record<string, unknown>,
   kind: 'path' | 'query',
 ): Record<string, unknown> {
+  if (part.none && isEmpty(raw)) return {};
   const typed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (Array.isArray(value)) {
