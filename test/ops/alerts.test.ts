@@ -40,6 +40,8 @@ const FLEET = [
   'MdpServiceUnavailableBurst',
   // Names every gateway and its map: the fault is the disagreement, not one gateway.
   'MdpGatewayShardMapsDiffer',
+  // Leases every shard writes off: names the gateways started lately and those whose streams broke.
+  'MdpLedgerLeasesWrittenOff',
 ];
 /**
  * The daily import's (a CronJob whose pod is gone when they fire), a service with no pod at all, and a

@@ -430,6 +430,11 @@ describe('dashboards and alert rules against a Prometheus scraping the platform'
       'mdp_data_import_sessions_behind',
       'mdp_data_import_last_success_timestamp_seconds',
       'mdp_data_import_failed_kinds',
+      // Admission leases (issue 49): on the quota dashboard and in MdpLedgerLeasesWrittenOff.
+      'ledger_leases_total',
+      'ledger_lease_units_total',
+      'ledger_leases_out',
+      'gateway_leases_total',
     ])
       expect(exported.has(name), name).toBe(true);
   });

@@ -343,4 +343,36 @@ describe('Grafana', () => {
       expect(p.description, p.title).toMatch(/\S/);
     }
   });
+
+  it('the quota dashboard shows every admission-lease metric the ledger and the gateway export', () => {
+    const sources = [
+      ...filesUnder('services/quota-ledger/src'),
+      ...filesUnder('services/gateway/src'),
+    ].filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    const exported = new Set(
+      sources.flatMap((f) => [...read(f).matchAll(/\bname: '([a-z_]*lease[a-z_]*)'/g)].map((m) => m[1]!)),
+    );
+    expect([...exported].sort()).toEqual(
+      expect.arrayContaining([
+        'gateway_leases_total',
+        'ledger_lease_units_total',
+        'ledger_leases_out',
+        'ledger_leases_total',
+      ]),
+    );
+    const quota = JSON.parse(read('deploy/grafana/dashboards/quota.json'));
+    const exprs = quota.panels.flatMap((p: any) => (p.targets ?? []).map((t: any) => t.expr as string));
+    for (const name of exported)
+      expect(
+        exprs.some((e: string) => new RegExp(`\\b${name}\\b`).test(e)),
+        `${name} on the quota dashboard`,
+      ).toBe(true);
+    // The share decided under leases compares the same decisions on both sides.
+    const share = quota.panels.find((p: any) => p.title === 'Share of admissions decided under leases');
+    const decisions = [...share.targets[0].expr.matchAll(/decision=~"([^"]+)"/g)].map((m: any) => m[1]);
+    expect(decisions).toEqual([
+      'admitted|rate_limited|quota_exhausted',
+      'admitted|rate_limited|quota_exhausted',
+    ]);
+  });
 });
