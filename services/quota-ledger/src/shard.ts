@@ -463,7 +463,10 @@ export function createShard(deps: ShardDeps): Shard {
     },
     recallAll: async (ms) => {
       const until = clock() + ms;
-      for (const [holder, leaseIds] of book.leasesByHolder()) streams.get(holder)?.recall(leaseIds);
+      for (const [holder, leaseIds] of book.leasesByHolder()) {
+        for (const _ of leaseIds) leaseMetrics.recalled.inc();
+        streams.get(holder)?.recall(leaseIds);
+      }
       while (book.leasesOutLive(clock()) > 0 && clock() < until) await new Promise((r) => setTimeout(r, 10));
     },
     restore: (holds) => {
