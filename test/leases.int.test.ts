@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
@@ -67,19 +68,6 @@ const usedOn = async (base: string, token: string) => {
   const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
   return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
 };
-
-/** A metric's value summed over the series whose labels include `labels`, from an ops port's /metrics. */
-async function metric(opsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = m[2] ?? '';
-    if (Object.entries(labels).every(([k, v]) => have.includes(`${k}="${v}"`))) sum += Number(m[3]);
-  }
-  return sum;
-}
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
 

@@ -3,6 +3,7 @@ import { shardOf } from '@mdp/usage';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeArgsFor } from './bundles.ts';
+import { metric } from './metrics.ts';
 import { freePort, type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
 
 // Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
@@ -211,19 +212,6 @@ describe('two ledger shards, two gateways', () => {
     }
   }, 180_000);
 });
-
-/** A metric's value summed over the series whose labels include `labels`, from an ops port's /metrics. */
-async function metric(opsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^(\w+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = m[2] ?? '';
-    if (Object.entries(labels).every(([k, v]) => have.includes(`${k}="${v}"`))) sum += Number(m[3]);
-  }
-  return sum;
-}
 
 describe('ownership is explicit and checked', () => {
   it('a second process claiming a shard index that is held is refused, naming the holder; the shard serves on', async () => {
