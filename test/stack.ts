@@ -127,6 +127,7 @@ export const PATIENT_DEADLINES: Readonly<Record<string, string>> = {
   AUTH_DEADLINE_MS: '5000',
   ADMISSION_DEADLINE_MS: '5000',
   SETTLE_ACK_TIMEOUT_MS: '30000',
+  SETTLE_ATTEMPT_TIMEOUT_MS: '30000',
 };
 
 /**

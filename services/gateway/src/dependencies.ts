@@ -40,6 +40,8 @@ export interface DependencyOptions {
   >;
   admissionDeadlineMs: number;
   settleAckTimeoutMs: number;
+  /** How long one publish attempt of a charge waits (the settlement breaker counts its timeouts). */
+  settleAttemptTimeoutMs?: number;
   /** How long a data document may be served from the gateway's cache; 0 turns the cache off. */
   dataCacheTtlMs: number;
   dataCacheMaxBytes: number;
@@ -126,6 +128,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     retentionDays: o.usageRetentionDays,
     replicas: o.usageReplicas,
     ackTimeoutMs: o.settleAckTimeoutMs,
+    attemptTimeoutMs: o.settleAttemptTimeoutMs ?? o.settleAckTimeoutMs,
     logger: o.logger,
     registry: o.registry,
     clock: o.clock,

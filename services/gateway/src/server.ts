@@ -36,6 +36,13 @@ const rt = bootstrap(
     AUTH_CACHE_TTL_MS: Type.Integer({ default: 300_000, minimum: 1_000, maximum: 86_400_000 }),
     ADMISSION_DEADLINE_MS: Type.Integer({ default: 300, minimum: 20, maximum: 5_000 }),
     SETTLE_ACK_TIMEOUT_MS: Type.Integer({ default: 1_500, minimum: 100, maximum: 30_000 }),
+    SETTLE_ATTEMPT_TIMEOUT_MS: Type.Integer({
+      default: 250,
+      minimum: 20,
+      maximum: 30_000,
+      description:
+        'How long one publish of a charge waits for JetStream before it is sent again (within SETTLE_ACK_TIMEOUT_MS); two such timeouts in a row open the settlement breaker: metered requests get a fast 503 until a probe is acknowledged',
+    }),
     DATA_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
     DATA_CACHE_MAX_MB: Type.Integer({ default: 64, minimum: 1, maximum: 16_384 }),
     SITE_CSRF_KEY: Type.String({
@@ -129,6 +136,7 @@ try {
     },
     admissionDeadlineMs: config.ADMISSION_DEADLINE_MS,
     settleAckTimeoutMs: config.SETTLE_ACK_TIMEOUT_MS,
+    settleAttemptTimeoutMs: config.SETTLE_ATTEMPT_TIMEOUT_MS,
     dataCacheTtlMs: config.DATA_CACHE_TTL_MS,
     dataCacheMaxBytes: config.DATA_CACHE_MAX_MB * 1024 * 1024,
     clock: systemClock,

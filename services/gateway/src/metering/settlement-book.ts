@@ -68,11 +68,12 @@ export class SettlementBook<W> {
 
   /**
    * A publish of `batch` failed at `now`: 'retry' (the same message, after RETRY_PAUSE_MS) while its
-   * deadline allows, or its answer: the charges to void. Null if it is answered already.
+   * deadline allows and `retry` (false: the breaker is open, waiting is pointless), or its answer: the
+   * charges to void. Null if it is answered already.
    */
-  failed(batch: ChargeBatch<W>, now: number): 'retry' | SettlementEvent[] | null {
+  failed(batch: ChargeBatch<W>, now: number, retry = true): 'retry' | SettlementEvent[] | null {
     if (!this.open.has(batch)) return null;
-    if (this.connected && now + RETRY_PAUSE_MS < batch.deadline) return 'retry';
+    if (retry && this.connected && now + RETRY_PAUSE_MS < batch.deadline) return 'retry';
     this.open.delete(batch);
     return batch.events;
   }

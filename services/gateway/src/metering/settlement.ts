@@ -9,6 +9,14 @@ import {
   settlementSubject,
   usageStreamSpec,
 } from '@mdp/usage';
+import {
+  BrokenCircuitError,
+  type CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleAll,
+} from 'cockatiel';
 import type { Admission } from './admission.ts';
 import { Deferred } from './deferred.ts';
 import { type ChargeBatch, RETRY_PAUSE_MS, SettlementBook } from './settlement-book.ts';
@@ -23,6 +31,10 @@ export interface SettlerOptions {
   replicas?: number;
   /** How long a 200 may wait for JetStream to acknowledge its charge. */
   ackTimeoutMs: number;
+  /** How long one publish attempt waits before it is sent again; the breaker counts its timeouts. */
+  attemptTimeoutMs: number;
+  /** How long the breaker stays open before a probe (default 1 s). */
+  breakerOpenMs?: number;
   logger: Logger;
   registry: Registry;
   /** Event times, deadlines and the background retries' budget. */
@@ -53,11 +65,36 @@ export class Settler {
   private readonly batchSize: Histogram;
   /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
   private readonly book: SettlementBook<Deferred<boolean>>;
+  /**
+   * Opens after two charge publishes in a row time out or fail (a stream without a leader, a stalled
+   * server): metered requests then get a fast 503 instead of each waiting out its acknowledgement; after
+   * `breakerOpenMs` one publish probes, and its acknowledgement closes it.
+   */
+  private readonly breaker: CircuitBreakerPolicy;
+  private openedAt = 0;
   private readonly flushTurn = () => this.flush();
 
   private constructor(private readonly opts: SettlerOptions) {
     this.publisher = new AckedPublisher(opts.nc);
     this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>());
+    this.breaker = circuitBreaker(handleAll, {
+      halfOpenAfter: opts.breakerOpenMs ?? 1_000,
+      breaker: new ConsecutiveBreaker(2),
+    });
+    const breaker = this.breaker;
+    new Gauge({
+      name: 'gateway_settlement_breaker_open',
+      help: 'Whether the settlement breaker is open: charges are not being acknowledged by JetStream, and metered requests get a fast 503',
+      registers: [opts.registry],
+      collect() {
+        this.set(breaker.state === CircuitState.Open ? 1 : 0);
+      },
+    });
+    this.breaker.onBreak(() => {
+      this.openedAt = opts.clock();
+      opts.logger.warn('charges are not acknowledged: settlement breaker open');
+    });
+    this.breaker.onReset(() => opts.logger.info('charges are acknowledged again: settlement breaker closed'));
     this.published = new Counter({
       name: 'gateway_settlements_total',
       help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
@@ -96,8 +133,16 @@ export class Settler {
     return new Settler(opts);
   }
 
+  /**
+   * Charges can be made now: connected, and the breaker not open, or open long enough that the next
+   * charge is its probe (cockatiel moves to half-open only when called).
+   */
   get available(): boolean {
-    return this.book.available;
+    return (
+      this.book.available &&
+      (this.breaker.state !== CircuitState.Open ||
+        this.opts.clock() - this.openedAt >= (this.opts.breakerOpenMs ?? 1_000))
+    );
   }
 
   connectionLost(): void {
@@ -167,18 +212,14 @@ export class Settler {
     for (;;) {
       try {
         if (!this.book.available) throw new Error(CONNECTION_LOST);
-        await this.publish(
-          'charged',
-          events.length,
-          shard,
-          payload,
-          msgID,
-          Math.max(100, deadline - this.opts.clock()),
+        const timeoutMs = Math.max(20, Math.min(this.opts.attemptTimeoutMs, deadline - this.opts.clock()));
+        await this.breaker.execute(() =>
+          this.publish('charged', events.length, shard, payload, msgID, timeoutMs),
         );
         if (this.book.acknowledged(batch)) batch.waiter.resolve(true);
         return;
       } catch (err) {
-        const failed = this.book.failed(batch, this.opts.clock());
+        const failed = this.book.failed(batch, this.opts.clock(), !(err instanceof BrokenCircuitError));
         if (failed === 'retry') {
           await sleep(RETRY_PAUSE_MS);
           continue;

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metric } from './metrics.ts';
+import { type PrivateServer, startPrivateNats } from './private-infra.ts';
+import { type Stack, startStack } from './stack.ts';
+
+// Issue 50's "no stall when a stream has no leader", on a NATS server of its own: while JetStream does
+// not acknowledge charges (here the server is stopped with SIGSTOP: connections stay up, nothing answers,
+// as when a clustered stream has lost its leader), metered requests get a fast 503 with Retry-After from
+// the gateway's settlement breaker instead of each waiting out SETTLE_ACK_TIMEOUT_MS; once acknowledgements
+// return, a probe closes the breaker and 200s come back; every 200 seen is charged once.
+
+const ACK_TIMEOUT_MS = 1_500;
+let nats: PrivateServer;
+let stack: Stack;
+
+beforeAll(async () => {
+  nats = await startPrivateNats();
+  stack = await startStack(
+    {
+      AUTH_DEADLINE_MS: '5000',
+      ADMISSION_DEADLINE_MS: '5000',
+      SETTLE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS),
+      SETTLE_ATTEMPT_TIMEOUT_MS: '200',
+    },
+    { natsUrl: nats.url },
+  );
+}, 300_000);
+afterAll(async () => {
+  await stack?.shutdown();
+  await nats?.cleanup();
+}, 60_000);
+
+const SEARCH = '/v1/stocks?q=zz&limit=1';
+
+async function call(token: string): Promise<{ status: number; retryAfter: string | null }> {
+  const res = await fetch(`${stack.baseUrl}${SEARCH}`, { headers: { authorization: `Bearer ${token}` } });
+  await res.arrayBuffer();
+  return { status: res.status, retryAfter: res.headers.get('retry-after') };
+}
+
+async function calls(token: string, n: number, concurrency: number) {
+  const answers: { status: number; retryAfter: string | null }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < n) answers.push(await call(token));
+    }),
+  );
+  return answers;
+}
+
+const usage = async (token: string) => {
+  const res = await fetch(`${stack.baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  return res.status === 200
+    ? ((await res.json()) as { data: { day: { used: number } } }).data.day.used
+    : null;
+};
+
+describe('the settlement breaker', () => {
+  it('while charges are not acknowledged, metered requests get fast 503s with Retry-After; then 200s again, each charged once', async () => {
+    const account = await stack.admin('account', 'create', '--plan', 'load-test');
+    const token = await stack.admin('token', 'issue', account);
+    const before = await calls(token, 20, 4);
+    expect(before.every((a) => a.status === 200)).toBe(true);
+    const gatewayOps = stack.procs.get('gateway')!.opsPort;
+
+    process.kill(nats.pid()!, 'SIGSTOP');
+    let stalled: Awaited<ReturnType<typeof calls>>;
+    let elapsed: number;
+    let open: number;
+    try {
+      const started = Date.now();
+      stalled = await calls(token, 100, 5);
+      elapsed = Date.now() - started;
+      open = await metric(gatewayOps, 'gateway_settlement_breaker_open');
+    } finally {
+      process.kill(nats.pid()!, 'SIGCONT');
+    }
+    console.log(`100 requests while JetStream did not answer: ${elapsed} ms in all`);
+    expect(open).toBe(1);
+    for (const a of stalled) {
+      expect(a.status).toBe(503);
+      expect(Number(a.retryAfter)).toBeGreaterThan(0);
+    }
+    // Each waiting out its acknowledgement, 5 at a time, would take 20 × 1.5 s: the breaker answers at once.
+    expect(elapsed).toBeLessThan((100 / 5) * ACK_TIMEOUT_MS * 0.25);
+
+    // Acknowledgements are back: a probe closes the breaker, and 200s follow.
+    const until = Date.now() + 30_000;
+    let after = await call(token);
+    while (after.status !== 200 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await call(token);
+    }
+    expect(after.status).toBe(200);
+    const more = await calls(token, 20, 4);
+    expect(more.every((a) => a.status === 200)).toBe(true);
+    const seen = before.length + 1 + more.length;
+    // Every 200 seen is charged, and nothing answered 503 is (its charge, if stored, is voided).
+    const settleBy = Date.now() + 30_000;
+    let used = await usage(token);
+    while (used !== seen && Date.now() < settleBy) {
+      await new Promise((r) => setTimeout(r, 250));
+      used = await usage(token);
+    }
+    expect(used).toBe(seen);
+  }, 120_000);
+});
