@@ -1,10 +1,13 @@
 // Private Postgres and NATS JetStream servers for tests that kill them: each on a loopback port leased
 // to this process (ports.ts: nobody else binds it while the server is down between a kill and its
 // restart) with its data in a fresh temporary folder, so a SIGKILL hits only this run's instance and
-// never the machine's system services (5432, 4222) nor another engineer's.
+// never the machine's system services (5432, 4222) nor another engineer's. A private NATS cluster is
+// the same for several nats-servers routed to each other: each server's ports leased, its store its own.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chownSync,
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -16,6 +19,7 @@ import {
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type NatsConnection } from 'nats';
 import pg from 'pg';
 import { freePort, release } from './ports.ts';
 import { atProcessEnd } from './process-end.ts';
@@ -299,5 +303,234 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
       rmSync(dir, { recursive: true, force: true });
     },
     logTail: (lines = 20) => tail(log, lines),
+  };
+}
+
+/** One server of a private NATS cluster. */
+export interface ClusterServer {
+  /** Its server name, as JetStream names it (a stream's leader and replicas). */
+  readonly name: string;
+  readonly url: string;
+  /** Its client port. */
+  readonly port: number;
+  /** The port its routes to the other servers listen on. */
+  readonly routePort: number;
+  /** Pid of its process now; undefined while it is down. */
+  pid(): number | undefined;
+  running(): boolean;
+  /**
+   * Sends `sig` to its process; for SIGKILL, SIGTERM, SIGINT and SIGQUIT resolved once it is gone, for
+   * any other signal (SIGSTOP, SIGCONT) once sent. A no-op while it is down.
+   */
+  signal(sig: NodeJS.Signals): Promise<void>;
+  /** Starts it again with its ports, name and store; resolves once it greets with JetStream on. */
+  start(): Promise<void>;
+  /** The last lines of its log, for reports. */
+  logTail(lines?: number): string;
+}
+
+/** A private NATS cluster with JetStream on loopback, its servers children of this process. */
+export interface PrivateNatsCluster {
+  /** Every server's client URL, comma-separated: what nats.js takes as `servers` (and `connectNats` as url). */
+  readonly url: string;
+  readonly servers: readonly ClusterServer[];
+  /** The folder holding every server's store and log (removed by stop). */
+  readonly dir: string;
+  /** The server leading `stream`, as JetStream reports it now; undefined while it has no leader. */
+  streamLeader(stream: string): Promise<ClusterServer | undefined>;
+  /** Stops every server and removes their folders. */
+  stop(): Promise<void>;
+}
+
+const EXITING = new Set<NodeJS.Signals>(['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGQUIT']);
+
+/**
+ * `size` nats-servers with JetStream in one cluster on 127.0.0.1: each with its own client port, route
+ * port (both leased, so a killed server restarts on them), server name and store, routed to all the
+ * others. Resolves once JetStream's metadata group has a leader that knows every server: a stream with
+ * `size` replicas can be created (and is deleted again).
+ */
+export async function startPrivateNatsCluster(
+  size = 3,
+  binary = '/usr/sbin/nats-server',
+): Promise<PrivateNatsCluster> {
+  if (!existsSync(binary)) throw new Error(`no nats-server at ${binary}`);
+  // nats-server refuses a JetStream cluster without routes ("requires configured routes").
+  if (!Number.isInteger(size) || size < 2)
+    throw new Error(`a cluster of ${size} servers: at least 2 (startPrivateNats is one server)`);
+  const dir = mkdtempSync(join(tmpdir(), 'mdp-nats-cluster-'));
+  const clusterName = `mdp-${randomBytes(4).toString('hex')}`;
+  const ports: number[] = [];
+  const release_ = () => {
+    for (const port of ports) release(port);
+  };
+  const specs: { name: string; port: number; routePort: number }[] = [];
+  try {
+    for (let i = 1; i <= size; i++) {
+      const port = await freePort();
+      ports.push(port);
+      const routePort = await freePort();
+      ports.push(routePort);
+      specs.push({ name: `n${i}`, port, routePort });
+    }
+  } catch (err) {
+    release_();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+
+  const children = new Map<string, ChildProcess>();
+  const isRunning = (proc: ChildProcess | undefined) =>
+    proc !== undefined && proc.exitCode === null && proc.signalCode === null;
+  // Not left running when this process ends uncleaned, nor their stores left in the temporary folder.
+  const forget = atProcessEnd(() => {
+    for (const proc of children.values()) if (isRunning(proc)) proc.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const servers: ClusterServer[] = specs.map(({ name, port, routePort }) => {
+    const home = join(dir, name);
+    mkdirSync(home);
+    const log = join(home, 'nats.log');
+    const routes = specs
+      .filter((s) => s.name !== name)
+      .map((s) => `nats://127.0.0.1:${s.routePort}`)
+      .join(',');
+    const args = [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '--server_name',
+      name,
+      '-js',
+      // Its store in <home>/jetstream (nats-server adds that folder).
+      '-sd',
+      home,
+      '--cluster_name',
+      clusterName,
+      '--cluster',
+      `nats://127.0.0.1:${routePort}`,
+      '--routes',
+      routes,
+    ];
+    const running = () => isRunning(children.get(name));
+    const start = async () => {
+      if (running()) return;
+      const out = openSync(log, 'a');
+      const proc = spawn(binary, args, { stdio: ['ignore', out, out] });
+      closeSync(out);
+      children.set(name, proc);
+      await waitUntil(
+        () => {
+          if (!isRunning(proc))
+            throw new Error(
+              `nats-server ${name} exited (${proc.signalCode ?? proc.exitCode}): ${tail(log, 10)}`,
+            );
+          return natsGreets(port);
+        },
+        20_000,
+        `nats-server ${name} on port ${port}`,
+      );
+    };
+    const signal = async (sig: NodeJS.Signals) => {
+      const proc = children.get(name);
+      if (!proc || !isRunning(proc)) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill(sig);
+      if (EXITING.has(sig)) await exited;
+    };
+    return {
+      name,
+      url: `nats://127.0.0.1:${port}`,
+      port,
+      routePort,
+      pid: () => (running() ? children.get(name)!.pid : undefined),
+      running,
+      signal,
+      start,
+      logTail: (lines = 20) => tail(log, lines),
+    };
+  });
+  const url = servers.map((s) => s.url).join(',');
+
+  // One connection of the harness's own for its JetStream questions, made when first asked.
+  let admin: Promise<NatsConnection> | undefined;
+  const connection = () => {
+    admin ??= connect({
+      servers: url,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      name: 'private-cluster',
+    }).catch((err: Error) => {
+      admin = undefined;
+      throw err;
+    });
+    return admin;
+  };
+  let stopped = false;
+  const stop = async () => {
+    // Once: a second release could drop a lease this process has taken since for another server.
+    if (stopped) return;
+    stopped = true;
+    if (admin) await (await admin.catch(() => undefined))?.close().catch(() => {});
+    admin = undefined;
+    await Promise.all(
+      servers.map(async (server) => {
+        const term = server.signal('SIGTERM');
+        const timer = setTimeout(() => void server.signal('SIGKILL'), 5_000);
+        await term;
+        clearTimeout(timer);
+      }),
+    );
+    forget();
+    release_();
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  // A server that exits while the cluster forms fails the start with its log's last lines.
+  const exited = () => {
+    const down = servers.find((s) => children.has(s.name) && !s.running());
+    if (down)
+      throw new Error(`nats-server ${down.name} exited while the cluster formed: ${down.logTail(10)}`);
+  };
+  try {
+    await Promise.all(servers.map((s) => s.start()));
+    const jsm = await (await connection()).jetstreamManager({ timeout: 2_000, checkAPI: false });
+    const probe = `CLUSTER_READY_${randomBytes(4).toString('hex').toUpperCase()}`;
+    let last = '';
+    await waitUntil(
+      () => {
+        exited();
+        return jsm.streams.add({ name: probe, subjects: [probe.toLowerCase()], num_replicas: size }).then(
+          () => true,
+          (err: Error) => {
+            last = err.message;
+            return false;
+          },
+        );
+      },
+      60_000,
+      `JetStream in a cluster of ${size} (a stream of ${size} replicas created)`,
+    ).catch((err: Error) => {
+      const logs = servers.map((s) => `${s.name}:\n${s.logTail(5)}`).join('\n');
+      throw new Error(`${err.message}; last answer: ${last}\n${logs}`);
+    });
+    await jsm.streams.delete(probe);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  return {
+    url,
+    servers,
+    dir,
+    streamLeader: async (stream) => {
+      const jsm = await (await connection()).jetstreamManager({ checkAPI: false });
+      const leader = (await jsm.streams.info(stream)).cluster?.leader;
+      return servers.find((s) => s.name === leader);
+    },
+    stop,
   };
 }
