@@ -23,7 +23,25 @@ export function delayMs(text: string, name: string): number {
   return Math.max(0, gaugeValue(text, name) * 1000 - EVENT_LOOP_RESOLUTION_MS);
 }
 
-const page = async (p: OpsProbe) => (await fetch(`http://127.0.0.1:${p.opsPort}/metrics`)).text();
+/**
+ * A counter's or gauge's value summed over the series named `name` whose labels include `labels` (all of
+ * them when none are given); 0 when there is none.
+ */
+export function seriesSum(text: string, name: string, labels: Record<string, string> = {}): number {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  let sum = 0;
+  for (const m of text.matchAll(/^(\w+)(?:\{([^}]*)\})? (\S+)$/gm)) {
+    if (m[1] !== name) continue;
+    const have = `,${m[2] ?? ''},`;
+    if (wanted.every((pair) => have.includes(`,${pair},`))) sum += Number(m[3]);
+  }
+  return sum;
+}
+
+/** A process's `/metrics` page. A scrape restarts its event-loop delay window (see `loopDelays`). */
+export const metricsPage = async (p: OpsProbe) =>
+  (await fetch(`http://127.0.0.1:${p.opsPort}/metrics`)).text();
+const page = metricsPage;
 
 /**
  * Each probe's event-loop delay since its previous scrape (NaN where a process did not answer):
