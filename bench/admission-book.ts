@@ -4,7 +4,7 @@
 // (50,000 a day, 1,000,000 a month, burst cap 60), in turn, a millisecond of the injected clock apart, so
 // each account is admitted once a second and none is refused. Figures, not assertions.
 import { randomUUID } from 'node:crypto';
-import { AccountBook } from '../services/quota-ledger/src/domain/account-book.ts';
+import { AccountBook } from '../services/quota-ledger/src/admission/account-book.ts';
 import { envInt } from './env.ts';
 
 const ADMISSIONS = envInt('BENCH_BOOK_ADMISSIONS', 200_000);

@@ -11,7 +11,7 @@ import { AckedPublisher, connectNats, ensureStream } from '@mdp/nats';
 import { createLogger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JsMsg, nanos } from 'nats';
 // As the settlement consumer gathers: the first message of a batch waits this long for others.
-import { GATHER_MS } from '../services/quota-ledger/src/settlement-consumer.ts';
+import { GATHER_MS } from '../services/quota-ledger/src/settlement/settlement-consumer.ts';
 import { contextSwitches, cpuOf, listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
 import { median } from './ledger-goals.ts';

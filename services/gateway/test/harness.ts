@@ -12,7 +12,7 @@ import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
 import { startOutboxRelay } from '../../auth/src/outbox-relay.ts';
 import { AuthStore, outboxChannel } from '../../auth/src/store.ts';
 import { assembleLedger } from '../../quota-ledger/src/ledger.ts';
-import { openRecorder, ProjectionStore } from '../../quota-ledger/src/projections.ts';
+import { openRecorder, ProjectionStore } from '../../quota-ledger/src/settlement/projections.ts';
 import { buildGateway } from '../src/app.ts';
 import type { Authenticator } from '../src/authenticator.ts';
 import type { Upstreams } from '../src/catalogue/index.ts';

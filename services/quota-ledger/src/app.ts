@@ -3,9 +3,9 @@ import { admissionResult, type Caps, leaseGrantMessage } from '@mdp/admission';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
-import { type ByInterface, interfaceOf } from './domain/account-book.ts';
-import type { AdmissionRequest, HeldRequest, Outcome, Shard } from './shard.ts';
-import { historyWindow, usageHistoryDocument } from './usage-history.ts';
+import { type ByInterface, interfaceOf } from './admission/account-book.ts';
+import type { AdmissionRequest, HeldRequest, Outcome, Shard } from './admission/shard.ts';
+import { historyWindow, usageHistoryDocument } from './log/usage-history.ts';
 
 export interface LedgerDeps extends GrpcServerOptions {
   shard: Shard;

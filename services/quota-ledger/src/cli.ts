@@ -5,18 +5,18 @@ import { migratedPool, type Pool } from '@mdp/db';
 import { systemClock } from '@mdp/nse-calendar';
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { Type } from '@sinclair/typebox';
+import { ledgerConfig } from './config.ts';
 import {
   type ArchiveTarget,
   assertDay,
   figureDifferences,
   restoreArchivedDay,
   verifyArchivedDay,
-} from './archive/index.ts';
-import { ledgerConfig } from './config.ts';
-import { ProjectionStore } from './projections.ts';
-import { archiveTarget, type UsageLogConfig, upkeepSettings } from './usage-log-config.ts';
-import { sealDifferences, sealedFigures, seals } from './usage-seals.ts';
-import { createUpkeep } from './usage-upkeep.ts';
+} from './log/archive/index.ts';
+import { archiveTarget, type UsageLogConfig, upkeepSettings } from './log/usage-log-config.ts';
+import { sealDifferences, sealedFigures, seals } from './log/usage-seals.ts';
+import { createUpkeep } from './log/usage-upkeep.ts';
+import { ProjectionStore } from './settlement/projections.ts';
 
 const USAGE = `usage: ledger-admin <command>
 

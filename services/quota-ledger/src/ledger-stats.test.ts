@@ -1,6 +1,6 @@
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { AccountBook } from './domain/account-book.ts';
+import { AccountBook } from './admission/account-book.ts';
 import { startLedgerStats, TOP_ACCOUNTS } from './ledger-stats.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z'); // IST day 2026-03-14, month 2026-03

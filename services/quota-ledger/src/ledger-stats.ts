@@ -1,8 +1,8 @@
 import { type Clock, istDay, istMonth } from '@mdp/nse-calendar';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
-import type { AccountBook } from './domain/account-book.ts';
-import type { ProjectionStore } from './projections.ts';
-import type { SettlementConsumer } from './settlement-consumer.ts';
+import type { AccountBook } from './admission/account-book.ts';
+import type { ProjectionStore } from './settlement/projections.ts';
+import type { SettlementConsumer } from './settlement/settlement-consumer.ts';
 
 /** How many accounts the top-usage gauge shows per window: bounded, so its label set stays small. */
 export const TOP_ACCOUNTS = 10;

@@ -5,25 +5,25 @@ import type { NatsConnection } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
 import { type SettlementEvent, shardOf } from '@mdp/usage';
-import { buildApp } from './app.ts';
-import type { ArchiveTarget } from './archive/index.ts';
-import { AccountBook } from './domain/account-book.ts';
-import { LeaseMetrics } from './lease-metrics.ts';
-import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
-import { Mutex } from './mutex.ts';
-import { ProjectionStore } from './projections.ts';
-import { consumersCaughtUp, type SettlementConsumer } from './settlement-consumer.ts';
-import { createShard } from './shard.ts';
+import { AccountBook } from './admission/account-book.ts';
+import { LeaseMetrics } from './admission/lease-metrics.ts';
+import { createShard } from './admission/shard.ts';
 import {
   handoverHolds,
   registryNow,
   type ShardRegistry,
   startShardRegistry,
   writeHandover,
-} from './shard-registry.ts';
-import { startSubjects } from './subjects.ts';
-import { createUpkeep, type Upkeep } from './usage-upkeep.ts';
-import type { UpkeepSettings } from './usage-upkeep-plan.ts';
+} from './admission/shard-registry.ts';
+import { buildApp } from './app.ts';
+import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
+import type { ArchiveTarget } from './log/archive/index.ts';
+import { createUpkeep, type Upkeep } from './log/usage-upkeep.ts';
+import type { UpkeepSettings } from './log/usage-upkeep-plan.ts';
+import { Mutex } from './mutex.ts';
+import { ProjectionStore } from './settlement/projections.ts';
+import { consumersCaughtUp, type SettlementConsumer } from './settlement/settlement-consumer.ts';
+import { startSubjects } from './settlement/subjects.ts';
 
 export interface LedgerOptions {
   pool: Pool;
@@ -121,13 +121,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
       afterSeal.inc(result.late);
       o.logger.error({ late: result.late }, 'usage log: events of a sealed day left out of the log');
     }
-    for (const delta of result.deltas) book.charge(delta);
-    const now = o.clock();
-    book.recorded(events, now);
-    for (const e of events) {
-      book.release(e.request_id, e.account_id);
-      book.admittedEarlier(e.request_id, e.account_id, e.admitted_at_ms, now);
-    }
+    book.recordedBatch(result.deltas, events, o.clock());
   };
   const subjects = await startSubjects({
     nc: o.nc,

@@ -5,8 +5,8 @@ import { systemClock } from '@mdp/nse-calendar';
 import { runGrpcService } from '@mdp/runtime';
 import { ledgerConfig } from './config.ts';
 import { assembleLedger } from './ledger.ts';
-import { openRecorder } from './projections.ts';
-import { archiveTarget, upkeepSettings } from './usage-log-config.ts';
+import { archiveTarget, upkeepSettings } from './log/usage-log-config.ts';
+import { openRecorder } from './settlement/projections.ts';
 
 await runGrpcService({
   name: 'quota-ledger',

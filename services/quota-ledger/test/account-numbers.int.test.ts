@@ -6,10 +6,10 @@ import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import { newRequestId } from '@mdp/usage';
 import { runner } from 'node-pg-migrate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ProjectionStore } from '../src/projections.ts';
-import { type CanonicalEvent, canonicalLine } from '../src/usage-day.ts';
-import { logUuid } from '../src/usage-log.ts';
-import { sealDifferences } from '../src/usage-seals.ts';
+import { type CanonicalEvent, canonicalLine } from '../src/log/usage-day.ts';
+import { logUuid } from '../src/log/usage-log.ts';
+import { sealDifferences } from '../src/log/usage-seals.ts';
+import { ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
 
 // Migration 0006 numbers the log's accounts. A log of migration 0005 is moved over whole: every event in

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from '@mdp/db';
 import { istDay } from '@mdp/nse-calendar';
-import type { DayFigure } from '../src/archive/format.ts';
-import { istDayBounds } from '../src/archive/format.ts';
-import { type CanonicalEvent, canonicalLine } from '../src/usage-day.ts';
+import type { DayFigure } from '../src/log/archive/format.ts';
+import { istDayBounds } from '../src/log/archive/format.ts';
+import { type CanonicalEvent, canonicalLine } from '../src/log/usage-day.ts';
 
 /** A uuid made from a label, the same every run (lower-case, as the log prints them). */
 export function uuidOf(label: string): string {

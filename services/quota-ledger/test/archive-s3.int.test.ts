@@ -14,9 +14,9 @@ import {
   openArchiveTarget,
   restoreArchivedDay,
   verifyArchivedDay,
-} from '../src/archive/index.ts';
-import { S3Target } from '../src/archive/s3-target.ts';
-import { readCanonicalDay } from '../src/usage-day.ts';
+} from '../src/log/archive/index.ts';
+import { S3Target } from '../src/log/archive/s3-target.ts';
+import { readCanonicalDay } from '../src/log/usage-day.ts';
 import { canonicalOf, dayEvents, figuresOf, insertEvents } from './archive-fixture.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 

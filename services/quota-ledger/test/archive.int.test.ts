@@ -25,8 +25,8 @@ import {
   type ObjectBody,
   restoreArchivedDay,
   verifyArchivedDay,
-} from '../src/archive/index.ts';
-import { CANONICAL_FIELDS, readCanonicalDay } from '../src/usage-day.ts';
+} from '../src/log/archive/index.ts';
+import { CANONICAL_FIELDS, readCanonicalDay } from '../src/log/usage-day.ts';
 import { canonicalOf, dayEvents, figuresOf, insertEvents } from './archive-fixture.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 

@@ -4,7 +4,7 @@ import { createLogger, createRegistry } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { consumersCaughtUp, startSettlementConsumer } from '../src/settlement-consumer.ts';
+import { consumersCaughtUp, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 
 // The seal check asks whether every shard has recorded what the stream holds, a shard retired by a
 // smaller shard count included: its subject may still hold late events of the day being sealed.

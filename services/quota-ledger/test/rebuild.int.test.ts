@@ -8,7 +8,7 @@ import { dropSchema, migratedPool, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeArgsFor } from '../../../test/bundles.ts';
-import { ProjectionStore } from '../src/projections.ts';
+import { ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
 
 const schema = `ledger_rb_${randomBytes(5).toString('hex')}`;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { newRequestId, type SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openRecorder, ProjectionStore } from '../src/projections.ts';
+import { openRecorder, ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 // The batch statement is named, so its recorder connection keeps the plan it made on the log as it

@@ -4,7 +4,7 @@ import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement-consumer.ts';
+import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 
 // A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
 // starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver

@@ -7,8 +7,8 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { headers } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { ProjectionStore } from '../src/projections.ts';
-import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement-consumer.ts';
+import { ProjectionStore } from '../src/settlement/projections.ts';
+import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';

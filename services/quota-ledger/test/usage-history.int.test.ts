@@ -6,13 +6,13 @@ import { ledger } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountBook } from '../src/admission/account-book.ts';
+import { LeaseMetrics } from '../src/admission/lease-metrics.ts';
+import { createShard } from '../src/admission/shard.ts';
 import { buildApp } from '../src/app.ts';
-import { AccountBook } from '../src/domain/account-book.ts';
-import { LeaseMetrics } from '../src/lease-metrics.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
-import { openRecorder, ProjectionStore } from '../src/projections.ts';
-import { createShard } from '../src/shard.ts';
+import { openRecorder, ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';

@@ -6,12 +6,12 @@ import { dropSchema, type Pool } from '@mdp/db';
 import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { newRequestId, type SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FolderTarget } from '../src/archive/index.ts';
 import { run } from '../src/cli.ts';
-import { ProjectionStore } from '../src/projections.ts';
-import { type UsageLogConfig, upkeepSettings } from '../src/usage-log-config.ts';
-import { seals } from '../src/usage-seals.ts';
-import { createUpkeep, dayStates } from '../src/usage-upkeep.ts';
+import { FolderTarget } from '../src/log/archive/index.ts';
+import { type UsageLogConfig, upkeepSettings } from '../src/log/usage-log-config.ts';
+import { seals } from '../src/log/usage-seals.ts';
+import { createUpkeep, dayStates } from '../src/log/usage-upkeep.ts';
+import { ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 // The usage log at volume, on a real Postgres schema and a real archive folder: IST-day partitions, the

@@ -1,6 +1,6 @@
 import type { Pool } from '@mdp/db';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
-import { type RegistryView, ShardMap, type ShardMapSettings, type ShardRun } from './domain/shard-map.ts';
+import { type RegistryView, ShardMap, type ShardMapSettings, type ShardRun } from './shard-map.ts';
 
 export interface ShardRegistry {
   /** The map as last read (null before the first read). */

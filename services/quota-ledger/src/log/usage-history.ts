@@ -8,7 +8,7 @@ import {
   istMonthStart,
 } from '@mdp/nse-calendar';
 import { INTERFACES, type Interface } from '@mdp/usage';
-import { type ByInterface, noUnits } from './domain/account-book.ts';
+import { type ByInterface, noUnits } from '../admission/account-book.ts';
 
 /** How many IST days and IST clock hours the account site's charts show. */
 const HISTORY_DAYS = 30;

@@ -19,13 +19,13 @@ import {
   type Tracer,
 } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
-import type { AccountBook } from './domain/account-book.ts';
-import type { HandedOver, Ownership } from './domain/shard-map.ts';
+import type { HistoryRows, HistoryWindow } from '../log/usage-history.ts';
+import type { Mutex } from '../mutex.ts';
+import { type ProjectionStore, settledKey } from '../settlement/projections.ts';
+import type { AccountBook } from './account-book.ts';
 import type { LeaseMetrics } from './lease-metrics.ts';
-import type { Mutex } from './mutex.ts';
-import { type ProjectionStore, settledKey } from './projections.ts';
+import type { HandedOver, Ownership } from './shard-map.ts';
 import type { HandoverHold } from './shard-registry.ts';
-import type { HistoryRows, HistoryWindow } from './usage-history.ts';
 
 /** Every decision `ledger_admissions_total` counts. */
 const DECISIONS = [

@@ -551,6 +551,24 @@ export class AccountBook {
     return true;
   }
 
+  /**
+   * A batch the projections just recorded, as the book takes it in one step: the charged counts move by
+   * the recorded deltas, a withdrawn or leased request's settlement is noted (`recorded`), the batch's
+   * holds are released, and its admissions from before this process count in the burst window.
+   */
+  recordedBatch(
+    deltas: readonly ChargeDelta[],
+    events: readonly { request_id: string; account_id: string; kind: string; admitted_at_ms: number }[],
+    now: number,
+  ): void {
+    for (const delta of deltas) this.charge(delta);
+    this.recorded(events, now);
+    for (const e of events) {
+      this.release(e.request_id, e.account_id);
+      this.admittedEarlier(e.request_id, e.account_id, e.admitted_at_ms, now);
+    }
+  }
+
   /** Applies what the projections recorded, to accounts whose period is in memory. */
   charge(delta: ChargeDelta): void {
     const s = this.accounts.get(delta.accountId);

@@ -1,7 +1,7 @@
 import type { NatsConnection } from '@mdp/nats';
 import { type Logger, Registry, type Tracer } from '@mdp/telemetry';
 import type { SettlementEvent } from '@mdp/usage';
-import type { Mutex } from './mutex.ts';
+import type { Mutex } from '../mutex.ts';
 import {
   type ConsumerSpec,
   type SettlementConsumer,

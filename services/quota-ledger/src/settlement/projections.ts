@@ -2,9 +2,9 @@ import { createPool, type Pool } from '@mdp/db';
 import type { Logger } from '@mdp/telemetry';
 import type { Interface, SettlementEvent } from '@mdp/usage';
 import { LRUCache } from 'lru-cache';
-import { type ByInterface, type ChargeDelta, noUnits } from './domain/account-book.ts';
-import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from './usage-history.ts';
-import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from './usage-log.ts';
+import { type ByInterface, type ChargeDelta, noUnits } from '../admission/account-book.ts';
+import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from '../log/usage-history.ts';
+import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append

@@ -12,7 +12,7 @@ import {
 } from '@mdp/telemetry';
 import { parseSettlementMessage, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
 import { AckPolicy, type ConsumerInfo, DeliverPolicy, type JsMsg, nanos } from 'nats';
-import type { Mutex } from './mutex.ts';
+import type { Mutex } from '../mutex.ts';
 
 export interface ConsumerSpec {
   stream: string;
