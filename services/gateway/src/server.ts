@@ -41,7 +41,7 @@ const rt = bootstrap(
       minimum: 20,
       maximum: 30_000,
       description:
-        'How long one publish of a charge waits for JetStream before it is sent again (within SETTLE_ACK_TIMEOUT_MS); two such timeouts in a row open the settlement breaker: metered requests get a fast 503 until a probe is acknowledged',
+        'How long one publish of a charge waits for JetStream before it is sent again (within SETTLE_ACK_TIMEOUT_MS); three such timeouts in a row open the settlement breaker: metered requests get a fast 503 until a probe is acknowledged',
     }),
     DATA_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
     DATA_CACHE_MAX_MB: Type.Integer({ default: 64, minimum: 1, maximum: 16_384 }),

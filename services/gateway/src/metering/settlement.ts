@@ -66,7 +66,7 @@ export class Settler {
   /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
   private readonly book: SettlementBook<Deferred<boolean>>;
   /**
-   * Opens after two charge publishes in a row time out or fail (a stream without a leader, a stalled
+   * Opens after three charge publishes in a row time out or fail (a stream without a leader, a stalled
    * server): metered requests then get a fast 503 instead of each waiting out its acknowledgement; after
    * `breakerOpenMs` one publish probes, and its acknowledgement closes it.
    */
@@ -79,7 +79,7 @@ export class Settler {
     this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>());
     this.breaker = circuitBreaker(handleAll, {
       halfOpenAfter: opts.breakerOpenMs ?? 1_000,
-      breaker: new ConsecutiveBreaker(2),
+      breaker: new ConsecutiveBreaker(3),
     });
     const breaker = this.breaker;
     new Gauge({

@@ -123,4 +123,19 @@ describe('AccountBook leases', () => {
     settle(book, 'v2');
     expect(book.usage('a', T + 10).used.day).toBe(3 - 1);
   });
+
+  it("size the next lease by what the last one's holder admitted, which the shard never saw", () => {
+    const book = bookWith(2);
+    const noCaps = { daily: null, monthly: null, burst: null };
+    const first = book.grant('a', noCaps, 1, T, LEASE_MS)!;
+    // 2 a second seen by the shard: 5 for 2 s, a quarter more.
+    expect(first.allotment).toBe(5);
+    const holder = new LeaseHolder(first);
+    for (let i = 0; i < 5; i++) holder.admit(`l${i}`, T + 100 * i);
+    // Used up in half a second: 10 a second.
+    book.returnLease('a', 1, first.leaseId, holder.returned().admitted, T + 500);
+    book.askedOn('a', 1, T + 500, LEASE_MS);
+    book.admit('next', 'a', noCaps, T + 500);
+    expect(book.grant('a', noCaps, 1, T + 500, LEASE_MS)!.allotment).toBe(25);
+  });
 });

@@ -150,6 +150,8 @@ interface AccountState {
   rateSecond: number;
   rateNow: number;
   ratePrev: number;
+  /** What its last lease's holder admitted a second, and when the lease came back. */
+  leasedRate?: { perSecond: number; at: number };
 }
 
 /** A change of an account's charged count, as the projections just recorded it. */
@@ -179,8 +181,11 @@ const admissionCount = (s: AccountState, period: string) =>
 /** Admissions a second, from the last whole second's count (or this one's, when higher). */
 const rateOf = (s: AccountState, now: number) => {
   const second = Math.floor(now / 1000);
-  if (second === s.rateSecond) return Math.max(s.rateNow, s.ratePrev);
-  return second === s.rateSecond + 1 ? s.rateNow : 0;
+  const tallied =
+    second === s.rateSecond ? Math.max(s.rateNow, s.ratePrev) : second === s.rateSecond + 1 ? s.rateNow : 0;
+  // The admissions its last lease's holder made count too: the shard saw none of them.
+  const leased = s.leasedRate !== undefined && now - s.leasedRate.at < 10_000 ? s.leasedRate.perSecond : 0;
+  return Math.max(tallied, leased);
 };
 
 /**
@@ -419,6 +424,10 @@ export class AccountBook {
     if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
     this.endLease(accountId, s);
     s.burst.removeEach(lease.grantedAt, lease.provisional);
+    s.leasedRate = {
+      perSecond: Math.min(admitted.length, lease.allotment) / Math.max(0.25, (now - lease.grantedAt) / 1000),
+      at: now,
+    };
     // A holder never admits more than its allotment: anything past it is not believed.
     const used = admitted.slice(0, lease.allotment);
     for (const a of used) {
