@@ -256,8 +256,9 @@ export function createShard(deps: ShardDeps): Shard {
 
   /**
    * A lease for the stream with this admitted outcome, if its request wanted one and the book grants it.
-   * Given with the last admission of the account in a message, so the requests before it are in the
-   * grant's counts and none after it in the same message is left to the lease.
+   * Given with the last admission of the account in a message, answered at once: the requests before it
+   * are in the grant's counts, none after it in the same message is left to the lease, and every LEASED
+   * answer decided later reaches the gateway after it.
    */
   const maybeGrant = (req: AdmissionRequest, outcome: Outcome, stream: AdmissionStream) => {
     const d = outcome.decision;
@@ -302,9 +303,10 @@ export function createShard(deps: ShardDeps): Shard {
       await afterLease(req.accountId);
       return decideLoaded(req, moved, stream, true);
     }
-    const outcome = decideNow(req, now);
-    maybeGrant(req, outcome, stream);
-    return outcome;
+    // No grant from here: these answers go out when a group of loads ends, possibly after answers the
+    // stream got since, and a LEASED answer must never reach its gateway before the grant it refers to.
+    // The grants come with answers written at once (`decideBatch`), in the order they were decided.
+    return decideNow(req, now);
   };
 
   const decideBatch = (
