@@ -1,4 +1,4 @@
-import { ensureStream, type NatsConnection } from '@mdp/nats';
+import { ensureStream, jetstreamManager, type NatsConnection } from '@mdp/nats';
 import {
   Counter,
   extractTraceContext,
@@ -69,7 +69,7 @@ export async function shardConsumers(
 ): Promise<Map<number, ConsumerInfo>> {
   const prefix = durableName(subjectPrefix, 0).slice(0, -1);
   const found = new Map<number, ConsumerInfo>();
-  for await (const info of (await nc.jetstreamManager()).consumers.list(stream)) {
+  for await (const info of (await jetstreamManager(nc)).consumers.list(stream)) {
     const rest = info.name.slice(prefix.length);
     if (info.name.startsWith(prefix) && /^\d+$/.test(rest)) found.set(Number(rest), info);
   }
@@ -89,7 +89,7 @@ export async function consumersCaughtUp(
   subjectPrefix: string,
   shardCount: number,
 ): Promise<boolean> {
-  const last = (await (await nc.jetstreamManager()).streams.info(stream)).state.last_seq;
+  const last = (await (await jetstreamManager(nc)).streams.info(stream)).state.last_seq;
   const infos = await shardConsumers(nc, stream, subjectPrefix);
   for (let shard = 0; shard < shardCount; shard++) if (!infos.has(shard)) return false;
   for (const info of infos.values()) {
@@ -140,7 +140,7 @@ export async function startSettlementConsumer(opts: {
   const subject = shardSubjects(spec.subjectPrefix, spec.shard);
   await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays, spec.replicas));
   const durable = durableName(spec.subjectPrefix, spec.shard);
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
   // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.
   const config = {
