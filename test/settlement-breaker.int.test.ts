@@ -7,7 +7,8 @@ import { type Stack, startStack } from './stack.ts';
 // not acknowledge charges (here the server is stopped with SIGSTOP: connections stay up, nothing answers,
 // as when a clustered stream has lost its leader), metered requests get a fast 503 with Retry-After from
 // the gateway's settlement breaker instead of each waiting out SETTLE_ACK_TIMEOUT_MS; once acknowledgements
-// return, a probe closes the breaker and 200s come back; every 200 seen is charged once.
+// return, a probe closes the breaker and 200s come back; every 200 seen is charged once. Usage reads get
+// the same 503 meanwhile.
 
 const ACK_TIMEOUT_MS = 1_500;
 let nats: PrivateServer;
@@ -68,16 +69,25 @@ describe('the settlement breaker', () => {
     let stalled: Awaited<ReturnType<typeof calls>>;
     let elapsed: number;
     let open: number;
+    let usageRead: { status: number; retryAfter: string | null };
     try {
       const started = Date.now();
       stalled = await calls(token, 100, 5);
       elapsed = Date.now() - started;
       open = await metric(gatewayOps, 'gateway_settlement_breaker_open');
+      // Usage reads say the same, at once.
+      const read = await fetch(`${stack.baseUrl}/v1/me/usage`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await read.arrayBuffer();
+      usageRead = { status: read.status, retryAfter: read.headers.get('retry-after') };
     } finally {
       process.kill(nats.pid()!, 'SIGCONT');
     }
     console.log(`100 requests while JetStream did not answer: ${elapsed} ms in all`);
     expect(open).toBe(1);
+    expect(usageRead.status).toBe(503);
+    expect(Number(usageRead.retryAfter)).toBeGreaterThan(0);
     for (const a of stalled) {
       expect(a.status).toBe(503);
       expect(Number(a.retryAfter)).toBeGreaterThan(0);

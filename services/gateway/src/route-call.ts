@@ -60,7 +60,12 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
   const answer = async (route: RouteDef, input: Input, span: Span | undefined) =>
     envelope(await documentFor(route, upstreams, input, span, documents), route.operationId, clock());
   return async (route, input, ctx) => {
-    if (!route.metered) return { body: await answer(route, input, ctx.span), headers: {} };
+    if (!route.metered) {
+      // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
+      if (route.upstream === 'ledger' && !metering.available)
+        throw ApiError.serviceUnavailable(SETTLEMENT_RETRY_S);
+      return { body: await answer(route, input, ctx.span), headers: {} };
+    }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);
     let body: Buffer;
     try {

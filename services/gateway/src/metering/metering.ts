@@ -19,6 +19,14 @@ export class Metering {
   ) {}
 
   /**
+   * Charges can be made now (connected, the settlement breaker not open). While they cannot, usage
+   * reads say so as admission does: the usage they would read may be missing what is being charged.
+   */
+  get available(): boolean {
+    return this.settler.available;
+  }
+
+  /**
    * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the settlement
    * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
    */
