@@ -92,6 +92,14 @@ describe('the chart under real helm', () => {
     }
   });
 
+  it('keeps charges on three JetStream replicas in production, one by default (a single NATS server)', () => {
+    const replicas = (...values: string[]) =>
+      render(...values).find((d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('common'))!.data
+        .USAGE_STREAM_REPLICAS;
+    expect(replicas()).toBe('1');
+    expect(replicas(PRODUCTION)).toBe('3');
+  });
+
   it('points options-analytics at the equities-data calendar it follows, and lets it through that NetworkPolicy', () => {
     for (const values of [[], [PRODUCTION]]) {
       const docs = render(...values);
