@@ -93,9 +93,12 @@ describe('the chart under real helm', () => {
   });
 
   it('keeps charges on three JetStream replicas in production, one by default (a single NATS server)', () => {
-    const replicas = (...values: string[]) =>
-      render(...values).find((d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('common'))!.data
-        .USAGE_STREAM_REPLICAS;
+    const replicas = (...values: string[]) => {
+      const config = render(...values).find(
+        (d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('common'),
+      );
+      return (config as { data?: Record<string, string> } | undefined)?.data?.USAGE_STREAM_REPLICAS;
+    };
     expect(replicas()).toBe('1');
     expect(replicas(PRODUCTION)).toBe('3');
   });
