@@ -133,8 +133,8 @@ const used = async (base: string, token: string) => {
 
 /**
  * How long a client calling through every gateway went without a 200 while the account moved: the
- * longest from one 200 to the next (or to the end of the load), and from the end of the rollout (every
- * shard restarted and ready) to the first 200.
+ * longest stretch of the load without one, and from the end of the rollout (every shard restarted and
+ * ready) to the first 200.
  */
 function without200(answers: Answer[], rolloutEnded: number): { longest: number; afterRollout: number } {
   const end = Math.max(...answers.map((a) => a.at));
@@ -149,10 +149,12 @@ function longestWithout200(answers: Answer[]): number {
     .filter((a) => a.status === 200)
     .map((a) => a.at)
     .sort((a, b) => a - b);
+  const start = Math.min(...answers.map((a) => a.at));
   const end = Math.max(...answers.map((a) => a.at));
-  if (times.length === 0) return end - Math.min(...answers.map((a) => a.at));
+  // From the load's first answer to the first 200, between 200s, and from the last 200 to the end.
+  const marks = [start, ...times, end];
   let longest = 0;
-  for (let i = 0; i < times.length; i++) longest = Math.max(longest, (times[i + 1] ?? end) - times[i]!);
+  for (let i = 1; i < marks.length; i++) longest = Math.max(longest, marks[i]! - marks[i - 1]!);
   return longest;
 }
 

@@ -6,15 +6,10 @@ import type { Clock } from '@mdp/nse-calendar';
 import { Counter, type Logger, type Registry, type Tracer } from '@mdp/telemetry';
 import { type SettlementEvent, shardOf } from '@mdp/usage';
 import { AccountBook } from './admission/account-book.ts';
+import { handOver } from './admission/handover.ts';
 import { LeaseMetrics } from './admission/lease-metrics.ts';
 import { createShard } from './admission/shard.ts';
-import {
-  handoverHolds,
-  registryNow,
-  type ShardRegistry,
-  startShardRegistry,
-  writeHandover,
-} from './admission/shard-registry.ts';
+import { handoverHolds, type ShardRegistry, startShardRegistry } from './admission/shard-registry.ts';
 import { buildApp } from './app.ts';
 import { type LedgerStats, startLedgerStats } from './ledger-stats.ts';
 import type { ArchiveTarget } from './log/archive/index.ts';
@@ -335,25 +330,19 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     upkeep,
     caughtUp: () => caughtUp,
     catchingUp,
-    handOver: async (ms) => {
-      shardService.stopAdmitting();
-      await shardService.recallAll(ms);
-      await shardRegistry.stopRefreshing();
-      try {
-        const endedAt = await registryNow(o.pool);
-        await consumer.recordedPast(ms);
-        // A lease not back may still be used until it expires: nothing exact to hand over.
-        if (book.leasesOut > 0) throw new Error(`${book.leasesOut} leases are not back`);
-        const holds = book.heldRequests();
-        await writeHandover(o.pool, { shard: o.shard, count: o.shardCount }, endedAt, holds);
-        o.logger.info({ holds: holds.length }, 'handed over: accounts moving elsewhere move now');
-      } catch (err) {
-        o.logger.warn(
-          { err: (err as Error).message },
-          'no hand-over: accounts moving elsewhere move a hold TTL after this run ends',
-        );
-      }
-    },
+    handOver: (ms) =>
+      handOver(
+        {
+          shard: shardService,
+          book,
+          registry: shardRegistry,
+          pool: o.pool,
+          me: { shard: o.shard, count: o.shardCount },
+          recordedPast: (wait) => consumer.recordedPast(wait),
+          logger: o.logger,
+        },
+        ms,
+      ),
     close: async () => {
       stopping = true;
       await catchingUp;
