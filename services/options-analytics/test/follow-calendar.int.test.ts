@@ -31,6 +31,9 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean>
 
 describe('following the trading calendar of equities-data', () => {
   it('keeps the seed while equities-data is away, takes its calendar once it answers, and keeps it when it goes again', async () => {
+    // What a process has after a start. The workers run several test files in one process (isolate:
+    // false), and one before this may have left another calendar in force.
+    putCalendarInForce(SEED_CALENDAR);
     const port = await freePort();
     const seen: TradingCalendar[] = [];
     follower = followCalendar({
