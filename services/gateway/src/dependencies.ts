@@ -42,6 +42,8 @@ export interface DependencyOptions {
   settleAckTimeoutMs: number;
   /** How long one publish attempt of a charge waits (the settlement breaker counts its timeouts). */
   settleAttemptTimeoutMs?: number;
+  /** How long a shard's charges may gather behind its batch in flight (0: published each turn). */
+  settleLingerMs?: number;
   /** How long a data document may be served from the gateway's cache; 0 turns the cache off. */
   dataCacheTtlMs: number;
   dataCacheMaxBytes: number;
@@ -129,6 +131,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     replicas: o.usageReplicas,
     ackTimeoutMs: o.settleAckTimeoutMs,
     attemptTimeoutMs: o.settleAttemptTimeoutMs ?? o.settleAckTimeoutMs,
+    lingerMs: o.settleLingerMs ?? 0,
     logger: o.logger,
     registry: o.registry,
     clock: o.clock,

@@ -37,11 +37,18 @@ const rt = bootstrap(
     ADMISSION_DEADLINE_MS: Type.Integer({ default: 300, minimum: 20, maximum: 5_000 }),
     SETTLE_ACK_TIMEOUT_MS: Type.Integer({ default: 1_500, minimum: 100, maximum: 30_000 }),
     SETTLE_ATTEMPT_TIMEOUT_MS: Type.Integer({
-      default: 250,
+      default: 200,
       minimum: 20,
       maximum: 30_000,
       description:
         'How long one publish of a charge waits for JetStream before it is sent again (within SETTLE_ACK_TIMEOUT_MS); three such timeouts in a row open the settlement breaker: metered requests get a fast 503 until a probe is acknowledged',
+    }),
+    SETTLE_LINGER_MS: Type.Integer({
+      default: 0,
+      minimum: 0,
+      maximum: 50,
+      description:
+        "How long a shard's charges may keep gathering into one JetStream message while its previous one awaits its acknowledgement (0: each event-loop turn's charges go at the turn's end)",
     }),
     DATA_CACHE_TTL_MS: Type.Integer({ default: 30_000, minimum: 0, maximum: 86_400_000 }),
     DATA_CACHE_MAX_MB: Type.Integer({ default: 64, minimum: 1, maximum: 16_384 }),
@@ -137,6 +144,7 @@ try {
     admissionDeadlineMs: config.ADMISSION_DEADLINE_MS,
     settleAckTimeoutMs: config.SETTLE_ACK_TIMEOUT_MS,
     settleAttemptTimeoutMs: config.SETTLE_ATTEMPT_TIMEOUT_MS,
+    settleLingerMs: config.SETTLE_LINGER_MS,
     dataCacheTtlMs: config.DATA_CACHE_TTL_MS,
     dataCacheMaxBytes: config.DATA_CACHE_MAX_MB * 1024 * 1024,
     clock: systemClock,

@@ -1,12 +1,14 @@
 import { MAX_BATCH_EVENTS, type SettlementEvent } from '@mdp/usage';
 
 /**
- * The charges of one turn for one shard, MAX_BATCH_EVENTS at most: one message, one acknowledgement,
- * and one answer for all of them (`waiter`, the transport's: true, charged).
+ * Charges for one shard, MAX_BATCH_EVENTS at most: one message, one acknowledgement, and one answer for
+ * all of them (`waiter`, the transport's: true, charged).
  */
 export interface ChargeBatch<W> {
   readonly shard: number;
   readonly events: SettlementEvent[];
+  /** When its first charge joined it (that charge's settlement time). */
+  readonly since: number;
   /** When its 200s stop waiting for the acknowledgement (the first charge's: the earliest). */
   readonly deadline: number;
   readonly waiter: W;
@@ -17,22 +19,29 @@ export const RETRY_PAUSE_MS = 50;
 
 /**
  * What the gateway knows of its charges on their way to JetStream, as events in and decisions out: no
- * socket, timer or promise, the time passed in. Charges of one turn for one shard share a batch; a
- * batch is answered once, acknowledged or failed (every charge of a failed one is then voided); a lost
- * connection fails at once every batch not answered, and nothing is charged until it is back.
+ * socket, timer or promise, the time passed in. A shard's charges gather in one batch until the turn
+ * ends; with a linger, a batch whose shard already has one published and not yet acknowledged keeps
+ * gathering until that acknowledgement or until it is `lingerMs` old, whichever comes first, so a busy
+ * gateway sends fewer, larger messages and an idle one sends at once. A batch is answered once,
+ * acknowledged or failed (every charge of a failed one is then voided); a lost connection fails at
+ * once every batch not answered, and nothing is charged until it is back.
  */
 export class SettlementBook<W> {
   private connected = true;
-  /** This turn's batches, published when the turn ends. */
-  private turn: ChargeBatch<W>[] = [];
-  /** The batch of this turn each shard's charges go into (until it is full). */
+  /** Batches not published yet, oldest first. */
+  private gathering: ChargeBatch<W>[] = [];
+  /** The batch each shard's charges join (until it is full or published). */
   private readonly filling = new Map<number, ChargeBatch<W>>();
-  /** Batches not answered yet (this turn's, and those published and not acknowledged). */
+  /** Batches not answered yet (gathering, or published and not acknowledged). */
   private readonly open = new Set<ChargeBatch<W>>();
+  /** Per shard, batches published and not answered. */
+  private readonly inFlight = new Map<number, number>();
+  private flushAsked = false;
 
   constructor(
     private readonly ackTimeoutMs: number,
     private readonly waiter: () => W,
+    private readonly lingerMs = 0,
   ) {}
 
   /** False while the connection is down: nothing can be charged, so nothing should be admitted. */
@@ -41,29 +50,55 @@ export class SettlementBook<W> {
   }
 
   /**
-   * A 200 to charge: the batch it joins, and whether it is this turn's first (the turn's end is then to
-   * be scheduled). Null while the connection is down: answer 503 and void it.
+   * A 200 to charge: the batch it joins, and whether the transport is to ask for a flush at the end of
+   * this turn (the first charge since the last flush). Null while the connection is down: answer 503
+   * and void it.
    */
   charge(event: SettlementEvent, shard: number): { batch: ChargeBatch<W>; first: boolean } | null {
     if (!this.connected) return null;
     let batch = this.filling.get(shard);
     if (batch === undefined) {
-      batch = { shard, events: [], deadline: event.settled_at_ms + this.ackTimeoutMs, waiter: this.waiter() };
+      const since = event.settled_at_ms;
+      batch = { shard, events: [], since, deadline: since + this.ackTimeoutMs, waiter: this.waiter() };
       this.filling.set(shard, batch);
-      this.turn.push(batch);
+      this.gathering.push(batch);
       this.open.add(batch);
     }
     batch.events.push(event);
     if (batch.events.length === MAX_BATCH_EVENTS) this.filling.delete(shard);
-    return { batch, first: this.turn.length === 1 && batch.events.length === 1 };
+    const first = !this.flushAsked;
+    this.flushAsked = true;
+    return { batch, first };
   }
 
-  /** The turn ends: its batches still to publish. */
-  flush(): ChargeBatch<W>[] {
-    const turn = this.turn.filter((b) => this.open.has(b));
-    this.turn = [];
-    this.filling.clear();
-    return turn;
+  /**
+   * A turn ended, an acknowledgement came or a linger ran out, at `now`: the batches to publish now.
+   * The rest keep gathering; `nextFlushAt` says until when at most.
+   */
+  flush(now: number): ChargeBatch<W>[] {
+    this.flushAsked = false;
+    const out: ChargeBatch<W>[] = [];
+    const kept: ChargeBatch<W>[] = [];
+    for (const batch of this.gathering) {
+      if (!this.open.has(batch)) continue;
+      const { shard } = batch;
+      const busy = (this.inFlight.get(shard) ?? 0) > 0;
+      if (busy && batch.events.length < MAX_BATCH_EVENTS && now < batch.since + this.lingerMs) {
+        kept.push(batch);
+        continue;
+      }
+      if (this.filling.get(shard) === batch) this.filling.delete(shard);
+      this.inFlight.set(shard, (this.inFlight.get(shard) ?? 0) + 1);
+      out.push(batch);
+    }
+    this.gathering = kept;
+    return out;
+  }
+
+  /** When the oldest batch left gathering is to be published at the latest; null when none is. */
+  nextFlushAt(): number | null {
+    const oldest = this.gathering[0];
+    return oldest === undefined ? null : oldest.since + this.lingerMs;
   }
 
   /**
@@ -74,20 +109,36 @@ export class SettlementBook<W> {
   failed(batch: ChargeBatch<W>, now: number, retry = true): 'retry' | SettlementEvent[] | null {
     if (!this.open.has(batch)) return null;
     if (retry && this.connected && now + RETRY_PAUSE_MS < batch.deadline) return 'retry';
-    this.open.delete(batch);
+    this.answered(batch);
     return batch.events;
   }
 
   /** JetStream acknowledged the batch: true if that answers it (a lost connection may have already). */
   acknowledged(batch: ChargeBatch<W>): boolean {
-    return this.open.delete(batch);
+    if (!this.open.has(batch)) return false;
+    this.answered(batch);
+    return true;
+  }
+
+  /** Whether a batch is gathering behind one in flight (an acknowledgement should flush). */
+  get lingering(): boolean {
+    return this.gathering.length > 0;
   }
 
   /** The connection dropped: every batch not answered fails now (their charges are voided). */
   connectionLost(): ChargeBatch<W>[] {
     this.connected = false;
+    return this.failAll();
+  }
+
+  /**
+   * Charges stopped being acknowledged (the settlement breaker opened): every batch not answered fails
+   * now rather than at its deadline, so no 200 waits longer than the attempts that opened the breaker.
+   */
+  failAll(): ChargeBatch<W>[] {
     this.filling.clear();
-    this.turn = [];
+    this.gathering = [];
+    this.inFlight.clear();
     const failed = [...this.open];
     this.open.clear();
     return failed;
@@ -95,5 +146,12 @@ export class SettlementBook<W> {
 
   connectionRestored(): void {
     this.connected = true;
+  }
+
+  private answered(batch: ChargeBatch<W>): void {
+    this.open.delete(batch);
+    const n = this.inFlight.get(batch.shard) ?? 0;
+    if (n > 1) this.inFlight.set(batch.shard, n - 1);
+    else this.inFlight.delete(batch.shard);
   }
 }

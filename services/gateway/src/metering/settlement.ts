@@ -35,6 +35,11 @@ export interface SettlerOptions {
   attemptTimeoutMs: number;
   /** How long the breaker stays open before a probe (default 1 s). */
   breakerOpenMs?: number;
+  /**
+   * How long a shard's charges may keep gathering while its previous batch awaits its acknowledgement
+   * (default 0: each turn's charges are published when the turn ends).
+   */
+  lingerMs?: number;
   logger: Logger;
   registry: Registry;
   /** Event times, deadlines and the background retries' budget. */
@@ -44,14 +49,16 @@ export interface SettlerOptions {
 /** How long refunds and voids keep being retried in the background (holds expire long before). */
 const BACKGROUND_RETRY_MS = 10 * 60_000;
 const CONNECTION_LOST = 'NATS connection lost';
+const BREAKER_OPEN = 'charges are not acknowledged (settlement breaker open)';
 const NOT_CHARGED: Promise<boolean> = Promise.resolve(false);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Settlement at the gateway: exactly one event per admitted request, each keyed by its request id. A
- * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard travel
- * as one JetStream message (a batch, message id `batch:<uuid>`; a lone charge is sent as itself with
+ * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard (and,
+ * with a linger, of the turns while its previous message awaits its acknowledgement) travel as one
+ * JetStream message (a batch, message id `batch:<uuid>`; a lone charge is sent as itself with
  * the request id as message id), so that a publish, an ack and a delivery are paid per batch, not per
  * request; a retried publish is stored once either way. Refunds go in the background. A charge that
  * cannot be confirmed is followed by a `voided` event, so a charge that did land after all is reversed:
@@ -67,16 +74,22 @@ export class Settler {
   private readonly book: SettlementBook<Deferred<boolean>>;
   /**
    * Opens after three charge publishes in a row time out or fail (a stream without a leader, a stalled
-   * server): metered requests then get a fast 503 instead of each waiting out its acknowledgement; after
+   * server): the charges waiting then and the metered requests after get a fast 503 instead of each
+   * waiting out its acknowledgement, so no answer takes much over one attempt's timeout; after
    * `breakerOpenMs` one publish probes, and its acknowledgement closes it.
    */
   private readonly breaker: CircuitBreakerPolicy;
   private openedAt = 0;
+  private lingerTimer: NodeJS.Timeout | null = null;
   private readonly flushTurn = () => this.flush();
+  private readonly lingerOver = () => {
+    this.lingerTimer = null;
+    this.flush();
+  };
 
   private constructor(private readonly opts: SettlerOptions) {
     this.publisher = new AckedPublisher(opts.nc);
-    this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>());
+    this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>(), opts.lingerMs ?? 0);
     this.breaker = circuitBreaker(handleAll, {
       halfOpenAfter: opts.breakerOpenMs ?? 1_000,
       breaker: new ConsecutiveBreaker(3),
@@ -93,6 +106,8 @@ export class Settler {
     this.breaker.onBreak(() => {
       this.openedAt = opts.clock();
       opts.logger.warn('charges are not acknowledged: settlement breaker open');
+      // The charges still waiting are answered now (503, voided), not each at its own deadline.
+      for (const batch of this.book.failAll()) this.notCharged(batch, batch.events, BREAKER_OPEN);
     });
     this.breaker.onReset(() => opts.logger.info('charges are acknowledged again: settlement breaker closed'));
     this.published = new Counter({
@@ -198,7 +213,15 @@ export class Settler {
   }
 
   private flush(): void {
-    for (const batch of this.book.flush()) void this.publishBatch(batch);
+    for (const batch of this.book.flush(this.opts.clock())) void this.publishBatch(batch);
+    const at = this.book.nextFlushAt();
+    if (at !== null && this.lingerTimer === null)
+      this.lingerTimer = setTimeout(this.lingerOver, Math.max(0, at - this.opts.clock()));
+  }
+
+  /** A batch was answered: what gathered behind it goes now. */
+  private answered(): void {
+    if (this.book.lingering) this.flush();
   }
 
   /** Publishes one batch, retrying (the same message) until the book says it has failed. */
@@ -216,7 +239,10 @@ export class Settler {
         await this.breaker.execute(() =>
           this.publish('charged', events.length, shard, payload, msgID, timeoutMs),
         );
-        if (this.book.acknowledged(batch)) batch.waiter.resolve(true);
+        if (this.book.acknowledged(batch)) {
+          batch.waiter.resolve(true);
+          this.answered();
+        }
         return;
       } catch (err) {
         const failed = this.book.failed(batch, this.opts.clock(), !(err instanceof BrokenCircuitError));
@@ -224,7 +250,10 @@ export class Settler {
           await sleep(RETRY_PAUSE_MS);
           continue;
         }
-        if (failed !== null) this.notCharged(batch, failed, (err as Error).message);
+        if (failed !== null) {
+          this.notCharged(batch, failed, (err as Error).message);
+          this.answered();
+        }
         return;
       }
     }
