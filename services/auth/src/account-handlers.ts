@@ -1,7 +1,7 @@
 import { type AsyncServiceImpl, RpcError, status } from '@mdp/grpc';
 import { auth } from '@mdp/proto';
 import { Counter, type Registry } from '@mdp/telemetry';
-import { type AccountStore, InvalidInput, type SignInResult } from './accounts.ts';
+import { type AccountStore, InvalidInput, type SignInResult, type SignUpResult } from './accounts.ts';
 import { AdminError } from './store.ts';
 
 type AccountRpcs = Omit<AsyncServiceImpl<typeof auth.AuthServiceService>, 'verifyToken'>;
@@ -16,6 +16,26 @@ const OUTCOMES: Record<SignInResult['outcome'], auth.SignInOutcome> = {
   invite_invalid: O.SIGN_IN_OUTCOME_INVITE_INVALID,
   suspended: O.SIGN_IN_OUTCOME_SUSPENDED,
 };
+
+/**
+ * A sign-up's answer: OK without a session whether or not the address was new (`SignUpResult`), so that
+ * the answer never tells who has an account; the site then asks the subscriber to sign in.
+ */
+function toSignUpResponse(r: SignUpResult): auth.SignInResponse {
+  if (r.outcome === 'accepted')
+    return {
+      outcome: O.SIGN_IN_OUTCOME_OK,
+      session: undefined,
+      retry_after_seconds: 0,
+      field: '',
+      message: '',
+    };
+  return toSignInResponse(r);
+}
+
+/** The outcome `auth_site_outcomes_total` counts a sign-up under (operators see what the answer hides). */
+const signUpOutcome = (r: SignUpResult) =>
+  r.outcome === 'accepted' ? (r.created ? 'ok' : 'email_taken') : r.outcome;
 
 function toSignInResponse(r: SignInResult): auth.SignInResponse {
   return {
@@ -74,11 +94,15 @@ export function accountHandlers(accounts: AccountStore, registry: Registry): Acc
   };
 
   return {
-    signUp: (req) =>
-      counted(
-        'sign_up',
-        accounts.signUp({ email: req.email, password: req.password, clientAddress: req.client_address }),
-      ),
+    signUp: async (req) => {
+      const result = await accounts.signUp({
+        email: req.email,
+        password: req.password,
+        clientAddress: req.client_address,
+      });
+      outcomes.inc({ rpc: 'sign_up', outcome: signUpOutcome(result) });
+      return toSignUpResponse(result);
+    },
     signIn: (req) =>
       counted(
         'sign_in',

@@ -60,6 +60,15 @@ export type SignInResult =
   | { outcome: 'invite_invalid' }
   | { outcome: 'suspended' };
 
+/**
+ * What a sign-up comes to. `accepted` whether the address was new (`created`: the account is made) or
+ * had an account already (nothing changes): the caller must answer both alike, and neither signs in.
+ */
+export type SignUpResult =
+  | { outcome: 'accepted'; created: boolean }
+  | { outcome: 'rate_limited'; retryAfterSeconds: number }
+  | { outcome: 'invalid_input'; field: 'email' | 'password'; message: string };
+
 export interface SessionInfo {
   sessionId: string;
   accountId: string;
@@ -119,8 +128,13 @@ export class AccountStore {
     this.dummyHash.catch(() => {});
   }
 
-  /** Creates an account on the free plan with these credentials, and signs it in. */
-  async signUp(req: { email: string; password: string; clientAddress: string }): Promise<SignInResult> {
+  /**
+   * Creates an account on the free plan with these credentials, unless the address has one; signs
+   * nothing in. A new address and a taken one go the same way, so that neither the answer nor its time
+   * tells them apart: the password is hashed and both rows are written, and the unique index on the
+   * address refuses the second of a taken one, which rolls the account back.
+   */
+  async signUp(req: { email: string; password: string; clientAddress: string }): Promise<SignUpResult> {
     const email = checkEmail(req.email);
     if (!email.ok) return { outcome: 'invalid_input', field: 'email', message: email.message };
     const password = checkNewPassword(req.password);
@@ -128,27 +142,24 @@ export class AccountStore {
     const now = this.clock();
     const taken = await this.take(RATE_LIMITS.signUpAddress, addressKey(req.clientAddress), now);
     if (!taken.ok) return { outcome: 'rate_limited', retryAfterSeconds: taken.retryAfterSeconds };
-    // Checked before hashing so that a taken address costs no hash; the unique index decides races.
-    if (await this.credentialsOf(email.value)) return { outcome: 'email_taken' };
     const passwordHash = await hash(password.value, PASSWORD_HASH_OPTIONS);
     try {
-      return await this.tokens.transaction(async (c) => {
+      await this.tokens.transaction(async (c) => {
         const { rows } = await c.query<{ id: string }>(
           'INSERT INTO accounts (plan_id, created_at, updated_at) VALUES ($1, $2, $2) RETURNING id',
           [SIGN_UP_PLAN, new Date(now)],
         );
-        const accountId = rows[0]!.id;
         await c.query(
           `INSERT INTO credentials (account_id, email, password_hash, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $4)`,
-          [accountId, email.value, passwordHash, new Date(now)],
+          [rows[0]!.id, email.value, passwordHash, new Date(now)],
         );
-        return { outcome: 'ok', session: await this.startSession(c, accountId, now) };
       });
     } catch (err) {
-      if (isEmailTaken(err)) return { outcome: 'email_taken' };
+      if (isEmailTaken(err)) return { outcome: 'accepted', created: false };
       throw err;
     }
+    return { outcome: 'accepted', created: true };
   }
 
   /**
