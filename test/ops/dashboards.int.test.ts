@@ -7,7 +7,10 @@
  * log's metrics come from the ledger where it exports them; any it does not (its upkeep has not run, a
  * labelled counter has counted nothing yet) are pushed from test/ops/usage-log-metrics.prom, so every
  * panel and rule over them still runs. The rules also load into that Prometheus and evaluate without
- * error, and promtool checks and unit-tests them.
+ * error, and promtool checks and unit-tests them. Every panel honours the filters its dashboard shows
+ * (on metrics that really carry the label filtered), draws no series without the labels its legend
+ * names (no `or vector(0)`), shows durations and day counts in their units and groups its quantiles
+ * alike (test/ops/dashboards.ts).
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,8 +23,18 @@ import { options } from '@mdp/proto';
 import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogue } from '../../services/gateway/src/catalogue/index.ts';
 import { nodeArgsFor } from '../bundles.ts';
 import { freePort, NATS_URL, PATIENT_DEADLINES, type Stack, startStack } from '../stack.ts';
+import {
+  filterFailures,
+  legendLabels,
+  loadDashboards,
+  quantileFailures,
+  selectors,
+  unitFailures,
+  unlabelledFailures,
+} from './dashboards.ts';
 import { alertOperands, filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
 import { type FakePushgateway, parseFamilies, startFakePushgateway } from './pushgateway.ts';
 
@@ -74,6 +87,20 @@ async function startStubOptions(): Promise<{ server: GrpcServer; address: string
   });
   const port = await server.listen('127.0.0.1', 0);
   return { server, address: `127.0.0.1:${port}` };
+}
+
+/** The labels each metric's series carry in the Prometheus (recording rules' included). */
+async function labelsByMetric(): Promise<Map<string, Set<string>>> {
+  const body = await fetch(
+    `${promUrl}/api/v1/series?${new URLSearchParams({ 'match[]': '{__name__=~".+"}' })}`,
+  ).then((r) => r.json() as Promise<any>);
+  const out = new Map<string, Set<string>>();
+  for (const series of body.data as Record<string, string>[]) {
+    const labels = out.get(series.__name__!) ?? new Set<string>();
+    for (const label of Object.keys(series)) if (label !== '__name__') labels.add(label);
+    out.set(series.__name__!, labels);
+  }
+  return out;
 }
 
 async function promQuery(query: string): Promise<{ status: string; error?: string; data?: any }> {
@@ -255,6 +282,9 @@ interface Expression {
   expr: string;
   /** Alerts may be quiet: only their operands must return data. */
   alert?: boolean;
+  /** A panel's query: its legend, and the kind of panel that draws it. */
+  legendFormat?: string;
+  panelType?: string;
 }
 
 /** Every expression of every dashboard panel, variable query and rule, with Grafana variables filled in. */
@@ -280,9 +310,15 @@ function expressions(): Expression[] {
         if (value === undefined) throw new Error(`${file}: unknown variable ${m} in ${expr}`);
         return value;
       });
-    for (const p of d.panels)
+    // Rows' own panels too (a collapsed row holds its panels).
+    for (const p of d.panels.flatMap((x: any) => [x, ...(x.panels ?? [])]))
       for (const t of p.targets ?? [])
-        out.push({ where: `${file} "${p.title}" ${t.refId}`, expr: fill(t.expr) });
+        out.push({
+          where: `${file} "${p.title}" ${t.refId}`,
+          expr: fill(t.expr),
+          legendFormat: t.legendFormat,
+          panelType: p.type,
+        });
   }
   for (const group of readYaml('deploy/prometheus/rules/mdp.yaml').groups)
     for (const rule of group.rules)
@@ -456,6 +492,55 @@ describe('dashboards and alert rules against a Prometheus scraping the platform'
       console.info(
         `usage log metrics with no samples from the ledger here (its upkeep has not run, or nothing counted yet), pushed from ${USAGE_LOG_FIXTURE}: ${usageStandIns.join(', ')}`,
       );
+  });
+
+  it('every panel honours its dashboard’s filters, draws no unlabelled series, shows durations and days in their units, groups its quantiles alike', async () => {
+    const labels = await labelsByMetric();
+    const dashboards = loadDashboards();
+    expect(dashboards.flatMap((d) => d.variables).length).toBeGreaterThanOrEqual(2);
+    const failures = dashboards.flatMap((d) => [
+      ...filterFailures(d, (metric) => labels.get(metric)),
+      ...unlabelledFailures(d),
+      ...unitFailures(d),
+      ...quantileFailures(d),
+    ]);
+    expect(failures).toEqual([]);
+  });
+
+  it('every series a panel draws carries the labels its legend names; a legend naming none draws one series', async () => {
+    const failures: string[] = [];
+    for (const e of expressions()) {
+      if (e.alert || e.where.startsWith('rule ') || e.panelType === undefined || e.panelType === 'table')
+        continue;
+      const body = await promQuery(e.expr);
+      if (body.status !== 'success' || body.data.resultType !== 'vector') continue;
+      const series: Record<string, string>[] = body.data.result.map((r: any) => r.metric);
+      const named = legendLabels(e.legendFormat);
+      for (const metric of series) {
+        const missing = named.filter((l) => !metric[l]);
+        if (missing.length > 0)
+          failures.push(`${e.where}: a series ${JSON.stringify(metric)} has no ${missing.join(', ')}`);
+      }
+      if (named.length === 0 && series.length > 1)
+        failures.push(`${e.where}: ${series.length} series under one legend "${e.legendFormat ?? ''}"`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('"Charged REST 200s / s" counts the 200s of exactly the metered routes (each is sent once its charge is acknowledged)', () => {
+    const api = loadDashboards().find((d) => d.file.endsWith('api-overview.json'))!;
+    const panel = api.panels.find((p) => p.title === 'Charged REST 200s / s');
+    expect(panel, 'the panel on api-overview.json').toBeDefined();
+    const [http] = selectors(panel!.targets[0]!.expr);
+    expect(http?.name).toBe('http_requests_total');
+    const routes = http!.matchers.find((m) => m.label === 'route' && m.op === '=~' && m.value !== '$route');
+    expect(routes?.value.split('|').sort()).toEqual(
+      catalogue
+        .filter((r) => r.metered)
+        .map((r) => r.operationId)
+        .sort(),
+    );
+    expect(http!.matchers).toContainEqual({ label: 'status', op: '=', value: '200' });
   });
 
   it('the rules load into Prometheus and every one evaluates without error', async () => {
