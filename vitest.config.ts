@@ -9,7 +9,7 @@ const resolve = {
   alias: { '@mdp/client': new URL('packages/client/src/index.ts', import.meta.url).pathname },
 };
 
-// Four projects named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
+// The projects are named by what they need: `unit` is pure and fast; `int` talks to real Postgres, NATS,
 // gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;
 // `platform` shares one whole platform loaded with data (started once per run by its global setup);
 // `timed` holds the fresh clone's minutes to its first 200, a figure printed for the README: `make test`
@@ -24,6 +24,14 @@ const OWN_PROCESS = [
   'services/gateway/test/observability.int.test.ts',
   'services/quota-ledger/test/settlement-telemetry.int.test.ts',
   'packages/nats/test/events.int.test.ts',
+];
+// Files that assert exactness across faults and moves, run a second time on a private three-server
+// JetStream cluster (MDP_TEST_NATS=cluster: test/stack.ts), the deployment production has.
+const ON_CLUSTER = [
+  'test/read-your-writes.int.test.ts',
+  'test/shards.int.test.ts',
+  'test/reshard.int.test.ts',
+  'test/leases.int.test.ts',
 ];
 // The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
 const BUNDLES = 'test/bundles.ts';
@@ -77,6 +85,15 @@ export default defineConfig({
       {
         resolve,
         test: { name: 'int-own-process', include: OWN_PROCESS, ...INTEGRATION },
+      },
+      {
+        resolve,
+        test: {
+          name: 'int-cluster',
+          include: ON_CLUSTER,
+          env: { MDP_TEST_NATS: 'cluster' },
+          ...INTEGRATION,
+        },
       },
       {
         resolve,

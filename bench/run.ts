@@ -33,7 +33,15 @@ import {
 import { benchLedger } from './ledger.ts';
 import { median } from './ledger-goals.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
-import { type LoopDelay, loopDelays, type OpsProbe, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
+import {
+  type LoopDelay,
+  loopDelays,
+  metricsPage,
+  type OpsProbe,
+  seriesSum,
+  waitForGauge,
+  waitForQuietHeap,
+} from './ops-metrics.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
@@ -70,8 +78,20 @@ const PRIME_CONNECTIONS = 4;
  * account of its own through the stack's gateway and a second one (`stack.startSecondGateway()`), the
  * connections alternating between them; an account seen on two gateways is not leased, the shard admits
  * it per request, so the row is what such an account costs. Both gateways' CPU is its front.
+ * `linger`: the gateway started again with each `SETTLE_LINGER_MS` of `BENCH_LINGERS` (0, 2 and 8 ms),
+ * the quote on the hot account each time: the charges a JetStream message, and the CPU of what records
+ * them (quota ledger, nats-server and Postgres) over bare fastify's, at each batch size.
  */
-const SCENARIOS = ['quote', 'search', 'price', 'accounts', 'capped', 'two-gateways', 'compression'] as const;
+const SCENARIOS = [
+  'quote',
+  'search',
+  'price',
+  'accounts',
+  'capped',
+  'two-gateways',
+  'linger',
+  'compression',
+] as const;
 /**
  * Scenarios run only when named (`BENCH_SCENARIOS=burst`). `burst`: the quote over a few accounts of a
  * plan with a very large burst cap, in consecutive timed runs, so each account's burst window grows to
@@ -98,6 +118,11 @@ const CAPPED_BURST_PER_MINUTE = 60;
 /** The node-compare scenario: rounds of each gateway (A B A B for 2), and the other Node binary. */
 const COMPARE_ROUNDS = envInt('BENCH_COMPARE_ROUNDS', 2);
 const COMPARE_NODE = process.env.BENCH_COMPARE_NODE;
+/** The linger scenario's `SETTLE_LINGER_MS` values, comma-separated. */
+const LINGERS = (process.env.BENCH_LINGERS ?? '0,2,8')
+  .split(',')
+  .map((v) => Number(v.trim()))
+  .filter((v) => Number.isInteger(v) && v >= 0 && v <= 50);
 /** The CPU group of the two-gateways scenario's second gateway. */
 const SECOND_GATEWAY = 'gateway-2';
 const QUOTE = '/v1/stocks/ARAVALIHOU/quote';
@@ -554,6 +579,39 @@ export async function chargedUnits(ledgerSchema: string, expected: number): Prom
   }
 }
 
+/** One run of the linger scenario: its `SETTLE_LINGER_MS` and the charges a message it made. */
+interface Lingered {
+  ms: number;
+  figure: Figure;
+  perMessage: number;
+}
+
+/** The gateway's settlement messages so far and the charges in them (`gateway_settlement_batch_events`). */
+async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: number }> {
+  const text = await metricsPage(gateway);
+  return {
+    sum: seriesSum(text, 'gateway_settlement_batch_events_sum'),
+    count: seriesSum(text, 'gateway_settlement_batch_events_count'),
+  };
+}
+
+/**
+ * The linger runs in one table: charges a message, and the CPU a request of what records the charges
+ * (quota ledger, nats-server, Postgres) beside bare fastify's (issue 50's goal: at most bare's).
+ */
+function lingerLines(runs: Lingered[], bareUs: number): string {
+  const lines = [
+    `linger: SETTLE_LINGER_MS, charges a JetStream message (run and warm-up), req/s, p99 ms, CPU µs a request of the gateway and of ledger + NATS + Postgres, that over bare fastify's ${fmtUs(bareUs)} µs (goal ≤ 1)`,
+  ];
+  for (const { ms, figure: f, perMessage } of runs) {
+    const back = cpuUs(f, 'quota-ledger') + cpuUs(f, 'nats') + cpuUs(f, 'postgres');
+    lines.push(
+      `  ${String(ms).padStart(2)} ms: ${perMessage.toFixed(1).padStart(6)} charges a message, ${f.rps.toFixed(0).padStart(6)} req/s, p99 ${f.p99}, gateway ${fmtUs(frontUs(f))}, ledger + NATS + Postgres ${fmtUs(back)} (${fmtRatio(back / bareUs)} × bare)`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** One gateway of the node-compare scenario: its runs, and what it runs on. */
 interface ComparedRuns {
   label: string;
@@ -833,6 +891,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     });
     /** Runs not printed whose 200s were charged all the same: the accounting counts them. */
     const unprinted: Figure[] = [];
+    const lingered: Lingered[] = [];
     if (PLATFORM_WARMUP > 0) {
       console.log(
         `warming up (BENCH_PLATFORM_WARMUP): ${PLATFORM_WARMUP} requests of the bare route, then of the metered quote, not measured…`,
@@ -989,6 +1048,31 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       await compared.stop();
       compared = undefined;
     }
+    if (runs('linger')) {
+      for (const ms of LINGERS) {
+        console.log(`starting the gateway again with SETTLE_LINGER_MS=${ms} (linger)…`);
+        await stack.stop('gateway');
+        await stack.start('gateway', { SETTLE_LINGER_MS: String(ms) });
+        unprinted.push(
+          await metered(`warm-up, quote, linger ${ms}`, `${base}${QUOTE}`, {
+            ...meteredBy([hot]),
+            requests: WARMUP,
+            warmup: 0,
+          }),
+        );
+        const before = await batchEvents(probes[0]!);
+        const f = await metered(
+          `quote, one account, SETTLE_LINGER_MS=${ms}`,
+          `${base}${QUOTE}`,
+          meteredBy([hot]),
+        );
+        const after = await batchEvents(probes[0]!);
+        figures.push(f);
+        lingered.push({ ms, figure: f, perMessage: (after.sum - before.sum) / (after.count - before.count) });
+      }
+      await stack.stop('gateway');
+      await stack.start('gateway');
+    }
     if (runs('no-leases')) {
       // The same quote with the shard deciding every admission. A new ledger process: warmed as the first.
       console.log('starting the quota ledger again with LEASE_MS=0 (no-leases)…');
@@ -1019,6 +1103,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (compareSummary) console.log(`\n${compareSummary}`);
     if (burstSummary) console.log(`\n${burstSummary}`);
     if (compression.length > 0) console.log(`\n${compressionLines(compression)}`);
+    if (lingered.length > 0) console.log(`\n${lingerLines(lingered, bareReference(figures, 'quote').us)}`);
 
     const measured = [...unprinted, ...figures].filter((f) => !f.bare && !f.front.includes('peer'));
     const seen = measured.reduce((sum, f) => sum + f.ok, 0);

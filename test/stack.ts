@@ -9,6 +9,7 @@ import { authConfig } from '../services/auth/src/config.ts';
 import { AuthStore, outboxChannel } from '../services/auth/src/store.ts';
 import { nodeArgsFor } from './bundles.ts';
 import { freePort, release } from './ports.ts';
+import { type PrivateNatsCluster, startPrivateNatsCluster } from './private-infra.ts';
 import { atProcessEnd } from './process-end.ts';
 
 export { freePort };
@@ -16,6 +17,19 @@ export { freePort };
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const ALL_SERVICES = Object.keys(DEFAULT_PORTS) as ServiceName[];
+
+/**
+ * `MDP_TEST_NATS=cluster` (the `int-cluster` project): a stack given no NATS of its own runs on a private
+ * three-server JetStream cluster of this test process, started when first needed and shared by its
+ * stacks (each with its own stream, in three replicas), so that the files that assert exactness run on
+ * the deployment production has as well as on one server.
+ */
+const ON_CLUSTER = process.env.MDP_TEST_NATS === 'cluster';
+let cluster: Promise<PrivateNatsCluster> | undefined;
+const sharedCluster = () => {
+  cluster ??= startPrivateNatsCluster(3);
+  return cluster;
+};
 
 export async function deleteStream(natsUrl: string, name: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
@@ -140,7 +154,9 @@ export async function startStack(
   options: StackOptions = {},
 ): Promise<Stack> {
   const databaseUrl = options.databaseUrl ?? DATABASE_URL;
-  const natsUrl = options.natsUrl ?? NATS_URL;
+  const onCluster = ON_CLUSTER && options.natsUrl === undefined;
+  const natsUrl = options.natsUrl ?? (onCluster ? (await sharedCluster()).url : NATS_URL);
+  if (onCluster) env = { USAGE_STREAM_REPLICAS: '3', ...env };
   const tag = `t${randomBytes(4).toString('hex')}`;
   const shardCount = options.shardCount ?? options.shards ?? 1;
   const shards: InstanceName[] = Array.from({ length: Math.max(options.shards ?? 1, shardCount) }, (_, i) =>
