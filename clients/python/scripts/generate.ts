@@ -240,14 +240,24 @@ function dataShape(op: Operation): { schemas: string[]; list: boolean; envelope:
 const cursorOf = (op: Operation) =>
   (op.parameters ?? []).find((p) => /paging cursor/i.test(p.description ?? ''))?.name ?? null;
 
+/**
+ * A parameter's description as advice to a Python caller. The document tells an HTTP client to send `&`
+ * in a symbol as `%26`; the Python client encodes every path value itself, so `M&M` is passed as it is
+ * (and `M%26M` would be encoded twice, had validation.py not taken it back).
+ */
+const pythonAdvice = (text: string) =>
+  text.replace(/;?\s*percent-encode `&` as `%26`\.?/, '; `M&M` as it is: the client encodes it.');
+
 const operations: Record<string, unknown> = {};
 const methods: string[] = [];
 
+// Python's types of a parameter. A list is any iterable of its items (a list, a tuple, a pandas Series, a
+// numpy array; validation.py takes them all, and one string as a one-item list).
 function paramType(p: Parameter): string {
   const s = p.schema;
   if (s.type === 'array') {
     const item = s.items?.enum ? `Literal[${s.items.enum.map((v) => py(v)).join(', ')}]` : 'str';
-    return `Sequence[${item}]`;
+    return `Iterable[${item}]`;
   }
   if (s.enum) return `Literal[${s.enum.map((v) => py(v)).join(', ')}]`;
   if (s.format === 'date') return 'Union[str, datetime.date]';
@@ -282,7 +292,7 @@ for (const [path, item] of Object.entries(doc.paths)) {
     'options: Optional[CallOptions] = None',
   ];
   const args = params.map((p) => `${JSON.stringify(p.name)}: ${ident(p.name)}`).join(', ');
-  const paramDocs = params.map((p) => {
+  const paramDoc = (p: Parameter) => {
     const s = p.schema;
     const bounds = [
       s.minimum !== undefined && s.maximum !== undefined ? `${s.minimum}..${s.maximum}` : '',
@@ -290,8 +300,9 @@ for (const [path, item] of Object.entries(doc.paths)) {
       s.maxItems !== undefined ? `up to ${s.maxItems} items` : '',
       s.default !== undefined ? `default ${s.default}` : '',
     ].filter(Boolean);
-    return `            ${ident(p.name)}: ${p.description ?? p.name}${bounds.length ? ` (${bounds.join('; ')})` : ''}`;
-  });
+    return `            ${ident(p.name)}: ${pythonAdvice(p.description ?? p.name)}${bounds.length ? ` (${bounds.join('; ')})` : ''}`;
+  };
+  const paramDocs = params.map(paramDoc);
   const docstring = [
     `        """${op.summary ?? op.operationId} (\`GET ${path}\`, ${op['x-request-units'] === 0 ? 'free' : `${op['x-request-units']} unit`}).`,
     ...(paramDocs.length ? ['', '        Args:', ...paramDocs] : []),
@@ -301,9 +312,26 @@ for (const [path, item] of Object.entries(doc.paths)) {
     `    def ${method}(${sig.join(', ')}) -> Result[${shape.type}]:\n${docstring}\n        return self._call(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,
   );
   if (cursor) {
+    // A route paged by a window of days (price history) is walked by what the caller means: the last
+    // `days` days over as many pages as they need (client.py's _walk), else every page.
+    const span = params.find((p) => p.name === 'days' && p.schema.type === 'integer');
+    const most = span?.schema.maximum as number | undefined;
+    const walkDocs = params.map((p) =>
+      p === span
+        ? `            days: Calendar days wanted, up to \`end_date\` (default today): any number, a page holding at most ${most}; omitted, the whole history`
+        : paramDoc(p),
+    );
+    const what = (order: string) =>
+      span
+        ? `for the last \`days\` calendar days up to \`end_date\`, ${order}: any number of days, over as many pages as those days need and no more (a page holds at most ${most} days, one request and its units each); with \`days\` omitted, every page back to the first bar.`
+        : `${order}: every page, following \`meta.next_cursor\` as \`${cursor}\` until \`meta.has_more\` is false (one request, and its units, a page).`;
+    const failure =
+      'If a page fails midway (a QuotaError when the quota runs out, say), the exception raised carries in `partial` the items fetched before it, oldest first.';
+    const walkDocstring = (summary: string) =>
+      [`        """${summary}`, '', `        ${failure}`, '', '        Args:', ...walkDocs, '        """'].join('\n');
     methods.push(
-      `    def ${method}_pages(${sig.join(', ')}) -> Iterator[Result[${shape.type}]]:\n        """Every page of \`${method}\`, newest first: follows \`meta.next_cursor\` as \`${cursor}\` until \`meta.has_more\` is false (one call, and its units, a page)."""\n        return self._pages(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,
-      `    def ${method}_all(${sig.join(', ')}) -> ${shape.type}:\n        """Every item of every page of \`${method}\`, oldest first."""\n        pages = [page.data for page in self._pages(${JSON.stringify(op.operationId)}, {${args}}, options)]\n        return [item for page in reversed(pages) for item in page]\n`,
+      `    def ${method}_pages(${sig.join(', ')}) -> Iterator[Result[${shape.type}]]:\n${walkDocstring(`The pages of \`${method}\` ${what('newest page first')}`)}\n        return self._pages(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,
+      `    def ${method}_all(${sig.join(', ')}) -> ${shape.type}:\n${walkDocstring(`The items of \`${method}\` ${what('oldest first, each once')}`)}\n        return self._all(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,
     );
   }
 }
@@ -323,7 +351,7 @@ const routes = `${HEADER}"""A typed method per route of the API (Client inherits
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, Optional, Union
 
 from .models import *  # noqa: F401,F403 (the return types)
 
@@ -338,6 +366,9 @@ class Routes:
     def _pages(
         self, operation_id: str, params: Dict[str, Any], options: Optional[CallOptions]
     ) -> Iterator[Result[Any]]:
+        raise NotImplementedError
+
+    def _all(self, operation_id: str, params: Dict[str, Any], options: Optional[CallOptions]) -> List[Any]:
         raise NotImplementedError
 
 ${methods.join('\n')}`;

@@ -1,14 +1,23 @@
 """Client of the Indian market-data API (distribution ``mdp-client``, import ``mdp_client``).
 
     from mdp_client import Client
-    client = Client()  # token from MDP_TOKEN, address from MDP_BASE_URL or http://localhost:8080
-    quote = client.get_stock_quote("ARAVALIHOU").data
+    with Client() as client:  # token from MDP_TOKEN, address from MDP_BASE_URL or http://localhost:8080
+        quote = client.get_stock_quote("ARAVALIHOU").data
 
-Standard library only; pandas, when installed, for the ``*_frame`` methods.
+Standard library only; pandas, when installed, for the ``*_frame`` methods. See README.md.
 """
 
 from .client import DEFAULT_BASE_URL, VERSION, Attempt, CallOptions, Client, Result
-from .errors import MdpError, ParameterError
+from .errors import (
+    AuthenticationError,
+    MdpError,
+    NetworkError,
+    NotFoundError,
+    ParameterError,
+    QuotaError,
+    RateLimitError,
+    ServerError,
+)
 from .frames import PANDAS_MISSING, records_frame
 from .pacer import Pacer
 from .rate_limit import RateLimit
@@ -16,14 +25,20 @@ from .rate_limit import RateLimit
 __version__ = VERSION
 __all__ = [
     "Attempt",
+    "AuthenticationError",
     "CallOptions",
     "Client",
     "DEFAULT_BASE_URL",
     "MdpError",
+    "NetworkError",
+    "NotFoundError",
     "PANDAS_MISSING",
     "Pacer",
     "ParameterError",
+    "QuotaError",
     "RateLimit",
+    "RateLimitError",
     "Result",
+    "ServerError",
     "records_frame",
 ]

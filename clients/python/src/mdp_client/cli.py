@@ -5,7 +5,6 @@ http://localhost:8080). Exit codes: 0 done, 1 the API refused or failed, 2 a usa
 from __future__ import annotations
 
 import argparse
-import datetime
 import decimal
 import math
 import os
@@ -13,13 +12,16 @@ import sys
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from ._generated.models import SCHEMA_FIELDS
+from ._generated.operations import OPERATIONS
 from .client import Client
-from .errors import MdpError
+from .errors import MdpError, ParameterError
 
 #: The commands that offer --csv, each with the OpenAPI schema of one row: its columns are every field of
 #: that schema in the document's order, so a field the route starts serving is a column too.
 CSV_COMMANDS = {"price": "PriceBar"}
 PRICE_CSV_COLUMNS: List[str] = SCHEMA_FIELDS[CSV_COMMANDS["price"]]
+
+SEARCH_LIMIT = next(p["schema"] for p in OPERATIONS["searchStocks"]["params"] if p["name"] == "limit")
 
 USAGE = f"""usage: python -m mdp_client <command> [options]
 
@@ -27,6 +29,8 @@ USAGE = f"""usage: python -m mdp_client <command> [options]
   price <symbol> [--days N] [--csv]    daily bars of the last N calendar days (default 365; more than
                                        2,000 follows the pages), oldest first; --csv for every field
                                        of a bar: {",".join(PRICE_CSV_COLUMNS)}
+  search <query> [--limit N]           stocks by name, symbol, BSE code or ISIN, best match first
+                                       (JSON; --limit {SEARCH_LIMIT["minimum"]} to {SEARCH_LIMIT["maximum"]}, default {SEARCH_LIMIT["default"]})
   usage                                this token's plan and usage today and this month (free)
 
 Environment: MDP_TOKEN (required), MDP_BASE_URL (default http://localhost:8080)."""
@@ -125,25 +129,8 @@ def csv_lines(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> List
 
 def last_days(client: Client, symbol: str, days: int) -> List[Dict[str, Any]]:
     """Bars of the ``days`` calendar days up to the last session, oldest first, over as many pages as
-    needed (each page at most the route's bound on ``days``)."""
-    bound = next(p["schema"]["maximum"] for p in _price_params() if p["name"] == "days")
-    pages: List[List[Dict[str, Any]]] = []
-    start: Optional[str] = None
-    for page in client.get_price_history_pages(symbol, days=min(days, bound)):
-        window = page.meta["window"]
-        if start is None:
-            to = datetime.date.fromisoformat(window["to"])
-            start = (to - datetime.timedelta(days=days - 1)).isoformat()
-        pages.insert(0, page.data)
-        if window["from"] <= start:
-            break
-    return [bar for page in pages for bar in page if start is None or bar["date"] >= start]
-
-
-def _price_params() -> List[Dict[str, Any]]:
-    from ._generated.operations import OPERATIONS
-
-    return OPERATIONS["getPriceHistory"]["params"]
+    those days need (each page at most the route's bound on ``days``)."""
+    return list(client.get_price_history_all(symbol, days=days))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -156,8 +143,10 @@ def main(argv: Sequence[str], env: Mapping[str, str], out: Callable[[str], None]
     parser.add_argument("command", nargs="?")
     parser.add_argument("symbol", nargs="?")
     parser.add_argument("--days")
+    parser.add_argument("--limit")
     parser.add_argument("--csv", action="store_true")
     parser.add_argument("-h", "--help", action="store_true")
+    client: Optional[Client] = None
     try:
         args, extra = parser.parse_known_args(list(argv))
         if args.help:
@@ -174,9 +163,18 @@ def main(argv: Sequence[str], env: Mapping[str, str], out: Callable[[str], None]
 
         def need_symbol() -> str:
             if not args.symbol:
-                raise UsageError(f"{args.command} needs a symbol")
+                raise UsageError(f"{args.command} needs a {'query' if args.command == 'search' else 'symbol'}")
             return str(args.symbol)
 
+        if args.limit is not None and args.command != "search":
+            raise UsageError(f"--limit is an option of search, not of {args.command}")
+        if args.command == "search":
+            limit = args.limit
+            if limit is not None and not (limit.isdigit() and limit.isascii() and len(limit) <= 3 and limit[0] != "0"):
+                raise UsageError(f'--limit must be a whole number of at least 1, not "{limit}"')
+            found = client.search_stocks(need_symbol(), limit=None if limit is None else int(limit))
+            out(to_json(found.data))
+            return 0
         if args.command == "quote":
             out(to_json(client.get_stock_quote(need_symbol()).data))
             return 0
@@ -200,7 +198,13 @@ def main(argv: Sequence[str], env: Mapping[str, str], out: Callable[[str], None]
     except UsageError as e:
         err(f"mdp: {e}\n\n{USAGE}")
         return 2
-    except ValueError as e:
+    except ParameterError as e:
+        if e.status:
+            # The API's own 400: it refused, so exit 1 as for any refusal.
+            request = f" [request {e.request_id}]" if e.request_id else ""
+            param = f" ({e.param})" if e.param else ""
+            err(f"mdp: {e.code}{param}: {e.message}{request}")
+            return 1
         # A parameter out of its bounds, caught before any request (a symbol too long, say).
         err(f"mdp: {e}")
         return 2
@@ -209,6 +213,12 @@ def main(argv: Sequence[str], env: Mapping[str, str], out: Callable[[str], None]
         request = f" [request {e.request_id}]" if e.request_id else ""
         err(f"mdp: {e.code}{param}: {e.message}{request}")
         return 1
+    except ValueError as e:
+        err(f"mdp: {e}")
+        return 2
+    finally:
+        if client is not None:
+            client.close()
 
 
 def run() -> None:

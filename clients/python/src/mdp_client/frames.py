@@ -10,10 +10,12 @@ in IST too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+import datetime
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 from ._generated.models import FIELD_TYPES, SCHEMA_FIELDS, UNIONS
 from ._generated.operations import OPERATIONS
+from .errors import MdpError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -122,6 +124,11 @@ def _scalars(document: Mapping[str, Any], schema: str) -> Dict[str, Any]:
     return out
 
 
+def _bars_frame(rows: Sequence[Mapping[str, Any]], operation_id: str) -> "pandas.DataFrame":
+    frame = records_frame(rows, _schema_of(rows, OPERATIONS[operation_id]["data_schemas"]))
+    return frame.set_index(frame.columns[0])
+
+
 def _variant(document: Mapping[str, Any], schema: str) -> str:
     """Which member of a union schema a document is: the one whose fields and rows it carries."""
     variants = UNIONS.get(schema)
@@ -137,34 +144,59 @@ def _variant(document: Mapping[str, Any], schema: str) -> str:
 
 
 class Frames:
-    """DataFrame conversions (the Client inherits them)."""
+    """DataFrame conversions (the Client inherits them). Each takes its route's parameters by name, as the
+    route's method does."""
 
     def _call(self, operation_id: str, params: Dict[str, Any], options: Any) -> Any:
         raise NotImplementedError
 
-    def _pages(self, operation_id: str, params: Dict[str, Any], options: Any) -> Any:
+    def _all(self, operation_id: str, params: Dict[str, Any], options: Any) -> Any:
         raise NotImplementedError
 
-    def price_history_frame(self, symbol: str, *, all_pages: bool = False, options: Any = None, **params: Any) -> "pandas.DataFrame":
-        """``get_price_history`` as a DataFrame indexed by ``date`` (IST), oldest first; every page of the
-        cursor when ``all_pages`` (one unit a page). Parameters as ``get_price_history``."""
+    def price_history_frame(
+        self,
+        symbol: str,
+        *,
+        days: Optional[int] = None,
+        interval: Optional[Literal["daily", "weekly"]] = None,
+        end_date: Optional[Union[str, datetime.date]] = None,
+        all_pages: bool = False,
+        options: Any = None,
+    ) -> "pandas.DataFrame":
+        """Price bars as a DataFrame indexed by ``date`` (IST), oldest first: those of the last ``days``
+        calendar days up to ``end_date`` (default today), any number of days, over as many pages as they
+        need (a page holds at most 2,000 days; one request and one unit each). Without ``days``: the
+        route's default 365 days, or with ``all_pages=True`` the whole history. ``interval`` is
+        ``daily`` (default) or ``weekly``.
+
+        When a page fails midway (``QuotaError`` when the quota runs out), the exception's ``partial`` is a
+        DataFrame of the bars fetched before it."""
         require_pandas()
         op = "getPriceHistory"
-        params = {"symbol": symbol, **params}
-        if all_pages:
-            pages = [page.data for page in self._pages(op, params, options)]
-            rows = [bar for page in reversed(pages) for bar in page]
-        else:
-            rows = self._call(op, params, options).data
-        frame = records_frame(rows, _schema_of(rows, OPERATIONS[op]["data_schemas"]))
-        return frame.set_index(frame.columns[0])
+        params = {"symbol": symbol, "days": days, "interval": interval, "end_date": end_date}
+        try:
+            if days is not None or all_pages:
+                rows = self._all(op, params, options)
+            else:
+                rows = self._call(op, params, options).data
+        except MdpError as err:
+            if isinstance(err.partial, list):
+                err.partial = _bars_frame(err.partial, op)
+            raise
+        return _bars_frame(rows, op)
 
-    def index_history_frame(self, name: str, *, options: Any = None, **params: Any) -> "pandas.DataFrame":
+    def index_history_frame(
+        self,
+        name: str,
+        *,
+        interval: Optional[Literal["1m", "3m", "6m", "1y", "2y", "max"]] = None,
+        options: Any = None,
+    ) -> "pandas.DataFrame":
         """``get_index_history``'s bars as a DataFrame indexed by ``date`` (IST), oldest first; the
         document's other fields (name, family, bar_interval, …) in ``attrs``."""
         require_pandas()
         op = "getIndexHistory"
-        document = self._call(op, {"name": name, **params}, options).data
+        document = self._call(op, {"name": name, "interval": interval}, options).data
         schema = _variant(document, OPERATIONS[op]["data_schemas"][0])
         field, row = _list_field(schema)
         frame = records_frame(document[field], row)
@@ -172,27 +204,48 @@ class Frames:
         frame.attrs.update(_scalars(document, schema))
         return frame
 
-    def option_chain_frame(self, symbol: str, *, options: Any = None, **params: Any) -> "pandas.DataFrame":
+    def option_chain_frame(
+        self,
+        symbol: Literal["NIFTY", "BANKNIFTY", "FINNIFTY", "MIDCPNIFTY"],
+        *,
+        expiry: Optional[Union[str, datetime.date]] = None,
+        strikes: Optional[int] = None,
+        options: Any = None,
+    ) -> "pandas.DataFrame":
         """``get_option_chain`` as a DataFrame of one row per strike: ``strike``, then ``call_*`` and
         ``put_*`` columns of each side's quote and analytics (null where the side is not listed); the
         document's other fields (expiry, snapshot_ts in IST, underlying_price, …) in ``attrs``."""
         require_pandas()
         op = "getOptionChain"
-        document = self._call(op, {"symbol": symbol, **params}, options).data
+        document = self._call(op, {"symbol": symbol, "expiry": expiry, "strikes": strikes}, options).data
         schema = OPERATIONS[op]["data_schemas"][0]
         field, row = _list_field(schema)
         frame = records_frame(document[field], row)
         frame.attrs.update(_scalars(document, schema))
         return frame
 
-    def financials_frame(self, symbol: str, *, options: Any = None, **params: Any) -> "pandas.DataFrame":
+    def financials_frame(
+        self,
+        symbol: str,
+        *,
+        section: Optional[
+            Literal[
+                "quarterly", "quarters", "quarterly_results", "profit_loss", "income_statement", "pnl",
+                "balance_sheet", "bs", "cash_flow", "cf", "ratios",
+            ]
+        ] = None,
+        periods: Optional[int] = None,
+        quarters: Optional[int] = None,
+        options: Any = None,
+    ) -> "pandas.DataFrame":
         """``get_financials`` as a DataFrame of float64 figures: a row per line item in display order, a
         column per period oldest first. With ``section`` one section; without, every section, indexed by
         (section, row). ``attrs`` has ``unit``, and per period its ``period_end`` and ``available_from``
         (IST dates)."""
         pd = require_pandas()
         op = "getFinancials"
-        document = self._call(op, {"symbol": symbol, **params}, options).data
+        params = {"symbol": symbol, "section": section, "periods": periods, "quarters": quarters}
+        document = self._call(op, params, options).data
         schema = OPERATIONS[op]["data_schemas"][0]
         sections = [
             name

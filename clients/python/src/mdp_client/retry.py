@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from .errors import MdpError
+from .errors import AuthenticationError, MdpError
 
 #: Tried again (SPEC 7 rule 2), and a request that got no answer at all. ``tool_error`` once.
 RETRYABLE = frozenset(
@@ -30,7 +30,11 @@ class RetryPolicy:
 
 
 def is_retryable(err: MdpError, tool_errors_so_far: int) -> bool:
-    """Never ``quota_exhausted`` (it does not clear by waiting briefly), 400, 401, 404, 405 or a timeout."""
+    """Never ``quota_exhausted`` (it does not clear by waiting briefly), 400, 401, 404, 405, a timeout,
+    or the ``429`` the API sends an address after too many refused tokens (an AuthenticationError: the
+    token is what is wrong, and waiting only delays saying so)."""
+    if isinstance(err, AuthenticationError):
+        return False
     if err.code == "tool_error":
         return tool_errors_so_far == 0
     return err.code in RETRYABLE

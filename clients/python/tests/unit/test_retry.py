@@ -14,6 +14,8 @@ from mdp_client import Attempt, CallOptions, Client, MdpError
 from .scripted import Answer, ScriptedServer
 
 TOKEN = "mdp_unit_secret_token_value"
+#: What a burst-cap 429 carries besides Retry-After: the account's policy, the burst window binding.
+BURST = {"x-ratelimit-reset": "1900000000", "ratelimit-policy": '"daily";q=50;w=86400, "burst";q=60;w=60', "ratelimit": '"burst";r=0;t=7'}
 
 
 class RetryTest(unittest.TestCase):
@@ -32,7 +34,9 @@ class RetryTest(unittest.TestCase):
         self.attempts: List[Attempt] = []
         kw.setdefault("initial_backoff", 0.01)
         kw.setdefault("max_backoff", 0.08)
-        return Client(TOKEN, self.server.base_url, sleep=self.slept.append, on_attempt=self.attempts.append, **kw)
+        client = Client(TOKEN, self.server.base_url, sleep=self.slept.append, on_attempt=self.attempts.append, **kw)
+        self.addCleanup(client.close)
+        return client
 
     def failure(self, client: Client) -> MdpError:
         with self.assertRaises(MdpError) as ctx:
@@ -40,7 +44,7 @@ class RetryTest(unittest.TestCase):
         return ctx.exception
 
     def test_rate_limited_waits_retry_after_then_succeeds(self) -> None:
-        self.server.reset(Answer(429, "rate_limited", {"retry-after": "7", "x-ratelimit-reset": "1900000000"}), Answer(200))
+        self.server.reset(Answer(429, "rate_limited", {"retry-after": "7", **BURST}), Answer(200))
         result = self.client().get_stock_quote("ARAVALIHOU")
         self.assertEqual(result.data, {"symbol": "ARAVALIHOU"})
         self.assertEqual(result.request_id, "req-2")
@@ -48,7 +52,7 @@ class RetryTest(unittest.TestCase):
         self.assertEqual(len(self.server.requests), 2)
 
     def test_a_retry_after_longer_than_allowed_is_raised_at_once(self) -> None:
-        self.server.reset(Answer(429, "rate_limited", {"retry-after": "90"}), Answer(200))
+        self.server.reset(Answer(429, "rate_limited", {"retry-after": "90", **BURST}), Answer(200))
         err = self.failure(self.client(max_retry_after=60))
         self.assertEqual((err.status, err.code, err.retry_after), (429, "rate_limited", 90.0))
         self.assertEqual(self.slept, [])
@@ -223,13 +227,13 @@ class RetryTest(unittest.TestCase):
 
         self.server.reset(page([{"date": "2026-11-02"}], "2026-10-31"), page([{"date": "2026-10-30"}], "2026-09-30"), page([{"date": "2026-09-01"}], None))
         client = self.client()
-        bars = client.get_price_history_all("ARAVALIHOU", days=30)
+        # No days: the whole history, in the largest pages the route allows.
+        bars = client.get_price_history_all("ARAVALIHOU")
         self.assertEqual([b["date"] for b in bars], ["2026-09-01", "2026-10-30", "2026-11-02"])
-        paths = [r["path"] for r in self.server.requests]
-        self.assertEqual(paths, [
-            "/v1/stocks/ARAVALIHOU/price?days=30",
-            "/v1/stocks/ARAVALIHOU/price?days=30&end_date=2026-10-31",
-            "/v1/stocks/ARAVALIHOU/price?days=30&end_date=2026-09-30",
+        self.assertEqual(self.server.paths(), [
+            "/v1/stocks/ARAVALIHOU/price?days=2000",
+            "/v1/stocks/ARAVALIHOU/price?days=2000&end_date=2026-10-31",
+            "/v1/stocks/ARAVALIHOU/price?days=2000&end_date=2026-09-30",
         ])
 
 

@@ -27,6 +27,7 @@ class ValidationTest(unittest.TestCase):
     def setUp(self) -> None:
         self.server.reset(Answer(200))
         self.client = Client("mdp_unit", self.server.base_url)
+        self.addCleanup(self.client.close)
 
     def refused(self, param: str, method: str, *args, **kwargs) -> ParameterError:
         with self.assertRaises(ValueError) as ctx:
@@ -80,7 +81,7 @@ class ValidationTest(unittest.TestCase):
         self.refused("interval", "get_price_history", "ARAVALIHOU", interval="monthly")
         self.refused("end_date", "get_price_history", "ARAVALIHOU", end_date="2023-02-29")
         self.refused("end_date", "get_price_history", "ARAVALIHOU", end_date="20230101")
-        self.refused("end_date", "get_price_history", "ARAVALIHOU", end_date=datetime.datetime(2023, 1, 1))
+        self.refused("end_date", "get_price_history", "ARAVALIHOU", end_date=datetime.datetime(2023, 1, 1, 15, 30))
         self.refused("symbol", "get_stock_quote", "A" * 65)
         self.refused("symbol", "get_stock_quote", "ARA/VALI")
         self.refused("symbol", "get_stock_quote", "ARAVALIHOU\n")

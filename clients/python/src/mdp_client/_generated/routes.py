@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, Optional, Union
 
 from .models import *  # noqa: F401,F403 (the return types)
 
@@ -21,6 +21,9 @@ class Routes:
     ) -> Iterator[Result[Any]]:
         raise NotImplementedError
 
+    def _all(self, operation_id: str, params: Dict[str, Any], options: Optional[CallOptions]) -> List[Any]:
+        raise NotImplementedError
+
     def search_stocks(self, q: str, *, sector: Optional[str] = None, industry: Optional[str] = None, limit: Optional[int] = None, options: Optional[CallOptions] = None) -> Result[List[SearchItem]]:
         """Search about 8,200 Indian stocks by name, symbol, BSE code or ISIN (`GET /v1/stocks`, 1 unit).
 
@@ -32,11 +35,11 @@ class Routes:
         """
         return self._call("searchStocks", {"q": q, "sector": sector, "industry": industry, "limit": limit}, options)
 
-    def get_stock_profile(self, symbol: str, *, include: Optional[Sequence[Literal["technicals", "ratings", "peers"]]] = None, options: Optional[CallOptions] = None) -> Result[StockProfile]:
+    def get_stock_profile(self, symbol: str, *, include: Optional[Iterable[Literal["technicals", "ratings", "peers"]]] = None, options: Optional[CallOptions] = None) -> Result[StockProfile]:
         """Company profile: identity, fundamentals, price metrics, growth and current quote (`GET /v1/stocks/{symbol}`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             include: Extra sections to add (up to 3 items)
         """
         return self._call("getStockProfile", {"symbol": symbol, "include": include}, options)
@@ -45,11 +48,11 @@ class Routes:
         """Latest quote: LTP, change, volume, market cap, PE, PB, 52-week range (`GET /v1/stocks/{symbol}/quote`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getStockQuote", {"symbol": symbol}, options)
 
-    def get_quotes(self, symbols: Sequence[str], *, options: Optional[CallOptions] = None) -> Result[List[Union[BatchQuote, BatchQuoteNotFound]]]:
+    def get_quotes(self, symbols: Iterable[str], *, options: Optional[CallOptions] = None) -> Result[List[Union[BatchQuote, BatchQuoteNotFound]]]:
         """Latest quotes for up to 20 symbols, one unit in total (`GET /v1/quotes`, 1 unit).
 
         Args:
@@ -61,7 +64,7 @@ class Routes:
         """Daily or weekly OHLCV with delivery %, paged backwards by end_date (`GET /v1/stocks/{symbol}/price`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             days: Calendar days in the window (1..2000; default 365)
             interval: interval (one of daily, weekly; default daily)
             end_date: Inclusive upper bound (YYYY-MM-DD); the paging cursor
@@ -69,19 +72,36 @@ class Routes:
         return self._call("getPriceHistory", {"symbol": symbol, "days": days, "interval": interval, "end_date": end_date}, options)
 
     def get_price_history_pages(self, symbol: str, *, days: Optional[int] = None, interval: Optional[Literal["daily", "weekly"]] = None, end_date: Optional[Union[str, datetime.date]] = None, options: Optional[CallOptions] = None) -> Iterator[Result[List[Union[PriceBar, WeeklyPriceBar]]]]:
-        """Every page of `get_price_history`, newest first: follows `meta.next_cursor` as `end_date` until `meta.has_more` is false (one call, and its units, a page)."""
+        """The pages of `get_price_history` for the last `days` calendar days up to `end_date`, newest page first: any number of days, over as many pages as those days need and no more (a page holds at most 2000 days, one request and its units each); with `days` omitted, every page back to the first bar.
+
+        If a page fails midway (a QuotaError when the quota runs out, say), the exception raised carries in `partial` the items fetched before it, oldest first.
+
+        Args:
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
+            days: Calendar days wanted, up to `end_date` (default today): any number, a page holding at most 2000; omitted, the whole history
+            interval: interval (one of daily, weekly; default daily)
+            end_date: Inclusive upper bound (YYYY-MM-DD); the paging cursor
+        """
         return self._pages("getPriceHistory", {"symbol": symbol, "days": days, "interval": interval, "end_date": end_date}, options)
 
     def get_price_history_all(self, symbol: str, *, days: Optional[int] = None, interval: Optional[Literal["daily", "weekly"]] = None, end_date: Optional[Union[str, datetime.date]] = None, options: Optional[CallOptions] = None) -> List[Union[PriceBar, WeeklyPriceBar]]:
-        """Every item of every page of `get_price_history`, oldest first."""
-        pages = [page.data for page in self._pages("getPriceHistory", {"symbol": symbol, "days": days, "interval": interval, "end_date": end_date}, options)]
-        return [item for page in reversed(pages) for item in page]
+        """The items of `get_price_history` for the last `days` calendar days up to `end_date`, oldest first, each once: any number of days, over as many pages as those days need and no more (a page holds at most 2000 days, one request and its units each); with `days` omitted, every page back to the first bar.
+
+        If a page fails midway (a QuotaError when the quota runs out, say), the exception raised carries in `partial` the items fetched before it, oldest first.
+
+        Args:
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
+            days: Calendar days wanted, up to `end_date` (default today): any number, a page holding at most 2000; omitted, the whole history
+            interval: interval (one of daily, weekly; default daily)
+            end_date: Inclusive upper bound (YYYY-MM-DD); the paging cursor
+        """
+        return self._all("getPriceHistory", {"symbol": symbol, "days": days, "interval": interval, "end_date": end_date}, options)
 
     def get_financials(self, symbol: str, *, section: Optional[Literal["quarterly", "quarters", "quarterly_results", "profit_loss", "income_statement", "pnl", "balance_sheet", "bs", "cash_flow", "cf", "ratios"]] = None, periods: Optional[int] = None, quarters: Optional[int] = None, options: Optional[CallOptions] = None) -> Result[FinancialsDocument]:
         """Financial statements: quarterly, profit & loss, balance sheet, cash flow, ratios (`GET /v1/stocks/{symbol}/financials`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             section: One section (accepted spellings listed); omit for all (one of quarterly, quarters, quarterly_results, profit_loss, income_statement, pnl, balance_sheet, bs, cash_flow, cf, ratios)
             periods: Latest N periods per section; default all held (1..40)
             quarters: Alias of `periods` (1..40)
@@ -92,7 +112,7 @@ class Routes:
         """News with sentiment, corporate actions, or filings (`GET /v1/stocks/{symbol}/events`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             type: type (one of news, corporate_actions, filings; default news)
             limit: limit (1..50; default 20)
         """
@@ -102,7 +122,7 @@ class Routes:
         """Bulk, block, insider and SAST deals, newest first (`GET /v1/stocks/{symbol}/deals`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             type: Omit for all kinds (one of bulk, block, insider, sast)
             limit: limit (1..100; default 25)
         """
@@ -112,7 +132,7 @@ class Routes:
         """Promoter, FII, DII, government and public holdings for every period held (`GET /v1/stocks/{symbol}/shareholding`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getShareholding", {"symbol": symbol}, options)
 
@@ -120,7 +140,7 @@ class Routes:
         """Analyst estimates against actuals, quarterly and annual (`GET /v1/stocks/{symbol}/forecasts`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getForecasts", {"symbol": symbol}, options)
 
@@ -128,7 +148,7 @@ class Routes:
         """Promoter pledge % by quarter and recent pledge creation/release events (`GET /v1/stocks/{symbol}/pledge`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getPledge", {"symbol": symbol}, options)
 
@@ -136,7 +156,7 @@ class Routes:
         """Credit-rating actions, newest first (`GET /v1/stocks/{symbol}/ratings`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getRatings", {"symbol": symbol}, options)
 
@@ -144,16 +164,16 @@ class Routes:
         """Recent earnings-call digests: summary, highlights, risks, guidance, headline metrics (`GET /v1/stocks/{symbol}/earnings-calls`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             limit: limit (1..5; default 2)
         """
         return self._call("getEarningsCalls", {"symbol": symbol, "limit": limit}, options)
 
-    def list_documents(self, symbol: str, *, doc_types: Optional[Sequence[Literal["concall", "annual_report", "presentation", "drhp", "rhp"]]] = None, since: Optional[Union[str, datetime.date]] = None, limit: Optional[int] = None, options: Optional[CallOptions] = None) -> Result[List[FilingEntry]]:
+    def list_documents(self, symbol: str, *, doc_types: Optional[Iterable[Literal["concall", "annual_report", "presentation", "drhp", "rhp"]]] = None, since: Optional[Union[str, datetime.date]] = None, limit: Optional[int] = None, options: Optional[CallOptions] = None) -> Result[List[FilingEntry]]:
         """Filing index, newest first, with links to the PDF, full Markdown and summary (`GET /v1/stocks/{symbol}/documents`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             doc_types: Default all types (up to 5 items)
             since: Only filings on or after this date
             limit: limit (1..50; default 20)
@@ -164,7 +184,7 @@ class Routes:
         """Read a page range of a filing as Markdown with <!-- page N --> markers (`GET /v1/stocks/{symbol}/documents/read`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             doc_id: Document id from the filing index (1..2147483647)
             pages: 1-based inclusive range: `1-8`, `12` or `40-` (default 1-12)
             max_chars: Character cap of the returned text (2000..60000; default 24000)
@@ -175,7 +195,7 @@ class Routes:
         """Investor digest of a filing: summary, highlights, risks, guidance, key metrics (`GET /v1/stocks/{symbol}/documents/summary`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
             doc_id: doc_id (1..2147483647)
             doc_type: doc_type (one of concall, annual_report, presentation, drhp, rhp)
         """
@@ -185,7 +205,7 @@ class Routes:
         """Per-expiry derivatives analytics: ATM IV, IV rank, realised vol, PCR, max pain, skew, OI (`GET /v1/stocks/{symbol}/options`, 1 unit).
 
         Args:
-            symbol: Stock symbol (NSE symbol or BSE code); percent-encode `&` as `%26`.
+            symbol: Stock symbol (NSE symbol or BSE code); `M&M` as it is: the client encodes it.
         """
         return self._call("getStockOptions", {"symbol": symbol}, options)
 
@@ -208,7 +228,7 @@ class Routes:
         """
         return self._call("getIvHistory", {"symbol": symbol, "range": range}, options)
 
-    def list_indices(self, *, periods: Optional[int] = None, granularity: Optional[Literal["week", "month"]] = None, category: Optional[Literal["broad", "sectoral", "thematic", "strategy"]] = None, names: Optional[Sequence[str]] = None, limit: Optional[int] = None, order: Optional[Literal["gainers", "losers"]] = None, options: Optional[CallOptions] = None) -> Result[List[IndexRanking]]:
+    def list_indices(self, *, periods: Optional[int] = None, granularity: Optional[Literal["week", "month"]] = None, category: Optional[Literal["broad", "sectoral", "thematic", "strategy"]] = None, names: Optional[Iterable[str]] = None, limit: Optional[int] = None, order: Optional[Literal["gainers", "losers"]] = None, options: Optional[CallOptions] = None) -> Result[List[IndexRanking]]:
         """About 140 indices ranked by return over completed weeks or months (`GET /v1/indices`, 1 unit).
 
         Args:
