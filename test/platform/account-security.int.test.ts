@@ -241,22 +241,28 @@ describe('account site security', () => {
     const csrfSecure = form.headers.getSetCookie().find((c) => c.startsWith('mdp_csrf='))!;
     expect(csrfSecure).toMatch(/; Secure/);
     expect(csrfCookie).not.toMatch(/; Secure/);
-    const signedUp = await fetch(`${platform.baseUrl}/account/sign-up`, {
-      method: 'POST',
-      headers: {
-        ...tls,
-        cookie: csrfSecure.split(';')[0]!,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({
-        _csrf: /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!,
-        email: uniqueEmail(),
-        password: PASSWORD,
-      }).toString(),
-      redirect: 'manual',
-    });
-    expect(signedUp.status).toBe(303);
-    const session = signedUp.headers.getSetCookie().find((c) => c.startsWith('mdp_session='))!;
+    const post = async (path: string, page: Response, fields: Record<string, string>) =>
+      fetch(`${platform.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          ...tls,
+          cookie: csrfSecure.split(';')[0]!,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          _csrf: /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!,
+          ...fields,
+        }).toString(),
+        redirect: 'manual',
+      });
+    const email = uniqueEmail();
+    // Sign-up answers with the sign-in form (no session); signing in from it starts one.
+    const signedUp = await post('/account/sign-up', form, { email, password: PASSWORD });
+    expect(signedUp.status).toBe(200);
+    expect(signedUp.headers.getSetCookie().some((c) => c.startsWith('mdp_session='))).toBe(false);
+    const signedIn = await post('/account/sign-in', signedUp, { email, password: PASSWORD });
+    expect(signedIn.status).toBe(303);
+    const session = signedIn.headers.getSetCookie().find((c) => c.startsWith('mdp_session='))!;
     expect(session).toMatch(/; Secure/);
     expect(session).toMatch(/; HttpOnly/);
     expect(session).toMatch(/; SameSite=Lax/);

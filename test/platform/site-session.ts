@@ -62,11 +62,18 @@ export class SiteSession {
     return /name="_csrf" value="([^"]+)"/.exec(this.lastHtml)?.[1];
   }
 
-  /** Signs up (a fresh e-mail address) and returns the address; the session is this one's. */
+  /**
+   * Signs up (a fresh e-mail address), then signs in as the answer asks (sign-up never starts a session),
+   * and returns the address; the session is this one's.
+   */
   async signUp(password: string, email = uniqueEmail()): Promise<string> {
     await this.get('/account/sign-up');
     const res = await this.post('/account/sign-up', { email, password });
-    if (res.status !== 303) throw new Error(`sign-up answered ${res.status}: ${res.html.slice(0, 300)}`);
+    if (res.status !== 200 || !res.html.includes('action="/account/sign-in"'))
+      throw new Error(`sign-up answered ${res.status}: ${res.html.slice(0, 300)}`);
+    // The answer is the sign-in form, the address filled in.
+    const signedIn = await this.post('/account/sign-in', { email, password });
+    if (signedIn.status !== 303) throw new Error(`sign-in after sign-up answered ${signedIn.status}`);
     return email;
   }
 

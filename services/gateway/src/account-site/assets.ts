@@ -34,25 +34,30 @@ button, .button { font: inherit; font-weight: 600; padding: 8px 16px; margin-top
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: #fff; color: var(--bad); border-color: var(--bad); margin-top: 0; padding: 4px 10px; }
 header.site button { margin-top: 0; padding: 4px 10px; }
-.table-wrap { overflow-x: auto; }
+/* The containing block of what it holds, so nothing positioned inside (a visually hidden header) can
+   reach past it and widen the page. */
+.table-wrap { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, .token { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .token-box { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
-.token-box input { flex: 1 1 320px; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+.token-box input { flex: 1 1 320px; min-width: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .token-box button { margin-top: 0; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 12px; }
 .stat { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
 .stat dt { color: var(--muted); font-size: 0.9rem; }
 .stat dd { margin: 0 0 6px; font-size: 1.1rem; font-weight: 600; }
 figure.chart { margin: 8px 0 20px; }
-figure.chart svg { width: 100%; height: auto; max-height: 220px; }
+/* Labels are drawn at their CSS size at every width: only the bars' own box is scaled (charts.ts). */
+figure.chart svg.chart { display: block; width: 100%; height: 180px; }
 figure.chart .bar { fill: var(--accent); }
 figure.chart .axis { stroke: var(--muted); }
-figure.chart text { font-size: 11px; fill: var(--muted); }
+figure.chart text { font-size: 12px; fill: var(--muted); }
+pre.example { background: var(--panel); border: 1px solid var(--line); border-radius: 4px; padding: 8px 12px; margin: 8px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 figcaption { color: var(--muted); font-size: 0.9rem; }
-.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; border: 0; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+header.site nav span { overflow-wrap: anywhere; }
 `;
 
 /** Progressive enhancement only: without it the token is still shown, selected, in a read-only field. */
@@ -73,6 +78,10 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
 }
 `;
 
+/** The site's icon (a bar chart on the accent colour), linked from every page and from /docs. */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0b57d0"/><path d="M8 25V17M14 25V10M20 25V14M26 25V7" stroke="#fff" stroke-width="4" stroke-linecap="round"/></svg>
+`;
+
 export interface Asset {
   path: string;
   type: string;
@@ -87,4 +96,5 @@ function asset(name: string, ext: string, type: string, body: string): Asset {
 export const ASSETS = {
   css: asset('site', 'css', 'text/css; charset=utf-8', SITE_CSS),
   copyJs: asset('copy', 'js', 'text/javascript; charset=utf-8', COPY_JS),
+  favicon: asset('icon', 'svg', 'image/svg+xml', FAVICON_SVG),
 };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
+import { ASSETS } from './assets.ts';
 import { html } from './html.ts';
 
 /**
@@ -30,6 +31,12 @@ const hashOf = (body: string | Buffer) => createHash('sha256').update(body).dige
 const DOCS_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/** The metrics' route names of the reference's page and its scripts. */
+export const DOCS_ROUTES = { page: 'docs', asset: 'docs_asset' } as const;
+
+/** What the account pages send besides their policy (plugin.ts): no sniffing, no referrer elsewhere. */
+const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };
+
 export function registerDocs(app: FastifyInstance): void {
   // Read on first use: 3.5 MB that most gateway processes never serve.
   let bundle: { path: string; body: Buffer } | undefined;
@@ -44,8 +51,12 @@ export function registerDocs(app: FastifyInstance): void {
   const initPath = `/docs/assets/init.${hashOf(INIT_JS)}.js`;
   const immutable = 'public, max-age=31536000, immutable';
 
-  app.get('/docs', async (_req, reply) =>
+  // HEAD answers as GET does, without the body.
+  const route = (operationId: string) => ({ config: { operationId }, exposeHeadRoute: true });
+
+  app.get('/docs', route(DOCS_ROUTES.page), async (_req, reply) =>
     reply
+      .headers(SECURITY_HEADERS)
       .header('content-security-policy', DOCS_CSP)
       .header('cache-control', 'no-cache')
       .type('text/html; charset=utf-8')
@@ -56,6 +67,7 @@ export function registerDocs(app: FastifyInstance): void {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference · Market data API</title>
+<link rel="icon" href="${ASSETS.favicon.path}" type="image/svg+xml">
 </head>
 <body>
 <noscript><p>The interactive reference needs JavaScript. The same contract is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></noscript>
@@ -66,10 +78,14 @@ export function registerDocs(app: FastifyInstance): void {
 </html>`.value,
       ),
   );
-  app.get('/docs/assets/:file', async (req, reply) => {
+  app.get('/docs/assets/:file', route(DOCS_ROUTES.asset), async (req, reply) => {
     const path = req.url.split('?')[0];
     const body = path === initPath ? INIT_JS : path === scalar().path ? scalar().body : undefined;
     if (body === undefined) return reply.callNotFound();
-    return reply.header('cache-control', immutable).type('text/javascript; charset=utf-8').send(body);
+    return reply
+      .headers(SECURITY_HEADERS)
+      .header('cache-control', immutable)
+      .type('text/javascript; charset=utf-8')
+      .send(body);
   });
 }

@@ -77,6 +77,7 @@ export function page(title: string, body: Html, signedIn?: SignedIn, scripts: st
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Market data API</title>
+<link rel="icon" href="${ASSETS.favicon.path}" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSETS.css.path}">
 </head>
 <body>

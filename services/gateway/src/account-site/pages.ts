@@ -24,6 +24,19 @@ export function signInPage(o: { csrf: string; email?: string; errors?: FormError
   );
 }
 
+/**
+ * Sign-up's answer to every form it accepts, whether or not the address already had an account: the
+ * same status, the same words (they name only what was typed) and no session, so that nobody learns
+ * from it who has an account here. The next step is signing in, with the address filled in.
+ */
+export function signedUpPage(o: { csrf: string; email: string }): string {
+  return signInPage({
+    csrf: o.csrf,
+    email: o.email,
+    info: `If ${o.email} had no account here, it has one now, on the free plan, with the password you chose. If it had one already, nothing about it has changed. Either way, sign in with its password below.`,
+  });
+}
+
 export function signUpPage(o: { csrf: string; email?: string; errors?: FormErrors }): string {
   const e = o.errors ?? {};
   return page(
@@ -112,6 +125,23 @@ ${createTokenForm(o.user.csrf, e, o.name, o.expires)}`,
   );
 }
 
+/** A word for a POSIX shell (bash, zsh): single-quoted, so nothing in it is expanded or globbed. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The token page's example, as lines to paste into bash or zsh: the token in an environment variable
+ * first, then a call that reads it. The URL is quoted (zsh reads an unquoted `?` as a pattern and stops
+ * with "no matches found").
+ */
+export function tryItCommands(token: string, origin: string): string {
+  return [
+    `export TOKEN=${shellQuote(token)}`,
+    `curl -H "Authorization: Bearer $TOKEN" ${shellQuote(`${origin}/v1/stocks?q=ARAVALIHOU`)}`,
+  ].join('\n');
+}
+
 /** The one page that ever holds a token: not cached, not redirected to, never shown again. */
 export function tokenCreatedPage(o: {
   user: SignedIn;
@@ -131,7 +161,8 @@ export function tokenCreatedPage(o: {
   <button type="button" data-copy="new-token" hidden>Copy</button>
 </div>
 <p id="new-token-status" role="status" class="hint"></p>
-<p>Try it: <code>curl -H "Authorization: Bearer $TOKEN" ${o.origin}/v1/stocks?q=ARAVALIHOU</code></p>
+<p>Try it in a terminal (bash or zsh): the first line sets <code>TOKEN</code> to this token, the second calls the API with it.</p>
+<pre class="example"><code id="try-it">${tryItCommands(o.token, o.origin)}</code></pre>
 </section>
 <p><a class="button" href="/account/tokens">Done</a></p>`,
     o.user,

@@ -15,6 +15,7 @@ import {
   errorPage,
   type FormErrors,
   invitePage,
+  signedUpPage,
   signInPage,
   signUpPage,
   tokenCreatedPage,
@@ -61,6 +62,38 @@ const text = (body: Body, name: string, max = 1_000): string => {
   return typeof v === 'string' ? v.slice(0, max) : '';
 };
 
+/**
+ * The gateway's request metrics (`http_requests_total{route,...}`) name the site's routes by these, as the
+ * API's by their operation ids; `code` says why a form or page was refused (`SiteCode`).
+ */
+export const SITE_ROUTES = {
+  home: 'site_home',
+  asset: 'site_asset',
+  signIn: 'site_sign_in',
+  signUp: 'site_sign_up',
+  invite: 'site_invite',
+  signOut: 'site_sign_out',
+  tokens: 'site_tokens',
+  revoke: 'site_token_revoke',
+  usage: 'site_usage',
+  notFound: 'site_not_found',
+} as const;
+
+/** The `code` label of a site answer that is not what was asked for (successes have none, as the API's). */
+type SiteCode =
+  | 'wrong_credentials'
+  | 'rate_limited'
+  | 'invalid_input'
+  | 'invite_invalid'
+  | 'suspended'
+  | 'email_taken'
+  | 'service_unavailable'
+  | 'csrf_invalid'
+  | 'invalid_request'
+  | 'sign_in_required'
+  | 'not_found'
+  | 'page_not_found';
+
 /** The field an auth refusal names (`name`, `expires_at_ms`) as the form calls it. */
 const FORM_FIELD: Record<string, keyof FormErrors> = {
   email: 'email',
@@ -104,6 +137,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         const code = (err as { code?: unknown }).code;
         if (typeof code === 'string' && code.startsWith('FST_CSRF')) {
           req.log.info({ code }, 'account site: form refused (CSRF)');
+          req.errorCode = 'csrf_invalid' satisfies SiteCode;
           return sendPage(
             reply.code(403),
             errorPage(
@@ -118,29 +152,37 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
           apiError.status >= 500
             ? 'The account service is unavailable just now. Try again in a minute.'
             : 'The request could not be read.';
+        req.errorCode = (
+          apiError.status >= 500 ? 'service_unavailable' : 'invalid_request'
+        ) satisfies SiteCode;
         return sendPage(reply.code(apiError.status >= 500 ? 503 : 400), errorPage(apiError.status, message));
       });
 
       const signedIn = async (req: FastifyRequest, reply: FastifyReply): Promise<SignedIn | undefined> => {
         const s = req.siteSession;
         if (!s) {
+          req.errorCode = 'sign_in_required' satisfies SiteCode;
           void reply.redirect('/account/sign-in', 303);
           return undefined;
         }
         return { email: s.email, csrf: await csrfFor(reply, s) };
       };
 
-      site.get('/', async (req, reply) =>
+      // Every page answers HEAD as it answers GET (headers, no body); forms are POST only.
+      const page = (operationId: string) => ({ config: { operationId }, exposeHeadRoute: true });
+      const form = (operationId: string) => ({ config: { operationId }, preHandler: site.csrfProtection });
+
+      site.get('/', page(SITE_ROUTES.home), async (req, reply) =>
         reply.redirect(req.siteSession ? '/account/usage' : '/account/sign-in', 303),
       );
 
       for (const a of Object.values(ASSETS)) {
-        site.get(a.path.slice(SITE_PREFIX.length), async (_req, reply) =>
+        site.get(a.path.slice(SITE_PREFIX.length), page(SITE_ROUTES.asset), async (_req, reply) =>
           reply.header('cache-control', 'public, max-age=31536000, immutable').type(a.type).send(a.body),
         );
       }
 
-      site.get('/sign-in', async (req, reply) => {
+      site.get('/sign-in', page(SITE_ROUTES.signIn), async (req, reply) => {
         if (req.siteSession) return reply.redirect('/account/usage', 303);
         const done = DONE[(req.query as Record<string, string>).done ?? ''];
         return sendPage(
@@ -149,38 +191,46 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         );
       });
 
-      site.get('/sign-up', async (req, reply) => {
+      site.get('/sign-up', page(SITE_ROUTES.signUp), async (req, reply) => {
         if (req.siteSession) return reply.redirect('/account/usage', 303);
         return sendPage(reply, signUpPage({ csrf: await csrfFor(reply, null) }));
       });
 
-      // Sign-in and sign-up take the same form and end the same way: a session, or the form again with
-      // the refusal said next to its field.
-      const credentialForms = [
-        { path: '/sign-in', rpc: o.auth.signIn, render: signInPage },
-        { path: '/sign-up', rpc: o.auth.signUp, render: signUpPage },
-      ];
-      for (const form of credentialForms) {
-        site.post(form.path, { preHandler: site.csrfProtection }, async (req, reply) => {
-          const body = req.body as Body;
-          const email = text(body, 'email', 320);
-          const r = await form.rpc({ email, password: text(body, 'password', 1024), client_address: req.ip });
-          if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
-          const { code, errors } = refusal(r);
-          return sendPage(
-            reply.code(code),
-            form.render({ csrf: await csrfFor(reply, null), email, errors }),
-            r,
-          );
+      // Sign-in ends in a session, or the form again with the refusal said next to its field.
+      site.post('/sign-in', form(SITE_ROUTES.signIn), async (req, reply) => {
+        const body = req.body as Body;
+        const email = text(body, 'email', 320);
+        const r = await o.auth.signIn({
+          email,
+          password: text(body, 'password', 1024),
+          client_address: req.ip,
         });
-      }
+        if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
+        return refused(req, reply, r, (csrf, errors) => signInPage({ csrf, email, errors }));
+      });
 
-      site.get('/invite/:code', async (req, reply) => {
+      // Sign-up never signs in: its answer to an acceptable form is the same whether the address was
+      // new (the account is made) or had an account already (nothing changes), and says to sign in. Only
+      // what depends on the form alone (a field at fault) or on the client (its rate limit) differs.
+      site.post('/sign-up', form(SITE_ROUTES.signUp), async (req, reply) => {
+        const body = req.body as Body;
+        const email = text(body, 'email', 320);
+        const r = await o.auth.signUp({
+          email,
+          password: text(body, 'password', 1024),
+          client_address: req.ip,
+        });
+        if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK)
+          return sendPage(reply, signedUpPage({ csrf: await csrfFor(reply, null), email: email.trim() }));
+        return refused(req, reply, r, (csrf, errors) => signUpPage({ csrf, email, errors }));
+      });
+
+      site.get('/invite/:code', page(SITE_ROUTES.invite), async (req, reply) => {
         const code = String((req.params as { code: string }).code).slice(0, 200);
         return sendPage(reply, invitePage({ csrf: await csrfFor(reply, null), code }));
       });
 
-      site.post('/invite/:code', { preHandler: site.csrfProtection }, async (req, reply) => {
+      site.post('/invite/:code', form(SITE_ROUTES.invite), async (req, reply) => {
         const code = String((req.params as { code: string }).code).slice(0, 200);
         const r = await o.auth.acceptInvite({
           invite_code: code,
@@ -188,15 +238,10 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
           client_address: req.ip,
         });
         if (r.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_OK) return startSession(reply, r.session!);
-        const refused = refusal(r);
-        return sendPage(
-          reply.code(refused.code),
-          invitePage({ csrf: await csrfFor(reply, null), code, errors: refused.errors }),
-          r,
-        );
+        return refused(req, reply, r, (csrf, errors) => invitePage({ csrf, code, errors }));
       });
 
-      site.post('/sign-out', { preHandler: site.csrfProtection }, async (req, reply) => {
+      site.post('/sign-out', form(SITE_ROUTES.signOut), async (req, reply) => {
         const everywhere = text(req.body as Body, 'everywhere') === '1';
         const token = req.cookies[SESSION_COOKIE];
         if (token && req.siteSession) await o.auth.signOut({ session_token: token, everywhere });
@@ -207,7 +252,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         );
       });
 
-      site.get('/tokens', async (req, reply) => {
+      site.get('/tokens', page(SITE_ROUTES.tokens), async (req, reply) => {
         const user = await signedIn(req, reply);
         if (!user) return reply;
         const { tokens } = await o.auth.listTokens({ account_id: req.siteSession!.caller.accountId });
@@ -215,7 +260,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         return sendPage(reply, tokensPage({ user, tokens, now: clock(), ...(done ? { info: done } : {}) }));
       });
 
-      site.post('/tokens', { preHandler: site.csrfProtection }, async (req, reply) => {
+      site.post('/tokens', form(SITE_ROUTES.tokens), async (req, reply) => {
         const user = await signedIn(req, reply);
         if (!user) return reply;
         const accountId = req.siteSession!.caller.accountId;
@@ -252,15 +297,18 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
           }
         }
         const { tokens } = await o.auth.listTokens({ account_id: accountId });
+        req.errorCode = 'invalid_input' satisfies SiteCode;
         return sendPage(reply.code(400), tokensPage({ user, tokens, now: clock(), errors, name, expires }));
       });
 
-      site.post('/tokens/:id/revoke', { preHandler: site.csrfProtection }, async (req, reply) => {
+      site.post('/tokens/:id/revoke', form(SITE_ROUTES.revoke), async (req, reply) => {
         const user = await signedIn(req, reply);
         if (!user) return reply;
         const tokenId = (req.params as { id: string }).id;
-        const notYours = () =>
-          sendPage(reply.code(404), errorPage(404, 'There is no such token in your account.', user));
+        const notYours = () => {
+          req.errorCode = 'not_found' satisfies SiteCode;
+          return sendPage(reply.code(404), errorPage(404, 'There is no such token in your account.', user));
+        };
         if (!UUID.test(tokenId)) return notYours();
         try {
           await o.auth.revokeToken({ account_id: req.siteSession!.caller.accountId, token_id: tokenId });
@@ -274,7 +322,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         return reply.redirect('/account/tokens?done=revoked', 303);
       });
 
-      site.get('/usage', async (req, reply) => {
+      site.get('/usage', page(SITE_ROUTES.usage), async (req, reply) => {
         const user = await signedIn(req, reply);
         if (!user) return reply;
         const caller = req.siteSession!.caller;
@@ -287,19 +335,33 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
       });
 
       // Unlike the site's routes, its 404 passed the API's CORS hook: same-origin pages carry none.
-      site.setNotFoundHandler((req, reply) =>
-        sendPage(
+      // Counted as the site's own 404s (not the API's route_not_found).
+      site.setNotFoundHandler({ config: { operationId: SITE_ROUTES.notFound } } as never, (req, reply) => {
+        req.errorCode = 'page_not_found' satisfies SiteCode;
+        return sendPage(
           reply
             .code(404)
             .removeHeader('access-control-allow-origin')
             .removeHeader('access-control-expose-headers'),
           errorPage(404, `There is no page ${req.url.split('?')[0]}.`),
-        ),
-      );
+        );
+      });
 
       function startSession(reply: FastifyReply, grant: auth.SessionGrant): FastifyReply {
         setSessionCookie(reply, grant.session_token, grant.expires_at_ms, clock());
         return reply.redirect('/account/usage', 303);
+      }
+
+      /** A refused sign-in, sign-up or invite: its form again, with the refusal said and counted. */
+      async function refused(
+        req: FastifyRequest,
+        reply: FastifyReply,
+        r: auth.SignInResponse,
+        render: (csrf: string, errors: FormErrors) => string,
+      ): Promise<FastifyReply> {
+        const { code, kind, errors } = refusal(r);
+        req.errorCode = kind;
+        return sendPage(reply.code(code), render(await csrfFor(reply, null), errors), r);
       }
     },
     { prefix: SITE_PREFIX },
@@ -320,35 +382,57 @@ function sendPage(reply: FastifyReply, body: string, refused?: auth.SignInRespon
   return reply.type('text/html; charset=utf-8').send(body);
 }
 
-/** A refused sign-in, sign-up or invite as an HTTP status and the words next to the field at fault. */
-function refusal(r: auth.SignInResponse): { code: number; errors: FormErrors } {
+/**
+ * A refused sign-in, sign-up or invite as an HTTP status, the metrics' code and the words next to the
+ * field at fault.
+ */
+function refusal(r: auth.SignInResponse): { code: number; kind: SiteCode; errors: FormErrors } {
   const O = auth.SignInOutcome;
   switch (r.outcome) {
     case O.SIGN_IN_OUTCOME_WRONG_CREDENTIALS:
-      return { code: 401, errors: { password: 'The e-mail address or the password is wrong.' } };
+      return {
+        code: 401,
+        kind: 'wrong_credentials',
+        errors: { password: 'The e-mail address or the password is wrong.' },
+      };
     case O.SIGN_IN_OUTCOME_RATE_LIMITED: {
       const minutes = Math.max(1, Math.ceil(r.retry_after_seconds / 60));
       return {
         code: 429,
+        kind: 'rate_limited',
         errors: { form: `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` },
       };
     }
     case O.SIGN_IN_OUTCOME_INVALID_INPUT:
-      return { code: 400, errors: { [FORM_FIELD[r.field] ?? 'form']: r.message } };
-    case O.SIGN_IN_OUTCOME_EMAIL_TAKEN:
-      return { code: 409, errors: { email: 'An account with this e-mail address exists. Sign in instead.' } };
+      return { code: 400, kind: 'invalid_input', errors: { [FORM_FIELD[r.field] ?? 'form']: r.message } };
     case O.SIGN_IN_OUTCOME_INVITE_INVALID:
       return {
         code: 404,
+        kind: 'invite_invalid',
         errors: {
           form: 'This invitation is not valid: it has expired or was used already. Ask for a new one.',
         },
       };
     case O.SIGN_IN_OUTCOME_SUSPENDED:
-      return { code: 403, errors: { form: 'This account is suspended. Contact support.' } };
+      return {
+        code: 403,
+        kind: 'suspended',
+        errors: { form: 'This account is suspended. Contact support.' },
+      };
+    case O.SIGN_IN_OUTCOME_EMAIL_TAKEN:
+      // Only an invitation says it (sign-up never tells whether an address has an account): the
+      // operator invited an address another account already signs in with.
+      return {
+        code: 409,
+        kind: 'email_taken',
+        errors: {
+          form: 'Another account already signs in with the e-mail address of this invitation. Ask the operator who invited you.',
+        },
+      };
     default:
       return {
         code: 503,
+        kind: 'service_unavailable',
         errors: { form: 'The account service is unavailable just now. Try again in a minute.' },
       };
   }

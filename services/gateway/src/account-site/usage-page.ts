@@ -33,6 +33,9 @@ const HOUR_IST = new Intl.DateTimeFormat('en-IN', {
   hourCycle: 'h23',
 });
 
+/** A day (YYYY-MM-DD, a calendar date) as a tick under its bar: "28 Nov". */
+const DAY_TICK = new Intl.DateTimeFormat('en-IN', { timeZone: 'UTC', day: 'numeric', month: 'short' });
+
 const count = (n: number | null) => (n === null ? 'unlimited' : n.toLocaleString('en-IN'));
 
 function windowStats(title: string, w: UsageWindow): Html {
@@ -66,15 +69,18 @@ export function usagePage(o: {
   burstPerMinute: number | null;
 }): string {
   const { usage, history } = o;
+  // Ticks counted back from the latest bar, which always has one: evenly spaced, never two side by side.
   const days = history.days.map((d, i) => ({
     label: d.day,
     value: d.day === usage.day.period ? usage.day.used : d.units,
-    tick: i % 5 === 4 || i === history.days.length - 1,
+    ...((history.days.length - 1 - i) % 5 === 0
+      ? { tick: DAY_TICK.format(new Date(`${d.day}T00:00:00Z`)) }
+      : {}),
   }));
   const hours = history.hours.map((h, i) => ({
     label: `${HOUR_IST.format(new Date(h.hour))} IST`,
     value: h.units,
-    tick: i % 4 === 3,
+    ...((history.hours.length - 1 - i) % 4 === 0 ? { tick: HOUR_IST.format(new Date(h.hour)) } : {}),
   }));
   const interfaces = INTERFACES.map(
     (via) =>
@@ -93,7 +99,7 @@ ${windowStats('This month', usage.month)}
 <h2>Last 30 days</h2>
 ${barChart('chart-days', 'Units per IST day, last 30 days', days)}
 <h2>Last 24 hours</h2>
-${barChart('chart-hours', 'Units per hour, last 24 hours', hours)}
+${barChart('chart-hours', 'Units per hour (IST), last 24 hours', hours)}
 <h2>By interface</h2>
 <div class="table-wrap"><table>
 <thead><tr><th scope="col">Interface</th><th scope="col" class="num">Today</th><th scope="col" class="num">This month</th></tr></thead>
