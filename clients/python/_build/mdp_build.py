@@ -61,6 +61,11 @@ def _metadata() -> str:
     for extra, requirements in dict(project["extras"]).items():  # type: ignore[arg-type]
         lines.append(f"Provides-Extra: {extra}")
         lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in requirements]
+    readme = project.get("readme")
+    if readme:
+        # The long description (what `pip show --verbose` and an index's page show) is the message body.
+        lines.append("Description-Content-Type: text/markdown")
+        return "\n".join(lines) + "\n\n" + (ROOT / str(readme)).read_text(encoding="utf-8")
     return "\n".join(lines) + "\n"
 
 
@@ -129,7 +134,7 @@ def build_sdist(sdist_directory: str, config_settings: Optional[dict] = None) ->
     _, _, stem = _names()
     filename = f"{stem}.tar.gz"
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz") as tar:
-        for top in ("pyproject.toml", "_build/mdp_build.py"):
+        for top in ("pyproject.toml", "_build/mdp_build.py", "README.md"):
             tar.add(ROOT / top, arcname=f"{stem}/{top}")
         for name, data in _package_files():
             info = tarfile.TarInfo(f"{stem}/src/{name}")

@@ -219,7 +219,7 @@ class Client(Routes, Frames):
                 if delay is None:
                     raise
                 if delay >= self.warn_after:
-                    why = "as the API asked (Retry-After)" if err.retry_after is not None else "backing off"
+                    why = "as the API asked (Retry-After)" if err.retry_after is not None else "to back off"
                     log.warning(
                         "%s attempt %d: %s %s: %s; waiting %s %s before attempt %d of %d",
                         operation_id, attempt, err.status or "no answer", err.code, err.message,

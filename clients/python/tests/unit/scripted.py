@@ -5,6 +5,7 @@ close them as a server does one that sat idle."""
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import json
 import socket
@@ -119,8 +120,10 @@ class ScriptedServer:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
+        # A client that gave up (a timeout test) leaves the handler writing to a closed socket: not news.
+        self.server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def reset(self, *script: Answer) -> None:
@@ -155,3 +158,47 @@ class ScriptedServer:
         self.server.shutdown()
         self.close_idle()
         self.server.server_close()
+
+
+class PriceHistory:
+    """The price route as the API pages it (services/equities-data's pageWindow): a page ends at
+    ``end_date`` (default today) and spans ``days`` calendar days back, a weekly page from that week's
+    Monday; ``next_cursor`` is the last bar day before the page. A bar every weekday from ``first`` to
+    ``today``. After ``quota`` answers of 200 it refuses with ``429 quota_exhausted``, as the free plan
+    does when its 50 a day are spent."""
+
+    def __init__(self, first: "datetime.date", today: "datetime.date", quota: Optional[int] = None) -> None:
+        self.today = today
+        self.days = [first + datetime.timedelta(days=i) for i in range((today - first).days + 1)]
+        self.days = [d for d in self.days if d.weekday() < 5]
+        self.quota = quota
+        self.served = 0
+
+    def bars(self, start: "datetime.date", end: "datetime.date", weekly: bool = False) -> List[Dict[str, Any]]:
+        """What a page of [start, end] holds: a bar a day, or a bar a week dated its Monday."""
+        days = [d for d in self.days if start <= d <= end]
+        if not weekly:
+            return [{"date": d.isoformat(), "close": 100.0 + i} for i, d in enumerate(days)]
+        mondays = sorted({d - datetime.timedelta(days=d.weekday()) for d in days})
+        return [{"date": m.isoformat(), "close": 100.0} for m in mondays]
+
+    def __call__(self, path: str) -> Answer:
+        if self.quota is not None and self.served >= self.quota:
+            return Answer(429, "quota_exhausted", {**METERED, "retry-after": "3600"}, message="plan quota used up; it resets at X-RateLimit-Reset")
+        self.served += 1
+        q = {k: v[0] for k, v in parse_qs(urlsplit(path).query).items()}
+        days = int(q.get("days", "365"))
+        weekly = q.get("interval") == "weekly"
+        end = datetime.date.fromisoformat(q["end_date"]) if "end_date" in q else self.today
+        start = end - datetime.timedelta(days=days - 1)
+        if weekly:
+            start -= datetime.timedelta(days=start.weekday())
+        before = [d for d in self.days if d < start]
+        meta = {
+            "as_of": "2026-11-27T10:00:00Z",
+            "route": "getPriceHistory",
+            "window": {"from": start.isoformat(), "to": end.isoformat(), "days": days, "interval": "weekly" if weekly else "daily"},
+            "next_cursor": before[-1].isoformat() if before else None,
+            "has_more": bool(before),
+        }
+        return Answer(200, headers={**METERED, "x-ratelimit-remaining": "40"}, body={"data": self.bars(start, end, weekly), "meta": meta})

@@ -3,11 +3,14 @@ RFC 4180 CSV with null as an empty cell, every field of a daily bar as a column.
 
 from __future__ import annotations
 
+import datetime
 import json
 import unittest
 
 from mdp_client._generated.models import SCHEMA_FIELDS
-from mdp_client.cli import PRICE_CSV_COLUMNS, csv_lines, js_number, main, to_json
+from mdp_client.cli import PRICE_CSV_COLUMNS, USAGE, csv_lines, js_number, main, to_json
+
+from .scripted import Answer, PriceHistory, ScriptedServer
 
 
 class CliTest(unittest.TestCase):
@@ -45,6 +48,10 @@ class CliTest(unittest.TestCase):
             ([], {"MDP_TOKEN": "t"}, "no command given"),
             (["price", "ARAVALIHOU", "--days", "0"], {"MDP_TOKEN": "t"}, "--days must be"),
             (["fly"], {"MDP_TOKEN": "t"}, 'unknown command "fly"'),
+            (["search"], {"MDP_TOKEN": "t"}, "search needs a query"),
+            (["search", "aravali", "--limit", "0"], {"MDP_TOKEN": "t"}, "--limit must be"),
+            (["search", "aravali", "--limit", "51"], {"MDP_TOKEN": "t"}, "limit: must be at most 50"),
+            (["quote", "ARAVALIHOU", "--limit", "5"], {"MDP_TOKEN": "t"}, "--limit is an option of search"),
         ]:
             with self.subTest(argv=argv):
                 out, err = [], []
@@ -53,3 +60,54 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(code, 2)
                 self.assertIn(words, err[0])
                 self.assertEqual(out, [])
+
+
+class CliAgainstAServerTest(unittest.TestCase):
+    server: ScriptedServer
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = ScriptedServer()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.close()
+
+    def run_cli(self, *argv: str):
+        out, err = [], []
+        code = main(list(argv), {"MDP_TOKEN": "t", "MDP_BASE_URL": self.server.base_url}, out.append, err.append)
+        return code, out, err
+
+    def test_search(self) -> None:
+        found = [{"symbol": "ARAVALIHOU", "name": "Aravali Housing Limited"}]
+        self.server.reset(Answer(200, body={"data": found, "meta": {"as_of": "x", "route": "searchStocks"}}))
+        code, out, err = self.run_cli("search", "aravali", "--limit", "5")
+        self.assertEqual((code, err), (0, []))
+        self.assertEqual(json.loads(out[0]), found)
+        self.assertEqual(self.server.paths(), ["/v1/stocks?q=aravali&limit=5"])
+        self.run_cli("search", "M&M")
+        self.assertEqual(self.server.paths()[-1], "/v1/stocks?q=M%26M")
+        self.assertIn("search <query> [--limit N]", USAGE)
+
+    def test_price_over_more_days_than_a_page(self) -> None:
+        history = PriceHistory(datetime.date(2011, 1, 3), datetime.date(2026, 11, 27))
+        self.server.reset()
+        self.server.respond = history
+        code, out, err = self.run_cli("price", "ARAVALIHOU", "--days", "4500", "--csv")
+        self.assertEqual((code, err), (0, []))
+        start = datetime.date(2026, 11, 27) - datetime.timedelta(days=4499)
+        self.assertEqual(len(out) - 1, len(history.bars(start, datetime.date(2026, 11, 27))))
+        self.assertEqual(out[1].split(",")[0], min(b["date"] for b in history.bars(start, datetime.date(2026, 11, 27))))
+        self.assertEqual(len(self.server.requests), 3)
+
+    def test_exit_1_for_what_the_api_refused(self) -> None:
+        for answer, words in [
+            (Answer(400, "invalid_request"), "mdp: invalid_request (days): scripted invalid_request [request req-1]"),
+            (Answer(404, "not_found"), "mdp: not_found: scripted not_found [request req-1]"),
+            (Answer(429, "quota_exhausted", {"x-ratelimit-reset": "1900000000", "x-ratelimit-limit": "50"}, message="plan quota used up; it resets at X-RateLimit-Reset"),
+             "mdp: quota_exhausted: plan quota used up; it resets at 2030-03-17 23:16:40 IST (2030-03-17 17:46:40 UTC) [request req-1]"),
+        ]:
+            with self.subTest(code=answer.code):
+                self.server.reset(answer)
+                code, out, err = self.run_cli("quote", "ARAVALIHOU")
+                self.assertEqual((code, out, err), (1, [], [words]))

@@ -99,5 +99,50 @@ class PackageTest(unittest.TestCase):
         self.assertLessEqual(modules | {"mdp_client/py.typed"}, names)
         self.assertIn("Name: mdp-client\n", metadata)
         self.assertIn("Requires-Python: >=3.9\n", metadata)
+        # A description: the one-line summary, and the README as the long one (what pip show -v prints).
+        summary = next(line for line in metadata.split("\n") if line.startswith("Summary: "))
+        self.assertIn("market-data API", summary)
+        self.assertIn("Description-Content-Type: text/markdown\n", metadata)
+        self.assertTrue(metadata.split("\n\n", 1)[1].startswith("# mdp-client"), "README.md is not the long description")
         self.assertIn('Requires-Dist: pandas>=1.3; extra == "pandas"', metadata)
         self.assertEqual(len(record.strip().split("\n")), len(names))
+        with tempfile.TemporaryDirectory() as out:
+            sdist = backend.build_sdist(out)
+            import tarfile
+
+            with tarfile.open(f"{out}/{sdist}") as tar:
+                self.assertIn(f"mdp_client-{mdp_client.__version__}/README.md", tar.getnames())
+
+    def test_the_frame_methods_take_their_routes_parameters_by_name(self) -> None:
+        import inspect
+
+        from mdp_client._generated.operations import OPERATIONS
+
+        for method, op_id in [
+            ("price_history_frame", "getPriceHistory"),
+            ("index_history_frame", "getIndexHistory"),
+            ("financials_frame", "getFinancials"),
+            ("option_chain_frame", "getOptionChain"),
+        ]:
+            with self.subTest(method=method):
+                sig = inspect.signature(getattr(mdp_client.Client, method))
+                kinds = {p.kind for p in sig.parameters.values()}
+                self.assertNotIn(inspect.Parameter.VAR_KEYWORD, kinds, "takes **params")
+                params = OPERATIONS[op_id]["params"]
+                positional = [n for n, p in sig.parameters.items() if p.kind == p.POSITIONAL_OR_KEYWORD][1:]
+                keyword = [n for n, p in sig.parameters.items() if p.kind == p.KEYWORD_ONLY]
+                self.assertEqual(positional, [p["name"] for p in params if p["required"]])
+                self.assertEqual([n for n in keyword if n not in ("options", "all_pages")], [p["name"] for p in params if not p["required"]])
+                # An enum parameter's Literal lists the values the document publishes.
+                for p in params:
+                    if "enum" in p["schema"]:
+                        annotation = str(sig.parameters[p["name"]].annotation)
+                        for value in p["schema"]["enum"]:
+                            self.assertRegex(annotation, f"['\"]{value}['\"]", f"{method}({p['name']}=...)")
+
+    def test_no_docstring_advises_encoding_by_hand(self) -> None:
+        routes = (PACKAGE / "_generated" / "routes.py").read_text(encoding="utf-8")
+        self.assertFalse("percent-encode `&`" in routes, "a docstring advises encoding `&` by hand")
+        self.assertIn("`M&M` as it is", routes)
+        readme = (PACKAGE.parent.parent / "README.md").read_text(encoding="utf-8")
+        self.assertFalse("percent-encode `&`" in readme, "the README advises encoding `&` by hand")
