@@ -1,10 +1,21 @@
 import type { Pool } from '@mdp/db';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
-import { type RegistryView, ShardMap, type ShardMapSettings, type ShardRun } from './shard-map.ts';
+import { shardOf } from '@mdp/usage';
+import { type Ownership, type RegistryView, ShardMap, type ShardRun } from './shard-map.ts';
+
+/** A run of the shard registry not refreshed for this long has ended (5 refreshes missed). */
+const REGISTRY_LIVE_MS = 5_000;
+/** Allowance for the clocks of Postgres, JetStream and the ledgers when a move waits for a horizon. */
+const REGISTRY_SKEW_MS = 1_000;
 
 export interface ShardRegistry {
   /** The map as last read (null before the first read). */
   map(): ShardMap | null;
+  /**
+   * Whether this shard may admit the account now, as the map says (`ShardMap.ownership`); before the
+   * map is read, an account of its own is not admitted yet and any other is not its.
+   */
+  ownership(accountId: string): Ownership;
   /** Resolves once the registry has been read (this shard's run recorded) for the first time. */
   ready: Promise<void>;
   /** Stops refreshing this shard's run (a hand-over then ends it: `writeHandover`). */
@@ -154,13 +165,15 @@ export function startShardRegistry(o: {
   shard: number;
   count: number;
   holder: string;
-  settings: ShardMapSettings;
+  holdTtlMs: number;
   /** How far each subject this process consumes is recorded (publish time, ms). */
   horizons: () => ReadonlyMap<number, number>;
-  intervalMs: number;
+  /** How often the registry is refreshed and read (default 1 s). */
+  intervalMs?: number;
   logger: Logger;
   registry: Registry;
 }): ShardRegistry {
+  const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   let current: ShardMap | null = null;
   let stopped = false;
   let failing = false;
@@ -175,10 +188,10 @@ export function startShardRegistry(o: {
   });
   const tick = async () => {
     try {
-      const view = await refresh(o.pool, o, o.horizons(), o.settings.liveMs);
-      current = new ShardMap({ shard: o.shard, count: o.count }, view, o.settings);
+      const view = await refresh(o.pool, o, o.horizons(), settings.liveMs);
+      current = new ShardMap({ shard: o.shard, count: o.count }, view, settings);
       counts.set(
-        new Set(view.runs.filter((r) => r.lastSeen > view.now - o.settings.liveMs).map((r) => r.count)).size,
+        new Set(view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs).map((r) => r.count)).size,
       );
       if (failing) o.logger.info('shard registry read again');
       failing = false;
@@ -192,11 +205,21 @@ export function startShardRegistry(o: {
   let running: Promise<void> = tick();
   const timer = setInterval(() => {
     running = running.then(() => (stopped ? undefined : tick()));
-  }, o.intervalMs);
+  }, o.intervalMs ?? 1_000);
   const stop = async () => {
     stopped = true;
     clearInterval(timer);
     await running;
   };
-  return { map: () => current, ready, stopRefreshing: stop, close: stop };
+  return {
+    map: () => current,
+    ownership: (accountId) =>
+      current?.ownership(accountId) ??
+      (shardOf(accountId, o.count) === o.shard
+        ? { kind: 'handoff', why: 'the shard registry is not read yet' }
+        : { kind: 'not_owner' }),
+    ready,
+    stopRefreshing: stop,
+    close: stop,
+  };
 }

@@ -84,6 +84,9 @@ export interface HeldRequest {
 type Moved = { moved: boolean; from?: readonly HandedOver[] };
 const NOT_MOVED: Moved = { moved: false };
 
+/** How long a usage read of a leased account waits for the stream to be recorded up to the read. */
+const RECORDED_PAST_WAIT_MS = 2_000;
+
 export interface ShardDeps {
   book: AccountBook;
   store: ProjectionStore;
@@ -103,8 +106,8 @@ export interface ShardDeps {
   /** How long a lease lasts; 0: no leases, every request is decided here. */
   leaseMs: number;
   leaseMetrics: LeaseMetrics;
-  /** Resolves once everything the stream held for this shard when called is recorded (or rejects). */
-  recordedPast: () => Promise<void>;
+  /** Resolves once everything the stream held for this shard when called is recorded (or rejects after `ms`). */
+  recordedPast: (ms: number) => Promise<void>;
   /** What hand-overs of shards an account moved from recorded of it (`HandedOver`). */
   handoverHolds: (
     accountId: string,
@@ -490,7 +493,7 @@ export function createShard(deps: ShardDeps): Shard {
     usage: async (accountId) => {
       // Charges of 200s admitted under a lease are held by nobody here: read-your-writes waits until
       // what the stream held at the read is recorded.
-      if (book.leaseOut(accountId)) await deps.recordedPast();
+      if (book.leaseOut(accountId)) await deps.recordedPast(RECORDED_PAST_WAIT_MS);
       const now = await loaded(accountId);
       return { now, ...book.usage(accountId, now) };
     },
