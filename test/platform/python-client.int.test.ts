@@ -1,5 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,8 +13,10 @@ import { validCalls } from './valid-calls.ts';
 // The Python client (clients/python) against the real platform, as a subscriber's Python program uses
 // it: its integration tests (clients/python/tests/integration) run by the Python that has pandas, each
 // reporting what it saw so that this side can hold it against the server's own figures (units charged,
-// the REST documents); the command line against `mdp`'s output byte for byte; and the package pip
-// installs offline into a fresh virtual environment, running the README's example.
+// the REST documents); kept-alive connections to the gateway; the failed-authentication throttle's 429
+// raised at once; the command line against `mdp`'s output byte for byte; the package pip installs
+// offline into a fresh virtual environment, running the README's example; and every example of the
+// client's own README as written.
 
 const exec = promisify(execFile);
 /** A Python 3.9+ with pandas and venv: Debian's (python3-pandas, python3-venv) unless MDP_PYTHON says. */
@@ -110,7 +114,7 @@ describe('the Python client against the platform', () => {
     expect(await usedToday(tokens.quota)).toBe(50);
   }, 120_000);
 
-  it('walks the cursor over a history of more than 2,000 days, every bar once', async () => {
+  it('walks the cursor over a history of more than 2,000 days, every bar once, and takes the last N days in the pages they need', async () => {
     const { paging } = await python('Paging');
     // The same walk by hand, a page of 2,000 days at a time.
     const byHand: string[] = [];
@@ -121,8 +125,70 @@ describe('the Python client against the platform', () => {
       if (!page.meta.has_more) break;
       cursor = page.meta.next_cursor;
     }
-    expect(paging.pages).toBeGreaterThan(10);
+    // No days: the whole history in the largest pages.
+    expect(paging.pages).toBeGreaterThan(2);
     expect(paging.dates).toEqual(byHand);
+    // The last 2,100 calendar days up to the first page's end, in two requests.
+    const start = new Date(Date.parse(paging.window_to) - 2099 * 86_400_000).toISOString().slice(0, 10);
+    expect(paging.last_2100).toEqual(byHand.filter((d) => d >= start));
+    expect(paging.last_2100_requests).toBe(2);
+  }, 120_000);
+
+  it('keeps its connection to the gateway alive: 41 calls over one connection, and 41 without keep-alive', async () => {
+    const { keep_alive, ampersand } = await python('KeepAlive');
+    expect(keep_alive.kept.connections).toBe(1);
+    expect(keep_alive.fresh.connections).toBe(41);
+    expect(keep_alive.threads.connections).toBeLessThanOrEqual(4);
+    expect(ampersand.status).toBe(404);
+  }, 120_000);
+
+  it('raises the throttle’s 429 for an address that sent too many refused tokens at once, without waiting it out', async () => {
+    // The gateway believes one proxy hop from loopback (TRUST_PROXY_HOPS=1): a proxy that names one client
+    // address stands for a client whose address has sent 30 refused tokens.
+    const address = '198.51.100.51';
+    const gateway = new URL(platform.baseUrl);
+    const proxy = createServer((req, res) => {
+      const target = new URL(req.url ?? '/', platform.baseUrl);
+      const upstream = request(
+        {
+          host: gateway.hostname,
+          port: gateway.port,
+          path: target.pathname + target.search,
+          headers: { ...req.headers, host: gateway.host, 'x-forwarded-for': address },
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const refused = (token: string) =>
+        fetch(`${platform.baseUrl}/v1/stocks/${stock}/quote`, {
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': address },
+        });
+      for (let i = 0; i < 30; i++) expect((await refused(`mdp_refused_${i}`)).status).toBe(401);
+      const throttled = await refused('mdp_refused_again');
+      expect(throttled.status).toBe(429);
+      // What the client tells it from a burst-cap 429 by: no account's rate-limit headers.
+      for (const name of ['ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-remaining'])
+        expect(throttled.headers.get(name), name).toBeNull();
+      const { throttle } = await python('AuthThrottle', {
+        http_proxy: proxyUrl,
+        HTTP_PROXY: proxyUrl,
+        no_proxy: '',
+        NO_PROXY: '',
+      });
+      expect(throttle.elapsed).toBeLessThan(5);
+      expect(throttle.retry_after).toBeGreaterThan(5);
+      expect(throttle.message).toMatch(/^429 rate_limited: too many failed authentications/);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   }, 120_000);
 
   it('raises ValueError naming the parameter before any request, where the API would answer 400 for it', async () => {
@@ -194,6 +260,12 @@ describe('python -m mdp_client', () => {
       },
     );
 
+  it('searches', async () => {
+    const ours = JSON.parse((await py('search', 'aravali', '--limit', '3')).stdout);
+    expect(ours).toEqual((await ok('/v1/stocks?q=aravali&limit=3')).data);
+    expect(ours[0].symbol).toBe('ARAVALIHOU');
+  });
+
   it('prints what the mdp command prints: quote, usage and price --csv', async () => {
     for (const args of [
       ['quote', stock],
@@ -233,7 +305,7 @@ describe('the package', () => {
       ['-m', 'pip', 'install', '--no-index', '--disable-pip-version-check', PACKAGE],
       { env: { ...process.env, PIP_NO_INPUT: '1' } },
     );
-    expect(pip.stdout).toMatch(/Successfully installed mdp-client-1\.0\.0/);
+    expect(pip.stdout).toMatch(/Successfully installed mdp-client-1\.1\.0/);
     const [readme] = pythonExamples('README.md').filter((e) => e.kind === 'program');
     expect(readme, 'README.md has a ```python example').toBeDefined();
     const program = readme!.source.replaceAll('localhost:8080', new URL(platform.baseUrl).host);
@@ -252,4 +324,44 @@ describe('the package', () => {
     );
     expect(where.stdout.startsWith(venv)).toBe(true);
   }, 180_000);
+});
+
+describe('the client README', () => {
+  const examples = pythonExamples(`${PACKAGE}/README.md`);
+
+  it('has a program for each section that shows code, and every command of the command line', () => {
+    expect(examples.filter((e) => e.kind === 'program').length).toBeGreaterThanOrEqual(5);
+    const commands = examples.filter((e) => e.kind === 'command').map((e) => e.source.split(' ')[3]);
+    expect(new Set(commands)).toEqual(new Set(['quote', 'price', 'search', 'usage', '--help']));
+  });
+
+  it.each(examples.map((e) => [`clients/python/README.md:${e.line}`, e] as const))(
+    '%s runs as written on the default data',
+    async (_, example) => {
+      const env = {
+        ...process.env,
+        PYTHONPATH: join(process.cwd(), PACKAGE, 'src'),
+        PYTHONDONTWRITEBYTECODE: '1',
+        MDP_TOKEN: tokens.platform,
+        MDP_BASE_URL: platform.baseUrl,
+      };
+      const { stdout, stderr } =
+        example.kind === 'program'
+          ? await exec(PYTHON, ['-c', example.source], {
+              cwd: work,
+              env,
+              timeout: 90_000,
+              maxBuffer: 32 * 1024 * 1024,
+            })
+          : await exec('bash', ['-c', example.source.replace(/^python3 /, `${PYTHON} `)], {
+              cwd: work,
+              env,
+              timeout: 90_000,
+              maxBuffer: 32 * 1024 * 1024,
+            });
+      expect(stdout.length, example.source).toBeGreaterThan(0);
+      expect(stderr, example.source).toBe('');
+    },
+    120_000,
+  );
 });

@@ -24,7 +24,8 @@ function bench(baseUrl: string, token: string): void {
     env: { ...process.env, MDP_BASE_URL: baseUrl, MDP_TOKEN: token, PYTHONDONTWRITEBYTECODE: '1' },
     stdio: 'inherit',
   });
-  if (run.error) throw new Error(`${PYTHON} did not run (${run.error.message}): set MDP_PYTHON to a Python 3.9+`);
+  if (run.error)
+    throw new Error(`${PYTHON} did not run (${run.error.message}): set MDP_PYTHON to a Python 3.9+`);
   if (run.status !== 0) throw new Error(`bench.py exited with ${run.status}`);
 }
 

@@ -328,7 +328,15 @@ for (const [path, item] of Object.entries(doc.paths)) {
     const failure =
       'If a page fails midway (a QuotaError when the quota runs out, say), the exception raised carries in `partial` the items fetched before it, oldest first.';
     const walkDocstring = (summary: string) =>
-      [`        """${summary}`, '', `        ${failure}`, '', '        Args:', ...walkDocs, '        """'].join('\n');
+      [
+        `        """${summary}`,
+        '',
+        `        ${failure}`,
+        '',
+        '        Args:',
+        ...walkDocs,
+        '        """',
+      ].join('\n');
     methods.push(
       `    def ${method}_pages(${sig.join(', ')}) -> Iterator[Result[${shape.type}]]:\n${walkDocstring(`The pages of \`${method}\` ${what('newest page first')}`)}\n        return self._pages(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,
       `    def ${method}_all(${sig.join(', ')}) -> ${shape.type}:\n${walkDocstring(`The items of \`${method}\` ${what('oldest first, each once')}`)}\n        return self._all(${JSON.stringify(op.operationId)}, {${args}}, options)\n`,

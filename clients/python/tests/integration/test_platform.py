@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import threading
+import time
 import unittest
 import urllib.error
 import urllib.request
 from typing import Any, Dict, List
 
-from mdp_client import Attempt, Client, MdpError, ParameterError
+from mdp_client import AuthenticationError, Attempt, Client, MdpError, NotFoundError, ParameterError
 from mdp_client._generated.operations import OPERATIONS
 
 from .support import base_url, need, report, symbols, tokens
@@ -88,11 +90,13 @@ class Retries(unittest.TestCase):
 
 
 class Paging(unittest.TestCase):
-    def test_a_cursor_walk_over_2000_days_returns_every_bar_once(self) -> None:
-        client = Client(tokens()["platform"], base_url())
+    def test_the_whole_history_and_the_last_days_each_bar_once(self) -> None:
+        attempts: List[Attempt] = []
+        client = Client(tokens()["platform"], base_url(), on_attempt=attempts.append)
         stock = symbols()["stock"]
-        pages = list(client.get_price_history_pages(stock, days=200))
-        bars = client.get_price_history_all(stock, days=200)
+        # No days: every page back to the first bar, in pages of 2,000 days.
+        pages = list(client.get_price_history_pages(stock))
+        bars = client.get_price_history_all(stock)
         dates = [b["date"] for b in bars]
         self.assertEqual(len(set(dates)), len(dates), "a bar came twice")
         self.assertEqual(sorted(dates), dates)
@@ -100,7 +104,92 @@ class Paging(unittest.TestCase):
         self.assertGreater(span, 2000)
         self.assertFalse(pages[-1].meta["has_more"])
         self.assertEqual(sum(len(p.data) for p in pages), len(bars))
-        report(paging={"dates": dates, "pages": len(pages)})
+        # The last 2,100 days: two requests (2,000 days, then what is still missing), none more.
+        before = len(attempts)
+        last = client.get_price_history_all(stock, days=2100)
+        requests = len(attempts) - before
+        self.assertEqual(requests, 2)
+        self.assertEqual([b["date"] for b in last], [d for d in dates if d >= last[0]["date"]])
+        # Thirty days: one request, the free plan's first unit and no more (issue 51 saw 51).
+        before = len(attempts)
+        month = client.get_price_history_all(stock, days=30)
+        self.assertEqual(len(attempts) - before, 1)
+        self.assertEqual([b["date"] for b in month], [b["date"] for b in client.get_price_history(stock, days=30).data])
+        report(paging={
+            "dates": dates,
+            "pages": len(pages),
+            "window_to": pages[0].meta["window"]["to"],
+            "last_2100": [b["date"] for b in last],
+            "last_2100_requests": requests,
+        })
+
+
+class KeepAlive(unittest.TestCase):
+    def test_calls_go_over_kept_alive_connections_to_the_gateway(self) -> None:
+        stock = symbols()["stock"]
+        token = tokens()["platform"]
+        figures: Dict[str, Any] = {}
+        for keep_alive in (True, False):
+            with Client(token, base_url(), keep_alive=keep_alive) as client:
+                client.get_stock_quote(stock)
+                started = time.perf_counter()
+                for _ in range(40):
+                    self.assertEqual(client.get_stock_quote(stock).data["symbol"], stock)
+                figures["kept" if keep_alive else "fresh"] = {
+                    "seconds": time.perf_counter() - started,
+                    "connections": client.connections_opened,
+                }
+        self.assertEqual(figures["kept"]["connections"], 1, "41 calls should have gone over one connection")
+        self.assertEqual(figures["fresh"]["connections"], 41)
+        # Four threads sharing one client: never more connections than calls at once.
+        errors: List[BaseException] = []
+        with Client(token, base_url(), pool_size=4) as shared:
+
+            def work() -> None:
+                try:
+                    for _ in range(10):
+                        shared.get_stock_quote(stock)
+                except BaseException as err:  # noqa: BLE001 (reported below)
+                    errors.append(err)
+
+            threads = [threading.Thread(target=work) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            figures["threads"] = {"connections": shared.connections_opened}
+        self.assertEqual(errors, [])
+        self.assertLessEqual(figures["threads"]["connections"], 4)
+        report(keep_alive=figures)
+
+    def test_a_symbol_with_an_ampersand_reaches_the_route(self) -> None:
+        # The gateway reads M%26M as M&M: the default data has no such stock, so a 404 (not a 400, and
+        # not a ParameterError for the hand-encoded spelling).
+        with Client(tokens()["platform"], base_url()) as client:
+            for symbol in ("M&M", "M%26M"):
+                with self.assertRaises(NotFoundError) as ctx:
+                    client.get_stock_quote(symbol)
+                self.assertEqual((ctx.exception.status, ctx.exception.code), (404, "not_found"))
+        report(ampersand={"status": 404})
+
+
+class AuthThrottle(unittest.TestCase):
+    def test_the_throttle_is_not_waited_out(self) -> None:
+        # Run through a proxy (MDP_TEST_PROXY: http_proxy) that names a client address the gateway has
+        # already refused 30 tokens from: its 429 is raised at once as an AuthenticationError.
+        need("http_proxy")
+        client = Client("mdp_not_a_token_of_this_platform", base_url(), max_retry_after=120)
+        self.addCleanup(client.close)
+        started = time.monotonic()
+        with self.assertRaises(AuthenticationError) as ctx:
+            client.get_stock_quote(symbols()["stock"])
+        elapsed = time.monotonic() - started
+        err = ctx.exception
+        self.assertEqual((err.status, err.code), (429, "rate_limited"))
+        self.assertIsNotNone(err.retry_after)
+        self.assertLess(elapsed, 5)
+        self.assertIn(f"retry after {int(err.retry_after)} s", str(err))
+        report(throttle={"elapsed": elapsed, "retry_after": err.retry_after, "message": str(err)})
 
 
 class Bounds(unittest.TestCase):
