@@ -8,18 +8,12 @@ const T = Date.parse('2026-03-14T10:00:00Z');
 const caps = { daily: 2, monthly: null };
 const burst = { daily: null, monthly: null, burst: 2 };
 
-function bookWith(account: string): AccountBook {
+const none = { rest: 0, mcp: 0 };
+
+/** A book with account `a`'s day and month loaded, nothing charged yet. */
+function bookWithA(): AccountBook {
   const book = new AccountBook(30_000);
-  book.loaded(
-    account,
-    {
-      day: '2026-03-14',
-      dayCharged: { rest: 0, mcp: 0 },
-      month: '2026-03',
-      monthCharged: { rest: 0, mcp: 0 },
-    },
-    T,
-  );
+  book.loaded('a', { day: '2026-03-14', dayCharged: none, month: '2026-03', monthCharged: none }, T);
   return book;
 }
 
@@ -43,7 +37,7 @@ const recorded = (events: SettlementEvent[], late = 0): BatchResult => ({
 
 describe('settle', () => {
   it('turns the hold of a recorded charge into a charged count in one step', () => {
-    const book = bookWith('a');
+    const book = bookWithA();
     book.startAdmitting(T);
     expect(book.admit('r1', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
     const events = [charged('r1', T)];
@@ -56,7 +50,7 @@ describe('settle', () => {
   });
 
   it('counts a charge admitted before this process in the burst window', () => {
-    const book = bookWith('a');
+    const book = bookWithA();
     const events = [charged('p1', T - 10_000)];
     settle(book, recorded(events), events, T);
     book.startAdmitting(T);
@@ -65,7 +59,7 @@ describe('settle', () => {
   });
 
   it('reports the events of a sealed day that the log left out', () => {
-    const book = bookWith('a');
+    const book = bookWithA();
     const events = [charged('r1', T), charged('r2', T)];
     expect(settle(book, { recorded: 0, late: 2, deltas: [] }, events, T + 100)).toEqual({ late: 2 });
     expect(book.usage('a', T + 100).used).toEqual({ day: 0, month: 0 });
