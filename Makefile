@@ -192,6 +192,7 @@ bench: install infra ## CPU per request, req/s and p99 of the platform as real p
 	npx tsx services/equities-data/bench/run.ts
 	npx tsx services/options-analytics/bench/run.ts
 	npx tsx services/filings-reader/bench/read.ts
+	npx tsx clients/python/scripts/bench.ts
 	npx tsx bench/chaos.ts
 
 bench-ledger: install infra ## The metered quote as the usage log grows (0, 10M, 50M events; BENCH_LEDGER_SIZES): req/s, p99, Postgres CPU and disk per event, ledger start-up
