@@ -106,6 +106,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     apply,
   });
   const consumer = subjects.own;
+  const recordedPast = (ms: number) => consumer.recordedPast(ms);
   const shardRegistry = startShardRegistry({
     pool,
     shard: o.shard,
@@ -150,7 +151,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     caughtUp: () => catchUp.caughtUp(),
     leaseMs: o.leaseMs ?? 0,
     leaseMetrics,
-    recordedPast: (ms) => consumer.recordedPast(ms),
+    recordedPast,
     handoverHolds: (accountId, from) => handoverHolds(pool, accountId, from),
     ownership: (accountId) => shardRegistry.ownership(accountId),
   });
@@ -159,6 +160,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     ? startLedgerStats({ shard: o.shard, consumer, book, store, clock, logger, registry, ...o.stats })
     : null;
   const me = { shard: o.shard, count: o.shardCount };
+  const handingOver = { shard: shardService, book, registry: shardRegistry, pool, me, recordedPast, logger };
   return {
     server,
     store,
@@ -168,19 +170,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     upkeep,
     caughtUp: () => catchUp.caughtUp(),
     catchingUp: catchUp.done,
-    handOver: (ms) =>
-      handOver(
-        {
-          shard: shardService,
-          book,
-          registry: shardRegistry,
-          pool,
-          me,
-          recordedPast: (wait) => consumer.recordedPast(wait),
-          logger,
-        },
-        ms,
-      ),
+    handOver: (ms) => handOver(handingOver, ms),
     close: async () => {
       await catchUp.stop();
       await upkeep?.stop();
