@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client, credentials, Metadata } from '@grpc/grpc-js';
 import { createPool, dropSchema } from '@mdp/db';
+import { deleteStreamFamily } from '@mdp/nats';
 import { ledger } from '@mdp/proto';
 import { newRequestId, settlementMsgId, settlementSubject } from '@mdp/usage';
 
@@ -142,7 +143,7 @@ export async function benchLedger(): Promise<string[]> {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     await pool.end();
-    await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+    await deleteStreamFamily(nc, stream).catch(() => {});
     await nc.close();
     await dropSchema(DATABASE_URL, schema);
   }

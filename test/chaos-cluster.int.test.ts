@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import { shardStreamName } from '@mdp/usage';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientLoad, type Sample } from './chaos/load.ts';
 import { type ClusterServer, type PrivateNatsCluster, startPrivateNatsCluster } from './private-infra.ts';
-import { type Stack, startStack } from './stack.ts';
+import { type Stack, startStack, usedToday } from './stack.ts';
 
 // Issue 50's chaos cases on a real three-server JetStream cluster: the whole platform (one ledger shard,
 // one gateway) on a private cluster with the usage stream in three replicas, a paced load of metered
@@ -55,7 +56,8 @@ function summary(samples: Sample[]): string {
   return `${samples.length} answers (${[...by].map(([k, n]) => `${k}: ${n}`).join(', ')}), slowest ${slowest.toFixed(0)} ms, ${over} over 250 ms`;
 }
 
-const usageStream = () => stack.usage.USAGE_STREAM;
+/** The stream of the stack's one ledger shard. */
+const usageStream = () => shardStreamName(stack.usage.USAGE_STREAM, 0);
 /** The server the services connect to first. */
 const home = () => cluster.servers[0]!;
 
@@ -162,19 +164,12 @@ describe('the platform on a three-server JetStream cluster under load', () => {
     const seen = load.samples.filter((s) => s.outcome === 200).length;
     console.log(`in all: ${summary(load.samples)}`);
     const used = await within(90_000, `usage reaching the ${seen} 200s seen`, async () => {
-      const res = await fetch(`${stack.baseUrl}/v1/me/usage`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      if (res.status !== 200) return undefined;
-      const n = ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
-      return n >= seen ? n : undefined;
+      const n = await usedToday(stack.baseUrl, token);
+      return n !== null && n >= seen ? n : undefined;
     });
     // And stays there: nothing charged for an answer that was not a 200 arrives later.
     await sleep(3_000);
-    const res = await fetch(`${stack.baseUrl}/v1/me/usage`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    const after = ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
+    const after = await usedToday(stack.baseUrl, token);
     expect(used).toBe(seen);
     expect(after).toBe(seen);
   }, 120_000);

@@ -1,6 +1,6 @@
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack, usedToday } from './stack.ts';
 
 // Changing the shard count online (issue 39), as the chart's rollout does it, under load: 2 → 3 (a new
 // shard starts, a gateway on the new map serves beside one on the old map, the old shards restart with
@@ -124,13 +124,6 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms: 
   }
 }
 
-const used = async (base: string, token: string) => {
-  const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
-  return res.status === 200
-    ? ((await res.json()) as { data: { day: { used: number } } }).data.day.used
-    : null;
-};
-
 /**
  * How long a client calling through every gateway went without a 200 while the account moved: the
  * longest stretch of the load without one, and from the end of the rollout (every shard restarted and
@@ -204,7 +197,7 @@ describe('changing the shard count under load', () => {
     // Then only the new owner admits it, once its old owner's charges are all recorded: the cap holds.
     await until(
       'the account to reach its cap on the new map',
-      async () => (await used(newGateway.baseUrl, token)) === CAP,
+      async () => (await usedToday(newGateway.baseUrl, token)) === CAP,
       90_000,
     );
     await new Promise((r) => setTimeout(r, 2_000));
@@ -225,7 +218,7 @@ describe('changing the shard count under load', () => {
     expect(grow.answers.filter((a) => a.status === 429).every((a) => a.code === 'quota_exhausted')).toBe(
       true,
     );
-    expect(await used(newGateway.baseUrl, token)).toBe(CAP);
+    expect(await usedToday(newGateway.baseUrl, token)).toBe(CAP);
 
     // 3 → 2, with a second account that has room left: the shards come back to 2, and shard 2 is killed
     // (SIGKILL: no hand-over; its subject is then recorded by shard 0, which its accounts move to a hold
@@ -251,7 +244,7 @@ describe('changing the shard count under load', () => {
     await stack.stop(shardName(2), 'SIGKILL');
     await until(
       'the second account to reach its cap on the old map again',
-      async () => (await used(oldMap, back)) === CAP,
+      async () => (await usedToday(oldMap, back)) === CAP,
       90_000,
     );
     await new Promise((r) => setTimeout(r, 2_000));
@@ -259,9 +252,9 @@ describe('changing the shard count under load', () => {
     const shrunk = tally(shrink.answers);
     expect(shrunk.ok + 100, JSON.stringify(shrunk.by)).toBe(CAP);
     for (const a of shrink.answers) expect([200, 429, 503]).toContain(a.status);
-    expect(await used(oldMap, back)).toBe(CAP);
+    expect(await usedToday(oldMap, back)).toBe(CAP);
     // And the first account, moved back: still exactly at its cap.
-    expect(await used(oldMap, token)).toBe(CAP);
+    expect(await usedToday(oldMap, token)).toBe(CAP);
     await newGateway.stop();
     // 100 to 300 s beside the rest of the suite on two cores.
   }, 600_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { type PrivateServer, startPrivateNats } from './private-infra.ts';
-import { type Stack, startStack } from './stack.ts';
+import { type Stack, startStack, usedToday } from './stack.ts';
 
 // Issue 50's "no stall when a stream has no leader", on a NATS server of its own: while JetStream does
 // not acknowledge charges (here the server is stopped with SIGSTOP: connections stay up, nothing answers,
@@ -50,12 +50,7 @@ async function calls(token: string, n: number, concurrency: number) {
   return answers;
 }
 
-const usage = async (token: string) => {
-  const res = await fetch(`${stack.baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
-  return res.status === 200
-    ? ((await res.json()) as { data: { day: { used: number } } }).data.day.used
-    : null;
-};
+const usage = (token: string) => usedToday(stack.baseUrl, token);
 
 describe('the settlement breaker', () => {
   it('while charges are not acknowledged, metered requests get fast 503s with Retry-After; then 200s again, each charged once', async () => {

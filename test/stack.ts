@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_PORTS, loadConfig, type ServiceName } from '@mdp/config';
 import { createPool, dropSchema, type Pool } from '@mdp/db';
+import { deleteStreamFamily } from '@mdp/nats';
 import { Type } from '@sinclair/typebox';
 import { connect } from 'nats';
 import { run as runAdmin } from '../services/auth/src/cli.ts';
@@ -31,12 +32,20 @@ const sharedCluster = () => {
   return cluster;
 };
 
+/** The units an account has used today, as `GET /v1/me/usage` through `baseUrl` says; null on any other answer than 200. */
+export async function usedToday(baseUrl: string, token: string): Promise<number | null> {
+  const res = await fetch(`${baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    return null;
+  }
+  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
+}
+
 export async function deleteStream(natsUrl: string, name: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {
-    await (await nc.jetstreamManager()).streams.delete(name);
-  } catch {
-    // never created
+    await deleteStreamFamily(nc, name);
   } finally {
     await nc.close();
   }

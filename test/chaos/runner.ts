@@ -366,7 +366,7 @@ async function gatewayPending(opsPort: number): Promise<number | null> {
   }
 }
 
-/** Messages of this stack's usage stream not yet delivered or acknowledged, over every consumer. */
+/** Messages of this stack's usage streams not yet delivered or acknowledged, over every consumer. */
 async function streamBacklog(ctx: ChaosContext): Promise<number | null> {
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   try {
@@ -374,9 +374,14 @@ async function streamBacklog(ctx: ChaosContext): Promise<number | null> {
     const jsm = await nc.jetstreamManager();
     let backlog = 0;
     let consumers = 0;
-    for await (const info of jsm.consumers.list(ctx.stack.usage.USAGE_STREAM)) {
-      consumers++;
-      backlog += info.num_pending + info.num_ack_pending;
+    // Each shard's stream, and the legacy stream of every shard where one exists.
+    const family = ctx.stack.usage.USAGE_STREAM;
+    for await (const stream of jsm.streams.names()) {
+      if (stream !== family && !stream.startsWith(`${family}_`)) continue;
+      for await (const info of jsm.consumers.list(stream)) {
+        consumers++;
+        backlog += info.num_pending + info.num_ack_pending;
+      }
     }
     return consumers === 0 ? null : backlog;
   } catch {

@@ -53,3 +53,16 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
 export function jetstreamManager(nc: NatsConnection): Promise<JetStreamManager> {
   return nc.jetstreamManager({ checkAPI: false });
 }
+
+/**
+ * Deletes a settlement stream's family: `<name>` (the legacy stream of every shard) and each shard's own,
+ * `<name>_<shard>`, where they exist. For the tests and benches that made them.
+ */
+export async function deleteStreamFamily(nc: NatsConnection, name: string): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const family: string[] = [];
+  for await (const stream of jsm.streams.names())
+    if (stream === name || (stream.startsWith(`${name}_`) && /^\d+$/.test(stream.slice(name.length + 1))))
+      family.push(stream);
+  for (const stream of family) await jsm.streams.delete(stream).catch(() => {});
+}

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  LEGACY_STREAM,
   newRequestId,
   parseSettlementEvent,
   parseSettlementMessage,
   settlementMsgId,
   settlementSubject,
   shardOf,
+  shardStreamSpec,
 } from './index.ts';
 
 const event = {
@@ -29,7 +31,13 @@ describe('usage contract', () => {
   });
 
   it('names subjects and message ids', () => {
-    expect(settlementSubject('usage', 2, 'refunded')).toBe('usage.2.refunded');
+    expect(settlementSubject('usage', 2, 'refunded')).toBe('usage-2.refunded');
+    // A shard's own stream holds its subjects only; none of them is one of the legacy stream's.
+    const own = shardStreamSpec('USAGE', 'usage', 2, 7, 3);
+    expect(own).toMatchObject({ name: 'USAGE_2', subjects: ['usage-2.*'], replicas: 3 });
+    expect(LEGACY_STREAM.spec('USAGE', 'usage').subjects).toEqual(['usage.>']);
+    expect(LEGACY_STREAM.subject('usage', 2, 'refunded')).toBe('usage.2.refunded');
+    expect(settlementSubject('usage', 2, 'refunded').startsWith('usage.')).toBe(false);
     expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'charged' })).toBe('a1/r1');
     expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'refunded' })).toBe('a1/r1');
     expect(settlementMsgId({ request_id: 'r1', account_id: 'a1', kind: 'voided' })).toBe('a1/r1:voided');

@@ -42,13 +42,54 @@ export interface SettlementBatch {
 /** Most events in one batch message (well under the NATS payload limit at ~300 bytes an event). */
 export const MAX_BATCH_EVENTS = 1_000;
 
-/** JetStream subject of an event: `<prefix>.<shard>.<kind>`; each shard's consumer filters on its shard. */
+/**
+ * Where a shard's settlement events are published: a JetStream stream of the shard's own (`<stream>_<shard>`,
+ * subjects `<prefix>-<shard>.<kind>`), so that on a cluster the streams' leaders, and their writes, sit
+ * on different servers, and a server's loss touches only the shards whose streams it led. Until
+ * 29 November 2026 every shard's events went to one stream (`LEGACY_STREAM`); the ledger still records
+ * what that stream holds, and a gateway publishes there for a shard whose own stream no ledger has made
+ * yet (an older ledger still running).
+ */
 export function settlementSubject(prefix: string, shard: number, kind: SettlementKind): string {
-  return `${prefix}.${shard}.${kind}`;
+  return `${prefix}-${shard}.${kind}`;
 }
 
-export function shardSubjects(prefix: string, shard: number): string {
-  return `${prefix}.${shard}.*`;
+/** The stream of one shard's settlement events. */
+export function shardStreamName(stream: string, shard: number): string {
+  return `${stream}_${shard}`;
+}
+
+/** A shard's stream, as every publisher and consumer declares it. */
+export function shardStreamSpec(
+  stream: string,
+  subjectPrefix: string,
+  shard: number,
+  retentionDays = 7,
+  replicas = 1,
+) {
+  return streamSpec(shardStreamName(stream, shard), [`${subjectPrefix}-${shard}.*`], retentionDays, replicas);
+}
+
+/**
+ * The stream every shard's events went to before each shard had its own: named `<stream>`, subjects
+ * `<prefix>.<shard>.<kind>`, each shard's consumer filtering on its shard. Declared only by a gateway
+ * that finds it and no stream of the shard's own.
+ */
+export const LEGACY_STREAM = {
+  subject: (prefix: string, shard: number, kind: SettlementKind) => `${prefix}.${shard}.${kind}`,
+  filter: (prefix: string, shard: number) => `${prefix}.${shard}.*`,
+  spec: (name: string, subjectPrefix: string, retentionDays = 7, replicas = 1) =>
+    streamSpec(name, [`${subjectPrefix}.>`], retentionDays, replicas),
+};
+
+function streamSpec(name: string, subjects: string[], retentionDays: number, replicas: number) {
+  return {
+    name,
+    subjects,
+    maxAgeMs: retentionDays * 86_400_000,
+    duplicateWindowMs: 120_000,
+    replicas,
+  };
 }
 
 /**
@@ -115,17 +156,6 @@ export function parseSettlementMessage(
     else events.push(parsed);
   }
   return { events, rejected };
-}
-
-/** The stream that holds settlement events, as every publisher and consumer declares it. */
-export function usageStreamSpec(name: string, subjectPrefix: string, retentionDays = 7, replicas = 1) {
-  return {
-    name,
-    subjects: [`${subjectPrefix}.>`],
-    maxAgeMs: retentionDays * 86_400_000,
-    duplicateWindowMs: 120_000,
-    replicas,
-  };
 }
 
 /** The front doors a metered call can come through; usage is also reported per interface. */

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createPool, dropSchema, migratedPool } from '@mdp/db';
 import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
-import { connectNats } from '@mdp/nats';
+import { connectNats, deleteStreamFamily } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -215,8 +215,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       await Promise.all([...dataServers, authServer].map((s) => s.shutdown(1_000)));
       await ledger.stop();
       await relay.stop();
-      const jsm = await nc.jetstreamManager();
-      await jsm.streams.delete(usageStream).catch(() => {});
+      await deleteStreamFamily(nc, usageStream);
       await nc.drain();
       await authPool.end();
       await ledgerPool.end();

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { connectNats, type NatsConnection } from '@mdp/nats';
+import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
-import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { LEGACY_STREAM, type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { consumersCaughtUp, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { consumerMetrics, consumersCaughtUp } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 
-// The seal check asks whether every shard has recorded what the stream holds, a shard retired by a
-// smaller shard count included: its subject may still hold late events of the day being sealed.
+// The seal check asks whether every shard has recorded what the streams hold, a shard retired by a
+// smaller shard count included: its stream may still hold late events of the day being sealed. Each
+// shard has a stream of its own; the legacy stream of every shard, where it exists, is read and
+// checked too.
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
@@ -15,18 +18,23 @@ const stream = `USAGE_CAUGHT_${tag.toUpperCase()}`;
 const prefix = `usage_caught_${tag}`;
 const logger = createLogger('test', 'silent');
 let nc: NatsConnection;
+/** Request ids every consumer of the file has recorded. */
+const recorded: string[] = [];
 
 const start = (shard: number) =>
-  startSettlementConsumer({
+  startShardConsumer({
+    create: true,
     nc,
     spec: { stream, subjectPrefix: prefix, shard, retentionDays: 1 },
     mutex: new Mutex(),
-    apply: async () => {},
+    apply: async (events) => {
+      for (const e of events) recorded.push(e.request_id);
+    },
     logger,
-    registry: createRegistry('quota-ledger'),
+    metrics: consumerMetrics(createRegistry('quota-ledger')),
   });
 
-const publish = async (shard: number, id: string) => {
+const publish = async (shard: number, id: string, legacy = false) => {
   const e: SettlementEvent = {
     v: 1,
     request_id: id,
@@ -37,7 +45,10 @@ const publish = async (shard: number, id: string) => {
     route: 'getStockQuote',
     status: 200,
   };
-  await nc.jetstream().publish(settlementSubject(prefix, shard, 'charged'), JSON.stringify(e), {
+  const subject = legacy
+    ? LEGACY_STREAM.subject(prefix, shard, 'charged')
+    : settlementSubject(prefix, shard, 'charged');
+  await nc.jetstream().publish(subject, JSON.stringify(e), {
     msgID: settlementMsgId(e),
   });
 };
@@ -46,7 +57,7 @@ beforeAll(async () => {
   nc = await connectNats({ url: NATS_URL, name: 'consumers-caught-up-test', logger });
 });
 afterAll(async () => {
-  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await deleteStreamFamily(nc, stream).catch(() => {});
   await nc?.close();
 });
 
@@ -67,5 +78,17 @@ it('counts a retired shard whose subject still holds events, and every shard of 
   expect(await consumersCaughtUp(nc, stream, prefix, 2)).toBe(true);
   // A count of 4 has a shard with no consumer yet: it has consumed nothing.
   expect(await consumersCaughtUp(nc, stream, prefix, 4)).toBe(false);
+  expect(recorded).toEqual(expect.arrayContaining(['a', 'late']));
+
+  // The legacy stream of every shard (an older gateway made it and published a charge of shard 1 there):
+  // not caught up until the shards read it too.
+  await ensureStream(nc, LEGACY_STREAM.spec(stream, prefix, 1));
+  await publish(1, 'old', true);
+  expect(await consumersCaughtUp(nc, stream, prefix, 2)).toBe(false);
+  await Promise.all([zero, one, two].map((c) => c.lookForLegacy()));
+  for (let i = 0; i < 50 && !(await consumersCaughtUp(nc, stream, prefix, 2)); i++)
+    await new Promise((r) => setTimeout(r, 100));
+  expect(await consumersCaughtUp(nc, stream, prefix, 2)).toBe(true);
+  expect(recorded.filter((id) => id === 'old')).toEqual(['old']);
   await Promise.all([zero.stop(), one.stop(), two.stop()]);
 }, 30_000);

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { connectNats, type NatsConnection } from '@mdp/nats';
+import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 
 // A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
 // starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver
@@ -39,7 +40,8 @@ const event = (request_id: string): SettlementEvent => ({
 beforeAll(async () => {
   nc = await connectNats({ url: NATS_URL, name: 'settlement-slow-record-test', logger });
   registry = createRegistry('quota-ledger');
-  consumer = await startSettlementConsumer({
+  consumer = await startShardConsumer({
+    create: true,
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex,
@@ -47,12 +49,12 @@ beforeAll(async () => {
       for (const e of events) applied.push(e.request_id);
     },
     logger,
-    registry,
+    metrics: consumerMetrics(registry),
   });
 });
 afterAll(async () => {
   await consumer?.stop();
-  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await deleteStreamFamily(nc, stream).catch(() => {});
   await nc?.close();
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
-import { connectNats, type NatsConnection } from '@mdp/nats';
+import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -8,7 +8,8 @@ import { headers } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { type SettlementConsumer, startSettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
@@ -64,7 +65,8 @@ beforeAll(async () => {
   pool = await ledgerPool(schema, 'settlement-telemetry-test');
   nc = await connectNats({ url: NATS_URL, name: 'settlement-telemetry-test', logger });
   const store = new ProjectionStore(pool);
-  consumer = await startSettlementConsumer({
+  consumer = await startShardConsumer({
+    create: true,
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex: new Mutex(),
@@ -73,13 +75,13 @@ beforeAll(async () => {
       await store.record(events);
     },
     logger,
-    registry: createRegistry('quota-ledger'),
+    metrics: consumerMetrics(createRegistry('quota-ledger')),
     tracer: tracing.tracer,
   });
 });
 afterAll(async () => {
   await consumer?.stop();
-  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await deleteStreamFamily(nc, stream).catch(() => {});
   await nc?.close();
   await pool?.end();
   await dropSchema(DATABASE_URL, schema);

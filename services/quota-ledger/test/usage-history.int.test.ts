@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { createClient, status, type TypedClient } from '@mdp/grpc';
-import { connectNats, type NatsConnection } from '@mdp/nats';
+import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
 import { ledger } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
@@ -144,7 +144,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
   await assembled?.close();
-  await (await nc.jetstreamManager()).streams.delete(stream).catch(() => {});
+  await deleteStreamFamily(nc, stream).catch(() => {});
   await nc?.close();
   await pool?.end();
   await recorder?.end();

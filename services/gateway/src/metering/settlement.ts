@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AckedPublisher, ensureStream, type NatsConnection } from '@mdp/nats';
+import { AckedPublisher, type NatsConnection } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
-import {
-  type SettlementEvent,
-  type SettlementKind,
-  settlementMsgId,
-  settlementSubject,
-  usageStreamSpec,
-} from '@mdp/usage';
+import { type SettlementEvent, type SettlementKind, settlementMsgId } from '@mdp/usage';
 import {
   BrokenCircuitError,
   type CircuitBreakerPolicy,
@@ -20,6 +14,7 @@ import {
 import type { Admission } from './admission.ts';
 import { Deferred } from './deferred.ts';
 import { type ChargeBatch, RETRY_PAUSE_MS, SettlementBook } from './settlement-book.ts';
+import { SettlementStreams } from './settlement-streams.ts';
 
 type Batch = ChargeBatch<Deferred<boolean>>;
 
@@ -87,7 +82,10 @@ export class Settler {
     this.flush();
   };
 
-  private constructor(private readonly opts: SettlerOptions) {
+  private constructor(
+    private readonly opts: SettlerOptions,
+    private readonly streams: SettlementStreams,
+  ) {
     this.publisher = new AckedPublisher(opts.nc);
     this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>(), opts.lingerMs ?? 0);
     this.breaker = circuitBreaker(handleAll, {
@@ -140,12 +138,11 @@ export class Settler {
     });
   }
 
+  /** Resolves once JetStream answers and shard 0's events have a stream to go to. */
   static async create(opts: SettlerOptions): Promise<Settler> {
-    await ensureStream(
-      opts.nc,
-      usageStreamSpec(opts.stream, opts.subjectPrefix, opts.retentionDays, opts.replicas),
-    );
-    return new Settler(opts);
+    const streams = new SettlementStreams(opts);
+    await streams.subject(0, 'charged');
+    return new Settler(opts, streams);
   }
 
   /**
@@ -283,9 +280,8 @@ export class Settler {
     timeoutMs: number,
   ): Promise<void> {
     const end = this.publishSeconds.startTimer({ kind });
-    const ack = await this.publisher
-      .publish(settlementSubject(this.opts.subjectPrefix, shard, kind), payload, msgID, timeoutMs)
-      .finally(end);
+    const subject = await this.streams.subject(shard, kind);
+    const ack = await this.publisher.publish(subject, payload, msgID, timeoutMs).finally(end);
     this.published.inc({ kind, outcome: ack.duplicate ? 'duplicate' : 'acked' }, count);
   }
 

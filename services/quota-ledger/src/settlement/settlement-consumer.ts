@@ -1,4 +1,4 @@
-import { ensureStream, jetstreamManager, type NatsConnection } from '@mdp/nats';
+import { ensureStream, jetstreamManager, type NatsConnection, type StreamSpec } from '@mdp/nats';
 import {
   Counter,
   extractTraceContext,
@@ -10,21 +10,32 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@mdp/telemetry';
-import { parseSettlementMessage, type SettlementEvent, shardSubjects, usageStreamSpec } from '@mdp/usage';
-import { AckPolicy, type ConsumerInfo, DeliverPolicy, type JsMsg, nanos } from 'nats';
+import { parseSettlementMessage, type SettlementEvent, shardStreamName } from '@mdp/usage';
+import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
 
+/** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
 export interface ConsumerSpec {
+  /** The base name: each shard's stream is `<stream>_<shard>`, the legacy stream `<stream>`. */
   stream: string;
   subjectPrefix: string;
   shard: number;
   retentionDays: number;
-  /** JetStream replicas of the stream (1 on a single NATS server). */
+  /** JetStream replicas of the streams (1 on a single NATS server). */
   replicas?: number;
 }
 
+/** Where one durable consumer reads: a stream, the subjects it takes from it, and the shard they are. */
+export interface StreamSource {
+  stream: string;
+  filter: string;
+  shard: number;
+  /** Declared (made, or its settings brought up to date) before the consumer starts; absent: it exists. */
+  ensure?: StreamSpec;
+}
+
 /** Where the shard's durable consumer stands in the stream (JetStream consumer info). */
-interface ConsumerLag {
+export interface ConsumerLag {
   /** Messages in the stream for this shard not yet delivered to it. */
   pending: number;
   /** Messages delivered but not yet acknowledged (being recorded, or to be re-delivered). */
@@ -58,30 +69,128 @@ export interface SettlementConsumer {
   recordedPast(timeoutMs: number): Promise<void>;
 }
 
-/** The durable consumer of one shard. */
+/** The durable consumer of one shard in a stream (the same name in the legacy stream and its own). */
 const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;
 
-/** The durable consumers of this prefix in the stream, by shard: every shard that ever ran. */
-export async function shardConsumers(
-  nc: NatsConnection,
-  stream: string,
-  subjectPrefix: string,
-): Promise<Map<number, ConsumerInfo>> {
-  const prefix = durableName(subjectPrefix, 0).slice(0, -1);
-  const found = new Map<number, ConsumerInfo>();
-  for await (const info of (await jetstreamManager(nc)).consumers.list(stream)) {
-    const rest = info.name.slice(prefix.length);
-    if (info.name.startsWith(prefix) && /^\d+$/.test(rest)) found.set(Number(rest), info);
+/** What every consumer records with: the connection, the recording step and what it reports to. */
+export interface Recording {
+  nc: NatsConnection;
+  mutex: Mutex;
+  apply: (events: SettlementEvent[]) => Promise<void>;
+  logger: Logger;
+  metrics: ConsumerMetrics;
+  /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
+  tracer?: Tracer;
+  clock?: () => number;
+}
+
+/** What the consumers of one process count, shared by the streams they read. */
+export interface ConsumerMetrics {
+  recorded: Counter<'kind' | 'outcome'>;
+  redelivered: Counter;
+  batchSeconds: Histogram;
+}
+
+export function consumerMetrics(registry: Registry): ConsumerMetrics {
+  return {
+    recorded: new Counter({
+      name: 'ledger_settlement_events_total',
+      help: 'Settlement events consumed, by kind and outcome (consumed, poison)',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
+    redelivered: new Counter({
+      name: 'ledger_settlement_redeliveries_total',
+      help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
+      registers: [registry],
+    }),
+    batchSeconds: new Histogram({
+      name: 'ledger_event_append_seconds',
+      help: 'Time to append a batch of events and update the projections',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+  };
+}
+
+const isNotFound = (err: unknown) => /(stream|consumer) not found/i.test((err as Error).message);
+
+export async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
+  try {
+    await jsm.streams.info(name);
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** Each shard's own stream of this base name, by shard. */
+async function shardStreams(jsm: JetStreamManager, stream: string): Promise<Map<number, string>> {
+  const found = new Map<number, string>();
+  const prefix = `${stream}_`;
+  for await (const name of jsm.streams.names()) {
+    const rest = name.slice(prefix.length);
+    if (name.startsWith(prefix) && /^\d+$/.test(rest) && shardStreamName(stream, Number(rest)) === name)
+      found.set(Number(rest), name);
   }
   return found;
 }
 
+/** The shards of this prefix with a durable consumer in the legacy stream (none when it does not exist). */
+async function legacyShards(
+  jsm: JetStreamManager,
+  stream: string,
+  subjectPrefix: string,
+): Promise<Set<number>> {
+  const found = new Set<number>();
+  if (!(await streamExists(jsm, stream))) return found;
+  const prefix = durableName(subjectPrefix, 0).slice(0, -1);
+  for await (const info of jsm.consumers.list(stream)) {
+    const rest = info.name.slice(prefix.length);
+    if (info.name.startsWith(prefix) && /^\d+$/.test(rest)) found.add(Number(rest));
+  }
+  return found;
+}
+
+/** Every shard whose events the streams hold: a stream of its own, or a consumer in the legacy stream. */
+export async function knownShards(
+  nc: NatsConnection,
+  stream: string,
+  subjectPrefix: string,
+): Promise<number[]> {
+  const jsm = await jetstreamManager(nc);
+  const shards = new Set([
+    ...(await shardStreams(jsm, stream)).keys(),
+    ...(await legacyShards(jsm, stream, subjectPrefix)),
+  ]);
+  return [...shards].sort((a, b) => a - b);
+}
+
 /**
- * Whether every shard's consumer has recorded all that the usage stream held when this was asked: its
- * acknowledged floor has reached the stream's last message, or it has nothing delivered unacknowledged
- * and nothing left to deliver. Every shard's: those below `shardCount` (one that does not exist yet has
- * consumed nothing: false), and any other of this prefix the stream has, a shard retired by a smaller
- * shard count whose subject may still hold events of a day about to be sealed.
+ * Whether `durable` has recorded all that `stream` held when this was asked: its acknowledged floor has
+ * reached the stream's last message, or it has nothing delivered unacknowledged and nothing left to
+ * deliver (in the legacy stream the last message may be another shard's). A stream with no consumer of
+ * that name has been recorded only if it holds nothing and `needed` is false.
+ */
+async function drained(jsm: JetStreamManager, stream: string, durable: string, needed: boolean) {
+  const last = (await jsm.streams.info(stream)).state.last_seq;
+  let info: Awaited<ReturnType<JetStreamManager['consumers']['info']>>;
+  try {
+    info = await jsm.consumers.info(stream, durable);
+  } catch (err) {
+    if (isNotFound(err)) return !needed && last === 0;
+    throw err;
+  }
+  const idle = info.num_pending === 0 && info.num_ack_pending === 0;
+  return info.ack_floor.stream_seq >= last || idle;
+}
+
+/**
+ * Whether every shard has recorded all that the settlement streams held when this was asked. Every
+ * shard's: those below `shardCount` (one without its stream and consumer yet has consumed nothing:
+ * false), and any other whose events a stream holds, a shard retired by a smaller shard count whose
+ * subject may still hold events of a day about to be sealed; in its own stream and in the legacy one.
  */
 export async function consumersCaughtUp(
   nc: NatsConnection,
@@ -89,13 +198,16 @@ export async function consumersCaughtUp(
   subjectPrefix: string,
   shardCount: number,
 ): Promise<boolean> {
-  const last = (await (await jetstreamManager(nc)).streams.info(stream)).state.last_seq;
-  const infos = await shardConsumers(nc, stream, subjectPrefix);
-  for (let shard = 0; shard < shardCount; shard++) if (!infos.has(shard)) return false;
-  for (const info of infos.values()) {
-    const drained = info.num_pending === 0 && info.num_ack_pending === 0;
-    if (info.ack_floor.stream_seq < last && !drained) return false;
-  }
+  const jsm = await jetstreamManager(nc);
+  const own = await shardStreams(jsm, stream);
+  for (let shard = 0; shard < shardCount; shard++) if (!own.has(shard)) return false;
+  for (const [shard, name] of own)
+    if (!(await drained(jsm, name, durableName(subjectPrefix, shard), shard < shardCount))) return false;
+  if (!(await streamExists(jsm, stream))) return true;
+  const legacy = await legacyShards(jsm, stream, subjectPrefix);
+  for (let shard = 0; shard < shardCount; shard++) if (!legacy.has(shard)) return false;
+  for (const shard of legacy)
+    if (!(await drained(jsm, stream, durableName(subjectPrefix, shard), true))) return false;
   return true;
 }
 
@@ -125,21 +237,14 @@ export const GATHER_MS = 40;
  * log's unique key makes re-delivery harmless. A message that is not a settlement event is terminated
  * (never re-delivered) and counted, so one poison message cannot stall the shard.
  */
-export async function startSettlementConsumer(opts: {
-  nc: NatsConnection;
-  spec: ConsumerSpec;
-  mutex: Mutex;
-  apply: (events: SettlementEvent[]) => Promise<void>;
-  logger: Logger;
-  registry: Registry;
-  /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
-  tracer?: Tracer;
-  clock?: () => number;
-}): Promise<SettlementConsumer> {
-  const { nc, spec, logger } = opts;
-  const subject = shardSubjects(spec.subjectPrefix, spec.shard);
-  await ensureStream(nc, usageStreamSpec(spec.stream, spec.subjectPrefix, spec.retentionDays, spec.replicas));
-  const durable = durableName(spec.subjectPrefix, spec.shard);
+export async function startStreamConsumer(
+  opts: Recording & { source: StreamSource; subjectPrefix: string },
+): Promise<SettlementConsumer> {
+  const { nc, logger, source } = opts;
+  const spec = { stream: source.stream, shard: source.shard };
+  const subject = source.filter;
+  if (source.ensure) await ensureStream(nc, source.ensure);
+  const durable = durableName(opts.subjectPrefix, source.shard);
   const jsm = await jetstreamManager(nc);
   // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
   // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.
@@ -164,23 +269,7 @@ export async function startSettlementConsumer(opts: {
   const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
   const messages = await consumer.consume({ max_messages: 2_000 });
 
-  const recorded = new Counter({
-    name: 'ledger_settlement_events_total',
-    help: 'Settlement events consumed, by kind and outcome (consumed, poison)',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [opts.registry],
-  });
-  const redelivered = new Counter({
-    name: 'ledger_settlement_redeliveries_total',
-    help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
-    registers: [opts.registry],
-  });
-  const batchSeconds = new Histogram({
-    name: 'ledger_event_append_seconds',
-    help: 'Time to append a batch of events and update the projections',
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers: [opts.registry],
-  });
+  const { recorded, redelivered, batchSeconds } = opts.metrics;
 
   const clock = opts.clock ?? Date.now;
   let pending: JsMsg[] = [];

@@ -4,15 +4,16 @@ import type { SettlementEvent } from '@mdp/usage';
 import type { Mutex } from '../mutex.ts';
 import {
   type ConsumerSpec,
+  consumerMetrics,
+  knownShards,
   type SettlementConsumer,
-  shardConsumers,
-  startSettlementConsumer,
 } from './settlement-consumer.ts';
+import { type ShardConsumer, startShardConsumer } from './shard-streams.ts';
 
 /**
- * How far a consumer has recorded its subject: now, when JetStream has nothing for it that is not
- * acknowledged and it holds nothing unrecorded (asked before the answer, so nothing published before is
- * missed); else the newest publish time it has recorded.
+ * How far a stream's consumer has recorded its subject: now, when JetStream has nothing for it that is
+ * not acknowledged and it holds nothing unrecorded (asked before the answer, so nothing published before
+ * is missed); else the newest publish time it has recorded.
  */
 async function horizonOf(consumer: SettlementConsumer, clock: () => number): Promise<number> {
   const asked = clock();
@@ -21,9 +22,15 @@ async function horizonOf(consumer: SettlementConsumer, clock: () => number): Pro
   return consumer.recordedThrough();
 }
 
+/** How far a shard's subject is recorded: the least of its streams' horizons. */
+async function shardHorizon(consumer: ShardConsumer, clock: () => number): Promise<number> {
+  const horizons = await Promise.all(consumer.parts.map((part) => horizonOf(part, clock)));
+  return Math.min(...horizons);
+}
+
 export interface Subjects {
   /** This shard's own subject's consumer. */
-  own: SettlementConsumer;
+  own: ShardConsumer;
   /** How far each subject consumed here is recorded, as of the last `measure`. */
   horizons(): ReadonlyMap<number, number>;
   /** Measures every consumer's horizon; resolves to the own subject's. */
@@ -33,7 +40,7 @@ export interface Subjects {
    * runs any more, whose late events would otherwise never be recorded); stops those not named.
    */
   adopt(retired: readonly number[]): Promise<void>;
-  /** Subjects of this prefix that have a durable consumer in the stream (every shard that ever ran). */
+  /** Shards whose events the settlement streams hold (every shard that ever ran). */
   known(): Promise<number[]>;
   stop(): Promise<void>;
 }
@@ -50,20 +57,26 @@ export async function startSubjects(o: {
   clock: () => number;
 }): Promise<Subjects> {
   const start = (shard: number, registry: Registry) =>
-    startSettlementConsumer({ ...o, registry, spec: { ...o.spec, shard } });
+    startShardConsumer({
+      ...o,
+      metrics: consumerMetrics(registry),
+      spec: { ...o.spec, shard },
+      create: shard === o.spec.shard,
+    });
   const own = await start(o.spec.shard, o.registry);
-  const adopted = new Map<number, SettlementConsumer>();
+  const adopted = new Map<number, ShardConsumer>();
   const horizons = new Map<number, number>();
   return {
     own,
     horizons: () => horizons,
     measure: async () => {
-      const ownHorizon = await horizonOf(own, o.clock);
+      const ownHorizon = await shardHorizon(own, o.clock);
       horizons.set(o.spec.shard, ownHorizon);
-      for (const [subject, consumer] of adopted) horizons.set(subject, await horizonOf(consumer, o.clock));
+      for (const [subject, consumer] of adopted) horizons.set(subject, await shardHorizon(consumer, o.clock));
       return ownHorizon;
     },
     adopt: async (retired) => {
+      await own.lookForLegacy();
       for (const [subject, consumer] of adopted) {
         if (retired.includes(subject)) continue;
         adopted.delete(subject);
@@ -81,7 +94,7 @@ export async function startSubjects(o: {
         o.logger.info({ subject }, 'recording a retired shard subject (its shard runs no more)');
       }
     },
-    known: async () => [...(await shardConsumers(o.nc, o.spec.stream, o.spec.subjectPrefix)).keys()],
+    known: () => knownShards(o.nc, o.spec.stream, o.spec.subjectPrefix),
     stop: async () => {
       await Promise.all([own.stop(), ...[...adopted.values()].map((c) => c.stop())]);
     },
