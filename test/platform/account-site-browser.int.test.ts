@@ -15,6 +15,8 @@ const HORIZONTAL_OVERFLOW = 'document.documentElement.scrollWidth - window.inner
 let browser: Browser;
 /** Requests the pages made to anywhere but the platform: there must be none (no CDN, no fonts). */
 const elsewhere: string[] = [];
+/** What a page's own load asked of the platform (styles, scripts, images) and was refused: none. */
+const refusedLoads: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTEFACTS, { recursive: true });
@@ -39,7 +41,52 @@ async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
     elsewhere.push(url);
     return route.abort();
   });
+  page.on('response', (res) => {
+    const type = res.request().resourceType();
+    // Documents and the tests' own fetch() calls may be refused on purpose (a wrong password, a revoked token).
+    if (res.status() >= 400 && type !== 'document' && type !== 'fetch' && type !== 'xhr')
+      refusedLoads.push(`${res.status()} ${type} ${res.url()}`);
+  });
   return page;
+}
+
+/**
+ * The page's icon as a browser finds it (its `<link rel="icon">`, else `/favicon.ico`), fetched: status
+ * and type. Browsers fetch it outside the page, where the test's request listener does not see it.
+ */
+const ICON = `(async () => {
+  const href = document.querySelector('link[rel~="icon"]')?.href ?? new URL('/favicon.ico', location.href).href;
+  const res = await fetch(href);
+  return { href, status: res.status, type: res.headers.get('content-type') };
+})()`;
+
+async function expectIcon(page: Page): Promise<void> {
+  const icon = (await page.evaluate(ICON)) as { href: string; status: number; type: string };
+  expect(icon, page.url()).toMatchObject({ status: 200, type: expect.stringMatching(/^image\//) });
+}
+
+/** Each chart's box and its tick labels' boxes and rendered font sizes (CSS px after the SVG's scaling). */
+const CHART_LABELS = `[...document.querySelectorAll('figure.chart > svg')].map((svg) => {
+  const box = svg.getBoundingClientRect();
+  const ticks = [...svg.querySelectorAll('text')].filter((t) => t.classList.contains('tick')).map((t) => {
+    const r = t.getBoundingClientRect();
+    return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a, left: r.left, right: r.right };
+  });
+  return { id: svg.id, left: box.left, right: box.right, ticks, viewport: window.innerWidth };
+})`;
+
+/** The elements that reach past the right edge of the window, innermost last (for a failure's message). */
+const BEYOND_SCREEN = `[...document.querySelectorAll('body *')]
+  .filter((e) => e.getBoundingClientRect().right > window.innerWidth)
+  .slice(-6)
+  .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).split(' ')[0] : '') + ' ' + Math.round(e.getBoundingClientRect().right) + 'px')`;
+
+interface ChartLabels {
+  id: string;
+  left: number;
+  right: number;
+  ticks: { text: string; px: number; left: number; right: number }[];
+  viewport: number;
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -67,6 +114,13 @@ describe('the account web site in a real browser', () => {
     await shot(page, '02-sign-up-error');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create the account' }).click();
+    // Sign-up says the same whether or not the address had an account, and asks to sign in.
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('status').textContent()).toContain(`If ${email} had no account here`);
+    expect(await page.getByLabel('E-mail address').inputValue()).toBe(email);
+    await shot(page, '02-signed-up');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Usage' }).waitFor();
     expect(await page.locator('[data-figure="day-used"]').textContent()).toBe('0');
 
@@ -149,24 +203,120 @@ describe('the account web site in a real browser', () => {
       .getByRole('button', { name: /Test Request/ })
       .first()
       .waitFor({ timeout: 30_000 });
+    await expectIcon(page);
     await shot(page, '07-docs');
     expect(elsewhere).toEqual([]);
+    expect(refusedLoads).toEqual([]);
   });
 
-  it('is readable on a phone: no horizontal scrolling on the sign-in and usage pages', async () => {
-    const page = await newPage({ width: 375, height: 740 });
+  it('fits a phone with and without tokens: no page wider than the screen, chart labels legible', async () => {
+    const page = await newPage({ width: 390, height: 844 });
+    const email = uniqueEmail();
+    const password = 'a long enough passphrase';
+    const seen: string[] = [];
+    /** What a subscriber checks on each page: it does not pan sideways, and it has its icon. */
+    const fits = async (name: string) => {
+      // As the subscriber sees it: styled (a click that navigates does not wait for the stylesheet).
+      await page.waitForLoadState('load');
+      const width = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+      // On failure, the message names what reaches past the screen.
+      const beyond = width > 390 ? await page.evaluate(BEYOND_SCREEN) : [];
+      expect(width, `${name} (${page.url()}): ${JSON.stringify(beyond)}`).toBeLessThanOrEqual(390);
+      expect(await page.evaluate(HORIZONTAL_OVERFLOW), name).toBeLessThanOrEqual(0);
+      await expectIcon(page);
+      await shot(page, `phone-${name}`);
+      seen.push(name);
+    };
+
+    await page.goto(`${platform.baseUrl}/account/sign-in`);
+    await fits('sign-in');
     await page.goto(`${platform.baseUrl}/account/sign-up`);
-    await page.getByLabel('E-mail address').fill(uniqueEmail());
-    await page.getByLabel('Password').fill('a long enough passphrase');
+    await fits('sign-up');
+    await page.getByLabel('E-mail address').fill(email);
+    await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await fits('signed-up');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Usage' }).waitFor();
-    const overflow = await page.evaluate(HORIZONTAL_OVERFLOW);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await shot(page, '08-usage-phone');
+    await fits('usage-before-tokens');
     await page.goto(`${platform.baseUrl}/account/tokens`);
-    expect(await page.evaluate(HORIZONTAL_OVERFLOW)).toBeLessThanOrEqual(0);
-    await shot(page, '09-tokens-phone');
+    expect(await page.locator('main').textContent()).toContain('No tokens yet.');
+    await fits('tokens-none');
+
+    // A token with a long name and an expiry: the widest row the table has.
+    await page.getByLabel('Name').fill('trading bot on the office laptop, second copy');
+    await page
+      .getByLabel('Expires on (optional)')
+      .fill(new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10));
+    await page.getByRole('button', { name: 'Create the token' }).click();
+    await page.getByRole('heading', { name: 'Your new token' }).waitFor();
+    await fits('token-created');
+    const token = await page.locator('#new-token').inputValue();
+    const call = await page.evaluate(async (t) => {
+      const res = await fetch('/v1/stocks?q=ARAVALIHOU', { headers: { authorization: `Bearer ${t}` } });
+      return res.status;
+    }, token);
+    expect(call).toBe(200);
+    await page.getByRole('link', { name: 'Done' }).click();
+    await page.getByRole('row', { name: /trading bot/ }).waitFor();
+    await fits('tokens');
+    // Each token's details and its Revoke button are on the screen, not beyond a sideways scroll.
+    const revoke = (await page.getByRole('button', { name: /^Revoke trading bot/ }).boundingBox())!;
+    expect(revoke.x).toBeGreaterThanOrEqual(0);
+    expect(revoke.x + revoke.width).toBeLessThanOrEqual(390);
+    const expires = (await page.getByRole('cell', { name: /IST$/ }).last().boundingBox())!;
+    expect(expires.x + expires.width).toBeLessThanOrEqual(390);
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'Usage' }).waitFor();
+    await fits('usage');
+
+    // The charts' labels: drawn at a legible size, inside their chart, none over another.
+    const charts = (await page.evaluate(CHART_LABELS)) as ChartLabels[];
+    expect(charts.map((c) => c.id)).toEqual(['chart-days', 'chart-hours']);
+    for (const chart of charts) {
+      expect(chart.right, chart.id).toBeLessThanOrEqual(chart.viewport);
+      expect(chart.ticks.length, chart.id).toBeGreaterThanOrEqual(4);
+      for (const t of chart.ticks) {
+        expect(t.px, `${chart.id} "${t.text}"`).toBeGreaterThanOrEqual(11);
+        expect(t.left, `${chart.id} "${t.text}"`).toBeGreaterThanOrEqual(chart.left - 0.5);
+        expect(t.right, `${chart.id} "${t.text}"`).toBeLessThanOrEqual(chart.right + 0.5);
+      }
+      const byLeft = [...chart.ticks].sort((a, b) => a.left - b.left);
+      for (let i = 1; i < byLeft.length; i++)
+        expect(
+          byLeft[i]!.left,
+          `${chart.id} "${byLeft[i - 1]!.text}" and "${byLeft[i]!.text}"`,
+        ).toBeGreaterThan(byLeft[i - 1]!.right);
+    }
+    // The last bar's label (today, this hour) is there in full.
+    const last = charts.map((c) => c.ticks.at(-1)!);
+    expect(last[0]!.text).toMatch(/^\d{1,2} [A-Z][a-z]{2}$/);
+    expect(last[1]!.text).toMatch(/^\d{2}:00$/);
+
+    await page.goto(`${platform.baseUrl}/account/no-such-page`);
+    await fits('not-found');
+    await page.goto(`${platform.baseUrl}/docs`);
+    await page
+      .getByRole('button', { name: /Test Request/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await fits('docs');
+    expect(seen).toEqual([
+      'sign-in',
+      'sign-up',
+      'signed-up',
+      'usage-before-tokens',
+      'tokens-none',
+      'token-created',
+      'tokens',
+      'usage',
+      'not-found',
+      'docs',
+    ]);
     expect(elsewhere).toEqual([]);
+    expect(refusedLoads).toEqual([]);
   });
 
   it('lets /docs try a request with a bearer token', async () => {
@@ -188,5 +338,6 @@ describe('the account web site in a real browser', () => {
     await shot(page, '10-docs-try-it');
     expect(sent).toEqual([{ status: 200, authorization: `Bearer ${platform.token}` }]);
     expect(elsewhere).toEqual([]);
+    expect(refusedLoads).toEqual([]);
   });
 });

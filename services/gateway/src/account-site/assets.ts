@@ -39,6 +39,17 @@ header.site button { margin-top: 0; padding: 4px 10px; }
 .table-wrap { overflow-x: auto; position: relative; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+/* A table of records (the tokens) on a narrow screen: one card a row, each cell labelled, nothing to
+   scroll sideways to. */
+@media (max-width: 640px) {
+  table.stack thead { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip-path: inset(50%); }
+  table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; }
+  table.stack tr { border-bottom: 1px solid var(--line); padding: 8px 0; }
+  table.stack td { display: grid; grid-template-columns: 7.5em minmax(0, 1fr); gap: 8px; border: 0; padding: 2px 0; overflow-wrap: anywhere; }
+  table.stack td::before { content: attr(data-label); color: var(--muted); }
+  table.stack td.action { display: block; padding-top: 6px; }
+  table.stack td.action::before { content: none; }
+}
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, .token { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .token-box { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }

@@ -31,6 +31,12 @@ const hashOf = (body: string | Buffer) => createHash('sha256').update(body).dige
 const DOCS_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+/**
+ * Scalar puts a heading's link button just past its last word, hidden until hovered; on a phone it
+ * reached 3 px past the screen and the page panned. Nothing of the reference is read beyond its box.
+ */
+const DOCS_STYLE = '#reference { overflow-x: clip; }';
+
 /** The metrics' route names of the reference's page and its scripts. */
 export const DOCS_ROUTES = { page: 'docs', asset: 'docs_asset' } as const;
 
@@ -68,6 +74,7 @@ export function registerDocs(app: FastifyInstance): void {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>API reference · Market data API</title>
 <link rel="icon" href="${ASSETS.favicon.path}" type="image/svg+xml">
+<style>${DOCS_STYLE}</style>
 </head>
 <body>
 <noscript><p>The interactive reference needs JavaScript. The same contract is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></noscript>

@@ -93,14 +93,14 @@ export function tokensPage(o: {
   const e = o.errors ?? {};
   const rows = o.tokens.map((t) => {
     const state = tokenState(t, o.now);
-    return html`<tr>
-  <td>${t.name || '(unnamed)'}</td>
-  <td><code>${t.display_prefix}…</code></td>
-  <td>${formatIst(t.created_at_ms)}</td>
-  <td data-last-used>${t.last_used_at_ms === undefined ? 'never' : formatIst(t.last_used_at_ms)}</td>
-  <td>${t.expires_at_ms === undefined ? 'never' : formatIst(t.expires_at_ms)}</td>
-  <td>${state}</td>
-  <td>${
+    return html`<tr role="row">
+  <td role="cell" data-label="Name">${t.name || '(unnamed)'}</td>
+  <td role="cell" data-label="Starts with"><code>${t.display_prefix}…</code></td>
+  <td role="cell" data-label="Created">${formatIst(t.created_at_ms)}</td>
+  <td role="cell" data-label="Last used" data-last-used>${t.last_used_at_ms === undefined ? 'never' : formatIst(t.last_used_at_ms)}</td>
+  <td role="cell" data-label="Expires">${t.expires_at_ms === undefined ? 'never' : formatIst(t.expires_at_ms)}</td>
+  <td role="cell" data-label="State">${state}</td>
+  <td role="cell" class="action">${
     state === 'active'
       ? html`<form method="post" action="/account/tokens/${t.token_id}/revoke">${csrfField(o.user.csrf)}<button type="submit" class="danger" aria-label="Revoke ${t.name || t.display_prefix}">Revoke</button></form>`
       : ''
@@ -115,9 +115,11 @@ export function tokensPage(o: {
 ${
   o.tokens.length === 0
     ? html`<p>No tokens yet.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th scope="col">Name</th><th scope="col">Starts with</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">State</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-<tbody>${rows}</tbody></table></div>`
+    : // On a phone each token is a card of labelled lines (the stylesheet's table.stack); the roles keep
+      // it a table for screen readers whatever its display.
+      html`<div class="table-wrap"><table class="stack" role="table">
+<thead role="rowgroup"><tr role="row"><th role="columnheader" scope="col">Name</th><th role="columnheader" scope="col">Starts with</th><th role="columnheader" scope="col">Created</th><th role="columnheader" scope="col">Last used</th><th role="columnheader" scope="col">Expires</th><th role="columnheader" scope="col">State</th><th role="columnheader" scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody role="rowgroup">${rows}</tbody></table></div>`
 }
 <h2>Create a token</h2>
 ${createTokenForm(o.user.csrf, e, o.name, o.expires)}`,
