@@ -187,7 +187,13 @@ describe('HEAD, headers and the icon', () => {
     }
   });
 
-  it.todo('answers HEAD on /v1/openapi.json and the API routes (app.ts refuses every method but GET there)');
+  it('refuses HEAD on the API, /v1/openapi.json included, as SPEC 1 says: 405 method_not_allowed, Allow: GET', async () => {
+    for (const path of ['/v1/openapi.json', '/v1/stocks?q=ARAVALIHOU']) {
+      const head = await fetch(`${platform.baseUrl}${path}`, { method: 'HEAD' });
+      expect(head.status, path).toBe(405);
+      expect(head.headers.get('allow'), path).toContain('GET');
+    }
+  });
 
   it('sends /docs with the security headers of the account pages', async () => {
     const account = await fetch(`${platform.baseUrl}/account/sign-in`);

@@ -158,6 +158,10 @@ describe('burst cap', () => {
     expect(codes.slice(0, 60).every((c) => c === 200)).toBe(true);
     // Refused at t0 + 9.9 s; the first admission (t0) leaves the window at t0 + 60 s.
     expect(lastRefusal!.headers['retry-after']).toBe('51');
+    // The message carries the value, not the header's name.
+    expect(lastRefusal!.json().error.message).toBe(
+      'burst cap of 60 requests a minute reached; retry in 51 s',
+    );
     expect(lastRefusal!.headers['x-ratelimit-remaining']).toBe('4940');
     now = t0 + 59_999;
     expect((await get(token)).statusCode).toBe(429);
@@ -208,6 +212,7 @@ describe('IST windows with the ledger clock', () => {
     expect(refused.json().error.code).toBe('quota_exhausted');
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-04-02T18:30:00Z') / 1000));
+    expect(refused.json().error.message).toBe('plan quota used up; it resets at 2026-04-02T18:30:00Z');
     now = Date.parse('2026-04-02T18:30:00Z');
     const admitted = await get(token);
     expect(admitted.statusCode).toBe(200);

@@ -38,7 +38,7 @@ const DOCS_CSP =
 const DOCS_STYLE = '#reference { overflow-x: clip; }';
 
 /** The metrics' route names of the reference's page and its scripts. */
-export const DOCS_ROUTES = { page: 'docs', asset: 'docs_asset' } as const;
+const DOCS_ROUTES = { page: 'docs', asset: 'docs_asset' } as const;
 
 /** What the account pages send besides their policy (plugin.ts): no sniffing, no referrer elsewhere. */
 const SECURITY_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin' };

@@ -128,7 +128,7 @@ ${createTokenForm(o.user.csrf, e, o.name, o.expires)}`,
 }
 
 /** A word for a POSIX shell (bash, zsh): single-quoted, so nothing in it is expanded or globbed. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
@@ -137,7 +137,7 @@ export function shellQuote(word: string): string {
  * first, then a call that reads it. The URL is quoted (zsh reads an unquoted `?` as a pattern and stops
  * with "no matches found").
  */
-export function tryItCommands(token: string, origin: string): string {
+function tryItCommands(token: string, origin: string): string {
   return [
     `export TOKEN=${shellQuote(token)}`,
     `curl -H "Authorization: Bearer $TOKEN" ${shellQuote(`${origin}/v1/stocks?q=ARAVALIHOU`)}`,

@@ -66,7 +66,7 @@ const text = (body: Body, name: string, max = 1_000): string => {
  * The gateway's request metrics (`http_requests_total{route,...}`) name the site's routes by these, as the
  * API's by their operation ids; `code` says why a form or page was refused (`SiteCode`).
  */
-export const SITE_ROUTES = {
+const SITE_ROUTES = {
   home: 'site_home',
   asset: 'site_asset',
   signIn: 'site_sign_in',

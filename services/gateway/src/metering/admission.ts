@@ -48,6 +48,14 @@ interface Asking {
   traceparent: string;
 }
 
+/** When the binding window resets, as the refusal's `X-RateLimit-Reset` (Unix seconds) says, in UTC. */
+function resetAt(headers: Record<string, string>): string {
+  const seconds = Number(headers['X-RateLimit-Reset']);
+  return Number.isFinite(seconds)
+    ? new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
+    : 'the start of the next IST day or month';
+}
+
 /** A decision (the shard's, or this gateway's under a lease) as the admission or the SPEC's 429 to answer. */
 function answerOf(
   res: ledger.AdmissionResult,
@@ -73,12 +81,12 @@ function answerOf(
       decisions.cell('rate_limited', via, shard).inc();
       return new ApiError(
         'rate_limited',
-        `burst cap of ${caller.burstPerMinute} requests a minute reached; wait Retry-After seconds`,
+        `burst cap of ${caller.burstPerMinute} requests a minute reached; retry in ${res.retry_after_seconds} s`,
         { headers: { ...headers, 'Retry-After': res.retry_after_seconds } },
       );
     case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
       decisions.cell('quota_exhausted', via, shard).inc();
-      return new ApiError('quota_exhausted', 'plan quota used up; it resets at X-RateLimit-Reset', {
+      return new ApiError('quota_exhausted', `plan quota used up; it resets at ${resetAt(headers)}`, {
         headers: { ...headers, 'Retry-After': res.retry_after_seconds },
       });
     default:
