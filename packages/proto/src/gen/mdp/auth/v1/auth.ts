@@ -89,6 +89,7 @@ export enum SignInOutcome {
   SIGN_IN_OUTCOME_RATE_LIMITED = 3,
   /** SIGN_IN_OUTCOME_INVALID_INPUT - A field is not acceptable; see field and message. */
   SIGN_IN_OUTCOME_INVALID_INPUT = 4,
+  /** SIGN_IN_OUTCOME_EMAIL_TAKEN - Only from AcceptInvite. */
   SIGN_IN_OUTCOME_EMAIL_TAKEN = 5,
   SIGN_IN_OUTCOME_INVITE_INVALID = 6,
   SIGN_IN_OUTCOME_SUSPENDED = 7,
@@ -2576,6 +2577,8 @@ export const AuthServiceService = {
    * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
    * gateway calls these on behalf of a browser; the account id it passes comes from a session this
    * service vouched for.
+   * OK without a session for a new address and a taken one alike (sign-up does not say whether an
+   * account exists); the new account signs in next.
    */
   signUp: {
     path: "/mdp.auth.v1.AuthService/SignUp" as const,
@@ -2674,6 +2677,8 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
    * gateway calls these on behalf of a browser; the account id it passes comes from a session this
    * service vouched for.
+   * OK without a session for a new address and a taken one alike (sign-up does not say whether an
+   * account exists); the new account signs in next.
    */
   signUp: handleUnaryCall<SignUpRequest, SignInResponse>;
   signIn: handleUnaryCall<SignInRequest, SignInResponse>;
@@ -2712,6 +2717,8 @@ export interface AuthServiceClient extends Client {
    * The account web site (SPEC 5.2): subscribers sign up, sign in and manage their own tokens. The
    * gateway calls these on behalf of a browser; the account id it passes comes from a session this
    * service vouched for.
+   * OK without a session for a new address and a taken one alike (sign-up does not say whether an
+   * account exists); the new account signs in next.
    */
   signUp(
     request: SignUpRequest,
