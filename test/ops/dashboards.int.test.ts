@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import { GrpcServer, jsonDocument, RpcError } from '@mdp/grpc';
 import { options } from '@mdp/proto';
 import { createLogger, createRegistry, trace } from '@mdp/telemetry';
+import { settlementSubject } from '@mdp/usage';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue } from '../../services/gateway/src/catalogue/index.ts';
@@ -205,7 +206,7 @@ async function driveLoad(): Promise<void> {
   await stack.admin('token', 'revoke', revoked);
   // A message on the usage subjects that is not a settlement event: the ledger terminates and counts it.
   const nc = await connect({ servers: NATS_URL });
-  await nc.jetstream().publish(`${stack.usage.USAGE_SUBJECT}.0.charged`, 'not an event', {
+  await nc.jetstream().publish(settlementSubject(stack.usage.USAGE_SUBJECT, 0, 'charged'), 'not an event', {
     msgID: `poison-${randomBytes(4).toString('hex')}`,
   });
   await nc.close();
