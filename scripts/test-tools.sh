@@ -6,6 +6,8 @@
 #   helm                   test/ops/helm.int.test.ts, make chart-check     (HELM_BIN; scripts/helm.sh)
 #   python3 with pandas    test/platform/python-client.int.test.ts          (MDP_PYTHON; Debian's
 #     and venv             python3-pandas and python3-venv for /usr/bin/python3)
+#   zsh                    test/platform/account-site-answers.int.test.ts (the new-token page's curl
+#                          line pasted into zsh; without it, bash with failglob stands in)
 #
 #   scripts/test-tools.sh ensure   find each; install what is missing (Debian's packages as root or with
 #                                  passwordless sudo, helm through scripts/helm.sh), or stop before any
@@ -138,6 +140,10 @@ ensure() {
     # Debian's pandas for Debian's python3; the Python client's runtime needs neither.
     say "installing Debian's python3-pandas and python3-venv packages"
     apt_install --no-install-recommends python3-pandas python3-venv || warn "apt-get install python3-pandas python3-venv failed"
+  fi
+  if ! command -v zsh >/dev/null 2>&1 && can_apt; then
+    say "installing Debian's zsh package"
+    apt_install --no-install-recommends zsh || warn "apt-get install zsh failed"
   fi
   check_all
   check_python
