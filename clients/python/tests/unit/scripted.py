@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+import unittest
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Set
 from urllib.parse import parse_qs, urlsplit
@@ -158,6 +159,20 @@ class ScriptedServer:
         self.server.shutdown()
         self.close_idle()
         self.server.server_close()
+
+
+class ScriptedServerTest(unittest.TestCase):
+    """A test class with one scripted server for all its tests (`self.server`), closed after them."""
+
+    server: ScriptedServer
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = ScriptedServer()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.close()
 
 
 class PriceHistory:

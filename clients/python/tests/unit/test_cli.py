@@ -10,7 +10,7 @@ import unittest
 from mdp_client._generated.models import SCHEMA_FIELDS
 from mdp_client.cli import PRICE_CSV_COLUMNS, USAGE, csv_lines, js_number, main, to_json
 
-from .scripted import Answer, PriceHistory, ScriptedServer
+from .scripted import Answer, PriceHistory, ScriptedServerTest
 
 
 class CliTest(unittest.TestCase):
@@ -62,17 +62,7 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(out, [])
 
 
-class CliAgainstAServerTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class CliAgainstAServerTest(ScriptedServerTest):
     def run_cli(self, *argv: str):
         out, err = [], []
         code = main(list(argv), {"MDP_TOKEN": "t", "MDP_BASE_URL": self.server.base_url}, out.append, err.append)

@@ -11,22 +11,12 @@ from unittest import mock
 
 from mdp_client import Attempt, Client, MdpError, NetworkError
 
-from .scripted import Answer, ScriptedServer
+from .scripted import Answer, ScriptedServerTest
 
 TOKEN = "mdp_unit_connection_token"
 
 
-class ConnectionTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class ConnectionTest(ScriptedServerTest):
     def setUp(self) -> None:
         self.server.close_idle()  # nothing left open by the test before
         self.server.reset(Answer(200))

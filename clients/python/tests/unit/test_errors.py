@@ -20,23 +20,13 @@ from mdp_client import (
 )
 from mdp_client.errors import format_instant
 
-from .scripted import METERED, Answer, ScriptedServer
+from .scripted import Answer, METERED, ScriptedServerTest
 
 BURST = {"x-ratelimit-reset": "1900000000", "ratelimit-policy": '"burst";q=60;w=60', "ratelimit": '"burst";r=0;t=90'}
 RESET = datetime.datetime.fromtimestamp(1900000000, datetime.timezone.utc)
 
 
-class ErrorsTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class ErrorsTest(ScriptedServerTest):
     def failure(self, *script: Answer, **kw) -> MdpError:
         self.server.reset(*script)
         client = Client("mdp_unit", self.server.base_url, sleep=lambda s: None, max_attempts=1, **kw)

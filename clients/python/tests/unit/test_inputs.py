@@ -12,7 +12,7 @@ from typing import Any, List
 
 from mdp_client import Client, ParameterError
 
-from .scripted import Answer, ScriptedServer
+from .scripted import Answer, ScriptedServerTest
 
 try:
     import numpy  # type: ignore[import-not-found]
@@ -81,17 +81,7 @@ class Series:
         return len(self.values)
 
 
-class InputsTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class InputsTest(ScriptedServerTest):
     def setUp(self) -> None:
         self.server.reset(Answer(200))
         self.client = Client("mdp_unit", self.server.base_url)

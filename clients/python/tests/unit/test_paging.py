@@ -10,24 +10,14 @@ import unittest
 
 from mdp_client import Client, ParameterError, QuotaError
 
-from .scripted import PriceHistory, ScriptedServer
+from .scripted import PriceHistory, ScriptedServerTest
 
 TODAY = datetime.date(2026, 11, 27)  # a Friday
 FIRST = datetime.date(2011, 1, 3)  # 5,808 calendar days of history
 DAY = datetime.timedelta(days=1)
 
 
-class PagingTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class PagingTest(ScriptedServerTest):
     def setUp(self) -> None:
         self.history = PriceHistory(FIRST, TODAY)
         self.server.reset()

@@ -11,24 +11,14 @@ from typing import List
 
 from mdp_client import Attempt, CallOptions, Client, MdpError
 
-from .scripted import Answer, ScriptedServer
+from .scripted import Answer, ScriptedServerTest
 
 TOKEN = "mdp_unit_secret_token_value"
 #: What a burst-cap 429 carries besides Retry-After: the account's policy, the burst window binding.
 BURST = {"x-ratelimit-reset": "1900000000", "ratelimit-policy": '"daily";q=50;w=86400, "burst";q=60;w=60', "ratelimit": '"burst";r=0;t=7'}
 
 
-class RetryTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class RetryTest(ScriptedServerTest):
     def client(self, **kw) -> Client:
         self.slept: List[float] = []
         self.attempts: List[Attempt] = []

@@ -10,20 +10,10 @@ import unittest
 from mdp_client import Client, ParameterError
 from mdp_client._generated.operations import OPERATIONS
 
-from .scripted import Answer, ScriptedServer
+from .scripted import Answer, ScriptedServerTest
 
 
-class ValidationTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class ValidationTest(ScriptedServerTest):
     def setUp(self) -> None:
         self.server.reset(Answer(200))
         self.client = Client("mdp_unit", self.server.base_url)

@@ -14,7 +14,7 @@ from typing import List
 import mdp_client
 from mdp_client import AuthenticationError, Client, MdpError, Pacer, RateLimitError
 
-from .scripted import Answer, ScriptedServer
+from .scripted import Answer, ScriptedServerTest
 
 TOKEN = "mdp_unit_waits_token"
 BURST = {"x-ratelimit-reset": "1900000000", "ratelimit-policy": '"burst";q=60;w=60', "ratelimit": '"burst";r=0;t=42'}
@@ -28,17 +28,7 @@ THROTTLED = Answer(
 )
 
 
-class WaitsTest(unittest.TestCase):
-    server: ScriptedServer
-
-    @classmethod
-    def setUpClass(cls) -> None:
-        cls.server = ScriptedServer()
-
-    @classmethod
-    def tearDownClass(cls) -> None:
-        cls.server.close()
-
+class WaitsTest(ScriptedServerTest):
     def client(self, **kw) -> Client:
         self.slept: List[float] = []
         client = Client(TOKEN, self.server.base_url, sleep=self.slept.append, **kw)
