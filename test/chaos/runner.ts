@@ -6,6 +6,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@mdp/config';
+import { streamFamily } from '@mdp/nats';
 import { shardOf } from '@mdp/usage';
 import { connect } from 'nats';
 import pg from 'pg';
@@ -375,9 +376,9 @@ async function streamBacklog(ctx: ChaosContext): Promise<number | null> {
     let backlog = 0;
     let consumers = 0;
     // Each shard's stream, and the legacy stream of every shard where one exists.
-    const family = ctx.stack.usage.USAGE_STREAM;
-    for await (const stream of jsm.streams.names()) {
-      if (stream !== family && !stream.startsWith(`${family}_`)) continue;
+    const name = ctx.stack.usage.USAGE_STREAM;
+    const { base, numbered } = await streamFamily(jsm, name);
+    for (const stream of [...(base ? [name] : []), ...numbered.values()]) {
       for await (const info of jsm.consumers.list(stream)) {
         consumers++;
         backlog += info.num_pending + info.num_ack_pending;

@@ -121,4 +121,10 @@ export function announceDataChanged(nc: NatsConnection, service: 'equities' | 'f
 
 export { AckedPublisher, type PubAck } from './acked-publisher.ts';
 export { type DataChangeAnnouncer, type DataService, startDataChangeAnnouncer } from './data-changes.ts';
-export { deleteStreamFamily, ensureStream, jetstreamManager, type StreamSpec } from './jetstream.ts';
+export {
+  deleteStreamFamily,
+  ensureStream,
+  jetstreamManager,
+  type StreamSpec,
+  streamFamily,
+} from './jetstream.ts';

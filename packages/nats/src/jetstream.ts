@@ -54,15 +54,29 @@ export function jetstreamManager(nc: NatsConnection): Promise<JetStreamManager> 
   return nc.jetstreamManager({ checkAPI: false });
 }
 
+/** A stream's family as JetStream has it: whether `<name>` exists, and the numbered `<name>_<n>`, by n. */
+export async function streamFamily(
+  jsm: JetStreamManager,
+  name: string,
+): Promise<{ base: boolean; numbered: Map<number, string> }> {
+  let base = false;
+  const numbered = new Map<number, string>();
+  for await (const stream of jsm.streams.names()) {
+    const rest = stream.slice(name.length + 1);
+    if (stream === name) base = true;
+    else if (stream.startsWith(`${name}_`) && /^\d+$/.test(rest) && String(Number(rest)) === rest)
+      numbered.set(Number(rest), stream);
+  }
+  return { base, numbered };
+}
+
 /**
  * Deletes a settlement stream's family: `<name>` (the legacy stream of every shard) and each shard's own,
  * `<name>_<shard>`, where they exist. For the tests and benches that made them.
  */
 export async function deleteStreamFamily(nc: NatsConnection, name: string): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const family: string[] = [];
-  for await (const stream of jsm.streams.names())
-    if (stream === name || (stream.startsWith(`${name}_`) && /^\d+$/.test(stream.slice(name.length + 1))))
-      family.push(stream);
-  for (const stream of family) await jsm.streams.delete(stream).catch(() => {});
+  const { base, numbered } = await streamFamily(jsm, name);
+  for (const stream of [...(base ? [name] : []), ...numbered.values()])
+    await jsm.streams.delete(stream).catch(() => {});
 }

@@ -1,4 +1,10 @@
-import { ensureStream, jetstreamManager, type NatsConnection, type StreamSpec } from '@mdp/nats';
+import {
+  ensureStream,
+  jetstreamManager,
+  type NatsConnection,
+  type StreamSpec,
+  streamFamily,
+} from '@mdp/nats';
 import {
   Counter,
   extractTraceContext,
@@ -10,7 +16,7 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@mdp/telemetry';
-import { parseSettlementMessage, type SettlementEvent, shardStreamName } from '@mdp/usage';
+import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
 
@@ -126,16 +132,8 @@ export async function streamExists(jsm: JetStreamManager, name: string): Promise
 }
 
 /** Each shard's own stream of this base name, by shard. */
-async function shardStreams(jsm: JetStreamManager, stream: string): Promise<Map<number, string>> {
-  const found = new Map<number, string>();
-  const prefix = `${stream}_`;
-  for await (const name of jsm.streams.names()) {
-    const rest = name.slice(prefix.length);
-    if (name.startsWith(prefix) && /^\d+$/.test(rest) && shardStreamName(stream, Number(rest)) === name)
-      found.set(Number(rest), name);
-  }
-  return found;
-}
+const shardStreams = async (jsm: JetStreamManager, stream: string) =>
+  (await streamFamily(jsm, stream)).numbered;
 
 /** The shards of this prefix with a durable consumer in the legacy stream (none when it does not exist). */
 async function legacyShards(
