@@ -21,6 +21,8 @@ describe('lease and settlement variables', () => {
     ['services/quota-ledger/src/server.ts', 'LEASE_MS', '-1'],
     ['services/quota-ledger/src/server.ts', 'LEASE_MS', 'soon'],
     ['services/gateway/src/server.ts', 'SETTLE_ATTEMPT_TIMEOUT_MS', '5'],
+    ['services/gateway/src/server.ts', 'SETTLE_LINGER_MS', '51'],
+    ['services/gateway/src/server.ts', 'SETTLE_LINGER_MS', '-1'],
   ])('%s refuses %s=%s with exit code 78, naming it', async (server, name, value) => {
     const { code, output } = await start(server, { [name]: value });
     expect(code).toBe(78);
