@@ -27,6 +27,9 @@ const PASSWORD_HASH_OPTIONS = {
   timeCost: 2,
   parallelism: 1,
 } as const;
+/** Hashes a password with today's settings: the one way a password becomes a stored hash. */
+export const hashPassword = (password: string): Promise<string> => hash(password, PASSWORD_HASH_OPTIONS);
+
 /** The PHC prefix of a hash made with today's settings; an older one is rehashed at the next sign-in. */
 const CURRENT_HASH_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
 
@@ -114,16 +117,18 @@ async function verifyPassword(passwordHash: string, password: string): Promise<b
 export class AccountStore {
   private readonly pool: pg.Pool;
   private readonly clock: Clock;
+  private readonly hashPassword: typeof hashPassword;
   /** A hash of a password nobody knows, to check against when the e-mail address is unknown. */
   private readonly dummyHash: Promise<string>;
 
   constructor(
     private readonly tokens: AuthStore,
-    opts: { clock?: Clock } = {},
+    opts: { clock?: Clock; hashPassword?: typeof hashPassword } = {},
   ) {
     this.pool = tokens.pool;
     this.clock = opts.clock ?? systemClock;
-    this.dummyHash = hash(newSecret(), PASSWORD_HASH_OPTIONS);
+    this.hashPassword = opts.hashPassword ?? hashPassword;
+    this.dummyHash = this.hashPassword(newSecret());
     // Awaited at each unknown-address sign-in; a failure then fails that call, not the process.
     this.dummyHash.catch(() => {});
   }
@@ -142,7 +147,7 @@ export class AccountStore {
     const now = this.clock();
     const taken = await this.take(RATE_LIMITS.signUpAddress, addressKey(req.clientAddress), now);
     if (!taken.ok) return { outcome: 'rate_limited', retryAfterSeconds: taken.retryAfterSeconds };
-    const passwordHash = await hash(password.value, PASSWORD_HASH_OPTIONS);
+    const passwordHash = await this.hashPassword(password.value);
     try {
       await this.tokens.transaction(async (c) => {
         const { rows } = await c.query<{ id: string }>(
@@ -188,7 +193,7 @@ export class AccountStore {
     if (!found.password_hash.startsWith(CURRENT_HASH_PREFIX)) {
       await this.pool.query('UPDATE credentials SET password_hash = $2 WHERE account_id = $1', [
         found.account_id,
-        await hash(password, PASSWORD_HASH_OPTIONS),
+        await this.hashPassword(password),
       ]);
     }
     return { outcome: 'ok', session: await this.startSession(this.pool, found.account_id, now) };
@@ -223,7 +228,7 @@ export class AccountStore {
     await this.giveBack(RATE_LIMITS.signInAddress, address, taken.windowStart);
     if (invite.status !== 'active') return { outcome: 'suspended' };
 
-    const passwordHash = await hash(password.value, PASSWORD_HASH_OPTIONS);
+    const passwordHash = await this.hashPassword(password.value);
     try {
       return await this.tokens.transaction(async (c): Promise<SignInResult> => {
         // Locked and read again: of two acceptances of one code, exactly one signs in.
@@ -347,7 +352,7 @@ export class AccountStore {
     const password = checkNewPassword(rawPassword);
     if (!password.ok) throw new InvalidInput('password', password.message);
     await this.tokens.requireAccount(accountId);
-    const passwordHash = await hash(password.value, PASSWORD_HASH_OPTIONS);
+    const passwordHash = await this.hashPassword(password.value);
     try {
       await this.tokens.transaction((c) =>
         this.writeCredentials(c, accountId, email.value, passwordHash, this.clock()),
