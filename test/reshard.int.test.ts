@@ -159,6 +159,25 @@ function tally(answers: Answer[]) {
   return { ok: answers.filter((a) => a.status === 200).length, by: Object.fromEntries(by) };
 }
 
+/** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
+const MIN_READY_MS = 5_000;
+
+/**
+ * Restarts shards 1 and 0 with `count`, as the chart's StatefulSet rolls them: highest first, each
+ * stopped gracefully and ready for `MIN_READY_MS` before the next. Returns the stretch when shard 1 ran
+ * the new count and shard 0 still the old one.
+ */
+async function rollShards(count: string): Promise<{ from: number; to: number }> {
+  await stack.stop(shardName(1));
+  await stack.start(shardName(1), { SHARD_COUNT: count });
+  const from = Date.now();
+  await new Promise((r) => setTimeout(r, MIN_READY_MS));
+  const to = Date.now();
+  await stack.stop(shardName(0));
+  await stack.start(shardName(0), { SHARD_COUNT: count });
+  return { from, to };
+}
+
 describe('changing the shard count under load', () => {
   it('2 → 3 → 2: accounts that move never get past their daily cap, nor their burst cap within the minute of the move', async () => {
     const oldMap = stack.baseUrl;
@@ -179,12 +198,9 @@ describe('changing the shard count under load', () => {
     const steadyGrow = load(await accountMoving(0, 2, 'reshard-steady'), () => gateways, 1);
     const grow = load(token, () => gateways, 2);
     const burst = load(burstToken, () => gateways, 1);
-    // The old shards restart with the new count, one after the other, as a rolling update does: each
-    // stops gracefully (SIGTERM) and hands its accounts over.
-    for (const shard of [1, 0]) {
-      await stack.stop(shardName(shard));
-      await stack.start(shardName(shard), { SHARD_COUNT: '3' });
-    }
+    // The old shards restart with the new count, one after the other, as the chart's rolling update
+    // does: each stops gracefully (SIGTERM) and hands its accounts over.
+    await rollShards('3');
     const rolledOut = Date.now();
     await new Promise((r) => setTimeout(r, 1_000));
     await steadyGrow.stop();
@@ -227,20 +243,22 @@ describe('changing the shard count under load', () => {
     for (let i = 0; i < 100; i++) expect((await call(newGateway.baseUrl, back)).status).toBe(200);
     const shrink = load(back, () => gateways, 2);
     const steadyShrink = load(await accountMovingFrom(1, 0), () => gateways, 1);
-    for (const shard of [1, 0]) {
-      await stack.stop(shardName(shard));
-      await stack.start(shardName(shard), { SHARD_COUNT: '2' });
-    }
+    const between = await rollShards('2');
     const rolledBack = Date.now();
     await new Promise((r) => setTimeout(r, 1_000));
     await steadyShrink.stop();
     const shrinkGap = without200(steadyShrink.answers, rolledBack);
-    // The longest includes the seconds between its old owner's stop and its new owner's start (shard 0
-    // of 2 is the last to restart): no process of the new count owns it meanwhile.
+    // The longest is about a restart of shard 0: its old owner's stop until shard 0 (of 3) stands in for
+    // it, and shard 0's own restart as 0 of 2.
     console.log(
       `3 → 2, graceful: the moving account went at most ${shrinkGap.longest} ms without a 200, and got its first 200 ${shrinkGap.afterRollout} ms after the rollout ended (goal: 2 s)`,
     );
     expect(shrinkGap.afterRollout, JSON.stringify(tally(steadyShrink.answers).by)).toBeLessThan(8_000);
+    // Its new owner, shard 0 of 2, restarts last; meanwhile shard 0, still of 3, stands in for it and
+    // admits it once shard 1 has handed it over.
+    expect(
+      steadyShrink.answers.filter((a) => a.status === 200 && a.at > between.from && a.at < between.to).length,
+    ).toBeGreaterThan(0);
     await stack.stop(shardName(2), 'SIGKILL');
     await until(
       'the second account to reach its cap on the old map again',

@@ -78,6 +78,9 @@ describe('the chart under real helm', () => {
       // Exactly the shards: no pod runs past the last one (a removed shard's subject is recorded by the
       // shard its index falls to), and each pod's index is its pod-index label.
       expect(sts.spec.replicas).toBe(shards);
+      // Each restarted shard ready for 5 s before the next restarts: the shards still on the old count
+      // stand in for the new one meanwhile.
+      expect(sts.spec.minReadySeconds).toBe(5);
       const container = sts.spec.template.spec.containers[0];
       const env = Object.fromEntries(container.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
       expect(env.SHARD_COUNT).toBe(String(shards));

@@ -2,6 +2,7 @@ import {
   Server,
   ServerCredentials,
   type ServerUnaryCall,
+  type ServerWritableStream,
   type ServiceDefinition,
   type sendUnaryData,
   status,
@@ -57,6 +58,8 @@ export class GrpcServer {
   private readonly health: HealthImplementation;
   private readonly serviceNames: string[] = [];
   private readonly metrics: GrpcServerMetrics;
+  /** Streaming calls open now: a shutdown ends them rather than waiting out its grace for them. */
+  private readonly streams = new Set<ServerWritableStream<unknown, unknown>>();
 
   constructor(private readonly opts: GrpcServerOptions) {
     this.server = new Server({
@@ -78,7 +81,19 @@ export class GrpcServer {
     const handlers: UntypedServiceImplementation = {};
     for (const [method, def] of Object.entries(definition)) {
       const fn = impl[method as keyof D];
-      if (def.requestStream || def.responseStream) {
+      if (def.responseStream) {
+        const handler = fn as unknown as (call: ServerWritableStream<unknown, unknown>) => void;
+        handlers[method] = (call: ServerWritableStream<unknown, unknown>) => {
+          this.streams.add(call);
+          const forget = () => this.streams.delete(call);
+          call.once('finish', forget);
+          call.once('close', forget);
+          call.once('cancelled', forget);
+          handler(call);
+        };
+        continue;
+      }
+      if (def.requestStream) {
         handlers[method] = fn as UntypedServiceImplementation[string];
         continue;
       }
@@ -141,7 +156,10 @@ export class GrpcServer {
     for (const name of this.serviceNames) this.health.setStatus(name, value);
   }
 
-  /** Stops taking new calls, lets in-flight ones finish within `graceMs`, then cancels the rest. */
+  /**
+   * Stops taking new calls and ends the streams open (their clients go on elsewhere: a stream has no
+   * last message to wait for), lets unary calls in flight finish within `graceMs`, then cancels the rest.
+   */
   async shutdown(graceMs: number): Promise<void> {
     this.setServing(false);
     await new Promise<void>((resolve) => {
@@ -153,6 +171,7 @@ export class GrpcServer {
         clearTimeout(timer);
         resolve();
       });
+      for (const call of this.streams) if (!call.writableEnded) call.end();
     });
   }
 }

@@ -19,7 +19,8 @@ const run = (
   activeSince: number,
   lastSeen: number,
   endedAt: number | null = null,
-): ShardRun => ({ count, shard, activeSince, lastSeen, endedAt });
+  standIn = false,
+): ShardRun => ({ count, shard, activeSince, lastSeen, endedAt, standIn });
 
 const view = (now: number, runs: ShardRun[], horizons: [number, number][] = []): RegistryView => ({
   now,
@@ -162,6 +163,183 @@ describe('ShardMap', () => {
       kind: 'owner',
       moved: false,
     });
+  });
+});
+
+describe('ShardMap: a stand-in for the newer count', () => {
+  const old = T - 3_600_000;
+
+  it('3 to 2: shard 0, still of 3, admits an account moving from shard 1 of 3 to 0 of 2 once shard 1 hands over', () => {
+    const x = accountMoving(0, 1);
+    const stays = accountMoving(1, 0);
+    // Shard 1 stopped gracefully at T + 9.5 s and runs 2 since T + 10 s; shard 0 stands in for 0 of 2.
+    const runs = (now: number, shard1Ended: number | null) => [
+      run(3, 0, old, now),
+      run(3, 1, old, shard1Ended ?? now, shard1Ended),
+      run(3, 2, old, now),
+      ...(shard1Ended === null ? [] : [run(2, 1, T + 10_000, now)]),
+      run(2, 0, T + 5_000, now, null, true),
+    ];
+    const v = view(T + 11_000, runs(T + 11_000, T + 9_500), [[1, T + 9_500]]);
+    const shard0 = new ShardMap({ shard: 0, count: 3 }, v, settings, 2);
+    expect(shard0.ownership(x)).toEqual({ kind: 'owner', moved: true, from: [{ count: 3, shard: 1 }] });
+    // Its own accounts as before; the new count's shard 1 waits for it on the ones it keeps meanwhile.
+    expect(shard0.ownership(stays)).toEqual({ kind: 'owner', moved: false });
+    expect(new ShardMap({ shard: 1, count: 2 }, v, settings).ownership(stays)).toMatchObject({
+      kind: 'handoff',
+    });
+    expect(new ShardMap({ shard: 1, count: 2 }, v, settings).ownership(x)).toEqual({ kind: 'not_owner' });
+    // Not before shard 1's run of 3 has ended and its subject is recorded through the end.
+    const before = view(T + 8_000, runs(T + 8_000, null), [[1, T + 8_000]]);
+    expect(new ShardMap({ shard: 0, count: 3 }, before, settings, 2).ownership(x)).toMatchObject({
+      kind: 'handoff',
+    });
+    const unrecorded = view(T + 11_000, runs(T + 11_000, T + 9_500), [[1, T + 9_000]]);
+    expect(new ShardMap({ shard: 0, count: 3 }, unrecorded, settings, 2).ownership(x)).toMatchObject({
+      kind: 'handoff',
+    });
+    // Nor while the stand-in run is not in the registry: the other shards would not know to wait for it.
+    const unregistered = view(T + 11_000, runs(T + 11_000, T + 9_500).slice(0, -1), [[1, T + 9_500]]);
+    expect(new ShardMap({ shard: 0, count: 3 }, unregistered, settings, 2).ownership(x)).toEqual({
+      kind: 'not_owner',
+    });
+  });
+
+  it("is the one other count own runs are live under, newer than the shard's own, with its index", () => {
+    const steady = view(T, [run(2, 0, old, T), run(2, 1, old, T)]);
+    expect(new ShardMap({ shard: 0, count: 2 }, steady, settings).standInCount).toBeNull();
+    // 2 to 3: shard 2 of 3 has started.
+    const grow = view(T, [run(2, 0, old, T), run(2, 1, old, T), run(3, 2, T - 2_000, T)]);
+    expect(new ShardMap({ shard: 0, count: 2 }, grow, settings).standInCount).toBe(3);
+    expect(new ShardMap({ shard: 1, count: 2 }, grow, settings).standInCount).toBe(3);
+    // The newer count's shards never stand in for the older one, nor a shard past the newer count.
+    expect(new ShardMap({ shard: 2, count: 3 }, grow, settings).standInCount).toBeNull();
+    const shrink = view(T, [
+      run(3, 0, old, T),
+      run(3, 1, T - 2_000, T, T - 1_000),
+      run(2, 1, T - 500, T),
+      run(3, 2, old, T),
+    ]);
+    expect(new ShardMap({ shard: 0, count: 3 }, shrink, settings).standInCount).toBe(2);
+    expect(new ShardMap({ shard: 2, count: 3 }, shrink, settings).standInCount).toBeNull();
+    // Stand-ins alone do not make a count live: once its own runs are gone, nobody starts standing in.
+    const onlyStandIns = view(T, [run(2, 0, old, T), run(2, 1, old, T), run(3, 1, T - 2_000, T, null, true)]);
+    expect(new ShardMap({ shard: 0, count: 2 }, onlyStandIns, settings).standInCount).toBeNull();
+    // Nor with two other counts.
+    const three = view(T, [run(2, 0, old, T), run(3, 1, T - 9_000, T), run(4, 3, T - 2_000, T)]);
+    expect(new ShardMap({ shard: 0, count: 2 }, three, settings).standInCount).toBeNull();
+  });
+});
+
+/**
+ * The registry as a rollout writes it, second by second: every live process refreshes its run (and its
+ * stand-in, chosen from its last map as the registry does), then reads every run; its consumer records
+ * everything at once. Returns, per second, each account's admitters.
+ */
+function rollout(
+  steps: readonly { at: number; shard: number; act: 'start' | 'stop' | 'kill'; count?: number }[],
+  accounts: readonly string[],
+  opts: { until: number; standIns: boolean },
+) {
+  const runs = new Map<string, ShardRun>();
+  const procs = new Map<number, { count: number; standIn: number | null }>();
+  const owners: { at: number; owners: Map<string, string[]> }[] = [];
+  for (const s of [0, 1]) {
+    procs.set(s, { count: 2, standIn: null });
+    runs.set(`2/${s}`, run(2, s, old(), T));
+  }
+  function old() {
+    return T - 3_600_000;
+  }
+  const refresh = (count: number, shard: number, now: number, standIn: boolean) => {
+    const prev = runs.get(`${count}/${shard}`);
+    const lapsed = !prev || prev.lastSeen < now - settings.liveMs || prev.endedAt !== null;
+    runs.set(`${count}/${shard}`, run(count, shard, lapsed ? now : prev.activeSince, now, null, standIn));
+  };
+  for (let at = 0; at <= opts.until; at += 1_000) {
+    const now = T + at;
+    for (const step of steps.filter((s) => s.at === at)) {
+      const p = procs.get(step.shard);
+      if (step.act === 'start') procs.set(step.shard, { count: step.count!, standIn: null });
+      else if (p) {
+        procs.delete(step.shard);
+        const r = runs.get(`${p.count}/${step.shard}`)!;
+        if (step.act === 'stop') runs.set(`${p.count}/${step.shard}`, { ...r, endedAt: now });
+      }
+    }
+    for (const [shard, p] of procs) {
+      refresh(p.count, shard, now, false);
+      if (p.standIn !== null) refresh(p.standIn, shard, now, true);
+    }
+    const v = view(
+      now,
+      [...runs.values()],
+      [0, 1, 2].map((s) => [s, now]),
+    );
+    const byAccount = new Map<string, string[]>(accounts.map((a) => [a, []]));
+    for (const [shard, p] of procs) {
+      const map = new ShardMap({ shard, count: p.count }, v, settings, p.standIn);
+      if (opts.standIns && p.standIn === null) p.standIn = map.standInCount;
+      for (const a of accounts)
+        if (map.ownership(a).kind === 'owner') byAccount.get(a)!.push(`${shard} of ${p.count}`);
+    }
+    owners.push({ at, owners: byAccount });
+  }
+  return owners;
+}
+
+describe('ShardMap through a rollout', () => {
+  const accounts = Array.from({ length: 200 }, (_, i) => `acct-${i}`);
+  // 2 → 3 (shard 2 starts; 1, then 0, restart with 3), then 3 → 2 (1, then 0, restart with 2; shard 2
+  // is killed last), as test/reshard.int.test.ts and a StatefulSet roll them.
+  const steps = [
+    { at: 10_000, shard: 2, act: 'start', count: 3 },
+    { at: 20_000, shard: 1, act: 'stop' },
+    { at: 23_000, shard: 1, act: 'start', count: 3 },
+    { at: 35_000, shard: 0, act: 'stop' },
+    { at: 38_000, shard: 0, act: 'start', count: 3 },
+    { at: 130_000, shard: 1, act: 'stop' },
+    { at: 133_000, shard: 1, act: 'start', count: 2 },
+    { at: 145_000, shard: 0, act: 'stop' },
+    { at: 148_000, shard: 0, act: 'start', count: 2 },
+    { at: 160_000, shard: 2, act: 'kill' },
+  ] as const;
+
+  // A 2 → 3 rolled back half-way: shard 1, restarted with 3, goes back to 2 and shard 2 is killed.
+  const rolledBack = [
+    ...steps.slice(0, 3),
+    { at: 28_000, shard: 2, act: 'kill' },
+    { at: 30_000, shard: 1, act: 'stop' },
+    { at: 31_000, shard: 1, act: 'start', count: 2 },
+  ] as const;
+
+  it('never has two shards admitting one account, stand-ins or not', () => {
+    for (const [name, plan] of [
+      ['2 → 3 → 2', steps],
+      ['2 → 3 rolled back', rolledBack],
+    ] as const)
+      for (const standIns of [true, false])
+        for (const { at, owners } of rollout(plan, accounts, { until: 260_000, standIns }))
+          for (const [a, who] of owners)
+            expect(
+              who.length,
+              `${name}: ${a} at ${at / 1000} s (stand-ins: ${standIns}): ${who}`,
+            ).toBeLessThanOrEqual(1);
+  });
+
+  it('admits an account whose new owner restarts last as soon as its old owner hands it over', () => {
+    const grow = accountMoving(1, 0);
+    const shrink = accountMoving(0, 1);
+    const admitted = (standIns: boolean, a: string, at: number) =>
+      rollout(steps, [a], { until: at, standIns }).at(-1)!.owners.get(a)!;
+    // 2 → 3: from shard 1 (stopped at 20 s) to shard 0 of 3 (started at 38 s).
+    expect(admitted(true, grow, 25_000)).toEqual(['0 of 2']);
+    expect(admitted(false, grow, 25_000)).toEqual([]);
+    // 3 → 2: from shard 1 (stopped at 130 s) to shard 0 of 2 (started at 148 s).
+    expect(admitted(true, shrink, 135_000)).toEqual(['0 of 3']);
+    expect(admitted(false, shrink, 135_000)).toEqual([]);
+    // And the new owner once it runs.
+    expect(admitted(true, shrink, 150_000)).toEqual(['0 of 2']);
   });
 });
 

@@ -16,6 +16,8 @@ export interface ShardRun {
    * still held written down); null while it runs, or when it ended otherwise (killed, or lapsed).
    */
   endedAt: number | null;
+  /** A shard's run of a newer count beside its own (`standInCount`): a run like any other to the map. */
+  standIn: boolean;
 }
 
 /** What the registry said when last read: the runs of the last day and how far each subject is recorded. */
@@ -71,6 +73,13 @@ const MOVED_RECENTLY_MS = 2 * 60_000;
  *   refresh), and its subject is recorded through then: the log then holds all it admitted, and this
  *   shard reads the account's counts and burst window from it.
  *
+ * - A shard still running the older count may also run, under its own index, the newer count (a
+ *   stand-in, `standInCount`): it then admits the accounts that count gives its index as that count's
+ *   run would. Every other shard sees the stand-in as a run of the newer count, so the rules above keep
+ *   one writer per account; and the stand-in's process is the only one that ever runs its index, so its
+ *   two runs share one subject and one book. An account whose new owner restarts last is then admitted
+ *   as soon as its old owner hands it over.
+ *
  * With one shard count and nothing moving (the steady state) `simple` is true and ownership is one hash.
  */
 export class ShardMap {
@@ -83,11 +92,21 @@ export class ShardMap {
   private readonly older: { count: number; runs: Map<number, ShardRun> }[];
   private readonly mine: number;
   private readonly liveShards: Set<number>;
+  /** The map of this shard's stand-in run, when it has one in the registry. */
+  private readonly standIn: ShardMap | null;
+  /**
+   * The newer count this shard may stand in for under its own index: the one other count that other
+   * shards' own runs (not stand-ins) are live under, when it became active after this shard's count and
+   * has an index this shard's. Null with no other count, with two, or when this shard's is the newer.
+   */
+  readonly standInCount: number | null;
 
+  /** `standIn`: the newer count this shard runs a stand-in of (a `standInCount` of an earlier map), if any. */
   constructor(
     readonly me: { shard: number; count: number },
     private readonly view: RegistryView,
     private readonly settings: ShardMapSettings,
+    standIn: number | null = null,
   ) {
     const live = view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs && r.endedAt === null);
     for (const r of live) {
@@ -106,6 +125,18 @@ export class ShardMap {
       byCount.set(r.count, runs);
     }
     this.older = [...byCount].map(([count, runs]) => ({ count, runs }));
+    const others = new Set(
+      live.filter((r) => !r.standIn && r.shard !== me.shard && r.count !== me.count).map((r) => r.count),
+    );
+    const [other] = others;
+    this.standInCount =
+      others.size === 1 && other !== undefined && me.shard < other && !this.isOlder(other) ? other : null;
+    // Only once the stand-in run is in the registry do the other shards know to wait for it.
+    const registered = live.some((r) => r.shard === me.shard && r.count === standIn);
+    this.standIn =
+      standIn !== null && registered && me.shard < standIn && !this.isOlder(standIn)
+        ? new ShardMap({ shard: me.shard, count: standIn }, view, settings)
+        : null;
     this.simple =
       this.rivals.length === 0 &&
       this.older.every(({ runs }) =>
@@ -153,7 +184,8 @@ export class ShardMap {
 
   ownership(accountId: string): Ownership {
     const { shard, count } = this.me;
-    if (shardOf(accountId, count) !== shard) return { kind: 'not_owner' };
+    if (shardOf(accountId, count) !== shard)
+      return this.standIn?.ownership(accountId) ?? { kind: 'not_owner' };
     if (this.simple) return { kind: 'owner', moved: false };
     for (const r of this.rivals) {
       if (shardOf(accountId, r.count) === r.shard && this.isOlder(r.count))

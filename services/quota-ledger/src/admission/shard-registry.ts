@@ -110,21 +110,26 @@ export async function handoverHolds(
   }));
 }
 
-/** Refreshes this shard's run and its subjects' horizons, then reads every run of the last day. */
+/**
+ * Refreshes this shard's run (and its stand-in run, if it has one) and its subjects' horizons, then reads
+ * every run of the last day.
+ */
 async function refresh(
   pool: Pool,
   me: { shard: number; count: number; holder: string },
+  standIn: number | null,
   horizons: ReadonlyMap<number, number>,
   liveMs: number,
 ): Promise<RegistryView> {
+  const runs = standIn === null ? [me.count] : [me.count, standIn];
   await pool.query(
-    `INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen)
-     VALUES ($1, $2, $3, now(), now())
+    `INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in)
+     SELECT c, $2, $3, now(), now(), c <> $1 FROM unnest($5::int[]) AS x(c)
      ON CONFLICT (shard_count, shard) DO UPDATE
         SET active_since = CASE WHEN r.last_seen < now() - $4 * interval '1 millisecond' OR r.ended_at IS NOT NULL
                                 THEN now() ELSE r.active_since END,
-            last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL`,
-    [me.count, me.shard, me.holder, liveMs],
+            last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL, stand_in = EXCLUDED.stand_in`,
+    [me.count, me.shard, me.holder, liveMs, runs],
   );
   await pool.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
   await pool.query(
@@ -146,7 +151,7 @@ async function refresh(
     `SELECT extract(epoch FROM now()) * 1000 AS now,
             (SELECT json_agg(json_build_object('count', shard_count, 'shard', shard,
                     'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
-                    'endedAt', extract(epoch FROM ended_at) * 1000))
+                    'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', stand_in))
                FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day') AS runs,
             (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
                FROM ledger_subject_horizons) AS horizons`,
@@ -175,6 +180,9 @@ export function startShardRegistry(o: {
 }): ShardRegistry {
   const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   let current: ShardMap | null = null;
+  // Chosen once for the life of the process: a stand-in that came and went would leave accounts in the
+  // book whose counts another shard moved on meanwhile.
+  let standIn: number | null = null;
   let stopped = false;
   let failing = false;
   let markReady!: () => void;
@@ -188,8 +196,19 @@ export function startShardRegistry(o: {
   });
   const tick = async () => {
     try {
-      const view = await refresh(o.pool, o, o.horizons(), settings.liveMs);
-      current = new ShardMap({ shard: o.shard, count: o.count }, view, settings);
+      let view = await refresh(o.pool, o, standIn, o.horizons(), settings.liveMs);
+      let map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, standIn);
+      if (standIn === null && map.standInCount !== null) {
+        standIn = map.standInCount;
+        o.logger.info(
+          { standIn: { shard: o.shard, count: standIn } },
+          'the shard count is changing: standing in for this index under the newer count',
+        );
+        // Registered at once: an account handed over to this index under that count is admitted now.
+        view = await refresh(o.pool, o, standIn, o.horizons(), settings.liveMs);
+        map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, standIn);
+      }
+      current = map;
       counts.set(
         new Set(view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs).map((r) => r.count)).size,
       );
