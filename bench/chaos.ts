@@ -14,7 +14,13 @@ for (const f of only ?? []) {
   if (!known.includes(f)) throw new Error(`CHAOS_FAULTS: unknown fault "${f}" (one of ${known.join(', ')})`);
 }
 
-console.log('chaos: private Postgres and NATS, the platform on them, then each fault in turn…');
+const nats = process.env.CHAOS_NATS ?? 'server';
+if (nats !== 'server' && nats !== 'cluster')
+  throw new Error(`CHAOS_NATS: "${nats}" is neither server (one nats-server) nor cluster (three)`);
+
+console.log(
+  `chaos: private Postgres and NATS (${nats === 'cluster' ? 'a three-server cluster' : 'one server'}), the platform on them, then each fault in turn…`,
+);
 const report = await runChaos({
   clients: envInt('CHAOS_CLIENTS', 16),
   ratePerSecond: envInt('CHAOS_RATE', 100),
@@ -24,6 +30,7 @@ const report = await runChaos({
   recoveryTimeoutMs: 20_000,
   settleTimeoutMs: 30_000,
   requestTimeoutMs: 10_000,
+  nats,
   faults: only ? FAULTS.filter((f: Fault) => only.includes(f)) : FAULTS,
   replicaFaults: only ? REPLICA_FAULTS.filter((f: ReplicaFault) => only.includes(f)) : REPLICA_FAULTS,
   log: (line) => console.log(`  ${line}`),

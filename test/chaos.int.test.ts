@@ -29,6 +29,8 @@ beforeAll(async () => {
       recoveryTimeoutMs: 30_000,
       settleTimeoutMs: 60_000,
       requestTimeoutMs: 5_000,
+      // The int-cluster project runs this file again on a three-server JetStream cluster.
+      nats: process.env.MDP_TEST_NATS === 'cluster' ? 'cluster' : 'server',
     });
   } catch (err) {
     failure = err;

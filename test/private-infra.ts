@@ -34,8 +34,8 @@ export interface PrivateServer {
   readonly dir: string;
   /** Pid of the server process now (the postmaster for Postgres); undefined while it is down. */
   pid(): number | undefined;
-  /** SIGKILL of the server process, resolved once it is gone. */
-  kill(): Promise<void>;
+  /** SIGKILL of the server process, resolved once it is gone, to its pid (undefined when it was down). */
+  kill(): Promise<number | undefined>;
   /** Starts it again on the same port and data; resolves once it accepts connections. */
   start(): Promise<void>;
   /** Orderly stop (no-op when it is down). */
@@ -212,9 +212,10 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     // Exactly `kill -9` of the postmaster: its backends are left to notice and exit on their own.
     kill: async () => {
       const pid = postmasterPid();
-      if (pid === undefined) return;
+      if (pid === undefined) return undefined;
       process.kill(pid, 'SIGKILL');
       await waitUntil(() => !alive(pid), 10_000, `postmaster ${pid} to exit`);
+      return pid;
     },
     start,
     stop,
@@ -293,7 +294,11 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
     port,
     dir,
     pid: () => (running() ? child!.pid : undefined),
-    kill: () => signal('SIGKILL'),
+    kill: async () => {
+      const pid = running() ? child!.pid : undefined;
+      await signal('SIGKILL');
+      return pid;
+    },
     start,
     stop: () => signal('SIGTERM'),
     cleanup: async () => {

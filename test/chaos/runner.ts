@@ -11,7 +11,14 @@ import { shardOf } from '@mdp/usage';
 import { connect } from 'nats';
 import pg from 'pg';
 import { nodeArgsFor } from '../bundles.ts';
-import { type PrivateServer, startPrivateNats, startPrivatePostgres } from '../private-infra.ts';
+import {
+  type ClusterServer,
+  type PrivateNatsCluster,
+  type PrivateServer,
+  startPrivateNats,
+  startPrivateNatsCluster,
+  startPrivatePostgres,
+} from '../private-infra.ts';
 import { type Stack, startStack } from '../stack.ts';
 import { ClientLoad, type Outcome, type Sample } from './load.ts';
 import {
@@ -87,6 +94,11 @@ export interface ChaosOptions {
    * and its account is one shard 0 owns.
    */
   shards?: number;
+  /**
+   * One nats-server (default), or a three-server JetStream cluster with the usage streams in three
+   * replicas, where the `nats-server` fault kills the server leading shard 0's stream.
+   */
+  nats?: 'server' | 'cluster';
   log?: (line: string) => void;
 }
 
@@ -249,14 +261,23 @@ export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
   let nats: PrivateServer | undefined;
   let stack: Stack | undefined;
   try {
-    nats = await startPrivateNats();
+    const onCluster = o.nats === 'cluster';
+    let usageStream = '';
+    nats = onCluster
+      ? clusterAsServer(await startPrivateNatsCluster(3), () => `${usageStream}_0`)
+      : await startPrivateNats();
     log(`private Postgres ${postgres.url} (${postgres.dir}), nats-server ${nats.url} (${nats.dir})`);
     // No data cache at the gateway: every request reaches equities-data, so its death shows.
     const shards = o.shards ?? 2;
     stack = await startStack(
-      { LOG_LEVEL: 'warn', DATA_CACHE_TTL_MS: '0' },
+      {
+        LOG_LEVEL: 'warn',
+        DATA_CACHE_TTL_MS: '0',
+        ...(onCluster ? { USAGE_STREAM_REPLICAS: '3' } : {}),
+      },
       { databaseUrl: postgres.url, natsUrl: nats.url, shards },
     );
+    usageStream = stack.usage.USAGE_STREAM;
     log(`platform up (${stack.procs.size} processes, ${shards} ledger shards)`);
     // Uncapped, and a burst cap the load never reaches: only faults refuse requests.
     const plan = 'chaos';
@@ -319,6 +340,36 @@ export async function setUpChaos(o: ChaosOptions): Promise<ChaosContext> {
   }
 }
 
+/**
+ * A private cluster as the chaos runner's one NATS: its URL is every server's, and its `nats-server` fault
+ * is the SIGKILL of the server leading `stream` then (the first server while the stream has no leader),
+ * started again by `start`.
+ */
+function clusterAsServer(cluster: PrivateNatsCluster, stream: () => string): PrivateServer {
+  let down: ClusterServer | undefined;
+  const first = cluster.servers[0]!;
+  return {
+    url: cluster.url,
+    port: first.port,
+    dir: cluster.dir,
+    // Down while any of its servers is (one that died unasked counts too).
+    pid: () => (cluster.servers.every((s) => s.running()) ? first.pid() : undefined),
+    kill: async () => {
+      down = (await cluster.streamLeader(stream())) ?? first;
+      const pid = down.pid();
+      await down.signal('SIGKILL');
+      return pid;
+    },
+    start: async () => {
+      for (const s of cluster.servers) await s.start();
+      down = undefined;
+    },
+    stop: () => cluster.stop(),
+    cleanup: () => cluster.stop(),
+    logTail: (lines) => (down ?? first).logTail(lines),
+  };
+}
+
 export async function tearDownChaos(ctx: ChaosContext): Promise<void> {
   // Bring back whatever is down so the stack can drop its schemas and stream, then remove everything.
   if (ctx.postgres.pid() === undefined) await ctx.postgres.start().catch(() => {});
@@ -343,10 +394,7 @@ async function kill(ctx: ChaosContext, fault: Fault): Promise<number | undefined
     await ctx.stack.stop(service, 'SIGKILL');
     return child.pid;
   }
-  const server = fault === 'nats-server' ? ctx.nats : ctx.postgres;
-  const pid = server.pid();
-  await server.kill();
-  return pid;
+  return (fault === 'nats-server' ? ctx.nats : ctx.postgres).kill();
 }
 
 async function restart(ctx: ChaosContext, fault: Fault): Promise<void> {
