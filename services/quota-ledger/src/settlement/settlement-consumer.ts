@@ -19,6 +19,7 @@ import {
 import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
+import { AckFloor } from './ack-floor.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
 export interface ConsumerSpec {
@@ -38,6 +39,11 @@ export interface StreamSource {
   shard: number;
   /** Declared (made, or its settings brought up to date) before the consumer starts; absent: it exists. */
   ensure?: StreamSpec;
+  /**
+   * Every message of the stream is this shard's (its own stream, not the legacy one filtered by shard):
+   * its consumer acknowledges a recorded batch once (AckAll), as `AckFloor` allows.
+   */
+  ownStream?: boolean;
 }
 
 /** Where the shard's durable consumer stands in the stream (JetStream consumer info). */
@@ -75,8 +81,11 @@ export interface SettlementConsumer {
   recordedPast(timeoutMs: number): Promise<void>;
 }
 
-/** The durable consumer of one shard in a stream (the same name in the legacy stream and its own). */
+/** The durable consumer of one shard in the legacy stream (and in its own stream, until 29 November 2026). */
 const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;
+/** The durable consumer of one shard in its own stream: one acknowledgement a recorded batch (AckAll). */
+const batchDurableName = (subjectPrefix: string, shard: number) =>
+  `${durableName(subjectPrefix, shard)}-batch`;
 
 /** What every consumer records with: the connection, the recording step and what it reports to. */
 export interface Recording {
@@ -127,6 +136,16 @@ export async function streamExists(jsm: JetStreamManager, name: string): Promise
     return true;
   } catch (err) {
     if (isNotFound(err)) return false;
+    throw err;
+  }
+}
+
+/** A durable consumer's state, or null when the stream has none of that name. */
+async function consumerInfo(jsm: JetStreamManager, stream: string, durable: string) {
+  try {
+    return await jsm.consumers.info(stream, durable);
+  } catch (err) {
+    if (isNotFound(err)) return null;
     throw err;
   }
 }
@@ -199,8 +218,13 @@ export async function consumersCaughtUp(
   const jsm = await jetstreamManager(nc);
   const own = await shardStreams(jsm, stream);
   for (let shard = 0; shard < shardCount; shard++) if (!own.has(shard)) return false;
-  for (const [shard, name] of own)
-    if (!(await drained(jsm, name, durableName(subjectPrefix, shard), shard < shardCount))) return false;
+  for (const [shard, name] of own) {
+    // A ledger of before the batch consumer still reads its own stream by the explicit one.
+    const durable = (await consumerInfo(jsm, name, batchDurableName(subjectPrefix, shard)))
+      ? batchDurableName(subjectPrefix, shard)
+      : durableName(subjectPrefix, shard);
+    if (!(await drained(jsm, name, durable, shard < shardCount))) return false;
+  }
   if (!(await streamExists(jsm, stream))) return true;
   const legacy = await legacyShards(jsm, stream, subjectPrefix);
   for (let shard = 0; shard < shardCount; shard++) if (!legacy.has(shard)) return false;
@@ -242,28 +266,63 @@ export async function startStreamConsumer(
   const spec = { stream: source.stream, shard: source.shard };
   const subject = source.filter;
   if (source.ensure) await ensureStream(nc, source.ensure);
-  const durable = durableName(opts.subjectPrefix, source.shard);
   const jsm = await jetstreamManager(nc);
+  const durable = source.ownStream
+    ? batchDurableName(opts.subjectPrefix, source.shard)
+    : durableName(opts.subjectPrefix, source.shard);
   // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
   // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.
   const config = {
     durable_name: durable,
     filter_subject: subject,
-    ack_policy: AckPolicy.Explicit,
+    ack_policy: source.ownStream ? AckPolicy.All : AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(ACK_WAIT_MS),
     max_ack_pending: 20_000,
   };
-  try {
-    await jsm.consumers.info(spec.stream, durable);
+  // An explicit consumer of a shard's own stream (a ledger of before the batch consumer made it) hands
+  // over to the batch consumer: it starts after the explicit one's ack floor, so whatever that one had
+  // delivered and not acknowledged comes again, and the explicit one is then removed.
+  const explicit = source.ownStream ? durableName(opts.subjectPrefix, source.shard) : null;
+  const previous = explicit ? await consumerInfo(jsm, spec.stream, explicit) : null;
+  if (await consumerInfo(jsm, spec.stream, durable)) {
     await jsm.consumers.update(spec.stream, durable, {
       ack_wait: config.ack_wait,
       max_ack_pending: config.max_ack_pending,
     });
-  } catch (err) {
-    if (!/consumer not found/i.test((err as Error).message)) throw err;
-    await jsm.consumers.add(spec.stream, config);
+  } else {
+    await jsm.consumers.add(
+      spec.stream,
+      previous
+        ? {
+            ...config,
+            deliver_policy: DeliverPolicy.StartSequence,
+            opt_start_seq: previous.ack_floor.stream_seq + 1,
+          }
+        : config,
+    );
   }
+  if (explicit && previous) {
+    await jsm.consumers.delete(spec.stream, explicit);
+    logger.info(
+      { stream: spec.stream, from: explicit, to: durable, after: previous.ack_floor.stream_seq },
+      'settlement consumer now acknowledges a batch at once',
+    );
+  }
+  // Where this process's acknowledgements may go (own stream): from JetStream's ack floor now, or above
+  // it what is recorded or gone already: what the explicit consumer had acknowledged, and what has left
+  // the stream (JetStream reports a new consumer's floor as 0 whatever its start).
+  const floor = source.ownStream
+    ? new AckFloor(
+        Math.max(
+          (await jsm.consumers.info(spec.stream, durable)).ack_floor.stream_seq,
+          (await jsm.streams.info(spec.stream)).state.first_seq - 1,
+          previous?.ack_floor.stream_seq ?? 0,
+        ),
+      )
+    : null;
+  /** Recorded messages above the floor, by stream sequence: the one the floor reaches is acknowledged. */
+  const unacked = new Map<number, JsMsg>();
   const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
   const messages = await consumer.consume({ max_messages: 2_000 });
 
@@ -303,12 +362,49 @@ export async function startStreamConsumer(
   };
 
   const poison = (m: JsMsg, reason: string) => {
-    logger.error({ subject: m.subject, seq: m.seq, reason }, 'poison settlement message terminated');
+    logger.error({ subject: m.subject, seq: m.seq, reason }, 'poison settlement message left out (never delivered again)');
     recorded.inc({ kind: 'unknown', outcome: 'poison' });
   };
 
   /** The messages of the batch being recorded (they have left `pending`). */
   let recording: JsMsg[] = [];
+  /** One acknowledgement for what the batch lets the floor pass (own stream). */
+  const acknowledge = (batch: readonly JsMsg[]) => {
+    for (const m of batch) if (m.seq > floor!.through) unacked.set(m.seq, m);
+    const moved = floor!.recorded(batch.map((m) => m.seq));
+    if (moved !== null) ackThrough(moved);
+  };
+  const ackThrough = (seq: number) => {
+    unacked.get(seq)?.ack();
+    for (const s of unacked.keys()) if (s <= seq) unacked.delete(s);
+  };
+  /**
+   * Recorded messages waiting above a hole in the floor for a while: when JetStream has nothing delivered
+   * and unacknowledged but this process's own, the hole is no delivery's (it left the stream first).
+   */
+  const holes = setInterval(() => {
+    if (!floor || floor.waiting === 0) return;
+    void (async () => {
+      const info = await jsm.consumers.info(spec.stream, durable);
+      // Its own unacknowledged deliveries: recorded above the floor, being recorded, or waiting.
+      const mine = new Set(
+        [...unacked.keys(), ...recording.map((m) => m.seq), ...pending.map((m) => m.seq)].filter(
+          (seq) => seq > floor.through,
+        ),
+      );
+      if (info.num_ack_pending > mine.size) return;
+      const moved = floor.skipHoles();
+      if (moved !== null) {
+        logger.warn(
+          { stream: spec.stream, through: moved },
+          'settlement stream: sequences no consumer was given, passed',
+        );
+        ackThrough(moved);
+      }
+    })().catch(() => {});
+  }, ACK_WAIT_MS * 2);
+  holes.unref();
+
   const flush = async () => {
     const heartbeat = setInterval(() => {
       for (const m of recording) m.working();
@@ -341,7 +437,9 @@ export async function startStreamConsumer(
         }
         if (typeof parsed === 'string') {
           poison(m, parsed);
-          m.term();
+          // Under AckAll a termination acknowledges everything below it too: the batch's
+          // acknowledgement covers it instead, once the floor passes it.
+          if (!floor) m.term();
           const span = settleSpan(m, null);
           span?.setStatus({ code: SpanStatusCode.ERROR, message: parsed });
           span?.end();
@@ -377,7 +475,8 @@ export async function startStreamConsumer(
         recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
         recordedSeq = Math.max(recordedSeq, m.seq);
       }
-      for (const m of good) m.ack();
+      if (floor) acknowledge(batch);
+      else for (const m of good) m.ack();
       const kinds = new Map<string, number>();
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
       for (const [kind, n] of kinds) recorded.inc({ kind, outcome: 'consumed' }, n);
@@ -396,6 +495,7 @@ export async function startStreamConsumer(
 
   return {
     stop: async () => {
+      clearInterval(holes);
       messages.stop();
       await loop.catch(() => {});
       await flushing;

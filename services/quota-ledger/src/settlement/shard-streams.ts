@@ -44,6 +44,7 @@ export async function startShardConsumer(
         stream: own.name,
         filter: own.subjects[0]!,
         shard: spec.shard,
+        ownStream: true,
         ...(o.create ? { ensure: own } : {}),
       }),
     );

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
+import { createLogger, createRegistry } from '@mdp/telemetry';
+import {
+  type SettlementEvent,
+  settlementMsgId,
+  settlementSubject,
+  shardStreamName,
+  shardStreamSpec,
+} from '@mdp/usage';
+import { AckPolicy, DeliverPolicy, nanos } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Mutex } from '../src/mutex.ts';
+import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+
+// A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
+// (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are
+// acknowledged only once they come back and are recorded here.
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
+const logger = createLogger('test', 'silent');
+let nc: NatsConnection;
+const streams: string[] = [];
+
+beforeAll(async () => {
+  nc = await connectNats({ url: NATS_URL, name: 'batch-ack-test', logger });
+});
+afterAll(async () => {
+  for (const s of streams) await deleteStreamFamily(nc, s).catch(() => {});
+  await nc?.close();
+});
+
+/** A fresh stream family for one test, its shard 0's own stream made, and what its consumers recorded. */
+async function family() {
+  const tag = randomBytes(5).toString('hex');
+  const stream = `USAGE_BATCH_${tag.toUpperCase()}`;
+  const prefix = `usage_batch_${tag}`;
+  streams.push(stream);
+  await ensureStream(nc, shardStreamSpec(stream, prefix, 0, 1));
+  const recorded: string[] = [];
+  const start = () =>
+    startShardConsumer({
+      create: true,
+      nc,
+      spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
+      mutex: new Mutex(),
+      apply: async (events) => {
+        for (const e of events) recorded.push(e.request_id);
+      },
+      logger,
+      metrics: consumerMetrics(createRegistry('quota-ledger')),
+    });
+  const publish = async (ids: string[]) => {
+    for (const id of ids) {
+      const e: SettlementEvent = {
+        v: 1,
+        request_id: id,
+        account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
+        kind: 'charged',
+        admitted_at_ms: Date.now(),
+        settled_at_ms: Date.now(),
+        route: 'getStockQuote',
+        status: 200,
+      };
+      await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(e), {
+        msgID: settlementMsgId(e),
+      });
+    }
+  };
+  const own = shardStreamName(stream, 0);
+  const info = (durable: string) =>
+    nc
+      .jetstreamManager()
+      .then((jsm) => jsm.consumers.info(own, durable))
+      .catch(() => null);
+  return { stream, prefix, own, recorded, start, publish, info };
+}
+
+const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}-${i}`);
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the consumer of a shard’s own stream', () => {
+  it('acknowledges a recorded batch with one acknowledgement', async () => {
+    const f = await family();
+    await f.publish(ids('a', 300));
+    // Every acknowledgement its consumer sends, as NATS carries it.
+    const acks = nc.subscribe(`$JS.ACK.${f.own}.>`);
+    let ackCount = 0;
+    void (async () => {
+      for await (const _ of acks) ackCount++;
+    })();
+    const consumer = await f.start();
+    const durable = `ledger-${f.prefix}-0-batch`;
+    await until('every event recorded and acknowledged', async () => {
+      const i = await f.info(durable);
+      return f.recorded.length >= 300 && i?.ack_floor.stream_seq === 300 && i.num_ack_pending === 0;
+    });
+    await nc.flush();
+    expect(new Set(f.recorded).size).toBe(300);
+    expect((await f.info(durable))?.config.ack_policy).toBe(AckPolicy.All);
+    // 300 messages in a few batches, an acknowledgement each (an explicit consumer sends 300).
+    expect(ackCount).toBeGreaterThan(0);
+    expect(ackCount).toBeLessThanOrEqual(10);
+    acks.unsubscribe();
+    await consumer.stop();
+  });
+
+  it('never acknowledges a predecessor’s deliveries it has not recorded', async () => {
+    const f = await family();
+    const durable = `ledger-${f.prefix}-0-batch`;
+    const jsm = await nc.jetstreamManager();
+    await jsm.consumers.add(f.own, {
+      durable_name: durable,
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(5_000),
+      max_ack_pending: 20_000,
+    });
+    await f.publish(ids('lost', 3));
+    // A predecessor fetched the first three and was killed before recording them.
+    const predecessor = await nc.jetstream().consumers.get(f.own, durable);
+    const fetched = await predecessor.fetch({ max_messages: 3, expires: 2_000 });
+    let taken = 0;
+    for await (const _ of fetched) if (++taken === 3) break;
+    expect(taken).toBe(3);
+
+    const consumer = await f.start();
+    await f.publish(ids('later', 20));
+    await until(
+      'the later events recorded',
+      () => f.recorded.filter((id) => id.startsWith('later')).length === 20,
+    );
+    // Recorded here, but above the predecessor's three: nothing is acknowledged past them.
+    expect((await f.info(durable))?.ack_floor.stream_seq).toBe(0);
+    // They come back after the ack wait, are recorded, and everything is acknowledged.
+    await until(
+      'the predecessor’s events recorded and all acknowledged',
+      async () =>
+        ids('lost', 3).every((id) => f.recorded.includes(id)) &&
+        (await f.info(durable))?.ack_floor.stream_seq === 23,
+    );
+    await consumer.stop();
+  });
+
+  it('takes over from an explicit consumer after its ack floor, and removes it', async () => {
+    const f = await family();
+    const explicit = `ledger-${f.prefix}-0`;
+    const jsm = await nc.jetstreamManager();
+    await jsm.consumers.add(f.own, {
+      durable_name: explicit,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(5_000),
+    });
+    await f.publish(ids('done', 5));
+    await f.publish(ids('open', 5));
+    // A ledger of before recorded and acknowledged the first five; the next five were delivered to it
+    // and not acknowledged when it stopped.
+    const old = await nc.jetstream().consumers.get(f.own, explicit);
+    const fetched = await old.fetch({ max_messages: 10, expires: 2_000 });
+    let n = 0;
+    for await (const m of fetched) {
+      if (n < 5) m.ack();
+      if (++n === 10) break;
+    }
+    await nc.flush();
+    await until(
+      'the explicit consumer to have five acknowledged',
+      async () => (await f.info(explicit))?.ack_floor.stream_seq === 5,
+    );
+
+    const consumer = await f.start();
+    await f.publish(ids('new', 5));
+    await until('the open and new events recorded', () =>
+      [...ids('open', 5), ...ids('new', 5)].every((id) => f.recorded.includes(id)),
+    );
+    expect(f.recorded.filter((id) => id.startsWith('done'))).toEqual([]);
+    expect(await f.info(explicit)).toBeNull();
+    await until(
+      'all acknowledged',
+      async () => (await f.info(`ledger-${f.prefix}-0-batch`))?.ack_floor.stream_seq === 15,
+    );
+    await consumer.stop();
+  });
+});
