@@ -362,7 +362,10 @@ export async function startStreamConsumer(
   };
 
   const poison = (m: JsMsg, reason: string) => {
-    logger.error({ subject: m.subject, seq: m.seq, reason }, 'poison settlement message left out (never delivered again)');
+    logger.error(
+      { subject: m.subject, seq: m.seq, reason },
+      'poison settlement message left out (never delivered again)',
+    );
     recorded.inc({ kind: 'unknown', outcome: 'poison' });
   };
 
