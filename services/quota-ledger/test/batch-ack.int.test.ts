@@ -1,18 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
-import {
-  type SettlementEvent,
-  settlementMsgId,
-  settlementSubject,
-  shardStreamName,
-  shardStreamSpec,
-} from '@mdp/usage';
+import { settlementMsgId, settlementSubject, shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import { settlementEvent } from './settlement-event.ts';
 
 // A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
 // (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are
@@ -53,16 +48,7 @@ async function family() {
     });
   const publish = async (ids: string[]) => {
     for (const id of ids) {
-      const e: SettlementEvent = {
-        v: 1,
-        request_id: id,
-        account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
-        kind: 'charged',
-        admitted_at_ms: Date.now(),
-        settled_at_ms: Date.now(),
-        route: 'getStockQuote',
-        status: 200,
-      };
+      const e = settlementEvent(id);
       await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(e), {
         msgID: settlementMsgId(e),
       });

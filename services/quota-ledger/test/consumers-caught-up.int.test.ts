@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
-import { LEGACY_STREAM, type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { LEGACY_STREAM, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics, consumersCaughtUp } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import { settlementEvent } from './settlement-event.ts';
 
 // The seal check asks whether every shard has recorded what the streams hold, a shard retired by a
 // smaller shard count included: its stream may still hold late events of the day being sealed. Each
@@ -35,16 +36,7 @@ const start = (shard: number) =>
   });
 
 const publish = async (shard: number, id: string, legacy = false) => {
-  const e: SettlementEvent = {
-    v: 1,
-    request_id: id,
-    account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
-    kind: 'charged',
-    admitted_at_ms: Date.now(),
-    settled_at_ms: Date.now(),
-    route: 'getStockQuote',
-    status: 200,
-  };
+  const e = settlementEvent(id);
   const subject = legacy
     ? LEGACY_STREAM.subject(prefix, shard, 'charged')
     : settlementSubject(prefix, shard, 'charged');

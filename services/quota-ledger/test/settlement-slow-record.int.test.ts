@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
-import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import { settlementEvent } from './settlement-event.ts';
 
 // A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
 // starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver
@@ -26,16 +27,7 @@ const mutex = new Mutex();
 /** Request ids in the order the recorder was handed them. */
 const applied: string[] = [];
 
-const event = (request_id: string): SettlementEvent => ({
-  v: 1,
-  request_id,
-  account_id: '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b',
-  kind: 'refunded',
-  admitted_at_ms: Date.now(),
-  settled_at_ms: Date.now(),
-  route: 'getStockQuote',
-  status: 404,
-});
+const event = (request_id: string) => settlementEvent(request_id, 'refunded');
 
 beforeAll(async () => {
   nc = await connectNats({ url: NATS_URL, name: 'settlement-slow-record-test', logger });

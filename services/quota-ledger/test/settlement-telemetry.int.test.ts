@@ -11,6 +11,7 @@ import { ProjectionStore } from '../src/settlement/projections.ts';
 import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { settlementEvent, TEST_ACCOUNT } from './settlement-event.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
@@ -27,20 +28,11 @@ let consumer: SettlementConsumer;
 /** Events per Postgres statement, in order. */
 const statements: number[] = [];
 
-const ACCOUNT = '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b';
 /** The log keys events by uuid: a test's readable request ids are looked up as their digests. */
 const BY_IDS = 'request_id IN (SELECT usage_log_uuid(id) FROM unnest($1::text[]) AS id)';
 
-const event = (request_id: string, kind: SettlementEvent['kind'] = 'refunded'): SettlementEvent => ({
-  v: 1,
-  request_id,
-  account_id: ACCOUNT,
-  kind,
-  admitted_at_ms: Date.now(),
-  settled_at_ms: Date.now(),
-  route: 'getStockQuote',
-  status: kind === 'charged' ? 200 : 404,
-});
+const event = (request_id: string, kind: SettlementEvent['kind'] = 'refunded') =>
+  settlementEvent(request_id, kind);
 
 async function publish(payload: SettlementEvent | string, traceparent?: string) {
   const h = headers();
@@ -145,7 +137,7 @@ describe('settlement consumer telemetry', () => {
     expect(rows).toEqual([{ kind: 'c' }, { kind: 'c' }]);
     const charged = await pool.query(
       "SELECT charged FROM usage_daily WHERE account_id = $1 AND interface = 'rest'",
-      [ACCOUNT],
+      [TEST_ACCOUNT],
     );
     expect(charged.rows).toEqual([{ charged: 2 }]);
   });
