@@ -40,6 +40,7 @@ async function family() {
       nc,
       spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
       mutex: new Mutex(),
+      readPosition: async () => null,
       apply: async (events) => {
         for (const e of events) recorded.push(e.request_id);
       },

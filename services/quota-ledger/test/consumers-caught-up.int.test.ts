@@ -28,6 +28,7 @@ const start = (shard: number) =>
     nc,
     spec: { stream, subjectPrefix: prefix, shard, retentionDays: 1 },
     mutex: new Mutex(),
+    readPosition: async () => null,
     apply: async (events) => {
       for (const e of events) recorded.push(e.request_id);
     },

@@ -50,7 +50,9 @@ it('keeps looking earlier events up by index after the log it was planned on has
   for (let i = 0; i < 20; i++) await store.record(charges(1_000));
 
   // The plan as the connection would run it now (for an empty batch: a generic plan ignores the value).
-  const { rows } = await recorder.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE record_batch('[]')`);
+  const { rows } = await recorder.query<{ 'QUERY PLAN': string }>(
+    `EXPLAIN EXECUTE record_batch('[]', NULL, NULL, NULL)`,
+  );
   const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
   // Earlier events are found by the request's key, never by reading the account's day.
   expect(plan).toMatch(/Index (Only )?Scan using usage_events_20260314_request_id_\w+_key/);

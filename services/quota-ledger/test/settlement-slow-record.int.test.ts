@@ -37,6 +37,7 @@ beforeAll(async () => {
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex,
+    readPosition: async () => null,
     apply: async (events) => {
       for (const e of events) applied.push(e.request_id);
     },

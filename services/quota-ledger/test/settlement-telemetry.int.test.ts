@@ -62,6 +62,7 @@ beforeAll(async () => {
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex: new Mutex(),
+    readPosition: async () => null,
     apply: async (events) => {
       statements.push(events.length);
       await store.record(events);

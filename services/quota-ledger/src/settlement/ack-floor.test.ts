@@ -31,4 +31,16 @@ describe('AckFloor', () => {
     expect(floor.recorded([1_002])).toBe(1_002);
     expect(floor.skipHoles()).toBeNull();
   });
+
+  it('says where a batch would take it before the batch is recorded, moving nothing', () => {
+    const floor = new AckFloor(10);
+    expect(floor.recorded([13])).toBeNull();
+    // 11 and 12 fill the hole below the 13 recorded already.
+    expect(floor.after([12, 11])).toBe(13);
+    expect(floor.after([12])).toBe(10);
+    expect(floor.through).toBe(10);
+    expect(floor.waiting).toBe(1);
+    // Where recording the batch then takes it.
+    expect(floor.recorded([11, 12])).toBe(13);
+  });
 });

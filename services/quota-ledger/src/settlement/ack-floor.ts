@@ -24,6 +24,17 @@ export class AckFloor {
     return this.floor > before ? this.floor : null;
   }
 
+  /**
+   * Where the floor would be once these sequences are recorded, without moving it: the position to store
+   * with their batch, before the batch is known to be recorded.
+   */
+  after(seqs: Iterable<number>): number {
+    const next = new Set(seqs);
+    let f = this.floor;
+    while (next.has(f + 1) || this.above.has(f + 1)) f++;
+    return f;
+  }
+
   /** Everything at or below it is recorded. */
   get through(): number {
     return this.floor;

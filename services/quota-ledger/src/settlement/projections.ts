@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { type ByInterface, type ChargeDelta, noUnits } from '../admission/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from '../log/usage-history.ts';
 import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
+import type { StreamPosition } from './stream-position.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
@@ -18,9 +19,21 @@ import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from '../log/usage-l
  * its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its
  * figures are the billing record) but counted as `late`; by the sealing rule there is none.
  * The batch arrives without duplicates and ordered by request id (right-edge inserts into the index).
+ * With a stream position ($2 to $4: the stream, when it was made, the sequence), the same statement
+ * moves that stream's recorded position forward (a stream made again starts its position afresh).
  */
 const RECORD_BATCH = `
-WITH input AS (
+WITH position AS (
+  INSERT INTO settlement_stream_positions AS p (stream, stream_created, recorded_through)
+  SELECT $2::text, $3::text, $4::bigint WHERE $2::text IS NOT NULL
+  ON CONFLICT (stream) DO UPDATE
+    SET recorded_through = CASE WHEN p.stream_created = EXCLUDED.stream_created
+                                THEN greatest(p.recorded_through, EXCLUDED.recorded_through)
+                                ELSE EXCLUDED.recorded_through END,
+        stream_created = EXCLUDED.stream_created,
+        updated_at = now()
+),
+input AS (
   SELECT * FROM json_to_recordset($1::json) AS e(request_id uuid, account integer, account_id text, kind "char",
                                                   admitted_at_ms bigint, day date, month text, route smallint,
                                                   route_name text, status smallint, interface "char", via text)
@@ -214,13 +227,14 @@ export class ProjectionStore {
   }
 
   /**
-   * Records a batch of events. Duplicates (same request, account and kind) are ignored by the log's
-   * unique key, so re-delivered and repeated events change nothing. Projection deltas are computed from
-   * the kinds a request had before and after the batch, which makes the result independent of arrival
+   * Records a batch of events, and with them where their stream is recorded through (`position`, for a
+   * shard's own stream). Duplicates (same request, account and kind) are ignored by the log's unique
+   * key, so re-delivered and repeated events change nothing. Projection deltas are computed from the
+   * kinds a request had before and after the batch, which makes the result independent of arrival
    * order.
    */
-  async record(events: SettlementEvent[]): Promise<BatchResult> {
-    if (events.length === 0) return { recorded: 0, late: 0, deltas: [] };
+  async record(events: SettlementEvent[], position: StreamPosition | null = null): Promise<BatchResult> {
+    if (events.length === 0 && position === null) return { recorded: 0, late: 0, deltas: [] };
     const routes = await this.numbered(
       'routes',
       events.map((e) => e.route),
@@ -236,7 +250,16 @@ export class ProjectionStore {
     }
     // One JSON parameter rather than arrays: JSON.stringify is native, pg's array encoding is not.
     const sorted = [...rows.values()].sort((x, y) => (x.request_id < y.request_id ? -1 : 1));
-    const statement = { name: 'record_batch', text: RECORD_BATCH, values: [JSON.stringify(sorted)] };
+    const statement = {
+      name: 'record_batch',
+      text: RECORD_BATCH,
+      values: [
+        JSON.stringify(sorted),
+        position?.stream ?? null,
+        position?.created ?? null,
+        position?.through ?? null,
+      ],
+    };
     try {
       return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
     } catch (err) {
@@ -247,6 +270,16 @@ export class ProjectionStore {
       await this.ensurePartitions(days, this.recorder);
       return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
     }
+  }
+
+  /** How far `stream` is recorded, as the last batch recorded from it left it; null if never. */
+  async streamPosition(stream: string): Promise<StreamPosition | null> {
+    const { rows } = await this.pool.query<{ created: string; through: string }>(
+      'SELECT stream_created AS created, recorded_through AS through FROM settlement_stream_positions WHERE stream = $1',
+      [stream],
+    );
+    const row = rows[0];
+    return row ? { stream, created: row.created, through: Number(row.through) } : null;
   }
 
   /** The numbers of these routes (names) or accounts (uuids), adding to the dictionary those it lacks. */

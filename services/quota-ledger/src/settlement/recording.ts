@@ -3,11 +3,15 @@ import { Counter, type Logger, type Registry } from '@mdp/telemetry';
 import type { SettlementEvent } from '@mdp/usage';
 import { ProjectionStore } from './projections.ts';
 import { type SettlingBook, settle } from './settle.ts';
+import type { StreamPosition } from './stream-position.ts';
 
 interface SettlementRecording {
   store: ProjectionStore;
-  /** Records a batch in the log and the projections, then the book learns it (`settle`): the consumers' `apply`. */
-  apply(events: SettlementEvent[]): Promise<void>;
+  /**
+   * Records a batch in the log and the projections (and, for a shard's own stream, how far that stream
+   * is recorded), then the book learns it (`settle`): the consumers' `apply`.
+   */
+  apply(events: SettlementEvent[], position: StreamPosition | null): Promise<void>;
 }
 
 /** Where settlements are recorded (`recorder`: `openRecorder`'s pool), and what recording reports. */
@@ -35,8 +39,8 @@ export function settlementRecording(o: {
   });
   return {
     store,
-    apply: async (events) => {
-      const { late } = settle(o.book, await store.record(events), events, o.clock());
+    apply: async (events, position) => {
+      const { late } = settle(o.book, await store.record(events, position), events, o.clock());
       if (late > 0) {
         afterSeal.inc(late);
         o.logger.error({ late }, 'usage log: events of a sealed day left out of the log');

@@ -20,6 +20,7 @@ import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
 import { AckFloor } from './ack-floor.ts';
+import type { StreamPosition } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
 export interface ConsumerSpec {
@@ -91,7 +92,10 @@ const batchDurableName = (subjectPrefix: string, shard: number) =>
 export interface Recording {
   nc: NatsConnection;
   mutex: Mutex;
-  apply: (events: SettlementEvent[]) => Promise<void>;
+  /** Records a batch, and with it how far a shard's own stream is recorded (null: the legacy stream). */
+  apply: (events: SettlementEvent[], position: StreamPosition | null) => Promise<void>;
+  /** How far a stream is recorded, as the last batch recorded from it left it (null: never). */
+  readPosition: (stream: string) => Promise<StreamPosition | null>;
   logger: Logger;
   metrics: ConsumerMetrics;
   /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
@@ -285,6 +289,17 @@ export async function startStreamConsumer(
   // delivered and not acknowledged comes again, and the explicit one is then removed.
   const explicit = source.ownStream ? durableName(opts.subjectPrefix, source.shard) : null;
   const previous = explicit ? await consumerInfo(jsm, spec.stream, explicit) : null;
+  // How far the log says this stream is recorded (own stream): a consumer JetStream has lost starts
+  // after it, and what comes again at or below it is acknowledged without being recorded again.
+  const made = source.ownStream ? (await jsm.streams.info(spec.stream)).created : '';
+  const stored = source.ownStream ? await opts.readPosition(spec.stream) : null;
+  const storedThrough = stored?.created === made ? stored.through : 0;
+  if (stored && stored.created !== made)
+    logger.warn(
+      { stream: spec.stream, recordedThrough: stored.through },
+      'settlement stream made again since its recorded position: that position is of the old stream',
+    );
+  const startAfter = Math.max(previous?.ack_floor.stream_seq ?? 0, storedThrough);
   if (await consumerInfo(jsm, spec.stream, durable)) {
     await jsm.consumers.update(spec.stream, durable, {
       ack_wait: config.ack_wait,
@@ -293,14 +308,15 @@ export async function startStreamConsumer(
   } else {
     await jsm.consumers.add(
       spec.stream,
-      previous
-        ? {
-            ...config,
-            deliver_policy: DeliverPolicy.StartSequence,
-            opt_start_seq: previous.ack_floor.stream_seq + 1,
-          }
+      startAfter > 0
+        ? { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startAfter + 1 }
         : config,
     );
+    if (storedThrough > 0 && storedThrough >= (previous?.ack_floor.stream_seq ?? 0))
+      logger.warn(
+        { stream: spec.stream, durable, after: storedThrough },
+        'settlement consumer made again after the position the log has recorded',
+      );
   }
   if (explicit && previous) {
     await jsm.consumers.delete(spec.stream, explicit);
@@ -310,14 +326,15 @@ export async function startStreamConsumer(
     );
   }
   // Where this process's acknowledgements may go (own stream): from JetStream's ack floor now, or above
-  // it what is recorded or gone already: what the explicit consumer had acknowledged, and what has left
-  // the stream (JetStream reports a new consumer's floor as 0 whatever its start).
+  // it what is recorded or gone already: what the explicit consumer had acknowledged, what the log has
+  // recorded, and what has left the stream (JetStream reports a new consumer's floor as 0 whatever its
+  // start).
   const floor = source.ownStream
     ? new AckFloor(
         Math.max(
           (await jsm.consumers.info(spec.stream, durable)).ack_floor.stream_seq,
           (await jsm.streams.info(spec.stream)).state.first_seq - 1,
-          previous?.ack_floor.stream_seq ?? 0,
+          startAfter,
         ),
       )
     : null;
@@ -459,9 +476,12 @@ export async function startStreamConsumer(
       }
       const end = batchSeconds.startTimer();
       recordingSince = clock();
+      const through = floor?.after(batch.map((m) => m.seq)) ?? 0;
+      const position =
+        floor && through > floor.through ? { stream: spec.stream, created: made, through } : null;
       for (;;) {
         try {
-          await opts.mutex.run(() => opts.apply(events));
+          await opts.mutex.run(() => opts.apply(events, position));
           break;
         } catch (err) {
           // The database is away: keep the batch (unacknowledged) and try again; JetStream holds the rest.
@@ -490,6 +510,13 @@ export async function startStreamConsumer(
   const loop = (async () => {
     for await (const m of messages) {
       if (m.redelivered) redelivered.inc();
+      if (floor && m.seq <= floor.through) {
+        // Recorded already (its acknowledgement was lost, or the log is ahead of a consumer made again).
+        m.ack();
+        recordedSeq = Math.max(recordedSeq, m.seq);
+        recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
+        continue;
+      }
       pending.push(m);
       flushing ??= flush();
     }

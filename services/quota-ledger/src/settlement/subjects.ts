@@ -1,11 +1,11 @@
 import type { NatsConnection } from '@mdp/nats';
 import { type Logger, Registry, type Tracer } from '@mdp/telemetry';
-import type { SettlementEvent } from '@mdp/usage';
 import type { Mutex } from '../mutex.ts';
 import {
   type ConsumerSpec,
   consumerMetrics,
   knownShards,
+  type Recording,
   type SettlementConsumer,
 } from './settlement-consumer.ts';
 import { type ShardConsumer, startShardConsumer } from './shard-streams.ts';
@@ -50,7 +50,8 @@ export async function startSubjects(o: {
   nc: NatsConnection;
   spec: ConsumerSpec;
   mutex: Mutex;
-  apply: (events: SettlementEvent[]) => Promise<void>;
+  apply: Recording['apply'];
+  readPosition: Recording['readPosition'];
   logger: Logger;
   registry: Registry;
   tracer?: Tracer;

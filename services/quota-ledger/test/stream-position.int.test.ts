@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { dropSchema, type Pool } from '@mdp/db';
+import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
+import { createLogger, createRegistry } from '@mdp/telemetry';
+import { settlementMsgId, settlementSubject, shardStreamName } from '@mdp/usage';
+import { AckPolicy, DeliverPolicy, nanos } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logUuid } from '../src/log/usage-log.ts';
+import { Mutex } from '../src/mutex.ts';
+import { ProjectionStore } from '../src/settlement/projections.ts';
+import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { settlementEvent } from './settlement-event.ts';
+
+// How far a shard's own stream is recorded is written by the statement that records the batch (issue
+// 50), so recording stays exactly-once whatever JetStream forgets: a consumer it has lost starts after
+// that position instead of replaying the stream; messages it delivers again at or below it are
+// acknowledged without being recorded again; and a stream made again starts afresh.
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
+const logger = createLogger('test', 'silent');
+let nc: NatsConnection;
+let pool: Pool;
+let store: ProjectionStore;
+const schema = `ledger_sp_${randomBytes(5).toString('hex')}`;
+const streams: string[] = [];
+
+beforeAll(async () => {
+  nc = await connectNats({ url: NATS_URL, name: 'stream-position-test', logger });
+  pool = await ledgerPool(schema, 'stream-position-test');
+  store = new ProjectionStore(pool);
+});
+afterAll(async () => {
+  for (const s of streams) await deleteStreamFamily(nc, s).catch(() => {});
+  await nc?.close();
+  await pool?.end();
+  await dropSchema(DATABASE_URL, schema).catch(() => {});
+});
+
+/** A fresh stream family; its shard 0's consumer records into the log for real and notes what it was handed. */
+function family() {
+  const tag = randomBytes(5).toString('hex');
+  const stream = `USAGE_POS_${tag.toUpperCase()}`;
+  const prefix = `usage_pos_${tag}`;
+  streams.push(stream);
+  const own = shardStreamName(stream, 0);
+  const durable = `ledger-${prefix}-0-batch`;
+  /** Request ids handed to the recorder, by consumer run. */
+  const handed: string[][] = [];
+  const start = (): Promise<SettlementConsumer> => {
+    const run: string[] = [];
+    handed.push(run);
+    return startShardConsumer({
+      create: true,
+      nc,
+      spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
+      mutex: new Mutex(),
+      apply: async (events, position) => {
+        await store.record(events, position);
+        for (const e of events) run.push(e.request_id);
+      },
+      readPosition: (s) => store.streamPosition(s),
+      logger,
+      metrics: consumerMetrics(createRegistry('quota-ledger')),
+    });
+  };
+  const publish = async (ids: string[]) => {
+    for (const id of ids) {
+      const e = settlementEvent(id);
+      await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(e), {
+        msgID: settlementMsgId(e),
+      });
+    }
+  };
+  const ackFloor = async () => {
+    const jsm = await nc.jetstreamManager();
+    return (await jsm.consumers.info(own, durable).catch(() => null))?.ack_floor.stream_seq ?? -1;
+  };
+  const position = async () => (await store.streamPosition(own))?.through ?? 0;
+  return { stream, own, durable, handed, start, publish, ackFloor, position };
+}
+
+const ids = (label: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${label}-${randomBytes(3).toString('hex')}-${i}`);
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Charges the log holds for these request ids. */
+async function logged(requestIds: string[]): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM usage_events WHERE request_id = ANY($1::uuid[])`,
+    [requestIds.map(logUuid)],
+  );
+  return rows[0]!.n;
+}
+
+describe('the recorded stream position', () => {
+  it('is written with each batch, and a consumer JetStream lost starts after it', async () => {
+    const f = family();
+    const first = ids('first', 40);
+    let consumer = await f.start();
+    await f.publish(first);
+    await until('the first forty recorded and acknowledged', async () => (await f.ackFloor()) === 40);
+    expect(await f.position()).toBe(40);
+    await consumer.stop();
+
+    // JetStream loses the consumer (a cluster's consumer state gone, an operator's mistake).
+    await (await nc.jetstreamManager()).consumers.delete(f.own, f.durable);
+    const later = ids('later', 5);
+    await f.publish(later);
+    consumer = await f.start();
+    await until('the later five recorded', async () => (await f.position()) === 45);
+    await until('all acknowledged', async () => (await f.ackFloor()) === 45);
+    // The new consumer started after the position: nothing of the first forty was handed over again.
+    expect(f.handed[1]).toEqual(later);
+    expect(await logged([...first, ...later])).toBe(45);
+    await consumer.stop();
+  });
+
+  it('acknowledges what comes again at or below it without recording it again', async () => {
+    const f = family();
+    const first = ids('first', 20);
+    let consumer = await f.start();
+    await f.publish(first);
+    await until('the first twenty recorded and acknowledged', async () => (await f.ackFloor()) === 20);
+    await consumer.stop();
+
+    // The consumer is made again from the stream's start (its acknowledgements lost): JetStream delivers
+    // the twenty again.
+    const jsm = await nc.jetstreamManager();
+    await jsm.consumers.delete(f.own, f.durable);
+    await jsm.consumers.add(f.own, {
+      durable_name: f.durable,
+      filter_subject: (await jsm.streams.info(f.own)).config.subjects[0],
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(5_000),
+      max_ack_pending: 20_000,
+    });
+    consumer = await f.start();
+    const later = ids('later', 3);
+    await f.publish(later);
+    await until(
+      'the later three recorded and everything acknowledged',
+      async () => (await f.ackFloor()) === 23,
+    );
+    expect(f.handed[1]).toEqual(later);
+    expect(await f.position()).toBe(23);
+    expect(await logged([...first, ...later])).toBe(23);
+    await consumer.stop();
+  });
+
+  it('starts afresh on a stream made again', async () => {
+    const f = family();
+    let consumer = await f.start();
+    await f.publish(ids('old', 10));
+    await until('the old stream recorded', async () => (await f.position()) === 10);
+    await consumer.stop();
+    const before = await store.streamPosition(f.own);
+
+    await deleteStreamFamily(nc, f.stream);
+    consumer = await f.start();
+    const fresh = ids('fresh', 3);
+    await f.publish(fresh);
+    // Sequences 1 to 3 of the new stream lie below the old position, and are recorded all the same.
+    await until('the new stream recorded', async () => (await f.ackFloor()) === 3);
+    expect(f.handed[1]).toEqual(fresh);
+    const after = await store.streamPosition(f.own);
+    expect(after?.through).toBe(3);
+    expect(after?.created).not.toBe(before?.created);
+    expect(await logged(fresh)).toBe(3);
+    await consumer.stop();
+  });
+});
