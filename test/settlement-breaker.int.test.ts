@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { type PrivateServer, startPrivateNats } from './private-infra.ts';
+import { pauseProcess } from './process-pause.ts';
 import { type Stack, startStack, usedToday } from './stack.ts';
 
 // Issue 50's "no stall when a stream has no leader", on a NATS server of its own: while JetStream does
@@ -88,8 +89,8 @@ describe('the settlement breaker', () => {
     expect(before.every((a) => a.status === 200)).toBe(true);
     const gatewayOps = stack.procs.get('gateway')!.opsPort;
 
+    await pauseProcess(nats.pid()!);
     const stoppedAt = Date.now() - t0;
-    process.kill(nats.pid()!, 'SIGSTOP');
     let resumedAt = stoppedAt;
     let stalled: Awaited<ReturnType<typeof calls>>;
     let elapsed: number;

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { nodeArgsFor } from '../bundles.ts';
 import { atProcessEnd } from '../process-end.ts';
+import { pauseProcess } from '../process-pause.ts';
 import { freePort } from '../stack.ts';
 import { ClientLoad, type Sample } from './load.ts';
 import {
@@ -190,8 +191,8 @@ export async function runReplicaFault(
     });
     try {
       await sleep(o.warmupMs);
+      await pauseProcess(victim.pid!);
       stoppedAt = now();
-      victim.kill('SIGSTOP');
       ctx.log(`${fault}: SIGSTOP pid ${victim.pid}`);
       // Held until the gateway has ejected it (a deadline or so), then as long again as the SIGKILL faults' outage.
       const until = now() + DEADLINE_MS * 4;
