@@ -199,7 +199,7 @@ describe('an address that refuses connections', () => {
     const port = await closedPort();
     const c = client(`127.0.0.1:${port}`, true, 3_000);
     const ask = () => c.call.getStockOptions({ symbol: 'X' });
-    // Refused while nothing listens: the channel backs off between attempts (0.2 s, growing to 2 s).
+    // Refused while nothing listens: the channel backs off between attempts (0.1 s, growing to 0.25 s).
     expect((await timed(ask)).code).toBe(14);
     await sleep(1_500);
     await serve(port, async () => jsonDocument({ server: 'late' }));

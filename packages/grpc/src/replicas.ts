@@ -51,13 +51,18 @@ const MIN_RETRY_BUDGET_MS = 50;
 /** How often ejected addresses are looked at for a due probe. */
 const PROBE_TICK_MS = 50;
 
-/** Channel settings for one address: detect dead peers, reconnect fast. */
+/**
+ * Channel settings for one address: detect dead peers, reconnect fast. A restarted ledger shard admits
+ * its accounts only once each gateway's channel tries it again, so the backoff between attempts bounds
+ * that pause: with attempts up to 2 s apart a shard ready 1.1 s after its stop got its first 200 0.25 to
+ * 0.8 s later (29 November 2026). An attempt on a refused port costs next to nothing.
+ */
 export const ADDRESS_CHANNEL_OPTIONS = {
   'grpc.keepalive_time_ms': 20_000,
   'grpc.keepalive_timeout_ms': 5_000,
   'grpc.keepalive_permit_without_calls': 1,
-  'grpc.initial_reconnect_backoff_ms': 200,
-  'grpc.max_reconnect_backoff_ms': 2_000,
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 250,
   'grpc.max_receive_message_length': 16 * 1024 * 1024,
 };
 
