@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
-import { settlementMsgId, settlementSubject, shardStreamName, shardStreamSpec } from '@mdp/usage';
+import { shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { settlementEvent } from './settlement-event.ts';
+import { publishCharges, until } from './settlement-event.ts';
 
 // A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
 // (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are
@@ -47,14 +47,7 @@ async function family() {
       logger,
       metrics: consumerMetrics(createRegistry('quota-ledger')),
     });
-  const publish = async (ids: string[]) => {
-    for (const id of ids) {
-      const e = settlementEvent(id);
-      await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(e), {
-        msgID: settlementMsgId(e),
-      });
-    }
-  };
+  const publish = (ids: string[]) => publishCharges(nc, prefix, ids);
   const own = shardStreamName(stream, 0);
   const info = (durable: string) =>
     nc
@@ -65,14 +58,6 @@ async function family() {
 }
 
 const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}-${i}`);
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('the consumer of a shard’s own stream', () => {
   it('acknowledges a recorded batch with one acknowledgement', async () => {

@@ -1,4 +1,5 @@
-import type { SettlementEvent } from '@mdp/usage';
+import type { NatsConnection } from '@mdp/nats';
+import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 
 /** The account of the consumer tests' events (any uuid: these tests record no admissions). */
 export const TEST_ACCOUNT = '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b';
@@ -17,3 +18,22 @@ export const settlementEvent = (
   route: 'getStockQuote',
   status: kind === 'charged' ? 200 : 404,
 });
+
+/** Publishes a charge of each request id to shard `shard`'s subject of `prefix`, one message each. */
+export async function publishCharges(nc: NatsConnection, prefix: string, ids: string[], shard = 0) {
+  for (const id of ids) {
+    const e = settlementEvent(id);
+    await nc.jetstream().publish(settlementSubject(prefix, shard, 'charged'), JSON.stringify(e), {
+      msgID: settlementMsgId(e),
+    });
+  }
+}
+
+/** Polls `check` every 50 ms until it holds; throws naming `what` after `ms`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
 import { createLogger, createRegistry } from '@mdp/telemetry';
-import { settlementMsgId, settlementSubject, shardStreamName } from '@mdp/usage';
+import { shardStreamName } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logUuid } from '../src/log/usage-log.ts';
@@ -11,7 +11,7 @@ import { ProjectionStore } from '../src/settlement/projections.ts';
 import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
-import { settlementEvent } from './settlement-event.ts';
+import { publishCharges, until } from './settlement-event.ts';
 
 // How far a shard's own stream is recorded is written by the statement that records the batch (issue
 // 50), so recording stays exactly-once whatever JetStream forgets: a consumer it has lost starts after
@@ -65,14 +65,7 @@ function family() {
       metrics: consumerMetrics(createRegistry('quota-ledger')),
     });
   };
-  const publish = async (ids: string[]) => {
-    for (const id of ids) {
-      const e = settlementEvent(id);
-      await nc.jetstream().publish(settlementSubject(prefix, 0, 'charged'), JSON.stringify(e), {
-        msgID: settlementMsgId(e),
-      });
-    }
-  };
+  const publish = (ids: string[]) => publishCharges(nc, prefix, ids);
   const ackFloor = async () => {
     const jsm = await nc.jetstreamManager();
     return (await jsm.consumers.info(own, durable).catch(() => null))?.ack_floor.stream_seq ?? -1;
@@ -83,14 +76,6 @@ function family() {
 
 const ids = (label: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${label}-${randomBytes(3).toString('hex')}-${i}`);
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Charges the log holds for these request ids. */
 async function logged(requestIds: string[]): Promise<number> {
