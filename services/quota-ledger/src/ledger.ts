@@ -104,7 +104,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     ...(o.settleSpans === false ? {} : { tracer }),
     clock,
     apply,
-    readPosition: (stream) => store.streamPosition(stream),
+    positions: store,
   });
   const consumer = subjects.own;
   const recordedPast = (ms: number) => consumer.recordedPast(ms);

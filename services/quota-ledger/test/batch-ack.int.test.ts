@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { publishCharges, until } from './settlement-event.ts';
+import { NO_POSITIONS, publishCharges, until } from './settlement-event.ts';
 
 // A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
 // (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are
@@ -40,7 +40,7 @@ async function family() {
       nc,
       spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
       mutex: new Mutex(),
-      readPosition: async () => null,
+      positions: NO_POSITIONS,
       apply: async (events) => {
         for (const e of events) recorded.push(e.request_id);
       },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics, consumersCaughtUp } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { settlementEvent } from './settlement-event.ts';
+import { NO_POSITIONS, settlementEvent } from './settlement-event.ts';
 
 // The seal check asks whether every shard has recorded what the streams hold, a shard retired by a
 // smaller shard count included: its stream may still hold late events of the day being sealed. Each
@@ -28,7 +28,7 @@ const start = (shard: number) =>
     nc,
     spec: { stream, subjectPrefix: prefix, shard, retentionDays: 1 },
     mutex: new Mutex(),
-    readPosition: async () => null,
+    positions: NO_POSITIONS,
     apply: async (events) => {
       for (const e of events) recorded.push(e.request_id);
     },

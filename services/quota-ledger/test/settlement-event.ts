@@ -1,5 +1,6 @@
 import type { NatsConnection } from '@mdp/nats';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import type { StreamPositions } from '../src/settlement/stream-position.ts';
 
 /** The account of the consumer tests' events (any uuid: these tests record no admissions). */
 export const TEST_ACCOUNT = '3f2b8c1e-5d4a-4e6f-9a7b-0c1d2e3f4a5b';
@@ -37,3 +38,9 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Positions for consumer tests that record nothing in Postgres: none kept. */
+export const NO_POSITIONS: StreamPositions = {
+  streamPosition: async () => null,
+  forgetStreamPosition: async () => {},
+};

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
 import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { settlementEvent } from './settlement-event.ts';
+import { NO_POSITIONS, settlementEvent } from './settlement-event.ts';
 
 // A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
 // starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver
@@ -37,7 +37,7 @@ beforeAll(async () => {
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex,
-    readPosition: async () => null,
+    positions: NO_POSITIONS,
     apply: async (events) => {
       for (const e of events) applied.push(e.request_id);
     },

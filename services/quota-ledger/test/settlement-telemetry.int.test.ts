@@ -11,7 +11,7 @@ import { ProjectionStore } from '../src/settlement/projections.ts';
 import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
-import { settlementEvent, TEST_ACCOUNT } from './settlement-event.ts';
+import { NO_POSITIONS, settlementEvent, TEST_ACCOUNT } from './settlement-event.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
@@ -62,7 +62,7 @@ beforeAll(async () => {
     nc,
     spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
     mutex: new Mutex(),
-    readPosition: async () => null,
+    positions: NO_POSITIONS,
     apply: async (events) => {
       statements.push(events.length);
       await store.record(events);

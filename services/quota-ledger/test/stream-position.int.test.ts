@@ -60,7 +60,7 @@ function family() {
         await store.record(events, position);
         for (const e of events) run.push(e.request_id);
       },
-      readPosition: (s) => store.streamPosition(s),
+      positions: store,
       logger,
       metrics: consumerMetrics(createRegistry('quota-ledger')),
     });
@@ -161,6 +161,28 @@ describe('the recorded stream position', () => {
     expect(after?.through).toBe(3);
     expect(after?.created).not.toBe(before?.created);
     expect(await logged(fresh)).toBe(3);
+    await consumer.stop();
+  });
+
+  it('is not trusted past the stream’s last message', async () => {
+    const f = family();
+    let consumer = await f.start();
+    await f.publish(ids('first', 2));
+    await until('the first two recorded', async () => (await f.position()) === 2);
+    await consumer.stop();
+    // A position no batch of this stream could have left (as after the stream came back from a
+    // snapshot older than the log): messages 3 on would all lie below it.
+    const now = await store.streamPosition(f.own);
+    await store.record([], { stream: f.own, created: now!.created, through: 1_000 });
+    expect(await f.position()).toBe(1_000);
+
+    consumer = await f.start();
+    const later = ids('later', 3);
+    await f.publish(later);
+    await until('the later three recorded', async () => (await logged(later)) === 3);
+    expect(f.handed[1]).toEqual(later);
+    // The position is the stream's again, not kept at the one that was not.
+    await until('the position back at the stream', async () => (await f.position()) === 5);
     await consumer.stop();
   });
 });

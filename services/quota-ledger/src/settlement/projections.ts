@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { type ByInterface, type ChargeDelta, noUnits } from '../admission/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from '../log/usage-history.ts';
 import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
-import type { StreamPosition } from './stream-position.ts';
+import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /**
  * One batch as one statement (atomic on its own, one round trip instead of a transaction of six): append
@@ -203,7 +203,7 @@ export function openRecorder(o: {
  * one statement per batch so that a projection never disagrees with the log. `recorder` is the pool
  * batches are recorded on (`openRecorder`); tools that never record may leave it out.
  */
-export class ProjectionStore {
+export class ProjectionStore implements StreamPositions {
   /** usage_routes and usage_accounts as far as this process has needed them (accounts: the busiest). */
   private readonly numbers = {
     routes: new LRUCache<string, number>({ max: 1_000 }),
@@ -272,7 +272,6 @@ export class ProjectionStore {
     }
   }
 
-  /** How far `stream` is recorded, as the last batch recorded from it left it; null if never. */
   async streamPosition(stream: string): Promise<StreamPosition | null> {
     const { rows } = await this.pool.query<{ created: string; through: string }>(
       'SELECT stream_created AS created, recorded_through AS through FROM settlement_stream_positions WHERE stream = $1',
@@ -280,6 +279,13 @@ export class ProjectionStore {
     );
     const row = rows[0];
     return row ? { stream, created: row.created, through: Number(row.through) } : null;
+  }
+
+  async forgetStreamPosition(p: StreamPosition): Promise<void> {
+    await this.pool.query(
+      'DELETE FROM settlement_stream_positions WHERE stream = $1 AND stream_created = $2 AND recorded_through = $3',
+      [p.stream, p.created, p.through],
+    );
   }
 
   /** The numbers of these routes (names) or accounts (uuids), adding to the dictionary those it lacks. */

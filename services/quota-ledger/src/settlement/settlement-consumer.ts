@@ -20,7 +20,7 @@ import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
 import { AckFloor } from './ack-floor.ts';
-import type { StreamPosition } from './stream-position.ts';
+import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
 export interface ConsumerSpec {
@@ -94,8 +94,7 @@ export interface Recording {
   mutex: Mutex;
   /** Records a batch, and with it how far a shard's own stream is recorded (null: the legacy stream). */
   apply: (events: SettlementEvent[], position: StreamPosition | null) => Promise<void>;
-  /** How far a stream is recorded, as the last batch recorded from it left it (null: never). */
-  readPosition: (stream: string) => Promise<StreamPosition | null>;
+  positions: StreamPositions;
   logger: Logger;
   metrics: ConsumerMetrics;
   /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
@@ -291,14 +290,21 @@ export async function startStreamConsumer(
   const previous = explicit ? await consumerInfo(jsm, spec.stream, explicit) : null;
   // How far the log says this stream is recorded (own stream): a consumer JetStream has lost starts
   // after it, and what comes again at or below it is acknowledged without being recorded again.
-  const made = source.ownStream ? (await jsm.streams.info(spec.stream)).created : '';
-  const stored = source.ownStream ? await opts.readPosition(spec.stream) : null;
-  const storedThrough = stored?.created === made ? stored.through : 0;
-  if (stored && stored.created !== made)
+  // A position is the stream's only while the stream is the one it was taken on (made at the same time)
+  // and has reached it: sequences never go back, so one past the stream's last is another stream's.
+  const streamNow = source.ownStream ? await jsm.streams.info(spec.stream) : null;
+  const made = streamNow?.created ?? '';
+  const stored = source.ownStream ? await opts.positions.streamPosition(spec.stream) : null;
+  const ours = stored !== null && stored.created === made && stored.through <= streamNow!.state.last_seq;
+  const storedThrough = ours ? stored.through : 0;
+  if (stored && !ours) {
     logger.warn(
-      { stream: spec.stream, recordedThrough: stored.through },
+      { stream: spec.stream, recordedThrough: stored.through, lastSeq: streamNow?.state.last_seq },
       'settlement stream made again since its recorded position: that position is of the old stream',
     );
+    // Else the batches' writes, which only move a position forward, would keep it.
+    await opts.positions.forgetStreamPosition(stored);
+  }
   const startAfter = Math.max(previous?.ack_floor.stream_seq ?? 0, storedThrough);
   if (await consumerInfo(jsm, spec.stream, durable)) {
     await jsm.consumers.update(spec.stream, durable, {

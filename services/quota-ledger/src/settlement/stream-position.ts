@@ -9,3 +9,11 @@ export interface StreamPosition {
   created: string;
   through: number;
 }
+
+/** Where positions are kept: the ledger's Postgres (`ProjectionStore`), written with the batches. */
+export interface StreamPositions {
+  /** How far `stream` is recorded, as the last batch recorded from it left it; null if never. */
+  streamPosition(stream: string): Promise<StreamPosition | null>;
+  /** Drops a position found not to be its stream's, unless it has moved since it was read. */
+  forgetStreamPosition(position: StreamPosition): Promise<void>;
+}

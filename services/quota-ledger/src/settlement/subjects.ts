@@ -51,7 +51,7 @@ export async function startSubjects(o: {
   spec: ConsumerSpec;
   mutex: Mutex;
   apply: Recording['apply'];
-  readPosition: Recording['readPosition'];
+  positions: Recording['positions'];
   logger: Logger;
   registry: Registry;
   tracer?: Tracer;
