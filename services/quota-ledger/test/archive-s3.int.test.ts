@@ -46,7 +46,7 @@ let seal: { events: string; sha256: string };
 const savedEnv = { ...process.env };
 
 const s3 = (prefix = 'usage-events/') =>
-  new S3Target({ bucket: BUCKET, prefix, endpoint, region: 'us-east-1', forcePathStyle: true });
+  S3Target.open({ bucket: BUCKET, prefix, endpoint, region: 'us-east-1', forcePathStyle: true });
 
 async function getObject(key: string): Promise<Buffer> {
   const res = await target.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
@@ -67,7 +67,7 @@ beforeAll(async () => {
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
   delete process.env.AWS_PROFILE;
   delete process.env.AWS_SESSION_TOKEN;
-  target = s3();
+  target = await s3();
   pool = await ledgerPool(schema, 'archive-s3-test', 2);
   await insertEvents(pool, events);
   const client = await pool.connect();
@@ -149,7 +149,7 @@ describe('usage archive: an S3-compatible bucket (s3rver)', () => {
   });
 
   it('a bucket that does not exist: exportDay throws with stage export and writes nothing', async () => {
-    const missing = new S3Target({
+    const missing = await S3Target.open({
       bucket: 'no-such-bucket',
       endpoint,
       region: 'us-east-1',
@@ -170,7 +170,7 @@ describe('usage archive: an S3-compatible bucket (s3rver)', () => {
 
   it('a multipart upload is whole or absent: a body that fails after two parts leaves no object', async () => {
     const big = randomBytes(12 * 1024 * 1024);
-    const t = s3('atomic');
+    const t = await s3('atomic');
     async function* body(failAt: number) {
       for (let i = 0; i < big.length; i += 1024 * 1024) {
         if (i >= failAt) throw new Error('the source failed (test)');

@@ -23,5 +23,5 @@ export async function openArchiveTarget(spec: ArchiveTargetSpec): Promise<Archiv
   if (spec.kind === 'folder') return new FolderTarget(spec.dir);
   const { S3Target } = await import('./s3-target.ts');
   const { kind: _, ...options } = spec;
-  return new S3Target(options);
+  return S3Target.open(options);
 }
