@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { type common, options } from '@mdp/proto';
 import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pauseProcess } from '../../../test/process-pause.ts';
 import { createClient } from './client.ts';
 import { jsonDocument } from './documents.ts';
 import { replicaMetrics } from './replicas.ts';
@@ -108,7 +109,7 @@ describe('per-address outlier ejection', () => {
     const warm = await load(4, 300, ask);
     expect(new Set(warm.map((x) => x.server))).toEqual(new Set(['a', 'b']));
 
-    a.child.kill('SIGSTOP');
+    await pauseProcess(a.child.pid!);
     const calls = await load(8, 3_000, ask);
     expect(calls.filter((x) => x.code !== undefined)).toEqual([]);
     // The first attempt on the stopped replica has half the 2 s budget; its miss is the first sign.
@@ -139,7 +140,7 @@ describe('per-address outlier ejection', () => {
     const c = client(a.address, true, 400);
     const ask = () => c.call.getStockOptions({ symbol: 'X' });
     expect((await timed(ask)).server).toBe('a');
-    a.child.kill('SIGSTOP');
+    await pauseProcess(a.child.pid!);
     // Three callers miss their deadline together: that ejects the address (alone, it is not ejected
     // before three misses of its own).
     const misses = await Promise.all([1, 2, 3].map(() => timed(ask)));
@@ -160,7 +161,7 @@ describe('per-address outlier ejection', () => {
     const c = client(a.address, true, 400);
     const ask = () => c.call.getStockOptions({ symbol: 'X' });
     for (const round of [1, 2]) {
-      a.child.kill('SIGSTOP');
+      await pauseProcess(a.child.pid!);
       await Promise.all([1, 2, 3].map(() => timed(ask)));
       expect(c.addresses()[0]!.ejected, `ejected in round ${round}`).toBe(true);
       expect(await c.metric('grpc_client_address_ejections_total', a.address)).toBe(round);
