@@ -71,7 +71,16 @@ function family() {
     return (await jsm.consumers.info(own, durable).catch(() => null))?.ack_floor.stream_seq ?? -1;
   };
   const position = async () => (await store.streamPosition(own))?.through ?? 0;
-  return { stream, own, durable, handed, start, publish, ackFloor, position };
+  /** A first consumer run that records `n` new events (the stream's first) and stops; their ids. */
+  const recordFirst = async (n: number): Promise<string[]> => {
+    const first = ids('first', n);
+    const consumer = await start();
+    await publish(first);
+    await until(`the first ${n} recorded and acknowledged`, async () => (await ackFloor()) === n);
+    await consumer.stop();
+    return first;
+  };
+  return { stream, own, durable, handed, start, publish, ackFloor, position, recordFirst };
 }
 
 const ids = (label: string, n: number) =>
@@ -89,18 +98,14 @@ async function logged(requestIds: string[]): Promise<number> {
 describe('the recorded stream position', () => {
   it('is written with each batch, and a consumer JetStream lost starts after it', async () => {
     const f = family();
-    const first = ids('first', 40);
-    let consumer = await f.start();
-    await f.publish(first);
-    await until('the first forty recorded and acknowledged', async () => (await f.ackFloor()) === 40);
+    const first = await f.recordFirst(40);
     expect(await f.position()).toBe(40);
-    await consumer.stop();
 
     // JetStream loses the consumer (a cluster's consumer state gone, an operator's mistake).
     await (await nc.jetstreamManager()).consumers.delete(f.own, f.durable);
     const later = ids('later', 5);
     await f.publish(later);
-    consumer = await f.start();
+    const consumer = await f.start();
     await until('the later five recorded', async () => (await f.position()) === 45);
     await until('all acknowledged', async () => (await f.ackFloor()) === 45);
     // The new consumer started after the position: nothing of the first forty was handed over again.
@@ -111,11 +116,7 @@ describe('the recorded stream position', () => {
 
   it('acknowledges what comes again at or below it without recording it again', async () => {
     const f = family();
-    const first = ids('first', 20);
-    let consumer = await f.start();
-    await f.publish(first);
-    await until('the first twenty recorded and acknowledged', async () => (await f.ackFloor()) === 20);
-    await consumer.stop();
+    const first = await f.recordFirst(20);
 
     // The consumer is made again from the stream's start (its acknowledgements lost): JetStream delivers
     // the twenty again.
@@ -129,7 +130,7 @@ describe('the recorded stream position', () => {
       ack_wait: nanos(5_000),
       max_ack_pending: 20_000,
     });
-    consumer = await f.start();
+    const consumer = await f.start();
     const later = ids('later', 3);
     await f.publish(later);
     await until(
@@ -144,14 +145,11 @@ describe('the recorded stream position', () => {
 
   it('starts afresh on a stream made again', async () => {
     const f = family();
-    let consumer = await f.start();
-    await f.publish(ids('old', 10));
-    await until('the old stream recorded', async () => (await f.position()) === 10);
-    await consumer.stop();
+    await f.recordFirst(10);
     const before = await store.streamPosition(f.own);
 
     await deleteStreamFamily(nc, f.stream);
-    consumer = await f.start();
+    const consumer = await f.start();
     const fresh = ids('fresh', 3);
     await f.publish(fresh);
     // Sequences 1 to 3 of the new stream lie below the old position, and are recorded all the same.
@@ -166,17 +164,14 @@ describe('the recorded stream position', () => {
 
   it('is not trusted past the stream’s last message', async () => {
     const f = family();
-    let consumer = await f.start();
-    await f.publish(ids('first', 2));
-    await until('the first two recorded', async () => (await f.position()) === 2);
-    await consumer.stop();
+    await f.recordFirst(2);
     // A position no batch of this stream could have left (as after the stream came back from a
     // snapshot older than the log): messages 3 on would all lie below it.
     const now = await store.streamPosition(f.own);
     await store.record([], { stream: f.own, created: now!.created, through: 1_000 });
     expect(await f.position()).toBe(1_000);
 
-    consumer = await f.start();
+    const consumer = await f.start();
     const later = ids('later', 3);
     await f.publish(later);
     await until('the later three recorded', async () => (await logged(later)) === 3);

@@ -289,9 +289,9 @@ export async function startStreamConsumer(
   const explicit = source.ownStream ? durableName(opts.subjectPrefix, source.shard) : null;
   const previous = explicit ? await consumerInfo(jsm, spec.stream, explicit) : null;
   // How far the log says this stream is recorded (own stream): a consumer JetStream has lost starts
-  // after it, and what comes again at or below it is acknowledged without being recorded again.
-  // A position is the stream's only while the stream is the one it was taken on (made at the same time)
-  // and has reached it: sequences never go back, so one past the stream's last is another stream's.
+  // after it, and what comes again at or below it is acknowledged without being recorded again. It is
+  // the stream's only while the stream is the one it was taken on (made at the same time) and has
+  // reached it: sequences never go back, so one past the stream's last is another stream's.
   const streamNow = source.ownStream ? await jsm.streams.info(spec.stream) : null;
   const made = streamNow?.created ?? '';
   const stored = source.ownStream ? await opts.positions.streamPosition(spec.stream) : null;
@@ -339,7 +339,7 @@ export async function startStreamConsumer(
     ? new AckFloor(
         Math.max(
           (await jsm.consumers.info(spec.stream, durable)).ack_floor.stream_seq,
-          (await jsm.streams.info(spec.stream)).state.first_seq - 1,
+          streamNow!.state.first_seq - 1,
           startAfter,
         ),
       )
