@@ -51,7 +51,7 @@ it('keeps looking earlier events up by index after the log it was planned on has
 
   // The plan as the connection would run it now (for an empty batch: a generic plan ignores the value).
   const { rows } = await recorder.query<{ 'QUERY PLAN': string }>(
-    `EXPLAIN EXECUTE record_batch('[]', NULL, NULL, NULL)`,
+    `EXPLAIN EXECUTE record_batch('{}', '{}', '{}', '{}', '{}', '{}', '{}', NULL, NULL, NULL)`,
   );
   const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
   // Earlier events are found by the request's key, never by reading the account's day.

@@ -1,10 +1,11 @@
 import { createPool, type Pool } from '@mdp/db';
+import { istDay } from '@mdp/nse-calendar';
 import type { Logger } from '@mdp/telemetry';
 import type { Interface, SettlementEvent } from '@mdp/usage';
 import { LRUCache } from 'lru-cache';
 import { type ByInterface, type ChargeDelta, noUnits } from '../admission/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from '../log/usage-history.ts';
-import { isUuid, type LogRow, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
+import { isUuid, type LogRow, logColumns, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /**
@@ -13,19 +14,24 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * request counts as charged when it has a `charged` event and no `voided` one; its delta is that count
  * after the batch minus before it. "Before" reads the log as the statement found it (a data-modifying
  * CTE's rows are invisible to the rest of the statement), which is exactly the log without this batch,
- * so the result does not depend on arrival order. Each (account, period, interface) gets one net delta:
- * increments upsert, decrements update rows that must exist (a row proposed for insertion is checked
- * against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's consumer writes
- * its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its
- * figures are the billing record) but counted as `late`; by the sealing rule there is none.
- * The batch arrives without duplicates and ordered by request id (right-edge inserts into the index).
- * With a stream position ($2 to $4: the stream, when it was made, the sequence), the same statement
- * moves that stream's recorded position forward (a stream made again starts its position afresh).
+ * so the result does not depend on arrival order. The requests' deltas are summed once into cells of
+ * (account, IST day, route, interface), the by-route projection's own rows; the daily and monthly
+ * projections and the deltas returned are sums of those cells, and only the cells are named (the
+ * dictionaries give the account's uuid and the route's name), so per event the statement reads nothing
+ * but the log's own columns. Each (account, period, interface) gets one net delta: increments upsert,
+ * decrements update rows that must exist (a row proposed for insertion is checked against
+ * `charged >= 0` before ON CONFLICT could make it an update). Only the shard's consumer writes its
+ * accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
+ * are the billing record) but counted as `late`; by the sealing rule there is none.
+ * The batch arrives as one array a column ($1 to $7, see `logColumns`), without duplicates and ordered
+ * by request id (right-edge inserts into the index). With a stream position ($8 to $10: the stream, when
+ * it was made, the sequence), the same statement moves that stream's recorded position forward (a
+ * stream made again starts its position afresh).
  */
 const RECORD_BATCH = `
 WITH position AS (
   INSERT INTO settlement_stream_positions AS p (stream, stream_created, recorded_through)
-  SELECT $2::text, $3::text, $4::bigint WHERE $2::text IS NOT NULL
+  SELECT $8::text, $9::text, $10::bigint WHERE $8::text IS NOT NULL
   ON CONFLICT (stream) DO UPDATE
     SET recorded_through = CASE WHEN p.stream_created = EXCLUDED.stream_created
                                 THEN greatest(p.recorded_through, EXCLUDED.recorded_through)
@@ -34,28 +40,26 @@ WITH position AS (
         updated_at = now()
 ),
 input AS (
-  SELECT * FROM json_to_recordset($1::json) AS e(request_id uuid, account integer, account_id text, kind "char",
-                                                  admitted_at_ms bigint, day date, month text, route smallint,
-                                                  route_name text, status smallint, interface "char", via text)
+  SELECT e.request_id, e.account, e.kind, timestamptz 'epoch' + e.at_ms * interval '1 millisecond' AS admitted_at,
+         e.route, e.status, e.interface
+    FROM unnest($1::uuid[], $2::int[], $3::"char"[], $4::bigint[], $5::smallint[], $6::smallint[], $7::"char"[])
+      AS e(request_id, account, kind, at_ms, route, status, interface)
 ),
 fresh AS (
   INSERT INTO usage_events (request_id, admitted_at, account, route, status, kind, interface)
-  SELECT request_id, timestamptz 'epoch' + admitted_at_ms * interval '1 millisecond', account, route, status,
-         kind, interface
+  SELECT request_id, admitted_at, account, route, status, kind, interface
     FROM input i
-   WHERE NOT (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = i.day))
+   WHERE NOT (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = (i.admitted_at AT TIME ZONE 'Asia/Kolkata')::date))
   ON CONFLICT (request_id, account, kind, admitted_at) DO NOTHING
-  RETURNING request_id, account, kind
+  RETURNING request_id, account, kind, admitted_at, route, interface
 ),
 requests AS (
-  SELECT f.request_id, f.account, min(i.account_id) AS account_id, min(i.admitted_at_ms) AS admitted_at_ms,
-         min(i.day) AS day, min(i.month) AS month, min(i.route_name) AS route, min(i.via) AS via,
-         array_agg(f.kind) AS fresh_kinds
-    FROM fresh f JOIN input i ON i.request_id = f.request_id AND i.account = f.account AND i.kind = f.kind
-   GROUP BY f.request_id, f.account
+  SELECT request_id, account, min(admitted_at) AS admitted_at, min(route) AS route, min(interface) AS interface,
+         array_agg(kind) AS fresh_kinds
+    FROM fresh GROUP BY request_id, account
 ),
 per_request AS (
-  SELECT r.account_id, r.day, r.month, r.route, r.via,
+  SELECT r.account, (r.admitted_at AT TIME ZONE 'Asia/Kolkata')::date AS day, r.route, r.interface,
          usage_charged(b.kinds || r.fresh_kinds)::int - usage_charged(b.kinds)::int AS delta
     FROM requests r
    CROSS JOIN LATERAL (
@@ -63,14 +67,21 @@ per_request AS (
      -- would otherwise read the account's whole day by the account index for every request.
      SELECT coalesce(array_agg(u.kind) FILTER (WHERE u.account = r.account), '{}') AS kinds
        FROM usage_events u
-      WHERE u.request_id = r.request_id
-        AND u.admitted_at = timestamptz 'epoch' + r.admitted_at_ms * interval '1 millisecond') AS b
+      WHERE u.request_id = r.request_id AND u.admitted_at = r.admitted_at) AS b
+),
+cells AS (
+  SELECT a.account_id::text AS account_id, c.day, to_char(c.day, 'YYYY-MM') AS month, n.name AS route,
+         CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.delta
+    FROM (SELECT account, day, route, interface, sum(delta)::int AS delta FROM per_request
+           GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS c
+    JOIN usage_accounts a ON a.id = c.account
+    JOIN usage_routes n ON n.id = c.route
 ),
 daily AS (
-  SELECT account_id, day, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+  SELECT account_id, day, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
 ),
 monthly AS (
-  SELECT account_id, month, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+  SELECT account_id, month, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
 ),
 daily_up AS (
   INSERT INTO usage_daily (account_id, day, interface, charged)
@@ -90,28 +101,23 @@ monthly_down AS (
   UPDATE usage_monthly t SET charged = t.charged + d.delta FROM monthly d
    WHERE d.delta < 0 AND t.account_id = d.account_id AND t.month = d.month AND t.interface = d.via
 ),
-by_route AS (
-  SELECT account_id, day, route, via, sum(delta)::int AS delta FROM per_request GROUP BY 1, 2, 3, 4
-  HAVING sum(delta) <> 0
-),
 by_route_up AS (
   INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
-  SELECT account_id, day, route, via, delta FROM by_route WHERE delta > 0
+  SELECT account_id, day, route, via, delta FROM cells WHERE delta > 0
   ON CONFLICT (account_id, day, route, interface)
   DO UPDATE SET charged = usage_route_daily.charged + EXCLUDED.charged
 ),
 by_route_down AS (
-  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM by_route d
+  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM cells d
    WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.route = d.route
      AND t.interface = d.via
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
-       (SELECT count(*) FROM input i WHERE (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = i.day)))::int AS late,
+       (SELECT count(*) FROM input i
+         WHERE (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = (i.admitted_at AT TIME ZONE 'Asia/Kolkata')::date)))::int AS late,
        coalesce((SELECT json_agg(json_build_object(
-                   'accountId', account_id, 'day', to_char(day, 'YYYY-MM-DD'), 'month', month, 'via', via, 'delta', delta))
-                   FROM (SELECT account_id, day, month, via, sum(delta)::int AS delta FROM per_request
-                          GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS net),
-                '[]'::json) AS deltas`;
+                   'accountId', account_id, 'day', to_char(day, 'YYYY-MM-DD'), 'month', to_char(day, 'YYYY-MM'), 'via', via, 'delta', delta))
+                   FROM daily), '[]'::json) AS deltas`;
 
 /** See `ProjectionStore.history`. */
 const HISTORY = `
@@ -246,15 +252,14 @@ export class ProjectionStore implements StreamPositions {
     const rows = new Map<string, LogRow>();
     for (const e of events) {
       const row = logRow(e, routes.get(e.route)!, accounts.get(e.account_id.toLowerCase())!);
-      rows.set(`${row.request_id}/${row.account_id}/${row.kind}`, row);
+      rows.set(`${row.request_id}/${row.account}/${row.kind}`, row);
     }
-    // One JSON parameter rather than arrays: JSON.stringify is native, pg's array encoding is not.
     const sorted = [...rows.values()].sort((x, y) => (x.request_id < y.request_id ? -1 : 1));
     const statement = {
       name: 'record_batch',
       text: RECORD_BATCH,
       values: [
-        JSON.stringify(sorted),
+        ...logColumns(sorted),
         position?.stream ?? null,
         position?.created ?? null,
         position?.through ?? null,
@@ -265,7 +270,7 @@ export class ProjectionStore implements StreamPositions {
     } catch (err) {
       if (!isMissingPartition(err)) throw err;
       // Never a lost event: make the days' partitions (not a sealed day's) and record the batch again.
-      const days = [...new Set(sorted.map((r) => r.day))];
+      const days = [...new Set(sorted.map((r) => istDay(r.admitted_at_ms)))];
       this.onMissingPartition(days);
       await this.ensurePartitions(days, this.recorder);
       return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
