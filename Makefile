@@ -190,6 +190,7 @@ bench: install infra ## CPU per request, req/s and p99 of the platform as real p
 	npx tsx bench/run.ts
 	npx tsx bench/settlement-publish.ts
 	npx tsx bench/nats-messages.ts
+	npx tsx bench/record-batch.ts
 	npx tsx bench/metric-updates.ts
 	npx tsx test/bench/gateway-path.ts
 	npx tsx bench/admission-book.ts
