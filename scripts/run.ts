@@ -150,6 +150,8 @@ function planServices(): Plan[] {
 function childEnv(plan: Plan, all: Plan[]): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of PER_PROCESS_VARS) delete env[key];
+  // V8's code for the bundles, kept between starts: a restarted service is ready about 0.1 s sooner.
+  env.NODE_COMPILE_CACHE ??= join(ROOT, 'node_modules', '.cache', 'node-compile-cache');
   env.OPS_PORT = String(plan.opsPort);
   if (plan.portLabel === 'http') {
     env.PORT = String(plan.port);

@@ -14,6 +14,13 @@ import { alive } from './ports.ts';
 /** The environment variable that names this run's bundle folder (one per service folder). */
 const ENV = 'MDP_TEST_BUNDLES';
 const PREFIX = '.test-dist-';
+/**
+ * Node's compile cache for the run (NODE_COMPILE_CACHE, inherited by every process a test starts): V8's
+ * code for the bundles and node_modules, made by the first process that loads a file and read by the
+ * rest. A bundled ledger shard's start to ready went from about 620 to 520 ms with it. One folder a
+ * run, as the bundles are (Node keys its entries by path and content, so a run's would be stale after it).
+ */
+const compileCacheOf = (folder: string) => join(ROOT, 'node_modules', '.cache', folder);
 
 /**
  * The entry points bundled for a test run: every service's server and the command-line tools the tests
@@ -60,6 +67,12 @@ function removeStale(): void {
       rmSync(join(dir, entry), { recursive: true, force: true });
     }
   }
+  const caches = join(ROOT, 'node_modules', '.cache');
+  for (const entry of existsSync(caches) ? readdirSync(caches) : []) {
+    const pid = Number(entry.slice(PREFIX.length));
+    if (entry.startsWith(PREFIX) && !(Number.isInteger(pid) && pid > 0 && alive(pid)))
+      rmSync(join(caches, entry), { recursive: true, force: true });
+  }
 }
 
 /**
@@ -84,11 +97,13 @@ export default async function setup(): Promise<(() => void) | undefined> {
     }),
   );
   process.env[ENV] = folder;
+  process.env.NODE_COMPILE_CACHE ??= compileCacheOf(folder);
   console.log(
     `test bundles: ${ENTRIES.length} entry points in ${Math.round(performance.now() - started)} ms (services/*/${folder})`,
   );
   return () => {
     for (const name of readdirSync(join(ROOT, 'services')))
       rmSync(join(ROOT, 'services', name, folder), { recursive: true, force: true });
+    rmSync(compileCacheOf(folder), { recursive: true, force: true });
   };
 }

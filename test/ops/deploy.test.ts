@@ -80,7 +80,11 @@ describe('the Dockerfile', () => {
     expect(read('deploy/docker/Dockerfile')).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
     // The final image copies built output only, never the source tree or the dev dependencies.
     const copies = app.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
-    expect(copies).toEqual(['--from=prod-deps /deps/ /app/', '--from=build /out/ /app/']);
+    expect(copies).toEqual([
+      '--from=prod-deps /deps/ /app/',
+      '--from=build /out/ /app/',
+      '--from=compile-cache /tmp/node-compile-cache/ /app/.node-compile-cache/',
+    ]);
     expect(stage('service').from).toBe('app');
     expect(stage('job').from).toBe('app');
     for (const later of all.slice(all.indexOf(app) + 1))

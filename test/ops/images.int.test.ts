@@ -16,9 +16,11 @@ import { createPool, dropSchema } from '@mdp/db';
 import { formatDay, lastCompletedSession } from '@mdp/nse-calendar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleExtras } from '../../deploy/docker/bundle.ts';
+import { SERVICES } from '../../scripts/lib/services.ts';
 import { BUILT_IN_BRANDS } from '../../services/equities-data/src/areas/stocks/importers/brands.ts';
+import { nodeArgsFor } from '../bundles.ts';
 import { DATABASE_URL } from '../stack.ts';
-import { filesUnder, metricNames, ROOT, readYaml } from './lib.ts';
+import { filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
 import { startFakePushgateway } from './pushgateway.ts';
 
 const exec = promisify(execFile);
@@ -110,6 +112,36 @@ describe('the image entry points', () => {
       server.close();
     }
   });
+});
+
+describe('the compile cache a service image is built with (Dockerfile, stage compile-cache)', () => {
+  const warm = /NODE_COMPILE_CACHE=(\S+) LOG_LEVEL=(\S+) node dist\/server\.js/.exec(
+    read('deploy/docker/Dockerfile'),
+  );
+
+  it.each(SERVICES)(
+    '%s: the refused start writes it, and the next start reads its bundle from it',
+    async (service) => {
+      expect(warm, 'the Dockerfile warms the cache with a refused start').not.toBeNull();
+      const cache = join(out, `compile-cache-${service}`);
+      const start = (env: Record<string, string>) =>
+        exec(process.execPath, nodeArgsFor(`services/${service}/src/server.ts`), {
+          cwd: ROOT,
+          env: { ...process.env, NODE_COMPILE_CACHE: cache, LOG_LEVEL: warm![2]!, ...env },
+        }).then(
+          () => ({ code: 0, stderr: '' }),
+          (err: { code: number; stderr: string }) => err,
+        );
+      // Exit 78 before anything is connected to: the build has no database, NATS or upstreams.
+      expect((await start({})).code).toBe(78);
+      const entries = readdirSync(cache, { recursive: true });
+      expect(entries.length).toBeGreaterThan(100);
+      const again = await start({ NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+      expect(again.code).toBe(78);
+      expect(again.stderr).toMatch(/V8 code cache for ESM \S+server\.js was accepted/);
+    },
+    30_000,
+  );
 });
 
 describe("the data-import job's entry point, as the chart's CronJob runs it", () => {
