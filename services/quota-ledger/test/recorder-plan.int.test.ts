@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { newRequestId, type SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { logColumns, logRow } from '../src/log/usage-log.ts';
 import { openRecorder, ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
@@ -42,6 +43,19 @@ afterAll(async () => {
   await dropSchema(DATABASE_URL, schema);
 });
 
+/**
+ * The dictionaries are read by key, a cell at a time, never along their whole index (which grows with
+ * every account the ledger has seen).
+ */
+function expectDictionariesReadByKey(plan: string) {
+  const lines = plan.split('\n');
+  const reads = lines.flatMap((line, i) =>
+    / on usage_(accounts|routes) /.test(line) ? [lines[i + 1]!] : [],
+  );
+  expect(reads.length).toBeGreaterThan(0);
+  for (const read of reads) expect(read, plan).toMatch(/Index Cond: \((\w+\.)?id = /);
+}
+
 it('keeps looking earlier events up by index after the log it was planned on has grown', async () => {
   await pool.query("SELECT usage_events_ensure_partition('2026-03-14')");
   await pool.query('ANALYZE usage_events, usage_daily, usage_monthly, usage_route_daily');
@@ -58,11 +72,27 @@ it('keeps looking earlier events up by index after the log it was planned on has
   expect(plan).toMatch(/Index (Only )?Scan using usage_events_20260314_request_id_\w+_key/);
   expect(plan).not.toMatch(/usage_events_20260314_account_idx/);
   expect(plan).not.toMatch(/Seq Scan on usage_(events|daily|monthly|route_daily)/);
+  expectDictionariesReadByKey(plan);
+  // So is a plan made for a batch as it is (what Postgres may choose instead of the generic one): a
+  // thousand events over 50 accounts.
+  const recorded = n;
+  const numbers = await pool.query<{ id: number }>('SELECT id FROM usage_accounts ORDER BY id');
+  const route = (await pool.query<{ id: number }>('SELECT id FROM usage_routes')).rows[0]!.id;
+  const batch = charges(1_000).map((e, i) => logRow(e, route, numbers.rows[i % numbers.rows.length]!.id));
+  batch.sort((x, y) => (x.request_id < y.request_id ? -1 : 1));
+  await recorder.query('SET plan_cache_mode = force_custom_plan');
+  const custom = await recorder.query<{ 'QUERY PLAN': string }>(
+    `EXPLAIN EXECUTE record_batch(${logColumns(batch)
+      .map((c) => `'${c}'`)
+      .join(', ')}, NULL, NULL, NULL)`,
+  );
+  await recorder.query('RESET plan_cache_mode');
+  expectDictionariesReadByKey(custom.rows.map((r) => r['QUERY PLAN']).join('\n'));
 
   // And what it records is still right: the projections hold every charge.
   const { rows: totals } = await pool.query<{ events: number; charged: number }>(
     `SELECT (SELECT count(*) FROM usage_events)::int AS events,
             (SELECT sum(charged) FROM usage_monthly)::int AS charged`,
   );
-  expect(totals[0]).toEqual({ events: n, charged: n });
+  expect(totals[0]).toEqual({ events: recorded, charged: recorded });
 });

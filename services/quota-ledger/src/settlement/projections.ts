@@ -70,12 +70,13 @@ per_request AS (
       WHERE u.request_id = r.request_id AND u.admitted_at = r.admitted_at) AS b
 ),
 cells AS (
-  SELECT a.account_id::text AS account_id, c.day, to_char(c.day, 'YYYY-MM') AS month, n.name AS route,
+  -- Names looked up a cell at a time by key: a join could be planned as a merge over the dictionary's
+  -- whole index, whose cost would grow with the accounts the ledger has ever seen.
+  SELECT (SELECT a.account_id::text FROM usage_accounts a WHERE a.id = c.account) AS account_id, c.day,
+         to_char(c.day, 'YYYY-MM') AS month, (SELECT n.name FROM usage_routes n WHERE n.id = c.route) AS route,
          CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.delta
     FROM (SELECT account, day, route, interface, sum(delta)::int AS delta FROM per_request
            GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS c
-    JOIN usage_accounts a ON a.id = c.account
-    JOIN usage_routes n ON n.id = c.route
 ),
 daily AS (
   SELECT account_id, day, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
