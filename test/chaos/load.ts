@@ -20,6 +20,8 @@ export interface Sample {
   code?: string;
   /** Sent with a token the gateway had never seen (see ClientLoad.useColdTokens). */
   cold: boolean;
+  /** The gateway's id of the request (its `request-id` header), when an answer came. */
+  requestId?: string;
 }
 
 export interface LoadOptions {
@@ -97,9 +99,11 @@ export class ClientLoad {
         (res) => {
           const status = res.statusCode ?? 0;
           const retryAfter = res.headers['retry-after'];
+          const id = res.headers['request-id'];
+          const requestId = typeof id === 'string' ? { requestId: id } : {};
           if (status === 200) {
             res.resume();
-            res.once('end', () => finish({ outcome: 200 }));
+            res.once('end', () => finish({ outcome: 200, ...requestId }));
             res.once('error', (err) => finish({ outcome: 'connection_error', errno: errno(err) }));
             return;
           }
@@ -115,6 +119,7 @@ export class ClientLoad {
             }
             finish({
               outcome: status,
+              ...requestId,
               ...(retryAfter !== undefined ? { retryAfter: String(retryAfter) } : {}),
               ...(code !== undefined ? { code: String(code) } : {}),
             });

@@ -245,6 +245,8 @@ const ACK_WAIT_MS = 5_000;
  * delivered again after ack_wait: harmless to the log, but repeated work exactly when there is least time.
  */
 const WORKING_EVERY_MS = 2_000;
+/** How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). */
+const PULL_EXPIRES_MS = 5_000;
 /**
  * How long the first message of a batch waits for others. Postgres's CPU an event falls with the batch:
  * about 30 µs at 25 events, 26 at 50, 17 at 100, 15 to 16 at 150 to 250 and 13 at 1,000 (the batch
@@ -347,7 +349,9 @@ export async function startStreamConsumer(
   /** Recorded messages above the floor, by stream sequence: the one the floor reaches is acknowledged. */
   const unacked = new Map<number, JsMsg>();
   const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
-  const messages = await consumer.consume({ max_messages: 2_000 });
+  // A pull lost with the servers (a whole cluster restarted) is made again when it expires or two
+  // heartbeats are missed: with the client's 30 s, recording stopped for 15 to 20 s (contributors.md).
+  const messages = await consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
 
   const { recorded, redelivered, batchSeconds } = opts.metrics;
 
