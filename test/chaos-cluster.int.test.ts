@@ -224,8 +224,8 @@ describe('the platform on a three-server JetStream cluster under load', () => {
     });
     expect(recorded.length, await explain(recorded)).toBe(seen);
     // Then usage says the same, and stays there: nothing charged for an answer that was not a 200
-    // arrives later. Usage counts holds too, and a hold its gateway never settled (an admission answer
-    // lost in the faults) goes after HOLD_TTL_MS (30 s) of recording time.
+    // arrives later. Usage counts holds too, and a hold left unsettled in the faults goes after
+    // HOLD_TTL_MS (30 s) of recording time.
     const used = await within(45_000, `usage saying the ${seen} 200s seen`, async () =>
       (await usedToday(stack.baseUrl, token)) === seen ? seen : undefined,
     ).catch(async (err: Error) => expect.fail(`${err.message}\n${await explain(await chargedInLog())}`));
