@@ -38,9 +38,11 @@ const ON_CLUSTER = [
 const BUNDLES = 'test/bundles.ts';
 // Each integration test file's CPU, its processes' included, in .local/test-cpu.jsonl (test/file-cpu.ts).
 const FILE_CPU = 'test/file-cpu.ts';
+// A run that would straddle IST midnight, when every daily count resets, waits for it (test/ist-midnight.ts).
+const IST_MIDNIGHT = 'test/ist-midnight.ts';
 /** What the int projects share: the bundles, each file's CPU, the time limits of real processes. */
 const INTEGRATION = {
-  globalSetup: [BUNDLES],
+  globalSetup: [IST_MIDNIGHT, BUNDLES],
   setupFiles: [FILE_CPU],
   testTimeout: 30_000,
   hookTimeout: 60_000,
@@ -110,7 +112,7 @@ export default defineConfig({
         test: {
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],
-          globalSetup: [BUNDLES, 'test/platform/setup.ts'],
+          globalSetup: [IST_MIDNIGHT, BUNDLES, 'test/platform/setup.ts'],
           setupFiles: [FILE_CPU],
           testTimeout: 60_000,
           hookTimeout: 120_000,
