@@ -38,12 +38,12 @@ const ON_CLUSTER = [
 const BUNDLES = 'test/bundles.ts';
 // Each integration test file's CPU, its processes' included, in .local/test-cpu.jsonl (test/file-cpu.ts).
 const FILE_CPU = 'test/file-cpu.ts';
-// A run that would straddle IST midnight, when every daily count resets, waits for it (test/ist-midnight.ts).
-const IST_MIDNIGHT = 'test/ist-midnight.ts';
+// A file that would straddle IST midnight, when every daily count resets, waits for it (test/ist-midnight-wait.ts).
+const IST_MIDNIGHT = 'test/ist-midnight-wait.ts';
 /** What the int projects share: the bundles, each file's CPU, the time limits of real processes. */
 const INTEGRATION = {
-  globalSetup: [IST_MIDNIGHT, BUNDLES],
-  setupFiles: [FILE_CPU],
+  globalSetup: [BUNDLES],
+  setupFiles: [FILE_CPU, IST_MIDNIGHT],
   testTimeout: 30_000,
   hookTimeout: 60_000,
 };
@@ -112,8 +112,8 @@ export default defineConfig({
         test: {
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],
-          globalSetup: [IST_MIDNIGHT, BUNDLES, 'test/platform/setup.ts'],
-          setupFiles: [FILE_CPU],
+          globalSetup: [BUNDLES, 'test/platform/setup.ts'],
+          setupFiles: [FILE_CPU, IST_MIDNIGHT],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
