@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgedLegacyToken, forgedTaggedToken } from '../load-tests/lib/flood.js';
-import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 const SECONDS = Number(process.env.AUTH_FLOOD_SECONDS ?? 15);
 const CONNECTIONS = 50;
@@ -45,7 +45,7 @@ afterAll(async () => {
   await unthrottled?.stop();
   await foreignProxy?.stop();
   await stack?.shutdown();
-}, 60_000);
+}, STACK_SHUTDOWN_MS);
 
 /** The pid of the process started with `OPS_PORT=<port>` (a second gateway's, which the stack does not expose). */
 function pidWithOpsPort(port: number): number {

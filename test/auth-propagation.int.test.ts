@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 // Auth changes reach every gateway by event (auth's outbox, relayed over NATS), not by the verified
 // tokens' cache expiring (AUTH_CACHE_TTL_MS, 300 s here as by default). Asserted is what load cannot
@@ -23,7 +23,7 @@ afterAll(async () => {
   if (took.length > 0) console.log(`auth changes on both gateways after: ${took.join(', ')}`);
   await second?.stop();
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 const gateways = () => [stack.baseUrl, second.baseUrl];
 const status = async (base: string, token: string) =>

@@ -1,7 +1,7 @@
 import { createPool, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../load-tests/lib/mcp.js';
-import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 // SPEC 1, 7 and 8 as a subscriber who sends its own request ids checks them, on real processes: a
 // client's X-Request-Id (and, over MCP, its JSON-RPC id and session id) is a correlation id only.
@@ -31,7 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ledger?.end();
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 const newToken = async () => (await stack.admin('demo-token', '--plan', 'free')).split('\n').at(-1)!;
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_URL, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { DATABASE_URL, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 const exec = promisify(execFile);
 const REALDATA = new URL('../../shared/realdata/filings_text/', import.meta.url).pathname;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 async function ingest(file: string, period: string, date: string) {
   const schema = stack.schemas.find((s) => s.endsWith('_filings_reader'))!;

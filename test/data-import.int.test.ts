@@ -16,7 +16,7 @@ import { createPool } from '@mdp/db';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { DATABASE_URL, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { DATABASE_URL, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 // `make import` on a folder assembled from the real NSE/BSE files as an operator would download them:
 // every kind the services accept, nested folders, zips (one holding a whole PR-zip day with files no
@@ -143,7 +143,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.shutdown();
   if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+}, STACK_SHUTDOWN_MS);
 
 describe('make import DIR=<folder of real exchange files>', () => {
   let first: { code: number; stdout: string; stderr: string };

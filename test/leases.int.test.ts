@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
-import { PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 // Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
 // serves an account decides it under leases, with the headers and the counts the shard would have
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await second?.stop();
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 // The stack's data schemas are empty: a search is a metered 200 (no match).
 const SEARCH = '/v1/stocks?q=zz&limit=1';

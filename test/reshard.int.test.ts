@@ -1,6 +1,13 @@
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type InstanceName, PATIENT_DEADLINES, type Stack, startStack, usedToday } from './stack.ts';
+import {
+  type InstanceName,
+  PATIENT_DEADLINES,
+  STACK_SHUTDOWN_MS,
+  type Stack,
+  startStack,
+  usedToday,
+} from './stack.ts';
 
 // Changing the shard count online (issue 39), as the chart's rollout does it, under load: 2 → 3 (a new
 // shard starts, a gateway on the new map serves beside one on the old map, the old shards restart with
@@ -50,7 +57,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
-}, 60_000);
+}, STACK_SHUTDOWN_MS);
 
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 const shardName = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const));

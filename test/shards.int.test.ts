@@ -4,7 +4,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeArgsFor } from './bundles.ts';
 import { metric } from './metrics.ts';
-import { freePort, type InstanceName, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import {
+  freePort,
+  type InstanceName,
+  PATIENT_DEADLINES,
+  STACK_SHUTDOWN_MS,
+  type Stack,
+  startStack,
+} from './stack.ts';
 
 // Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
 // processes on one schema and stream. Caps, the burst cap and the headers are exact through both
@@ -43,7 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await second?.stop();
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 // The stack's data schemas are empty: a search is a metered 200 (no match).
 const SEARCH = '/v1/stocks?q=zz&limit=1';

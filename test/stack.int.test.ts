@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_SERVICES, PATIENT_DEADLINES, type Stack, startStack } from './stack.ts';
+import { ALL_SERVICES, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 let stack: Stack;
 let token: string;
@@ -14,7 +14,7 @@ beforeAll(async () => {
 }, 540_000);
 afterAll(async () => {
   await stack?.shutdown();
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 describe('the platform as six processes', () => {
   it('every service answers liveness, readiness and metrics on its ops port', async () => {

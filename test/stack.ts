@@ -141,6 +141,14 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: (
 }
 
 /**
+ * What a test file's afterAll gives `shutdown`: every process stopped (each exits within its
+ * SHUTDOWN_GRACE_MS, 3 s here, and 2 s more), then its schemas dropped and its streams deleted. Beside
+ * the rest of the suite on a slow night one took over 30 s (29 November), and a hook that times out
+ * leaves the stack's processes running.
+ */
+export const STACK_SHUTDOWN_MS = 90_000;
+
+/**
  * The gateway's deadlines at their most patient, for tests about what a 200 costs rather than about
  * 503s (test/chaos*.int.test.ts are about those). Beside a whole test run on two cores a metered call
  * may wait over the default 300 ms for auth or the ledger and answer a 503, which such a test would

@@ -3,7 +3,7 @@ import { connectNats, ensureStream, jetstreamManager, type NatsConnection } from
 import { createLogger } from '@mdp/telemetry';
 import { LEGACY_STREAM, type SettlementEvent, settlementMsgId, shardStreamName } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATIENT_DEADLINES, type Stack, startStack, usedToday } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack, usedToday } from './stack.ts';
 
 // Issue 50's move from one settlement stream for every shard to a stream per shard, on a deployment
 // that has the old one: the ledger records what the legacy stream holds (events an older gateway
@@ -24,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await nc?.close();
   await stack?.shutdown();
-}, 60_000);
+}, STACK_SHUTDOWN_MS);
 
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATIENT_DEADLINES, type Stack, startStack } from '../stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from '../stack.ts';
 
 /** A span as an OTLP/HTTP JSON export carries it, with the exporting process's service name. */
 interface ReceivedSpan {
@@ -106,7 +106,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.shutdown();
   await new Promise((r) => receiver?.server.close(r));
-}, 30_000);
+}, STACK_SHUTDOWN_MS);
 
 describe('one request, one trace', () => {
   it('carries one trace id through gateway → auth → ledger → data service → settlement event', async () => {
