@@ -1,5 +1,5 @@
 import { beforeAll } from 'vitest';
-import { PAST_MS, waitForIstDay } from './ist-midnight.ts';
+import { istMarginMs, PAST_MS, waitForIstDay } from './ist-midnight.ts';
 
 // The integration tests count units against the real clock's IST day: a daily cap, `usage.today`, the
 // units charged today. A test that straddles IST midnight sees its account's day reset halfway (CI's
@@ -9,7 +9,7 @@ import { PAST_MS, waitForIstDay } from './ist-midnight.ts';
 // midnight waits for midnight to pass first, and says so. Per file, not per run: the wait is at most
 // the margin however long the suite takes. The day's rules themselves are unit-tested on injected clocks.
 
-const MARGIN_MS = Math.max(0, Number(process.env.TEST_IST_MARGIN_S ?? 600) || 0) * 1_000;
+const MARGIN_MS = istMarginMs();
 
 beforeAll(async () => {
   const wait = waitForIstDay(Date.now(), MARGIN_MS);
