@@ -36,8 +36,7 @@ export function createFilesServer(deps: {
     if (verdict === 'expired')
       return sendError(res, 403, 'link_expired', 'this link has expired; ask the API for a fresh one');
     if (verdict !== 'ok') return sendError(res, 403, 'invalid_signature', 'the link signature is not valid');
-    const exp = Number(url.searchParams.get('exp'));
-    const maxAge = Math.max(0, exp - Math.floor(Date.now() / 1000));
+    const maxAge = deps.signer.secondsLeft(Number(url.searchParams.get('exp')));
     const headers = { 'cache-control': `private, max-age=${maxAge}`, 'x-content-type-options': 'nosniff' };
     let body: Buffer | undefined;
     let type: string;

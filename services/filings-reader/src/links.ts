@@ -60,6 +60,11 @@ export class LinkSigner {
     };
   }
 
+  /** Whole seconds until a link expiring at `exp` (Unix seconds) stops working, by this signer's clock. */
+  secondsLeft(exp: number): number {
+    return Math.max(0, exp - Math.floor(this.now() / 1000));
+  }
+
   /** 'ok', or why the link is refused. Constant-time comparison of the signature. */
   verify(path: string, exp: string | null, sig: string | null): 'ok' | 'expired' | 'bad_signature' {
     if (!exp || !sig || !/^\d{1,12}$/.test(exp)) return 'bad_signature';

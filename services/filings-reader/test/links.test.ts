@@ -34,6 +34,13 @@ describe('LinkSigner', () => {
     );
   });
 
+  it("says how long a link has left by the signer's clock, never below 0", () => {
+    const exp = signer.expiry();
+    expect(signer.secondsLeft(exp)).toBe(exp - at / 1000);
+    const after = new LinkSigner('unit-test-key-0123456789', 'http://x', 3600, () => (exp + 5) * 1000);
+    expect(after.secondsLeft(exp)).toBe(0);
+  });
+
   it('refuses short keys', () => {
     expect(() => new LinkSigner('short', 'http://x', 60)).toThrow(/at least 16/);
   });
