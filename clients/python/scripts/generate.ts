@@ -364,7 +364,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, 
 from .models import *  # noqa: F401,F403 (the return types)
 
 if TYPE_CHECKING:
-    from ..client import CallOptions, Result
+    from ..call import CallOptions, Result
 
 
 class Routes:

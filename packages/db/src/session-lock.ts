@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '@mdp/telemetry';
 import type pg from 'pg';
-import { assertSchemaName } from './index.ts';
+import { assertSchemaName } from './schema-name.ts';
 import { keepSession } from './session.ts';
 
 export interface SessionLock {

@@ -1,7 +1,17 @@
 import type { Logger } from '@mdp/telemetry';
-import { connectNats, DATA_CHANGED, type NatsConnection, publishJson } from './index.ts';
+import { connectNats, type NatsConnection, publishJson } from './connection.ts';
 
 export type DataService = 'equities' | 'filings' | 'options';
+
+/**
+ * A data service imported or regenerated data: caches of its documents (at the gateways) are stale.
+ * Subject `data.changed.<service>` with service one of equities, filings, options.
+ */
+export const DATA_CHANGED = 'data.changed';
+
+export function announceDataChanged(nc: NatsConnection, service: DataService): void {
+  publishJson(nc, `${DATA_CHANGED}.${service}`, { service, at: new Date().toISOString() });
+}
 
 export interface DataChangeAnnouncer {
   /** Tells every gateway that this service's documents changed (best effort; their TTL is the backstop). */

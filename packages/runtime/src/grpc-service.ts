@@ -3,7 +3,7 @@ import { DEFAULT_PORTS, databaseConfig, type GrpcServiceName } from '@mdp/config
 import { migratedPool, type Pool } from '@mdp/db';
 import { GrpcServer } from '@mdp/grpc';
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
-import { bootstrap, exitOnStartupError, type Runtime, serveUntilSignal } from './index.ts';
+import { bootstrap, exitOnStartupError, type Runtime, serveUntilSignal } from './bootstrap.ts';
 
 /** The variables every gRPC service reads besides the common ones. */
 function grpcVariables(name: GrpcServiceName, defaultSchema: string) {

@@ -7,7 +7,8 @@
 Standard library only; pandas, when installed, for the ``*_frame`` methods. See README.md.
 """
 
-from .client import DEFAULT_BASE_URL, VERSION, Attempt, CallOptions, Client, Result
+from .call import Attempt, CallOptions, Result
+from .client import DEFAULT_BASE_URL, VERSION, Client
 from .errors import (
     AuthenticationError,
     MdpError,

@@ -10,11 +10,11 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Generic, Iterator, List, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 from ._generated.operations import OPERATIONS
 from ._generated.routes import Routes
+from .call import Attempt, CallOptions, Result
 from .connection import TIMEOUTS, Answer, ConnectionPool
 from .errors import AuthenticationError, MdpError, NetworkError, format_seconds, make_error
 from .frames import Frames
@@ -33,45 +33,8 @@ VERSION = "1.1.0"
 # set logging up; shorter ones are INFO.
 log = logging.getLogger("mdp_client")
 
-T = TypeVar("T")
-
 # Headers only an authenticated (metered) answer carries: an account's limits.
 _ACCOUNT_HEADERS = ("ratelimit-policy", "ratelimit", "x-ratelimit-limit", "x-ratelimit-remaining")
-
-
-@dataclass(frozen=True)
-class Result(Generic[T]):
-    """A 200: the document's ``data`` and ``meta``, the rate-limit state of this response and its
-    ``Request-Id``."""
-
-    data: T
-    meta: Dict[str, Any]
-    rate_limit: Optional[RateLimit]
-    request_id: Optional[str]
-
-
-@dataclass(frozen=True)
-class CallOptions:
-    """Per-call overrides of the client's settings."""
-
-    #: Seconds one attempt may take.
-    timeout: Optional[float] = None
-    #: Seconds the whole call may take, waits between attempts included.
-    deadline: Optional[float] = None
-    #: Attempts in all (1: no retry).
-    max_attempts: Optional[int] = None
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """What ``on_attempt`` is told of every attempt: for logs, metrics and tests."""
-
-    operation_id: str
-    attempt: int
-    status: int
-    code: Optional[str] = None
-    #: Seconds the client will wait before the next attempt (None: no next attempt).
-    retry_in: Optional[float] = None
 
 
 class Client(Routes, Frames):
