@@ -88,6 +88,13 @@ export interface LeasedAdmission {
   refunded: boolean;
 }
 
+/** A unit counted until its request settles; `own`: admitted under this lease (else at the shard). */
+interface Hold {
+  inDay: boolean;
+  inMonth: boolean;
+  own: LeasedAdmission | undefined;
+}
+
 /** What goes back to the shard: the admissions made under the lease, oldest first. */
 export interface LeaseReturn {
   leaseId: string;
@@ -103,20 +110,29 @@ export interface LeaseReturn {
  */
 export class LeaseHolder {
   private readonly times = new BurstWindow();
+  /**
+   * Without a burst cap there is no window to keep, as at the shard: a load-test account admits
+   * thousands a second, a minute of which the window would hold for nothing.
+   */
+  private readonly windowed: boolean;
   private day: number;
   private month: number;
-  private readonly holds = new Map<string, { inDay: boolean; inMonth: boolean }>();
+  /**
+   * The units counted until they settle, by request id; one admitted here carries its entry in
+   * `admitted`, so the map stays as large as what is in flight, not as the allotment.
+   */
+  private readonly holds = new Map<string, Hold>();
   private readonly admitted: LeasedAdmission[] = [];
-  /** Index into `admitted` by request id, for `settle`. */
-  private readonly own = new Map<string, LeasedAdmission>();
   /** The IST day the grant's counts are of. */
   private readonly grantDay: string;
 
   constructor(readonly grant: LeaseGrant) {
-    for (const t of grant.burst) this.times.push(t);
+    this.windowed = grant.caps.burst !== null;
+    if (this.windowed) for (const t of grant.burst) this.times.push(t);
     this.day = grant.day;
     this.month = grant.month;
-    for (const h of grant.inFlight) this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth });
+    for (const h of grant.inFlight)
+      this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth, own: undefined });
     this.grantDay = istDay(grant.grantedAt);
   }
 
@@ -128,17 +144,16 @@ export class LeaseHolder {
   admit(requestId: string, now: number, via = 'rest'): Decision | null {
     if (now >= this.grant.expiresAt || now < this.grant.grantedAt || istDay(now) !== this.grantDay)
       return null;
-    this.times.evictThrough(now - BURST_WINDOW_MS);
+    if (this.windowed) this.times.evictThrough(now - BURST_WINDOW_MS);
     const decision = decide(this.grant.caps, { burst: this.times, day: this.day, month: this.month }, now);
     if (decision.kind !== 'admitted') return decision;
     if (this.remaining <= 0) return null;
-    this.times.push(now);
+    if (this.windowed) this.times.push(now);
     this.day++;
     this.month++;
-    this.holds.set(requestId, { inDay: true, inMonth: true });
-    const a = { requestId, at: now, via, refunded: false };
-    this.admitted.push(a);
-    this.own.set(requestId, a);
+    const own = { requestId, at: now, via, refunded: false };
+    this.admitted.push(own);
+    this.holds.set(requestId, { inDay: true, inMonth: true, own });
     return decision;
   }
 
@@ -148,10 +163,10 @@ export class LeaseHolder {
    */
   external(requestId: string, at: number): void {
     if (this.holds.has(requestId) || at < this.grant.grantedAt || istDay(at) !== this.grantDay) return;
-    this.times.push(at);
+    if (this.windowed) this.times.push(at);
     this.day++;
     this.month++;
-    this.holds.set(requestId, { inDay: true, inMonth: true });
+    this.holds.set(requestId, { inDay: true, inMonth: true, own: undefined });
   }
 
   /**
@@ -163,8 +178,7 @@ export class LeaseHolder {
     if (!hold) return;
     this.holds.delete(requestId);
     if (outcome === 'charged') return;
-    const own = this.own.get(requestId);
-    if (own) own.refunded = true;
+    if (hold.own) hold.own.refunded = true;
     if (hold.inDay) this.day--;
     if (hold.inMonth) this.month--;
   }
