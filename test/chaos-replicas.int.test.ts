@@ -7,7 +7,7 @@
 // figures: printed here, enforced by `make chaos` on a quiet machine.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_MS, REPLICA_FAULTS, type ReplicaFaultResult } from './chaos/replicas.ts';
-import { type ChaosReport, formatReport, runChaos } from './chaos/runner.ts';
+import { type ChaosReport, formatReport, HANG_MS, runChaos } from './chaos/runner.ts';
 
 /** What a busy machine may add to any fault: an admission refused in time, nothing charged. */
 const BUSY = '503 service_unavailable';
@@ -25,7 +25,7 @@ beforeAll(async () => {
       stableMs: 1_000,
       recoveryTimeoutMs: 30_000,
       settleTimeoutMs: 60_000,
-      requestTimeoutMs: 6_000,
+      requestTimeoutMs: HANG_MS,
       faults: [],
       replicaFaults: REPLICA_FAULTS,
       log: (line) => console.log(line),

@@ -11,6 +11,7 @@ import {
   FAULTS,
   type FaultResult,
   formatReport,
+  HANG_MS,
   runChaos,
   unseenAllowance,
 } from './chaos/runner.ts';
@@ -28,7 +29,7 @@ beforeAll(async () => {
       stableMs: 1_000,
       recoveryTimeoutMs: 30_000,
       settleTimeoutMs: 60_000,
-      requestTimeoutMs: 5_000,
+      requestTimeoutMs: HANG_MS,
       // The int-cluster project runs this file again on a three-server JetStream cluster.
       nats: process.env.MDP_TEST_NATS === 'cluster' ? 'cluster' : 'server',
     });

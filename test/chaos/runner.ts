@@ -28,6 +28,14 @@ import {
   runReplicaFault,
 } from './replicas.ts';
 
+/**
+ * The client timeout of the chaos tests run beside the suite: long enough that only a request never
+ * answered reaches it. In a clean-clone CI run of 29 November the machine was so starved that the first
+ * request to wait out the gateway's 2.5 s upstream deadline ended 6.4 s after the replica stopped, and a
+ * 6 s timeout turned 8 slow 502s into `timeout`s; how slow an answer is there is not the invariant.
+ */
+export const HANG_MS = 30_000;
+
 const exec = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
@@ -83,6 +91,7 @@ export interface ChaosOptions {
   recoveryTimeoutMs: number;
   /** Give up waiting for the ledger to settle this long after the load stopped. */
   settleTimeoutMs: number;
+  /** A client gives up on a request after this long: its outcome is `timeout`. */
   requestTimeoutMs: number;
   faults?: readonly Fault[];
   /** SIGSTOP faults of equities-data replicas run after the SIGKILL faults (test/chaos/replicas.ts); none unless given. */
