@@ -107,6 +107,6 @@ async function callOwner(route: RouteDef, upstreams: Upstreams, input: Input, sp
   try {
     return await context.with(ctx, () => dispatch(upstreams, input));
   } catch (err) {
-    throw toApiError(err);
+    throw toApiError(err, route.upstream);
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '@mdp/grpc';
 import { auth, equities, filings, ledger, options } from '@mdp/proto';
 import { Gauge, grpcClientMetrics, type Registry } from '@mdp/telemetry';
-import type { Upstreams } from './catalogue/index.ts';
+import type { UpstreamName, Upstreams } from './catalogue/index.ts';
 import { LedgerShards } from './ledger-shards.ts';
 
 export interface UpstreamAddresses {
@@ -103,8 +103,10 @@ function isGrpcFailure(err: unknown): err is GrpcFailure {
 /**
  * What a client is told when the owning service fails. The service's own words pass through only for
  * NOT_FOUND and INVALID_ARGUMENT, which are written for clients; every other detail stays in the logs.
+ * The ledger is the quota backend: when it cannot answer (a shard catching up, recording behind a usage
+ * read, a deadline), SPEC 7.5's 503 with Retry-After, not a data dependency's 502.
  */
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, upstream?: UpstreamName): ApiError {
   if (!isGrpcFailure(err)) return ApiError.internal(err);
   switch (err.code) {
     case status.NOT_FOUND:
@@ -119,7 +121,7 @@ export function toApiError(err: unknown): ApiError {
     case status.DEADLINE_EXCEEDED:
     case status.CANCELLED:
     case status.RESOURCE_EXHAUSTED:
-      return ApiError.upstreamUnavailable(err);
+      return upstream === 'ledger' ? ApiError.serviceUnavailable(5, err) : ApiError.upstreamUnavailable(err);
     default:
       return ApiError.toolError(err);
   }

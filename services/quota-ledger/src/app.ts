@@ -140,7 +140,9 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
       const refused = notAnswering(shard, account.account_id);
       if (refused) throw refused;
-      const { now, used, byInterface } = await shard.usage(account.account_id);
+      const usage = await shard.usage(account.account_id);
+      if (!usage) throw new RpcError(status.UNAVAILABLE, 'usage is not recorded up to the read yet');
+      const { now, used, byInterface } = usage;
       const caps = capsOf(account);
       const window = (
         period: string,

@@ -237,3 +237,51 @@ describe('GetUsageHistory', () => {
     });
   });
 });
+
+describe('GetUsage of a leased account', () => {
+  it('answers UNAVAILABLE, not a count that may leave out 200s, when the stream is not recorded up to the read in time', async () => {
+    const registry = createRegistry('leased-usage');
+    const tracer = trace.getTracer('t');
+    const leased = randomUUID();
+    const book = new AccountBook(30_000);
+    const caps = { daily: 100, monthly: 1000, burst: 60 };
+    book.loaded(
+      leased,
+      {
+        day: '2026-03-15',
+        dayCharged: { rest: 0, mcp: 0 },
+        month: '2026-03',
+        monthCharged: { rest: 0, mcp: 0 },
+      },
+      NOW,
+    );
+    book.askedOn(leased, 1, NOW, 2_000);
+    book.admit(`${tag}-leased-1`, leased, caps, NOW);
+    expect(book.grant(leased, caps, 1, NOW, 2_000)).not.toBeNull();
+    let waited = 0;
+    const shard = createShard({
+      book,
+      store: new ProjectionStore(pool),
+      mutex: new Mutex(),
+      clock: () => NOW,
+      logger,
+      tracer,
+      registry,
+      caughtUp: () => true,
+      ownership: () => ({ kind: 'owner', moved: false }),
+      leaseMs: 2_000,
+      leaseMetrics: new LeaseMetrics(registry, () => 0),
+      recordedPast: async (ms) => {
+        waited = ms;
+        throw new Error('the usage stream is not recorded up to the read yet');
+      },
+      handoverHolds: async () => [],
+    });
+    const c = connect(await listen(buildApp({ logger, tracer, registry, shard, clock: () => NOW })));
+    const read = c.call.getUsage({
+      account: { account_id: leased, plan: 'free', daily_cap: caps.daily, monthly_cap: caps.monthly },
+    });
+    await expect(read).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    expect(waited).toBeGreaterThan(0);
+  });
+});
