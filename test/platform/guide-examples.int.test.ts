@@ -38,8 +38,18 @@ describe('the curl examples of the guides answer as written on the default data'
   it.each(examples.map((e) => [`${e.guide}:${e.line}`, e] as const))('%s', async (_, example) => {
     // The status of the curl itself (before any pipe), then the whole line with its pipes.
     const curl = here(example.command.split(' | ')[0]!);
-    const status = await bash(`${curl} -o /dev/null -w '%{http_code}'`);
-    expect(Number(status), example.command).toBe(example.expectedStatus);
+    // As SPEC 7 tells a reader: a 503 is asked again after its Retry-After (twice at most), where a usage
+    // read of a leased account waits for recording that lags on a starved machine.
+    let status = 0;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [code, retryAfter] = (
+        await bash(`${curl} -o /dev/null -w '%{http_code} %header{retry-after}'`)
+      ).split(' ');
+      status = Number(code);
+      if (status !== 503 || example.expectedStatus === 503 || !retryAfter) break;
+      await new Promise((r) => setTimeout(r, Number(retryAfter) * 1_000));
+    }
+    expect(status, example.command).toBe(example.expectedStatus);
     expect((await bash(here(example.command))).length, example.command).toBeGreaterThan(0);
   });
 });
