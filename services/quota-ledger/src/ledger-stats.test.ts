@@ -1,6 +1,7 @@
 import { createLogger, createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import { AccountBook } from './admission/account-book.ts';
+import { chargedCounts } from './admission/charged-counts.ts';
 import { startLedgerStats, TOP_ACCOUNTS } from './ledger-stats.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z'); // IST day 2026-03-14, month 2026-03
@@ -113,16 +114,7 @@ describe('ledger stats gauges', () => {
     ).toBe(String(TOP_ACCOUNTS + 5));
     expect(text).not.toContain('account="acct-0"');
     // acct-0 becomes the busiest; the least busy of the old top drops out of the gauge.
-    book.loaded(
-      'acct-0',
-      {
-        day: '2026-03-14',
-        dayCharged: { rest: 0, mcp: 0 },
-        month: '2026-03',
-        monthCharged: { rest: 0, mcp: 0 },
-      },
-      T,
-    );
+    book.loaded('acct-0', chargedCounts(T), T);
     book.charge({ accountId: 'acct-0', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1_000 });
     await s.refresh();
     text = await metrics();

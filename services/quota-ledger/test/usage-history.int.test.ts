@@ -7,8 +7,9 @@ import { createLogger, createRegistry, grpcClientMetrics, trace } from '@mdp/tel
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountBook } from '../src/admission/account-book.ts';
+import { chargedCounts } from '../src/admission/charged-counts.ts';
 import { LeaseMetrics } from '../src/admission/lease-metrics.ts';
-import { createShard } from '../src/admission/shard.ts';
+import { createShard, type ShardDeps } from '../src/admission/shard.ts';
 import { buildApp } from '../src/app.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
 import { Mutex } from '../src/mutex.ts';
@@ -109,6 +110,29 @@ function connect(address: string) {
   });
   cleanup.push(() => c.close());
   return c;
+}
+
+/** A client of a shard of its own over the test's schema, caught up and owning every account unless `o` says. */
+async function shardServer(o: Partial<ShardDeps>) {
+  const registry = createRegistry('shard');
+  const tracer = trace.getTracer('t');
+  const shard = createShard({
+    book: new AccountBook(30_000),
+    store: new ProjectionStore(pool),
+    mutex: new Mutex(),
+    clock: () => NOW,
+    logger,
+    tracer,
+    registry,
+    caughtUp: () => true,
+    ownership: () => ({ kind: 'owner', moved: false }),
+    leaseMs: 0,
+    leaseMetrics: new LeaseMetrics(registry, () => 0),
+    recordedPast: async () => {},
+    handoverHolds: async () => [],
+    ...o,
+  });
+  return connect(await listen(buildApp({ logger, tracer, registry, shard, clock: () => NOW })));
 }
 
 beforeAll(async () => {
@@ -213,25 +237,7 @@ describe('GetUsageHistory', () => {
   });
 
   it('answers UNAVAILABLE while the shard is catching up', async () => {
-    const registry = createRegistry('catching-up');
-    const tracer = trace.getTracer('t');
-    const shard = createShard({
-      book: new AccountBook(30_000),
-      store: new ProjectionStore(pool),
-      mutex: new Mutex(),
-      clock: () => NOW,
-      logger,
-      tracer,
-      registry,
-      caughtUp: () => false,
-      ownership: () => ({ kind: 'owner', moved: false }),
-      leaseMs: 0,
-      leaseMetrics: new LeaseMetrics(registry, () => 0),
-      recordedPast: async () => {},
-      handoverHolds: async () => [],
-    });
-    const server = buildApp({ logger, tracer, registry, shard, clock: () => NOW });
-    const c = connect(await listen(server));
+    const c = await shardServer({ caughtUp: () => false });
     await expect(c.call.getUsageHistory({ account_id: account })).rejects.toMatchObject({
       code: status.UNAVAILABLE,
     });
@@ -240,44 +246,22 @@ describe('GetUsageHistory', () => {
 
 describe('GetUsage of a leased account', () => {
   it('answers UNAVAILABLE, not a count that may leave out 200s, when the stream is not recorded up to the read in time', async () => {
-    const registry = createRegistry('leased-usage');
-    const tracer = trace.getTracer('t');
     const leased = randomUUID();
     const book = new AccountBook(30_000);
     const caps = { daily: 100, monthly: 1000, burst: 60 };
-    book.loaded(
-      leased,
-      {
-        day: '2026-03-15',
-        dayCharged: { rest: 0, mcp: 0 },
-        month: '2026-03',
-        monthCharged: { rest: 0, mcp: 0 },
-      },
-      NOW,
-    );
+    book.loaded(leased, chargedCounts(NOW), NOW);
     book.askedOn(leased, 1, NOW, 2_000);
     book.admit(`${tag}-leased-1`, leased, caps, NOW);
     expect(book.grant(leased, caps, 1, NOW, 2_000)).not.toBeNull();
     let waited = 0;
-    const shard = createShard({
+    const c = await shardServer({
       book,
-      store: new ProjectionStore(pool),
-      mutex: new Mutex(),
-      clock: () => NOW,
-      logger,
-      tracer,
-      registry,
-      caughtUp: () => true,
-      ownership: () => ({ kind: 'owner', moved: false }),
       leaseMs: 2_000,
-      leaseMetrics: new LeaseMetrics(registry, () => 0),
       recordedPast: async (ms) => {
         waited = ms;
         throw new Error('the usage stream is not recorded up to the read yet');
       },
-      handoverHolds: async () => [],
     });
-    const c = connect(await listen(buildApp({ logger, tracer, registry, shard, clock: () => NOW })));
     const read = c.call.getUsage({
       account: { account_id: leased, plan: 'free', daily_cap: caps.daily, monthly_cap: caps.monthly },
     });

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AccountBook } from './account-book.ts';
+import { chargedCounts } from './charged-counts.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
 const TTL = 30_000;
 const caps = { daily: 5, monthly: null, burst: null };
-const counts = (day: number) => ({
-  day: '2026-03-14',
-  dayCharged: { rest: day, mcp: 0 },
-  month: '2026-03',
-  monthCharged: { rest: day, mcp: 0 },
-});
+const counts = (day: number) => chargedCounts(T, day);
 
 describe('AccountBook hand-overs', () => {
   it('a stopping shard lists every request it holds, with its admission time and front door', () => {

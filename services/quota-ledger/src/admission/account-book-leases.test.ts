@@ -1,6 +1,7 @@
 import { LeaseHolder } from '@mdp/admission';
 import { describe, expect, it } from 'vitest';
 import { AccountBook } from './account-book.ts';
+import { chargedCounts } from './charged-counts.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
 const LEASE_MS = 2_000;
@@ -10,16 +11,7 @@ const caps = { daily: 100, monthly: null, burst: 60 };
 /** A book with account `a` loaded and `n` admissions of it at T (so it has a rate to lease on). */
 function bookWith(n: number, holder = 1) {
   const book = new AccountBook(TTL);
-  book.loaded(
-    'a',
-    {
-      day: '2026-03-14',
-      dayCharged: { rest: 0, mcp: 0 },
-      month: '2026-03',
-      monthCharged: { rest: 0, mcp: 0 },
-    },
-    T,
-  );
+  book.loaded('a', chargedCounts(T), T);
   for (let i = 0; i < n; i++) {
     book.askedOn('a', holder, T, LEASE_MS);
     book.admit(`p${i}`, 'a', caps, T);

@@ -2,20 +2,11 @@ import { BURST_WINDOW_MS, type Caps, decide } from '@mdp/admission';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AccountBook, VOID_WAIT_MS } from './account-book.ts';
+import { chargedCounts } from './charged-counts.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
 const caps = { daily: 2, monthly: null };
-const loaded = (book: AccountBook, account: string, at = T) =>
-  book.loaded(
-    account,
-    {
-      day: '2026-03-14',
-      dayCharged: { rest: 0, mcp: 0 },
-      month: '2026-03',
-      monthCharged: { rest: 0, mcp: 0 },
-    },
-    at,
-  );
+const loaded = (book: AccountBook, account: string, at = T) => book.loaded(account, chargedCounts(T), at);
 
 describe('AccountBook', () => {
   it('counts requests in flight against the cap until they settle or expire', () => {
@@ -172,16 +163,7 @@ describe('AccountBook', () => {
   it('a restored hold counts against the period and the burst window of its admission', () => {
     const book = new AccountBook(60_000);
     const now = Date.parse('2026-03-14T18:30:10Z'); // 00:00:10 IST on 15 March
-    book.loaded(
-      'a',
-      {
-        day: '2026-03-15',
-        dayCharged: { rest: 0, mcp: 0 },
-        month: '2026-03',
-        monthCharged: { rest: 0, mcp: 0 },
-      },
-      now,
-    );
+    book.loaded('a', chargedCounts(now), now);
     // Admitted 20 s earlier, on the 14th (IST): not the new day's quota, but the month's and the burst's.
     book.restore('r1', 'a', now - 20_000, now);
     book.restore('r0', 'a', now - 25_000, now);
@@ -344,16 +326,7 @@ describe('AccountBook', () => {
         // One IST day (06:00Z to at most ~13:30Z), holds that outlive the run: usage = admitted + restored.
         const start = Date.parse('2026-03-20T06:00:00Z');
         const book = new AccountBook(24 * 3_600_000);
-        book.loaded(
-          'a',
-          {
-            day: '2026-03-20',
-            dayCharged: { rest: 0, mcp: 0 },
-            month: '2026-03',
-            monthCharged: { rest: 0, mcp: 0 },
-          },
-          start,
-        );
+        book.loaded('a', chargedCounts(start), start);
         // The model: the window as the array it was (shift to evict, splice to restore).
         const model: number[] = [];
         let used = 0;
