@@ -2,7 +2,9 @@
 // default dataset, driven by autocannon from this process, beside bare fastify routes measured in the
 // same run (before and after the metered scenarios): one answering a quote-sized document, one a
 // price-page-sized one; and beside a peer, fastify with @fastify/rate-limit on a Redis of the bench's own
-// (bench/peer-server.ts), answering the quote-sized document. Tokens are on the shipped `load-test` plan
+// (bench/peer-server.ts), answering the quote-sized document; and beside the floor, bare fastify that
+// answers only once a JetStream acknowledgement of its charge came back and does nothing else
+// (bench/floor-server.ts). Tokens are on the shipped `load-test` plan
 // (no cap, no burst cap), on the shipped `business` plan for the `capped` scenario (burst cap 60 a
 // minute, which its request counts keep under), or for the opt-in `burst` scenario on a plan whose burst
 // cap no run reaches, so every answer should be a 200: any 429 or 5xx, or a run without a single 200,
@@ -22,6 +24,7 @@ import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
+import { type Floor, startFloor } from './floor.ts';
 import {
   LEASE_HEAD,
   type LeaseTraffic,
@@ -361,9 +364,9 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       (page.runs > 0 ? `; ${page.rps.toFixed(0)} req/s, ${fmtUs(page.us)} µs (price-page-shaped)` : ''),
   );
   console.log(
-    "front: the process answering HTTP (the gateway, both gateways in the two-gateways row; bare fastify; the peer's fastify). " +
+    "front: the process answering HTTP (the gateway, both gateways in the two-gateways row; bare fastify; the peer's fastify; the floor's). " +
       `others: ${columns.others.join(', ')}. total: the processes serving the row ` +
-      '(bare: its fastify; peer: its fastify and Redis; metered: the platform, NATS, Postgres).\n' +
+      '(bare: its fastify; peer: its fastify and Redis; floor: its fastify and NATS; metered: the platform, NATS, Postgres).\n' +
       '(…): a process not serving the row, its background (Postgres serves other users of the cluster too), not in ' +
       "the total. ÷bare: front and total over the bare process's µs, req/s over bare req/s (same shape; " +
       'req/s÷q always over the quote-shaped bare route). autocannon: the load generator, on the same cores.\n',
@@ -725,6 +728,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   atProcessEnd(() => bare.kill('SIGKILL'));
   let redis: BenchRedis | undefined;
   let peer: ChildProcess | undefined;
+  let floor: Floor | undefined;
   let compared: ComparedGateway | undefined;
   /** The second gateway's output, kept after it stops. */
   let comparedOutput: string[] | undefined;
@@ -744,6 +748,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     });
     peer = peerChild;
     atProcessEnd(() => peerChild.kill('SIGKILL'));
+    floor = await startFloor(stack.natsUrl);
+    const floorPid = floor.child.pid!;
     if (compareVersion) {
       // Started now, so a Node the gateway refuses stops the run before the data load; it idles until its
       // rounds (its CPU is counted only in them).
@@ -808,6 +814,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       { name: 'nats', pids: natsPids },
       { name: 'bare', pids: () => [bare.pid!] },
       { name: 'peer', pids: () => [peer!.pid!] },
+      { name: 'floor', pids: () => [floorPid] },
       // This bench's own redis-server only: a Redis the machine runs besides is not counted.
       { name: 'redis', pids: () => [redis!.pid] },
       // autocannon runs in this process: the load generator's share of the same two cores.
@@ -835,6 +842,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const peerQuote = `http://127.0.0.1:${peerPort}/peer`;
     await waitForHttp(bareQuote);
     await waitForHttp(peerQuote);
+    await waitForHttp(floor.url);
     const bareRun = (shape: Shape = 'quote') => ({
       groups,
       bare: true,
@@ -843,6 +851,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       serving: ['bare'],
     });
     const peerRun = { groups, tokens: peerTokens, front: 'peer', serving: ['peer', 'redis'] };
+    const floorRun = { groups, front: 'floor', serving: ['floor', 'nats'] };
     // Each metered run's CPU window starts once the ledger has recorded every charge before it and ends
     // once it has recorded the run's own: its recording (ledger and Postgres CPU) lags the answers, by
     // milliseconds as a rule, but seen to stall for a whole run, which then showed no Postgres CPU and the
@@ -907,6 +916,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     figures.push(await load('bare fastify (quote-shaped)', bareQuote, bareRun()));
     figures.push(await load(`peer (rate limit on Redis, ${peerTokens.length} keys)`, peerQuote, peerRun));
+    figures.push(await load('floor (bare + an acknowledged charge)', floor.url, floorRun));
     if (runs('price'))
       figures.push(await load('bare fastify (price-page-shaped)', barePage, bareRun('page')));
     if (runs('quote'))
@@ -1105,7 +1115,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (compression.length > 0) console.log(`\n${compressionLines(compression)}`);
     if (lingered.length > 0) console.log(`\n${lingerLines(lingered, bareReference(figures, 'quote').us)}`);
 
-    const measured = [...unprinted, ...figures].filter((f) => !f.bare && !f.front.includes('peer'));
+    // The 200s the platform charged: neither the peer's nor the floor's (its stream is its own).
+    const measured = [...unprinted, ...figures].filter(
+      (f) => !f.bare && !f.front.includes('peer') && !f.front.includes('floor'),
+    );
     const seen = measured.reduce((sum, f) => sum + f.ok, 0);
     const unread = measured.reduce((sum, f) => sum + f.unread, 0);
     const charged = await chargedUnits(schemaOf('_quota_ledger'), seen);
@@ -1136,6 +1149,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   } finally {
     bare.kill('SIGTERM');
     peer?.kill('SIGTERM');
+    floor?.child.kill('SIGTERM');
     await compared?.stop();
     await second?.stop();
     await redis?.stop();
