@@ -58,7 +58,8 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const WARMUP = Math.min(envInt('BENCH_WARMUP', 10_000, 0), REQUESTS);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 /**
- * Requests of the bare route and then of the metered quote before the first row, not measured (0: none).
+ * Requests of the bare route, the peer, the floor and then of the metered quote before the first row, not
+ * measured (0: none).
  * A gateway's cost a request kept falling long after `WARMUP`: in consecutive runs of 45,000 quotes on one
  * stack, 168, 130, then 99 µs a request, and a gateway restarted on a warm stack 130 then 98 to 100 (28
  * November 2026); the first bare run after the data load was also the slowest (55.5 µs against 29.0). A
@@ -353,7 +354,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   const page = bareReference(figures, 'page');
   const ref = (f: Figure) => (f.shape === 'quote' ? bare : f.shape === 'page' ? page : undefined);
   console.log(
-    `\n${CONNECTIONS} connections, ${REQUESTS} requests a run after ${WARMUP} not measured (and ${PLATFORM_WARMUP} each of the bare route and the metered quote before the first run), autocannon on loopback; ` +
+    `\n${CONNECTIONS} connections, ${REQUESTS} requests a run after ${WARMUP} not measured (and ${PLATFORM_WARMUP} each of the bare route, the peer, the floor and the metered quote before the first run), autocannon on loopback; ` +
       `CPU from /proc, in µs a request (${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')} load average at the end, ` +
@@ -499,6 +500,19 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
           `req/s ${rps.toFixed(3)} (${mark(rps >= GOALS.rpsOverBare)}), p99 ${f.p99} ms (${mark(f.p99 <= GOALS.p99Ms)}); ` +
           `all ${all.toFixed(2)}× (issue 50: ${mark(all <= GOALS.allOverBare)})`,
       );
+    }
+    // What a gateway spends beyond the durable charge its 200 waits for: the part of its CPU that is
+    // its own work (token, admission, document, envelope, headers, hooks), against what the goal leaves it.
+    const floor = quoteRows.find((f) => f.front.includes('floor'));
+    const gateways = quoteRows.filter((f) => f.front.includes('gateway'));
+    if (floor && gateways.length > 0) {
+      const floorOver = frontUs(floor) / bare.us;
+      console.log(
+        `\nthe floor's front ${floorOver.toFixed(2)}× bare: issue 49's front goal leaves a gateway's own work over it ` +
+          `${(GOALS.frontOverBare - floorOver).toFixed(2)}× bare's CPU a request; spent over it:`,
+      );
+      for (const f of gateways)
+        console.log(`  ${f.name.padEnd(44)} ${((frontUs(f) - frontUs(floor)) / bare.us).toFixed(2)}× bare`);
     }
   }
 
@@ -903,10 +917,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const lingered: Lingered[] = [];
     if (PLATFORM_WARMUP > 0) {
       console.log(
-        `warming up (BENCH_PLATFORM_WARMUP): ${PLATFORM_WARMUP} requests of the bare route, then of the metered quote, not measured…`,
+        `warming up (BENCH_PLATFORM_WARMUP): ${PLATFORM_WARMUP} requests of the bare route, the peer, the floor, then of the metered quote, not measured…`,
       );
+      // The references as warm as the gateway: the floor measured 1.53 times bare's CPU after only its
+      // run's own warm-up (30 November 2026).
+      const warm = { requests: PLATFORM_WARMUP, warmup: 0 };
       unprinted.push(
-        await load('warm-up, bare', bareQuote, { ...bareRun(), requests: PLATFORM_WARMUP, warmup: 0 }),
+        await load('warm-up, bare', bareQuote, { ...bareRun(), ...warm }),
+        await load('warm-up, peer', peerQuote, { ...peerRun, ...warm }),
+        await load('warm-up, floor', floor.url, { ...floorRun, ...warm }),
         await metered('warm-up, quote', `${base}${QUOTE}`, {
           ...meteredBy([hot]),
           requests: PLATFORM_WARMUP,
