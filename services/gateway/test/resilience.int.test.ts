@@ -49,6 +49,13 @@ class PrivateNats {
   }
 }
 
+/**
+ * How long a 200 may wait for its charge's acknowledgement here. Far above what a refusal takes even on a
+ * starved machine, so an answer that waited it out cannot pass for one refused at once (a 300 ms bound
+ * against a 500 ms timeout failed when a CI run held a refusal for 617 ms).
+ */
+const ACK_TIMEOUT_MS = 5_000;
+
 let nats: PrivateNats;
 let services: RunningServices;
 let gw: TestGateway;
@@ -58,7 +65,7 @@ beforeAll(async () => {
   nats = new PrivateNats(await freePort());
   await nats.start();
   services = await startServices({ natsUrl: nats.url, ledgerProcess: true });
-  gw = await startGateway(services, { natsUrl: nats.url, settleAckTimeoutMs: 500 });
+  gw = await startGateway(services, { natsUrl: nats.url, settleAckTimeoutMs: ACK_TIMEOUT_MS });
   // Plenty of quota and burst: this file is about losing nothing, not about caps.
   await services.store.createPlan('load_test', { daily: null, monthly: null, burst: 1_000_000 });
   const account = await services.store.createAccount('load_test');
@@ -146,7 +153,7 @@ describe('nothing lost when a process dies', () => {
     expect(await services.projections.rebuildDifferences()).toEqual([]);
   }, 60_000);
 
-  it('NATS down: 503s within 300 ms with Retry-After: 2 and nothing charged for them; recovery when it returns', async () => {
+  it('NATS down: 503s at once (not after the acknowledgement timeout) with Retry-After: 2 and nothing charged for them; recovery when it returns', async () => {
     const before = await usedToday();
     let okWhileDown = 0;
     const run = load(
@@ -164,12 +171,10 @@ describe('nothing lost when a process dies', () => {
     const unavailable = statuses.filter((s) => s.status === 503);
     okWhileDown = unavailable.length;
     expect(okWhileDown).toBeGreaterThan(0);
-    for (const s of unavailable) {
-      expect(s.retryAfter).toBe('2');
-      // Refused at once while the gateway knows NATS is away; charges in flight fail on the disconnect,
-      // not at the acknowledgement timeout.
-      expect(s.ms).toBeLessThan(300);
-    }
+    for (const s of unavailable) expect(s.retryAfter).toBe('2');
+    // Refused at once while the gateway knows NATS is away; charges in flight fail on the disconnect,
+    // not at the acknowledgement timeout.
+    expect(unavailable.filter((s) => s.ms >= ACK_TIMEOUT_MS / 2)).toEqual([]);
     expect(statuses.filter((s) => s.status !== 200 && s.status !== 503)).toEqual([]);
     // Service came back by itself.
     expect(statuses.at(-1)?.status).toBe(200);
