@@ -107,7 +107,35 @@ async function explain(charged: { id: string; kinds: string }[]): Promise<string
   return [
     `the log: ${charged.length} requests charged; the usage document (${usage.status}): ${await usage.text()}`,
     ...unexpected,
+    ...(await recordingState()),
   ].join('\n');
+}
+
+/**
+ * Where recording stands when the log lags the 200s seen: each durable consumer of the shard's stream as
+ * JetStream has it, and the ledger's lines about its settlement consumer (a run on 30 November 2026 had
+ * recorded 117 of 2,042 charges 90 s after the load, with nothing to tell why).
+ */
+async function recordingState(): Promise<string[]> {
+  const consumers: string[] = [];
+  try {
+    const jsm = await nc.jetstreamManager();
+    for await (const c of jsm.consumers.list(usageStream()))
+      consumers.push(
+        `consumer ${c.name}: delivered ${c.delivered.stream_seq}, ack floor ${c.ack_floor.stream_seq}, ` +
+          `pending ${c.num_pending}, ack pending ${c.num_ack_pending}, pulls waiting ${c.num_waiting}, ` +
+          `leader ${c.cluster?.leader ?? '?'}`,
+      );
+  } catch (err) {
+    consumers.push(`the consumers could not be listed: ${(err as Error).message}`);
+  }
+  const ledger = stack.procs
+    .get('quota-ledger')!
+    .output.join('')
+    .split('\n')
+    .filter((l) => /settle|consumer|record/i.test(l))
+    .slice(-30);
+  return [...consumers, "the ledger's last lines about recording:", ...ledger.map((l) => `  ${l}`)];
 }
 
 /** The stream of the stack's one ledger shard. */
