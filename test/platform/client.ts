@@ -25,19 +25,44 @@ const RETRIES = 5;
 const MAX_WAIT_S = 10;
 
 /**
- * GET through the gateway with `token`, as SPEC 7 tells a client to: a 502 or 503 (a deadline passed on
- * a busy machine; nothing was charged) is tried again after its Retry-After. These tests are about what
- * a 200 costs and says, not about the 503s (test/chaos*.int.test.ts are).
+ * An answer asked again as SPEC 7 tells a client to, whichever door it came through: while `waitOf`
+ * says it was a 502 or 503 (a deadline passed on a busy machine, or a usage read waiting for recording
+ * on a starved one; nothing was charged), after its wait in seconds (1 if it gave none). These tests are
+ * about what a 200 costs and says, not about the 503s (test/chaos*.int.test.ts are).
  */
-export async function getAs(token: string, path: string): Promise<{ status: number; body: any }> {
+export async function askAgain<T>(
+  ask: () => Promise<T>,
+  waitOf: (answer: T) => number | 'no retry',
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${platform.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    const body = await res.json();
-    if ((res.status !== 502 && res.status !== 503) || attempt === RETRIES)
-      return { status: res.status, body };
-    const wait = Math.min(Number(res.headers.get('retry-after')) || 1, MAX_WAIT_S);
-    await new Promise((r) => setTimeout(r, wait * 1_000));
+    const answer = await ask();
+    const wait = waitOf(answer);
+    if (wait === 'no retry' || attempt === RETRIES) return answer;
+    await new Promise((r) => setTimeout(r, Math.min(wait || 1, MAX_WAIT_S) * 1_000));
   }
+}
+
+/** The wait a tool's error result asks for (an MCP door's 502 or 503), or 'no retry'. */
+export function toolWait(
+  error: { code?: string } | undefined,
+  retryAfterSeconds: unknown,
+): number | 'no retry' {
+  return error?.code === 'service_unavailable' || error?.code === 'upstream_unavailable'
+    ? Number(retryAfterSeconds)
+    : 'no retry';
+}
+
+/** GET through the gateway with `token`, a 502 or 503 asked again (see `askAgain`). */
+export async function getAs(token: string, path: string): Promise<{ status: number; body: any }> {
+  return askAgain(
+    async () => {
+      const res = await fetch(`${platform.baseUrl}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, body: await res.json(), retryAfter: res.headers.get('retry-after') };
+    },
+    (r) => (r.status === 502 || r.status === 503 ? Number(r.retryAfter) : 'no retry'),
+  ).then(({ status, body }) => ({ status, body }));
 }
 
 /** GET through the gateway with the platform token. */

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MCP_HEADERS, toolCallBody } from '../../load-tests/lib/mcp.js';
-import { ok, platform } from './client.ts';
+import { askAgain, ok, platform, toolWait } from './client.ts';
 import { validCalls } from './valid-calls.ts';
 
 // The tool list as an agent's context pays for it (issue 33): `tools/list` on the wire fits 32 KB, no
@@ -36,18 +36,16 @@ async function rpc(body: string): Promise<{ raw: string; message: any }> {
   return { raw, message: JSON.parse(raw) };
 }
 
-/**
- * A tool call as an agent makes it: a result that says to wait (a 503's `retry_after_seconds`: usage of a
- * leased account whose recording lags on a starved machine) is asked again after that wait, twice at most.
- */
-async function callTool(body: string): Promise<{ raw: string; message: any }> {
-  for (let attempt = 1; ; attempt++) {
-    const answer = await rpc(body);
-    const result = answer.message.result;
-    const said = result?.isError ? JSON.parse(result.content?.[0]?.text ?? '{}') : {};
-    if (said.error?.code !== 'service_unavailable' || attempt === 3) return answer;
-    await new Promise((r) => setTimeout(r, Number(said.retry_after_seconds) * 1_000));
-  }
+/** A tool call as an agent makes it: a 502 or 503 result asked again after its wait (see `askAgain`). */
+function callTool(body: string): Promise<{ raw: string; message: any }> {
+  return askAgain(
+    () => rpc(body),
+    ({ message }) => {
+      const result = message.result;
+      const said = result?.isError ? JSON.parse(result.content?.[0]?.text ?? '{}') : {};
+      return toolWait(said.error, said.retry_after_seconds);
+    },
+  );
 }
 
 let openapi: any;

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../../load-tests/lib/mcp.js';
-import { getAs, ok, platform } from './client.ts';
+import { askAgain, getAs, ok, platform, toolWait } from './client.ts';
 import { validCalls } from './valid-calls.ts';
 
 // The companion tool server (SPEC 1, 5.3, 8.1) as an MCP client sees it: the SDK's own Client over
@@ -32,11 +32,15 @@ async function connect(token: string): Promise<Client> {
   return client;
 }
 
-async function callTool(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<ToolOutcome> {
+/** A tool call as an agent makes it: a 502 or 503 result asked again after its wait (see `askAgain`). */
+function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
+  return askAgain(
+    () => callOnce(client, name, args),
+    (o) => toolWait(o.error, o.retryAfter),
+  );
+}
+
+async function callOnce(client: Client, name: string, args: Record<string, unknown>): Promise<ToolOutcome> {
   const result = (await client.callTool({ name, arguments: args })) as {
     isError?: boolean;
     structuredContent?: { data: unknown; meta: unknown };
