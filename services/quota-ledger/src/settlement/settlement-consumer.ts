@@ -20,6 +20,7 @@ import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
 import type { Mutex } from '../mutex.ts';
 import { AckFloor } from './ack-floor.ts';
+import { PullWatch } from './pull-watch.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
@@ -107,6 +108,7 @@ export interface ConsumerMetrics {
   recorded: Counter<'kind' | 'outcome'>;
   redelivered: Counter;
   batchSeconds: Histogram;
+  pulledAgain: Counter;
 }
 
 export function consumerMetrics(registry: Registry): ConsumerMetrics {
@@ -120,6 +122,11 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
     redelivered: new Counter({
       name: 'ledger_settlement_redeliveries_total',
       help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
+      registers: [registry],
+    }),
+    pulledAgain: new Counter({
+      name: 'ledger_settlement_pulls_again_total',
+      help: 'Pulls a settlement consumer made again because the one it waited on was lost (messages waited in JetStream for it and none came for an interval)',
       registers: [registry],
     }),
     batchSeconds: new Histogram({
@@ -247,6 +254,9 @@ const ACK_WAIT_MS = 5_000;
 const WORKING_EVERY_MS = 2_000;
 /** How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). */
 const PULL_EXPIRES_MS = 5_000;
+/** How often JetStream is asked whether the consumer's pull is lost (`PullWatch`): two pulls' lives. */
+const PULL_WATCH_MS = 2 * PULL_EXPIRES_MS;
+const MAX_ACK_PENDING = 20_000;
 /**
  * How long the first message of a batch waits for others. Postgres's CPU an event falls with the batch:
  * about 30 µs at 25 events, 26 at 50, 17 at 100, 15 to 16 at 150 to 250 and 13 at 1,000 (the batch
@@ -283,7 +293,7 @@ export async function startStreamConsumer(
     ack_policy: source.ownStream ? AckPolicy.All : AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(ACK_WAIT_MS),
-    max_ack_pending: 20_000,
+    max_ack_pending: MAX_ACK_PENDING,
   };
   // An explicit consumer of a shard's own stream (a ledger of before the batch consumer made it) hands
   // over to the batch consumer: it starts after the explicit one's ack floor, so whatever that one had
@@ -351,9 +361,11 @@ export async function startStreamConsumer(
   const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
   // A pull lost with the servers (a whole cluster restarted) is made again when it expires or two
   // heartbeats are missed: with the client's 30 s, recording stopped for 15 to 20 s (contributors.md).
-  const messages = await consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
+  // Where the client's own recovery does not (see `PullWatch`), the watch below pulls again.
+  const pull = () => consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
+  let messages = await pull();
 
-  const { recorded, redelivered, batchSeconds } = opts.metrics;
+  const { recorded, redelivered, batchSeconds, pulledAgain } = opts.metrics;
 
   const clock = opts.clock ?? Date.now;
   let pending: JsMsg[] = [];
@@ -517,8 +529,11 @@ export async function startStreamConsumer(
     }
   };
 
-  const loop = (async () => {
+  /** Messages received since the watch last looked. */
+  let received = 0;
+  const receive = async () => {
     for await (const m of messages) {
+      received++;
       if (m.redelivered) redelivered.inc();
       if (floor && m.seq <= floor.through) {
         // Recorded already (its acknowledgement was lost, or the log is ahead of a consumer made again).
@@ -530,12 +545,42 @@ export async function startStreamConsumer(
       pending.push(m);
       flushing ??= flush();
     }
-  })();
-  loop.catch((err) => logger.error({ err }, 'settlement consumer stopped'));
+  };
+  const logStop = (err: unknown) => logger.error({ err }, 'settlement consumer stopped');
+  let loop = receive().catch(logStop);
+
+  // Messages a lost pull's iterator held and never gave come again after ack_wait (none are acknowledged
+  // unrecorded), so a new pull loses nothing.
+  const pullWatch = new PullWatch(MAX_ACK_PENDING);
+  let stopping = false;
+  const watch = setInterval(() => {
+    void (async () => {
+      const info = await jsm.consumers.info(spec.stream, durable);
+      const look = { pending: info.num_pending, ackPending: info.num_ack_pending, received };
+      received = 0;
+      if (!pullWatch.lost(look) || stopping) return;
+      logger.warn(
+        { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
+        'settlement consumer: messages waited a whole interval and none came; pulling again',
+      );
+      pulledAgain.inc();
+      messages.stop();
+      await loop;
+      const fresh = await pull();
+      if (stopping) return fresh.stop();
+      messages = fresh;
+      loop = receive().catch(logStop);
+    })().catch((err) =>
+      logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its pull'),
+    );
+  }, PULL_WATCH_MS);
+  watch.unref();
 
   return {
     stop: async () => {
+      stopping = true;
       clearInterval(holes);
+      clearInterval(watch);
       messages.stop();
       await loop.catch(() => {});
       await flushing;
