@@ -8,8 +8,7 @@
  */
 import { rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { build } from 'esbuild';
-import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from './lib/bundle-options.ts';
+import { bundleEntry } from './lib/bundle-options.ts';
 import { bundleFile, entryFile, hasEntry, rel, SERVICES, type ServiceName } from './lib/services.ts';
 
 async function buildService(name: ServiceName): Promise<void> {
@@ -17,12 +16,7 @@ async function buildService(name: ServiceName): Promise<void> {
   const outDir = dirname(outfile);
   const started = performance.now();
   rmSync(outDir, { recursive: true, force: true });
-  await build({
-    entryPoints: [entryFile(name)],
-    outfile,
-    ...NODE_BUNDLE_OPTIONS,
-    plugins: [externalsExceptWorkspace(outDir)],
-  });
+  await bundleEntry(entryFile(name), outfile);
   const kb = (statSync(outfile).size / 1024).toFixed(0);
   const ms = (performance.now() - started).toFixed(0);
   console.log(`build: ${name.padEnd(17)} -> ${rel(outfile)} (${kb} kB, ${ms} ms)`);

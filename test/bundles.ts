@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { build } from 'esbuild';
-import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from '../scripts/lib/bundle-options.ts';
+import { bundleEntry } from '../scripts/lib/bundle-options.ts';
 import { ROOT, SERVICES } from '../scripts/lib/services.ts';
 import { alive } from './ports.ts';
 
@@ -85,17 +84,7 @@ export default async function setup(): Promise<(() => void) | undefined> {
   removeStale();
   const folder = `${PREFIX}${process.pid}`;
   const started = performance.now();
-  await Promise.all(
-    ENTRIES.map((entry) => {
-      const outfile = bundleOf(entry, folder);
-      return build({
-        entryPoints: [join(ROOT, entry)],
-        outfile,
-        ...NODE_BUNDLE_OPTIONS,
-        plugins: [externalsExceptWorkspace(dirname(outfile))],
-      });
-    }),
-  );
+  await Promise.all(ENTRIES.map((entry) => bundleEntry(join(ROOT, entry), bundleOf(entry, folder))));
   process.env[ENV] = folder;
   process.env.NODE_COMPILE_CACHE ??= compileCacheOf(folder);
   console.log(

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { BuildOptions, Plugin } from 'esbuild';
+import { type BuildOptions, type BuildResult, build, type Plugin } from 'esbuild';
 import { ROOT, rel } from './services.ts';
 
 // ESM output has no `require`; a CommonJS-style call left in bundled code (esbuild's `__require`
@@ -45,7 +45,7 @@ function findPackageDir(pkg: string, fromDir: string): string | undefined {
  * `packages/x/src` to `services/y/dist`, it also checks that each external import still finds the
  * same installed copy from the bundle's folder (a non-hoisted dependency would silently change).
  */
-export function externalsExceptWorkspace(outDir: string): Plugin {
+function externalsExceptWorkspace(outDir: string): Plugin {
   return {
     name: 'externals-except-workspace',
     setup(b) {
@@ -70,4 +70,17 @@ export function externalsExceptWorkspace(outDir: string): Plugin {
       });
     },
   };
+}
+
+/**
+ * Bundles one Node entry point of the project to `outfile` (a `.js` file in a folder of its own, beside
+ * which its source map goes): a service's, a test's or a bench's server, all the same way.
+ */
+export function bundleEntry(entry: string, outfile: string): Promise<BuildResult> {
+  return build({
+    entryPoints: [entry],
+    outfile,
+    ...NODE_BUNDLE_OPTIONS,
+    plugins: [externalsExceptWorkspace(dirname(outfile))],
+  });
 }

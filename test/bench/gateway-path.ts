@@ -15,11 +15,10 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
-import { build } from 'esbuild';
 import { envChoices, envInt } from '../../bench/env.ts';
 import { median } from '../../bench/ledger-goals.ts';
 import { load } from '../../bench/run.ts';
-import { externalsExceptWorkspace, NODE_BUNDLE_OPTIONS } from '../../scripts/lib/bundle-options.ts';
+import { bundleEntry } from '../../scripts/lib/bundle-options.ts';
 import { ROOT } from '../../scripts/lib/services.ts';
 import { freePort, release } from '../ports.ts';
 import { atProcessEnd } from '../process-end.ts';
@@ -114,12 +113,7 @@ async function bundleServer(commit?: string): Promise<string> {
     execFileSync('tar', ['-x', '-C', source], { input: archive });
   }
   const outfile = join(dir, 'server.js');
-  await build({
-    entryPoints: [join(source, 'test/bench/gateway-path-server.ts')],
-    outfile,
-    ...NODE_BUNDLE_OPTIONS,
-    plugins: [externalsExceptWorkspace(dir)],
-  });
+  await bundleEntry(join(source, 'test/bench/gateway-path-server.ts'), outfile);
   return outfile;
 }
 

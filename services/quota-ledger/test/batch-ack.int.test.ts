@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
-import { createLogger, createRegistry } from '@mdp/telemetry';
+import { createLogger } from '@mdp/telemetry';
 import { shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Mutex } from '../src/mutex.ts';
-import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { NO_POSITIONS, publishCharges, until } from './settlement-event.ts';
+import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
 
 // A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
 // (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are
@@ -35,17 +32,13 @@ async function family() {
   await ensureStream(nc, shardStreamSpec(stream, prefix, 0, 1));
   const recorded: string[] = [];
   const start = () =>
-    startShardConsumer({
-      create: true,
+    startTestConsumer({
       nc,
-      spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
-      mutex: new Mutex(),
-      positions: NO_POSITIONS,
+      stream,
+      prefix,
       apply: async (events) => {
         for (const e of events) recorded.push(e.request_id);
       },
-      logger,
-      metrics: consumerMetrics(createRegistry('quota-ledger')),
     });
   const publish = (ids: string[]) => publishCharges(nc, prefix, ids);
   const own = shardStreamName(stream, 0);

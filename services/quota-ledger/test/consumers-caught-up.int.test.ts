@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
-import { createLogger, createRegistry } from '@mdp/telemetry';
+import { createLogger } from '@mdp/telemetry';
 import { LEGACY_STREAM, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Mutex } from '../src/mutex.ts';
-import { consumerMetrics, consumersCaughtUp } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { NO_POSITIONS, settlementEvent } from './settlement-event.ts';
+import { consumersCaughtUp } from '../src/settlement/settlement-consumer.ts';
+import { settlementEvent, startTestConsumer } from './settlement-event.ts';
 
 // The seal check asks whether every shard has recorded what the streams hold, a shard retired by a
 // smaller shard count included: its stream may still hold late events of the day being sealed. Each
@@ -23,17 +21,14 @@ let nc: NatsConnection;
 const recorded: string[] = [];
 
 const start = (shard: number) =>
-  startShardConsumer({
-    create: true,
+  startTestConsumer({
     nc,
-    spec: { stream, subjectPrefix: prefix, shard, retentionDays: 1 },
-    mutex: new Mutex(),
-    positions: NO_POSITIONS,
+    stream,
+    prefix,
+    shard,
     apply: async (events) => {
       for (const e of events) recorded.push(e.request_id);
     },
-    logger,
-    metrics: consumerMetrics(createRegistry('quota-ledger')),
   });
 
 const publish = async (shard: number, id: string, legacy = false) => {

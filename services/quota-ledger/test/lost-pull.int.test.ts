@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } from '@mdp/nats';
-import { createLogger, createRegistry } from '@mdp/telemetry';
+import { createLogger } from '@mdp/telemetry';
 import { shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Mutex } from '../src/mutex.ts';
-import { consumerMetrics } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { NO_POSITIONS, publishCharges, until } from './settlement-event.ts';
+import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
 
 // A consumer whose pull the servers drop without a word it acts on (a stream leader lost: nats.js
 // ignores the 409 that says so) relies on the client noticing missed heartbeats; once a reconnect has
@@ -81,19 +78,14 @@ describe('a shard’s consumer whose pull is lost', () => {
     const prefix = `usage_lost_${tag}`;
     await ensureStream(direct, shardStreamSpec(stream, prefix, 0, 1));
     viaRelay = await connectNats({ url: network.url, name: 'lost-pull-ledger', logger });
-    const registry = createRegistry('quota-ledger');
     const recorded = new Set<string>();
-    const consumer = await startShardConsumer({
-      create: true,
+    const consumer = await startTestConsumer({
       nc: viaRelay,
-      spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
-      mutex: new Mutex(),
-      positions: NO_POSITIONS,
+      stream,
+      prefix,
       apply: async (events) => {
         for (const e of events) recorded.add(e.request_id);
       },
-      logger,
-      metrics: consumerMetrics(registry),
     });
     try {
       const ids = (label: string, n: number) => Array.from({ length: n }, (_, i) => `${label}-${i}`);

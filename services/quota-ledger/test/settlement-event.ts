@@ -1,5 +1,9 @@
 import type { NatsConnection } from '@mdp/nats';
+import { createLogger, createRegistry, type Registry, type Tracer } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
+import { Mutex } from '../src/mutex.ts';
+import { consumerMetrics, type Recording } from '../src/settlement/settlement-consumer.ts';
+import { startShardConsumer } from '../src/settlement/shard-streams.ts';
 import type { StreamPositions } from '../src/settlement/stream-position.ts';
 
 /** The account of the consumer tests' events (any uuid: these tests record no admissions). */
@@ -44,3 +48,33 @@ export const NO_POSITIONS: StreamPositions = {
   streamPosition: async () => null,
   forgetStreamPosition: async () => {},
 };
+
+/** What a consumer test gives its shard's consumer; the rest is `startTestConsumer`'s defaults. */
+interface TestConsumer {
+  nc: NatsConnection;
+  stream: string;
+  prefix: string;
+  /** 0 unless given. */
+  shard?: number;
+  apply: Recording['apply'];
+  /** None kept unless given. */
+  positions?: StreamPositions;
+  mutex?: Mutex;
+  /** Where its metrics go: a registry of its own unless given. */
+  registry?: Registry;
+  tracer?: Tracer;
+}
+
+/** A shard's consumer as the consumer tests start it: its own stream made if missing, nothing logged. */
+export const startTestConsumer = (o: TestConsumer) =>
+  startShardConsumer({
+    create: true,
+    nc: o.nc,
+    spec: { stream: o.stream, subjectPrefix: o.prefix, shard: o.shard ?? 0, retentionDays: 1 },
+    mutex: o.mutex ?? new Mutex(),
+    positions: o.positions ?? NO_POSITIONS,
+    apply: o.apply,
+    logger: createLogger('test', 'silent'),
+    metrics: consumerMetrics(o.registry ?? createRegistry('quota-ledger')),
+    ...(o.tracer ? { tracer: o.tracer } : {}),
+  });

@@ -4,9 +4,8 @@ import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { settlementMsgId, settlementSubject } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mutex } from '../src/mutex.ts';
-import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
-import { NO_POSITIONS, settlementEvent } from './settlement-event.ts';
+import type { SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
+import { settlementEvent, startTestConsumer } from './settlement-event.ts';
 
 // A shard whose recording waits longer than the consumer's ack_wait (5 s): a Postgres that stalls, or a
 // starved machine. The messages it holds are marked in progress meanwhile, so JetStream does not deliver
@@ -32,17 +31,15 @@ const event = (request_id: string) => settlementEvent(request_id, 'refunded');
 beforeAll(async () => {
   nc = await connectNats({ url: NATS_URL, name: 'settlement-slow-record-test', logger });
   registry = createRegistry('quota-ledger');
-  consumer = await startShardConsumer({
-    create: true,
+  consumer = await startTestConsumer({
     nc,
-    spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
+    stream,
+    prefix,
     mutex,
-    positions: NO_POSITIONS,
     apply: async (events) => {
       for (const e of events) applied.push(e.request_id);
     },
-    logger,
-    metrics: consumerMetrics(registry),
+    registry,
   });
 });
 afterAll(async () => {

@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
-import { createLogger, createRegistry, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
+import { createLogger, initTracing, SpanKind, SpanStatusCode } from '@mdp/telemetry';
 import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/usage';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { headers } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import type { SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
-import { NO_POSITIONS, settlementEvent, TEST_ACCOUNT } from './settlement-event.ts';
+import { settlementEvent, startTestConsumer, TEST_ACCOUNT } from './settlement-event.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
@@ -57,18 +55,14 @@ beforeAll(async () => {
   pool = await ledgerPool(schema, 'settlement-telemetry-test');
   nc = await connectNats({ url: NATS_URL, name: 'settlement-telemetry-test', logger });
   const store = new ProjectionStore(pool);
-  consumer = await startShardConsumer({
-    create: true,
+  consumer = await startTestConsumer({
     nc,
-    spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
-    mutex: new Mutex(),
-    positions: NO_POSITIONS,
+    stream,
+    prefix,
     apply: async (events) => {
       statements.push(events.length);
       await store.record(events);
     },
-    logger,
-    metrics: consumerMetrics(createRegistry('quota-ledger')),
     tracer: tracing.tracer,
   });
 });

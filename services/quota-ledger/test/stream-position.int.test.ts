@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
-import { createLogger, createRegistry } from '@mdp/telemetry';
+import { createLogger } from '@mdp/telemetry';
 import { shardStreamName } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logUuid } from '../src/log/usage-log.ts';
-import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { consumerMetrics, type SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
-import { startShardConsumer } from '../src/settlement/shard-streams.ts';
+import type { SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
-import { publishCharges, until } from './settlement-event.ts';
+import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
 
 // How far a shard's own stream is recorded is written by the statement that records the batch (issue
 // 50), so recording stays exactly-once whatever JetStream forgets: a consumer it has lost starts after
@@ -51,18 +49,15 @@ function family() {
   const start = (): Promise<SettlementConsumer> => {
     const run: string[] = [];
     handed.push(run);
-    return startShardConsumer({
-      create: true,
+    return startTestConsumer({
       nc,
-      spec: { stream, subjectPrefix: prefix, shard: 0, retentionDays: 1 },
-      mutex: new Mutex(),
+      stream,
+      prefix,
       apply: async (events, position) => {
         await store.record(events, position);
         for (const e of events) run.push(e.request_id);
       },
       positions: store,
-      logger,
-      metrics: consumerMetrics(createRegistry('quota-ledger')),
     });
   };
   const publish = (ids: string[]) => publishCharges(nc, prefix, ids);
