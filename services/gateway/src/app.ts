@@ -78,8 +78,8 @@ export interface GatewayDeps {
 const ALLOWED_METHODS = 'GET, OPTIONS';
 
 /**
- * CORS for the API (any origin, no credentials): what every answer past the request hook carries, and
- * a preflight's answer to a path of the catalogue. Constants, written as they are (the API's policy does
+ * CORS for the API (any origin, no credentials): what every answer to a request with `Origin` past the
+ * request hook carries, and a preflight's answer to a path of the catalogue. Constants, written as they are (the API's policy does
  * not vary by request or route), where @fastify/cors copied its options and joined the exposed names for
  * every request.
  */
@@ -284,7 +284,10 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           .send();
       }
     }
-    if (config.cors !== false)
+    // CORS headers on a CORS request only: a browser sends `Origin` with every cross-origin request, and
+    // nothing else reads them (most metered traffic is a subscriber's server-side code). The one shared-
+    // cacheable answer, the OpenAPI document, says it varies by Origin.
+    if (config.cors !== false && req.headers.origin !== undefined)
       reply
         .header('access-control-allow-origin', CORS_ORIGIN)
         .header('access-control-expose-headers', CORS_EXPOSED);
@@ -446,6 +449,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
           validate(req.params as Record<string, unknown>, req.query as never);
           return reply
             .header('cache-control', 'public, max-age=300')
+            .header('vary', 'Origin')
             .type('application/json; charset=utf-8')
             .send(openApiJson);
         },

@@ -116,6 +116,22 @@ describe('paths and methods', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(String(res.headers['access-control-expose-headers'])).toContain('X-RateLimit-Remaining');
   });
+
+  it('answers without Origin (no browser across origins) carry no CORS headers; the shared-cacheable one varies by it', async () => {
+    for (const url of ['/v1/stocks/TCS/quote', '/v1/nothing', '/v1/openapi.json']) {
+      const res = await inject('GET', url);
+      expect(res.headers['access-control-allow-origin'], url).toBeUndefined();
+      expect(res.headers['access-control-expose-headers'], url).toBeUndefined();
+      const browser = await inject('GET', url, { origin: 'https://app.example' });
+      expect(browser.headers['access-control-allow-origin'], url).toBe('*');
+    }
+    // A cache in between keeps the OpenAPI document (public, max-age=300): one copy without CORS headers
+    // must not be handed to a browser.
+    const doc = await inject('GET', '/v1/openapi.json', { 'accept-encoding': 'gzip' });
+    expect(String(doc.headers.vary).toLowerCase().split(/,\s*/)).toEqual(
+      expect.arrayContaining(['origin', 'accept-encoding']),
+    );
+  });
 });
 
 describe('malformed requests still get the error envelope', () => {
