@@ -45,3 +45,69 @@ describe('an answer from auth that is not a verdict', () => {
     expect((await a.authenticate(`Bearer ${token}`, '192.0.2.1')).accountId).toBe('a');
   });
 });
+
+/** A header read once per connection is still verified on every request: the reading is all it saves. */
+describe('one connection, many requests', () => {
+  const tagKeys = parseTagKeys(DEV_TAG_KEYS);
+  const principalOf = (token: string) => ({
+    token_id: `id-${token.slice(-6)}`,
+    account_id: `account-${token.slice(-6)}`,
+    plan: 'pro',
+    daily_cap: undefined,
+    monthly_cap: undefined,
+    expires_at_ms: undefined,
+    burst_per_minute: undefined,
+  });
+  const setUp = () => {
+    const revoked = new Set<string>();
+    const asked: string[] = [];
+    const client = {
+      verifyToken: async ({ token }: { token: string }) => {
+        asked.push(token);
+        return revoked.has(token)
+          ? { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_REVOKED, principal: undefined }
+          : { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal: principalOf(token) };
+      },
+    } as never;
+    const a = new Authenticator({
+      client,
+      clock: Date.now,
+      registry: createRegistry('gateway'),
+      deadlineMs: 100,
+      cacheMax: 100,
+      cacheTtlMs: 60_000,
+      tagKeys,
+    });
+    return { a, revoked, asked };
+  };
+
+  it('a token revoked mid-connection is refused on that connection’s next request', async () => {
+    const { a, revoked } = setUp();
+    const socket = {};
+    const token = generateToken(tagKeys);
+    const header = `Bearer ${token}`;
+    const caller = await a.authenticate(header, '192.0.2.1', socket);
+    expect((await a.authenticate(header, '192.0.2.1', socket)).accountId).toBe(caller.accountId);
+    revoked.add(token);
+    a.onTokenRevoked({ token_id: caller.tokenId } as never);
+    const err = await a.authenticate(header, '192.0.2.1', socket).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'invalid_token' });
+  });
+
+  it('another header on the same connection is another caller; a missing or malformed one is refused', async () => {
+    const { a } = setUp();
+    const socket = {};
+    const [first, second] = [generateToken(tagKeys), generateToken(tagKeys)];
+    const one = await a.authenticate(`Bearer ${first}`, '192.0.2.1', socket);
+    const two = await a.authenticate(`Bearer ${second}`, '192.0.2.1', socket);
+    expect(two.accountId).not.toBe(one.accountId);
+    expect(two.accountId).toBe(principalOf(second).account_id);
+    expect(await a.authenticate(undefined, '192.0.2.1', socket).catch((e: unknown) => e)).toMatchObject({
+      code: 'authentication_required',
+    });
+    expect(await a.authenticate('Bearer short', '192.0.2.1', socket).catch((e: unknown) => e)).toMatchObject({
+      code: 'invalid_token',
+    });
+    expect((await a.authenticate(`Bearer ${first}`, '192.0.2.1', socket)).accountId).toBe(one.accountId);
+  });
+});

@@ -85,6 +85,14 @@ const REJECTIONS = [
 type Rejection = (typeof REJECTIONS)[number];
 
 const BEARER = /^Bearer +(\S+) *$/i;
+
+/** A well-formed `Authorization` header as read: the token, its format and its cache key. */
+interface ReadHeader {
+  header: string;
+  token: string;
+  format: 'tagged' | 'legacy';
+  key: string;
+}
 const REFUSED_TTL_MS = 30_000;
 
 /** Auth's definite refusals: only these are remembered as refused. Anything else is not an answer. */
@@ -117,6 +125,8 @@ const invalid = () =>
  */
 export class Authenticator {
   private readonly verified: LRUCache<string, Principal>;
+  /** Each connection's last well-formed `Authorization` header, read (`read`). */
+  private readonly lastRead = new WeakMap<object, ReadHeader>();
   private readonly refused: LRUCache<string, true>;
   private readonly verifying = new Map<string, Promise<Principal | undefined>>();
   private readonly breaker;
@@ -210,15 +220,15 @@ export class Authenticator {
 
   /**
    * The caller behind an `Authorization` header, or the 401/429/503 to answer with. `clientAddress` is
-   * the request's address as the trusted proxies give it (fastify's `req.ip`).
+   * the request's address as the trusted proxies give it (fastify's `req.ip`). `connection` (the
+   * request's socket) lets a header repeated on a keep-alive connection be read once, not per request.
    */
-  async authenticate(header: string | undefined, clientAddress = ''): Promise<Principal> {
-    const match = header ? BEARER.exec(header) : null;
-    if (!match) throw unauthenticated();
-    const token = match[1]!;
-    const format = tokenFormat(token);
-    if (!format) throw this.reject(clientAddress, 'malformed');
-    const key = tokenFingerprint(token);
+  async authenticate(
+    header: string | undefined,
+    clientAddress = '',
+    connection?: object,
+  ): Promise<Principal> {
+    const { token, format, key } = this.read(header, clientAddress, connection);
     const now = this.opts.clock();
 
     // A cached token was verified by auth: it is served before anything a flood can occupy is consulted.
@@ -247,6 +257,30 @@ export class Authenticator {
     if (!isWellFormedLegacyToken(token)) throw this.reject(clientAddress, 'malformed');
     if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
     return this.lookUp(token, key, now, 'legacy', clientAddress);
+  }
+
+  /**
+   * The token an `Authorization` header carries, its format and its cache key. Only reading: whether the
+   * token is good is asked of the cache or auth on every request. A client sends the same header on every
+   * request of a connection, so the last well-formed one is kept with the connection (gone with it).
+   */
+  private read(
+    header: string | undefined,
+    clientAddress: string,
+    connection: object | undefined,
+  ): ReadHeader {
+    if (connection !== undefined) {
+      const last = this.lastRead.get(connection);
+      if (last !== undefined && last.header === header) return last;
+    }
+    const match = header ? BEARER.exec(header) : null;
+    if (!match) throw unauthenticated();
+    const token = match[1]!;
+    const format = tokenFormat(token);
+    if (!format) throw this.reject(clientAddress, 'malformed');
+    const read: ReadHeader = { header: header!, token, format, key: tokenFingerprint(token) };
+    if (connection !== undefined) this.lastRead.set(connection, read);
+    return read;
   }
 
   private legacyRetired(now: number): boolean {
