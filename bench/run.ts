@@ -129,7 +129,7 @@ const LINGERS = (process.env.BENCH_LINGERS ?? '0,2,8')
   .filter((v) => Number.isInteger(v) && v >= 0 && v <= 50);
 /** The CPU group of the two-gateways scenario's second gateway. */
 const SECOND_GATEWAY = 'gateway-2';
-const QUOTE = '/v1/stocks/ARAVALIHOU/quote';
+export const QUOTE = '/v1/stocks/ARAVALIHOU/quote';
 /** 0: skip the quota ledger's own bench at the end of the run (bench/ledger.ts). */
 const LEDGER_BENCH = envInt('BENCH_LEDGER', 1, 0);
 /**

@@ -6,18 +6,19 @@
 // bench/run.ts's `load` (autocannon from this process, each process's CPU from /proc over the run); the
 // scenarios alternate with bare fastify round by round, so each round's ratio is against the bare run
 // beside it. Nothing else is started (no Postgres, NATS or platform).
-//   BENCH_PATH_BASELINE=<commit>: the gateway's source at that commit as well (services/gateway/src and
-//     this bench's server, from git), a second process asked the same scenarios in the same rounds: a
-//     change's before and after in one run, on a machine whose speed moves from minute to minute.
+//   BENCH_PATH_BASELINE=<commit>: the gateway's source at that commit as well (services/gateway/src, the
+//     packages and this bench's server, from git), a second process asked the same scenarios in the same
+//     rounds: a change's before and after in one run, on a machine whose speed moves from minute to minute.
 //   BENCH_PATH_SCENARIOS=<keys>: only those scenarios (usage, usage-ae, no-token, not-found, openapi-br).
 //   BENCH_PROFILE_DIR=<folder>: the gateways run under node --cpu-prof (bench/profile-top.ts reads them).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
 import { envChoices, envInt } from '../../bench/env.ts';
 import { median } from '../../bench/ledger-goals.ts';
 import { load } from '../../bench/run.ts';
+import { shortCommit, sourceAt } from '../../bench/source-at.ts';
 import { bundleEntry } from '../../scripts/lib/bundle-options.ts';
 import { ROOT } from '../../scripts/lib/services.ts';
 import { freePort, release } from '../ports.ts';
@@ -98,20 +99,15 @@ const WORK = join(ROOT, '.local', `bench-gateway-path-${process.pid}`);
 
 /**
  * Bundles the gateway process as `make build` bundles a service, from this tree or from `commit` (its
- * services/gateway/src and this bench's server taken from git into a folder of the run's own; the
- * packages are this tree's). Removed when this process ends.
+ * services/gateway/src, its packages and this bench's server taken from git into a folder of the run's
+ * own: `sourceAt`). Removed when this process ends.
  */
 async function bundleServer(commit?: string): Promise<string> {
   const dir = join(WORK, commit ?? 'tree');
   mkdirSync(dir, { recursive: true });
-  let source = ROOT;
-  if (commit) {
-    source = join(dir, 'src');
-    mkdirSync(source, { recursive: true });
-    const paths = ['services/gateway/src', 'test/bench/gateway-path-server.ts'];
-    const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], { cwd: ROOT });
-    execFileSync('tar', ['-x', '-C', source], { input: archive });
-  }
+  const source = commit
+    ? sourceAt(commit, ['services/gateway/src', 'test/bench/gateway-path-server.ts'], join(dir, 'src'))
+    : ROOT;
   const outfile = join(dir, 'server.js');
   await bundleEntry(join(source, 'test/bench/gateway-path-server.ts'), outfile);
   return outfile;
@@ -166,11 +162,7 @@ async function main(): Promise<void> {
   atProcessEnd(() => rmSync(WORK, { recursive: true, force: true }));
   const bundles: [string, string][] = [['gateway', await bundleServer()]];
   if (BASELINE) {
-    const short = execFileSync('git', ['rev-parse', '--short', BASELINE], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }).trim();
-    bundles.push([`at ${short}`, await bundleServer(BASELINE)]);
+    bundles.push([`at ${shortCommit(BASELINE)}`, await bundleServer(BASELINE)]);
   }
   const profile = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const barePort = await freePort();
