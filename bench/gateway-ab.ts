@@ -22,7 +22,7 @@ import { runBundled } from './bundled.ts';
 import { cpuOf } from './cpu.ts';
 import { envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
-import { waitForGauge } from './ops-metrics.ts';
+import { waitForGauge, waitForReady } from './ops-metrics.ts';
 import { QUOTE } from './run.ts';
 import { shortCommit, sourceAt } from './source-at.ts';
 
@@ -41,21 +41,6 @@ interface Gateway {
   token: string;
   /** CPU µs a request, a run each round. */
   runs: number[];
-}
-
-async function waitReady(opsPort: number, child: ChildProcess, name: string): Promise<void> {
-  for (const until = Date.now() + 60_000; Date.now() < until; ) {
-    if (child.exitCode !== null) break;
-    if (
-      await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${name} did not become ready (exit ${child.exitCode})`);
 }
 
 /** A run of `amount` quotes through `g`; any answer but a 200 fails the bench. */
@@ -116,7 +101,7 @@ async function main(): Promise<void> {
           stdio: ['ignore', 'inherit', 'inherit'],
         });
         atProcessEnd(() => child.kill('SIGKILL'));
-        await waitReady(opsPort, child, name);
+        await waitForReady({ name, opsPort }, 60_000, () => child.exitCode !== null);
         const token = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
         gateways.push({ side, name, child, url: `http://127.0.0.1:${port}${QUOTE}`, token, runs: [] });
       }

@@ -16,6 +16,7 @@ import { connect } from 'nats';
 import { nodeArgsFor } from '../test/bundles.ts';
 import { DATABASE_URL, freePort, NATS_URL } from '../test/stack.ts';
 import { envInt } from './env.ts';
+import { waitForReady } from './ops-metrics.ts';
 
 const ADMISSIONS = envInt('BENCH_ADMISSIONS', 20_000);
 const SETTLEMENTS = envInt('BENCH_SETTLEMENTS', 20_000);
@@ -45,16 +46,7 @@ export async function benchLedger(): Promise<string[]> {
   const nc = await connect({ servers: NATS_URL });
   const pool = createPool({ url: DATABASE_URL, schema, max: 2, applicationName: 'bench' });
   try {
-    for (let i = 0; i < 300; i++) {
-      if (
-        await fetch(`http://127.0.0.1:${opsPort}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        )
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForReady({ name: 'quota-ledger', opsPort }, 30_000, () => child.exitCode !== null);
 
     // Admissions: one stream, up to IN_FLIGHT outstanding, spread over many accounts.
     const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());

@@ -80,6 +80,26 @@ export async function waitForGauge(probe: OpsProbe, name: string, timeoutMs: num
   }
 }
 
+/**
+ * Resolves once `probe` answers its readiness check; throws after `timeoutMs`, or as soon as `gone()`
+ * says the process has exited (naming it either way).
+ */
+export async function waitForReady(
+  probe: OpsProbe,
+  timeoutMs: number,
+  gone: () => boolean = () => false,
+): Promise<void> {
+  for (const until = Date.now() + timeoutMs; Date.now() < until && !gone(); ) {
+    const ready = await fetch(`http://127.0.0.1:${probe.opsPort}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${probe.name} did not become ready${gone() ? ' (it exited)' : ` within ${timeoutMs} ms`}`);
+}
+
 /** Major (mark-compact) collections a process has run, from prom-client's GC histogram; NaN if absent. */
 export function majorCollections(text: string): number {
   const m = /^nodejs_gc_duration_seconds_count\{[^}]*kind="major"[^}]*\} (\S+)/m.exec(text);

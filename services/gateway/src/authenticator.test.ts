@@ -5,6 +5,33 @@ import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
 import { describe, expect, it } from 'vitest';
 import { Authenticator } from './authenticator.ts';
 
+/** An authenticator over a scripted auth client (the real service is in the integration tests). */
+function authenticatorWith(
+  client: unknown,
+  extra: { failureLimit?: number; tagKeys?: ReturnType<typeof parseTagKeys> },
+) {
+  return new Authenticator({
+    client: client as never,
+    clock: Date.now,
+    registry: createRegistry('gateway'),
+    deadlineMs: 100,
+    cacheMax: 100,
+    cacheTtlMs: 60_000,
+    ...extra,
+  });
+}
+
+/** What auth answers for a valid token: a principal named after `id`. */
+const principalOf = (id: string) => ({
+  token_id: `id-${id}`,
+  account_id: `account-${id}`,
+  plan: 'pro',
+  daily_cap: undefined,
+  monthly_cap: undefined,
+  expires_at_ms: undefined,
+  burst_per_minute: undefined,
+});
+
 /**
  * What auth answers that is not an answer: an unset outcome (a default-decoded message), or VALID with
  * no principal. A pure test with a scripted client: the real auth service never sends these.
@@ -15,49 +42,22 @@ describe('an answer from auth that is not a verdict', () => {
     ['VALID without a principal', { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal: undefined }],
     ['an outcome this gateway does not know', { outcome: 99 as auth.VerifyOutcome, principal: undefined }],
   ])('%s: 503, and the next answer is believed (never cached as invalid)', async (_name, first) => {
-    const principal = {
-      token_id: 't',
-      account_id: 'a',
-      plan: 'pro',
-      daily_cap: undefined,
-      monthly_cap: undefined,
-      expires_at_ms: undefined,
-      burst_per_minute: undefined,
-    };
     const answers: auth.VerifyTokenResponse[] = [
       first as auth.VerifyTokenResponse,
-      { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal },
+      { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal: principalOf('a') },
     ];
-    const client = { verifyToken: async () => answers.shift()! } as never;
-    const a = new Authenticator({
-      client,
-      clock: Date.now,
-      registry: createRegistry('gateway'),
-      deadlineMs: 100,
-      cacheMax: 100,
-      cacheTtlMs: 60_000,
-      failureLimit: 1,
-    });
+    const a = authenticatorWith({ verifyToken: async () => answers.shift()! }, { failureLimit: 1 });
     const token = generateToken(parseTagKeys(DEV_TAG_KEYS));
     const err = await a.authenticate(`Bearer ${token}`, '192.0.2.1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 'service_unavailable', headers: { 'Retry-After': 5 } });
-    expect((await a.authenticate(`Bearer ${token}`, '192.0.2.1')).accountId).toBe('a');
+    expect((await a.authenticate(`Bearer ${token}`, '192.0.2.1')).accountId).toBe('account-a');
   });
 });
 
 /** A header read once per connection is still verified on every request: the reading is all it saves. */
 describe('one connection, many requests', () => {
   const tagKeys = parseTagKeys(DEV_TAG_KEYS);
-  const principalOf = (token: string) => ({
-    token_id: `id-${token.slice(-6)}`,
-    account_id: `account-${token.slice(-6)}`,
-    plan: 'pro',
-    daily_cap: undefined,
-    monthly_cap: undefined,
-    expires_at_ms: undefined,
-    burst_per_minute: undefined,
-  });
   const setUp = () => {
     const revoked = new Set<string>();
     const asked: string[] = [];
@@ -66,32 +66,25 @@ describe('one connection, many requests', () => {
         asked.push(token);
         return revoked.has(token)
           ? { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_REVOKED, principal: undefined }
-          : { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal: principalOf(token) };
+          : { outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID, principal: principalOf(token.slice(-6)) };
       },
-    } as never;
-    const a = new Authenticator({
-      client,
-      clock: Date.now,
-      registry: createRegistry('gateway'),
-      deadlineMs: 100,
-      cacheMax: 100,
-      cacheTtlMs: 60_000,
-      tagKeys,
-    });
-    return { a, revoked, asked };
+    };
+    return { a: authenticatorWith(client, { tagKeys }), revoked, asked };
   };
 
   it('a token revoked mid-connection is refused on that connection’s next request', async () => {
-    const { a, revoked } = setUp();
+    const { a, revoked, asked } = setUp();
     const socket = {};
     const token = generateToken(tagKeys);
     const header = `Bearer ${token}`;
     const caller = await a.authenticate(header, '192.0.2.1', socket);
     expect((await a.authenticate(header, '192.0.2.1', socket)).accountId).toBe(caller.accountId);
+    expect(asked).toEqual([token]);
     revoked.add(token);
     a.onTokenRevoked({ token_id: caller.tokenId } as never);
     const err = await a.authenticate(header, '192.0.2.1', socket).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'invalid_token' });
+    expect(asked).toEqual([token, token]);
   });
 
   it('another header on the same connection is another caller; a missing or malformed one is refused', async () => {
@@ -101,7 +94,7 @@ describe('one connection, many requests', () => {
     const one = await a.authenticate(`Bearer ${first}`, '192.0.2.1', socket);
     const two = await a.authenticate(`Bearer ${second}`, '192.0.2.1', socket);
     expect(two.accountId).not.toBe(one.accountId);
-    expect(two.accountId).toBe(principalOf(second).account_id);
+    expect(two.accountId).toBe(principalOf(second.slice(-6)).account_id);
     expect(await a.authenticate(undefined, '192.0.2.1', socket).catch((e: unknown) => e)).toMatchObject({
       code: 'authentication_required',
     });
