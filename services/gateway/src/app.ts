@@ -79,9 +79,9 @@ const ALLOWED_METHODS = 'GET, OPTIONS';
 
 /**
  * CORS for the API (any origin, no credentials): what every answer to a request with `Origin` past the
- * request hook carries, and a preflight's answer to a path of the catalogue. Constants, written as they are (the API's policy does
- * not vary by request or route), where @fastify/cors copied its options and joined the exposed names for
- * every request.
+ * request hook carries, and a preflight's answer to a path of the catalogue. Constants, written as they
+ * are (the API's policy does not vary by request or route), where @fastify/cors copied its options and
+ * joined the exposed names for every request.
  */
 const CORS_ORIGIN = '*';
 const CORS_EXPOSED = [...RATE_LIMIT_HEADER_NAMES, 'Request-Id', 'X-Request-Id'].join(', ');

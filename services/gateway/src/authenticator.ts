@@ -93,6 +93,7 @@ interface ReadHeader {
   format: 'tagged' | 'legacy';
   key: string;
 }
+
 const REFUSED_TTL_MS = 30_000;
 
 /** Auth's definite refusals: only these are remembered as refused. Anything else is not an answer. */
