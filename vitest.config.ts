@@ -1,6 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/sequencer.ts';
+import { TEST_ENV } from './test/test-env.ts';
 import { testWorkers } from './test/workers.ts';
 
 // Tests import the typed client from its source, as the examples do (`--conditions=mdp-source`); the
@@ -46,6 +47,7 @@ const INTEGRATION = {
   setupFiles: [FILE_CPU, IST_MIDNIGHT],
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  env: TEST_ENV,
 };
 // Files at once follow the machine's cores and load (test/workers.ts): vitest's default (cores - 1) ran
 // one file at a time on a 2-core machine. VITEST_MAX_WORKERS overrides it.
@@ -94,8 +96,8 @@ export default defineConfig({
         test: {
           name: 'int-cluster',
           include: ON_CLUSTER,
-          env: { MDP_TEST_NATS: 'cluster' },
           ...INTEGRATION,
+          env: { ...TEST_ENV, MDP_TEST_NATS: 'cluster' },
         },
       },
       {
@@ -103,6 +105,7 @@ export default defineConfig({
         test: {
           name: 'timed',
           include: TIMED,
+          env: TEST_ENV,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -112,6 +115,7 @@ export default defineConfig({
         test: {
           name: 'platform',
           include: ['test/platform/**/*.int.test.ts'],
+          env: TEST_ENV,
           globalSetup: [BUNDLES, 'test/platform/setup.ts'],
           setupFiles: [FILE_CPU, IST_MIDNIGHT],
           testTimeout: 60_000,

@@ -6,6 +6,7 @@ import { generateCompanies } from '../../services/filings-reader/src/generate/co
 import { fnoStocks } from '../../services/options-analytics/src/generate/universe.ts';
 import { nodeArgsFor } from '../bundles.ts';
 import { DATABASE_URL, PATIENT_DEADLINES, startStack } from '../stack.ts';
+import { TEST_ENV } from '../test-env.ts';
 
 /** What the platform tests are given: where the loaded platform answers, a token, and its market. */
 export interface Platform {
@@ -55,7 +56,7 @@ export async function startLoadedStack(): Promise<{ platform: Platform; stop: ()
   // One trusted proxy hop, as behind an ingress: the account site's tests stand for many client
   // addresses with X-Forwarded-For. These tests count units and read answers: patient deadlines.
   // Two ledger shards, the topology operators scale to: every platform test meters through both.
-  const stack = await startStack({ ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' }, { shards: 2 });
+  const stack = await startStack({ ...TEST_ENV, ...PATIENT_DEADLINES, TRUST_PROXY_HOPS: '1' }, { shards: 2 });
   try {
     await stack.admin(
       'plan',
