@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { connectNats, deleteStreamFamily, type NatsConnection } from '@mdp/nats';
-import { createLogger } from '@mdp/telemetry';
+import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { shardStreamName } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logUuid } from '../src/log/usage-log.ts';
+import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
 import type { SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
@@ -46,10 +47,11 @@ function family() {
   const durable = `ledger-${prefix}-0-batch`;
   /** Request ids handed to the recorder, by consumer run. */
   const handed: string[][] = [];
-  const start = (): Promise<SettlementConsumer> => {
+  const start = (o: { mutex?: Mutex; registry?: Registry } = {}): Promise<SettlementConsumer> => {
     const run: string[] = [];
     handed.push(run);
     return startTestConsumer({
+      ...o,
       nc,
       stream,
       prefix,
@@ -80,6 +82,14 @@ function family() {
 
 const ids = (label: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${label}-${randomBytes(3).toString('hex')}-${i}`);
+
+const jsm = () => nc.jetstreamManager();
+
+/** How often the consumer has made its durable consumer again. */
+async function madeAgain(registry: Registry): Promise<number> {
+  const metric = registry.getSingleMetric('ledger_settlement_consumers_made_again_total');
+  return (await metric?.get())?.values[0]?.value ?? 0;
+}
 
 /** Charges the log holds for these request ids. */
 async function logged(requestIds: string[]): Promise<number> {
@@ -154,6 +164,51 @@ describe('the recorded stream position', () => {
     expect(after?.through).toBe(3);
     expect(after?.created).not.toBe(before?.created);
     expect(await logged(fresh)).toBe(3);
+    await consumer.stop();
+  });
+
+  it('is where a consumer JetStream loses while the ledger runs is made again, without a restart', async () => {
+    const f = family();
+    const registry = createRegistry('quota-ledger');
+    const mutex = new Mutex();
+    const consumer = await f.start({ mutex, registry });
+    const first = ids('first', 10);
+    await f.publish(first);
+    await until('the first ten acknowledged', async () => (await f.ackFloor()) === 10);
+
+    // A batch delivered and not recorded yet (Postgres slow) when JetStream loses the consumer.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    void mutex.run(() => held);
+    const inHand = ids('in-hand', 5);
+    await f.publish(inHand);
+    await until('the five delivered', async () => {
+      const info = await (await jsm()).consumers.info(f.own, f.durable);
+      return info.num_ack_pending === 5;
+    });
+    await (await jsm()).consumers.delete(f.own, f.durable);
+    const later = ids('later', 3);
+    await f.publish(later);
+    release();
+
+    await until('the consumer made again', async () => (await madeAgain(registry)) === 1);
+    await until('everything recorded and acknowledged', async () => (await f.ackFloor()) === 18);
+    expect(await f.position()).toBe(18);
+    // Each event handed to the log once: the new consumer started after what the log had recorded.
+    expect(f.handed[0]).toEqual([...first, ...inHand, ...later]);
+    expect(await logged([...first, ...inHand, ...later])).toBe(18);
+
+    // Its stream lost too: the ledger declares it again and reads the new one from its start.
+    await deleteStreamFamily(nc, f.stream);
+    await until('the stream made again', async () => (await f.ackFloor()) === 0);
+    const fresh = ids('fresh', 4);
+    await f.publish(fresh);
+    await until('the new stream recorded', async () => (await f.ackFloor()) === 4);
+    expect(await madeAgain(registry)).toBe(2);
+    expect(f.handed[0]).toEqual([...first, ...inHand, ...later, ...fresh]);
+    expect(await logged(fresh)).toBe(4);
     await consumer.stop();
   });
 

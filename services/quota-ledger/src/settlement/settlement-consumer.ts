@@ -1,10 +1,4 @@
-import {
-  ensureStream,
-  jetstreamManager,
-  type NatsConnection,
-  type StreamSpec,
-  streamFamily,
-} from '@mdp/nats';
+import { jetstreamManager, type NatsConnection, type StreamSpec, streamFamily } from '@mdp/nats';
 import {
   Counter,
   extractTraceContext,
@@ -17,9 +11,19 @@ import {
   type Tracer,
 } from '@mdp/telemetry';
 import { parseSettlementMessage, type SettlementEvent } from '@mdp/usage';
-import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg, nanos } from 'nats';
+import { ConsumerEvents, type ConsumerMessages, type JetStreamManager, type JsMsg } from 'nats';
 import type { Mutex } from '../mutex.ts';
 import { AckFloor } from './ack-floor.ts';
+import {
+  ACK_WAIT_MS,
+  batchDurableName,
+  consumerInfo,
+  durableName,
+  isNotFound,
+  MAX_ACK_PENDING,
+  openDurable,
+  streamExists,
+} from './durable-consumer.ts';
 import { PullWatch } from './pull-watch.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
@@ -83,12 +87,6 @@ export interface SettlementConsumer {
   recordedPast(timeoutMs: number): Promise<void>;
 }
 
-/** The durable consumer of one shard in the legacy stream (and in its own stream, until 29 November 2026). */
-const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;
-/** The durable consumer of one shard in its own stream: one acknowledgement a recorded batch (AckAll). */
-const batchDurableName = (subjectPrefix: string, shard: number) =>
-  `${durableName(subjectPrefix, shard)}-batch`;
-
 /** What every consumer records with: the connection, the recording step and what it reports to. */
 export interface Recording {
   nc: NatsConnection;
@@ -107,6 +105,7 @@ export interface Recording {
 export interface ConsumerMetrics {
   recorded: Counter<'kind' | 'outcome'>;
   redelivered: Counter;
+  madeAgain: Counter;
   batchSeconds: Histogram;
   pulledAgain: Counter;
 }
@@ -124,6 +123,11 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
       help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
       registers: [registry],
     }),
+    madeAgain: new Counter({
+      name: 'ledger_settlement_consumers_made_again_total',
+      help: 'Durable settlement consumers JetStream lost (or lost with their stream) while the ledger ran, and the ledger made again after the position its log has recorded',
+      registers: [registry],
+    }),
     pulledAgain: new Counter({
       name: 'ledger_settlement_pulls_again_total',
       help: 'Pulls a settlement consumer made again because the one it waited on was lost (messages waited in JetStream for it and none came for an interval)',
@@ -136,28 +140,6 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
       registers: [registry],
     }),
   };
-}
-
-const isNotFound = (err: unknown) => /(stream|consumer) not found/i.test((err as Error).message);
-
-export async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {
-  try {
-    await jsm.streams.info(name);
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
-}
-
-/** A durable consumer's state, or null when the stream has none of that name. */
-async function consumerInfo(jsm: JetStreamManager, stream: string, durable: string) {
-  try {
-    return await jsm.consumers.info(stream, durable);
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw err;
-  }
 }
 
 /** Each shard's own stream of this base name, by shard. */
@@ -244,8 +226,6 @@ export async function consumersCaughtUp(
 }
 
 const BATCH = 500;
-/** The consumer's ack_wait: a message not acknowledged (nor marked in progress) within it is delivered again. */
-const ACK_WAIT_MS = 5_000;
 /**
  * While a flush runs, the messages received and not acknowledged yet are marked in progress this often,
  * so that a batch waiting on a slow or starved Postgres (and the messages queued behind it) is not
@@ -256,7 +236,6 @@ const WORKING_EVERY_MS = 2_000;
 const PULL_EXPIRES_MS = 5_000;
 /** How often JetStream is asked whether the consumer's pull is lost (`PullWatch`): two pulls' lives. */
 const PULL_WATCH_MS = 2 * PULL_EXPIRES_MS;
-const MAX_ACK_PENDING = 20_000;
 /**
  * How long the first message of a batch waits for others. Postgres's CPU an event falls with the batch:
  * about 30 µs at 25 events, 26 at 50, 17 at 100, 15 to 16 at 150 to 250 and 13 at 1,000 (the batch
@@ -279,93 +258,33 @@ export async function startStreamConsumer(
 ): Promise<SettlementConsumer> {
   const { nc, logger, source } = opts;
   const spec = { stream: source.stream, shard: source.shard };
-  const subject = source.filter;
-  if (source.ensure) await ensureStream(nc, source.ensure);
   const jsm = await jetstreamManager(nc);
-  const durable = source.ownStream
-    ? batchDurableName(opts.subjectPrefix, source.shard)
-    : durableName(opts.subjectPrefix, source.shard);
-  // Short ack_wait: messages a crashed replica had fetched come back within seconds. Re-delivery of a
-  // message still being recorded is harmless (the log is idempotent), so there is nothing to lose.
-  const config = {
-    durable_name: durable,
-    filter_subject: subject,
-    ack_policy: source.ownStream ? AckPolicy.All : AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: nanos(ACK_WAIT_MS),
-    max_ack_pending: MAX_ACK_PENDING,
-  };
-  // An explicit consumer of a shard's own stream (a ledger of before the batch consumer made it) hands
-  // over to the batch consumer: it starts after the explicit one's ack floor, so whatever that one had
-  // delivered and not acknowledged comes again, and the explicit one is then removed.
-  const explicit = source.ownStream ? durableName(opts.subjectPrefix, source.shard) : null;
-  const previous = explicit ? await consumerInfo(jsm, spec.stream, explicit) : null;
-  // How far the log says this stream is recorded (own stream): a consumer JetStream has lost starts
-  // after it, and what comes again at or below it is acknowledged without being recorded again. It is
-  // the stream's only while the stream is the one it was taken on (made at the same time) and has
-  // reached it: sequences never go back, so one past the stream's last is another stream's.
-  const streamNow = source.ownStream ? await jsm.streams.info(spec.stream) : null;
-  const made = streamNow?.created ?? '';
-  const stored = source.ownStream ? await opts.positions.streamPosition(spec.stream) : null;
-  const ours = stored !== null && stored.created === made && stored.through <= streamNow!.state.last_seq;
-  const storedThrough = ours ? stored.through : 0;
-  if (stored && !ours) {
-    logger.warn(
-      { stream: spec.stream, recordedThrough: stored.through, lastSeq: streamNow?.state.last_seq },
-      'settlement stream made again since its recorded position: that position is of the old stream',
-    );
-    // Else the batches' writes, which only move a position forward, would keep it.
-    await opts.positions.forgetStreamPosition(stored);
-  }
-  const startAfter = Math.max(previous?.ack_floor.stream_seq ?? 0, storedThrough);
-  if (await consumerInfo(jsm, spec.stream, durable)) {
-    await jsm.consumers.update(spec.stream, durable, {
-      ack_wait: config.ack_wait,
-      max_ack_pending: config.max_ack_pending,
-    });
-  } else {
-    await jsm.consumers.add(
-      spec.stream,
-      startAfter > 0
-        ? { ...config, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startAfter + 1 }
-        : config,
-    );
-    if (storedThrough > 0 && storedThrough >= (previous?.ack_floor.stream_seq ?? 0))
-      logger.warn(
-        { stream: spec.stream, durable, after: storedThrough },
-        'settlement consumer made again after the position the log has recorded',
-      );
-  }
-  if (explicit && previous) {
-    await jsm.consumers.delete(spec.stream, explicit);
-    logger.info(
-      { stream: spec.stream, from: explicit, to: durable, after: previous.ack_floor.stream_seq },
-      'settlement consumer now acknowledges a batch at once',
-    );
-  }
-  // Where this process's acknowledgements may go (own stream): from JetStream's ack floor now, or above
-  // it what is recorded or gone already: what the explicit consumer had acknowledged, what the log has
-  // recorded, and what has left the stream (JetStream reports a new consumer's floor as 0 whatever its
-  // start).
-  const floor = source.ownStream
-    ? new AckFloor(
-        Math.max(
-          (await jsm.consumers.info(spec.stream, durable)).ack_floor.stream_seq,
-          streamNow!.state.first_seq - 1,
-          startAfter,
-        ),
-      )
-    : null;
+  const open = () =>
+    openDurable({ nc, source, subjectPrefix: opts.subjectPrefix, positions: opts.positions, logger });
+  let opened = await open();
+  const durable = opened.durable;
+  let floor = opened.floor === null ? null : new AckFloor(opened.floor);
   /** Recorded messages above the floor, by stream sequence: the one the floor reaches is acknowledged. */
   const unacked = new Map<number, JsMsg>();
-  const consumer = await nc.jetstream().consumers.get(spec.stream, durable);
+  /**
+   * Which consumer the messages in hand came from: it moves on when JetStream is found to have lost the
+   * consumer, and a message is acknowledged only while its generation is the current one. An AckAll
+   * acknowledgement is taken by whatever consumer has the name, and one carrying an old consumer's
+   * delivery count would lift a new one's delivered floor above everything it delivers, so that none of
+   * its acknowledgements counted again.
+   */
+  let generation = 0;
+  let consumer = await nc.jetstream().consumers.get(spec.stream, durable);
   // A pull lost with the servers (a whole cluster restarted) is made again when it expires or two
   // heartbeats are missed: with the client's 30 s, recording stopped for 15 to 20 s (contributors.md).
   // Where the client's own recovery does not (see `PullWatch`), the watch below pulls again.
-  const pull = () => consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
-  let messages = await pull();
+  const pull = async () => {
+    const pulled = await consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
+    watchFor(pulled).catch(() => {});
+    return pulled;
+  };
 
-  const { recorded, redelivered, batchSeconds, pulledAgain } = opts.metrics;
+  const { recorded, redelivered, batchSeconds, pulledAgain, madeAgain } = opts.metrics;
 
   const clock = opts.clock ?? Date.now;
   let pending: JsMsg[] = [];
@@ -408,13 +327,27 @@ export async function startStreamConsumer(
     recorded.inc({ kind: 'unknown', outcome: 'poison' });
   };
 
+  /** What a batch was delivered under: its consumer's generation, floor and stream. */
+  interface Generation {
+    generation: number;
+    floor: AckFloor | null;
+    made: string;
+  }
   /** The messages of the batch being recorded (they have left `pending`). */
   let recording: JsMsg[] = [];
-  /** One acknowledgement for what the batch lets the floor pass (own stream). */
-  const acknowledge = (batch: readonly JsMsg[]) => {
-    for (const m of batch) if (m.seq > floor!.through) unacked.set(m.seq, m);
-    const moved = floor!.recorded(batch.map((m) => m.seq));
-    if (moved !== null) ackThrough(moved);
+  /**
+   * A recorded batch: one acknowledgement for what it lets the floor pass (own stream), else one a
+   * message; none when its consumer was lost since it was delivered (the next starts after the log).
+   */
+  const acknowledge = (batch: readonly JsMsg[], good: readonly JsMsg[], of: Generation) => {
+    const current = of.generation === generation;
+    if (!of.floor) {
+      if (current) for (const m of good) m.ack();
+      return;
+    }
+    if (current) for (const m of batch) if (m.seq > of.floor.through) unacked.set(m.seq, m);
+    const moved = of.floor.recorded(batch.map((m) => m.seq));
+    if (current && moved !== null) ackThrough(moved);
   };
   const ackThrough = (seq: number) => {
     unacked.get(seq)?.ack();
@@ -425,17 +358,19 @@ export async function startStreamConsumer(
    * and unacknowledged but this process's own, the hole is no delivery's (it left the stream first).
    */
   const holes = setInterval(() => {
-    if (!floor || floor.waiting === 0) return;
+    const f = floor;
+    if (!f || f.waiting === 0 || reopening) return;
     void (async () => {
       const info = await jsm.consumers.info(spec.stream, durable);
       // Its own unacknowledged deliveries: recorded above the floor, being recorded, or waiting.
       const mine = new Set(
         [...unacked.keys(), ...recording.map((m) => m.seq), ...pending.map((m) => m.seq)].filter(
-          (seq) => seq > floor.through,
+          (seq) => seq > f.through,
         ),
       );
       if (info.num_ack_pending > mine.size) return;
-      const moved = floor.skipHoles();
+      if (f !== floor) return;
+      const moved = f.skipHoles();
       if (moved !== null) {
         logger.warn(
           { stream: spec.stream, through: moved },
@@ -467,6 +402,7 @@ export async function startStreamConsumer(
     while (pending.length > 0) {
       const batch = pending.splice(0, BATCH);
       recording = batch;
+      const of: Generation = { generation, floor, made: opened.made };
       const events: SettlementEvent[] = [];
       const good: JsMsg[] = [];
       const spans: Span[] = [];
@@ -498,9 +434,9 @@ export async function startStreamConsumer(
       }
       const end = batchSeconds.startTimer();
       recordingSince = clock();
-      const through = floor?.after(batch.map((m) => m.seq)) ?? 0;
+      const through = of.floor?.after(batch.map((m) => m.seq)) ?? 0;
       const position =
-        floor && through > floor.through ? { stream: spec.stream, created: made, through } : null;
+        of.floor && through > of.floor.through ? { stream: spec.stream, created: of.made, through } : null;
       for (;;) {
         try {
           await opts.mutex.run(() => opts.apply(events, position));
@@ -520,8 +456,7 @@ export async function startStreamConsumer(
         recordedThrough = Math.max(recordedThrough, m.info.timestampNanos / 1e6);
         recordedSeq = Math.max(recordedSeq, m.seq);
       }
-      if (floor) acknowledge(batch);
-      else for (const m of good) m.ack();
+      acknowledge(batch, good, of);
       const kinds = new Map<string, number>();
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
       for (const [kind, n] of kinds) recorded.inc({ kind, outcome: 'consumed' }, n);
@@ -547,29 +482,95 @@ export async function startStreamConsumer(
     }
   };
   const logStop = (err: unknown) => logger.error({ err }, 'settlement consumer stopped');
-  let loop = receive().catch(logStop);
 
   // Messages a lost pull's iterator held and never gave come again after ack_wait (none are acknowledged
   // unrecorded), so a new pull loses nothing.
   const pullWatch = new PullWatch(MAX_ACK_PENDING);
   let stopping = false;
+  /** Stops pulling and waits until the loop has passed on every message received. */
+  const stopPulling = async () => {
+    messages.stop();
+    await loop;
+  };
+  const pullAgain = async () => {
+    const fresh = await pull();
+    if (stopping) return fresh.stop();
+    messages = fresh;
+    loop = receive().catch(logStop);
+  };
+
+  let reopening: Promise<void> | null = null;
+  /**
+   * JetStream has lost the durable consumer (or its stream, with it): it is made again as at start,
+   * after the position the log has recorded, once the messages in hand are recorded (and, their consumer
+   * gone, not acknowledged). Without this, recording would stop until the process restarted. A stream
+   * this ledger does not declare (the legacy one, a retired shard's) is not made again.
+   */
+  const reopen = (why: string) => {
+    reopening ??= (async () => {
+      if (stopping || (!source.ensure && !(await streamExists(jsm, spec.stream)))) return;
+      generation++;
+      logger.warn(
+        { stream: spec.stream, durable, why },
+        'settlement consumer lost by JetStream: making it again after what the log has recorded',
+      );
+      await stopPulling();
+      await flushing;
+      unacked.clear();
+      const before = opened.made;
+      while (!stopping) {
+        try {
+          opened = await open();
+          consumer = await nc.jetstream().consumers.get(spec.stream, durable);
+          break;
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'settlement consumer: could not make it again yet');
+          await new Promise((r) => setTimeout(r, 1_000));
+        }
+      }
+      if (stopping) return;
+      floor = opened.floor === null ? null : new AckFloor(opened.floor);
+      // Another stream's sequences start again: what is recorded of it is what the log says.
+      if (opened.made !== before) recordedSeq = opened.floor ?? 0;
+      await pullAgain();
+      madeAgain.inc();
+    })()
+      .catch((err) =>
+        logger.error({ err: (err as Error).message }, 'settlement consumer: could not make it again'),
+      )
+      .finally(() => {
+        reopening = null;
+      });
+  };
+  /** The pull's own news of a lost consumer, as it comes (the watch below looks every interval too). */
+  const LOST = new Set<string>([
+    ConsumerEvents.ConsumerDeleted,
+    ConsumerEvents.ConsumerNotFound,
+    ConsumerEvents.StreamNotFound,
+  ]);
+  const watchFor = async (pulled: ConsumerMessages) => {
+    for await (const s of await pulled.status()) if (LOST.has(s.type)) reopen(s.type);
+  };
+  let messages = await pull();
+  let loop = receive().catch(logStop);
+
   const watch = setInterval(() => {
     void (async () => {
-      const info = await jsm.consumers.info(spec.stream, durable);
+      if (reopening || stopping) return;
+      const of = generation;
+      const info = await consumerInfo(jsm, spec.stream, durable);
+      if (!info) return reopen('not found');
       const look = { pending: info.num_pending, ackPending: info.num_ack_pending, received };
       received = 0;
-      if (!pullWatch.lost(look) || stopping) return;
+      if (!pullWatch.lost(look)) return;
       logger.warn(
         { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
         'settlement consumer: messages waited a whole interval and none came; pulling again',
       );
       pulledAgain.inc();
-      messages.stop();
-      await loop;
-      const fresh = await pull();
-      if (stopping) return fresh.stop();
-      messages = fresh;
-      loop = receive().catch(logStop);
+      await stopPulling();
+      // Made again meanwhile: that pulled afresh.
+      if (of === generation && !reopening) await pullAgain();
     })().catch((err) =>
       logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its pull'),
     );
@@ -581,6 +582,7 @@ export async function startStreamConsumer(
       stopping = true;
       clearInterval(holes);
       clearInterval(watch);
+      await reopening;
       messages.stop();
       await loop.catch(() => {});
       await flushing;

@@ -1,5 +1,6 @@
 import { jetstreamManager } from '@mdp/nats';
 import { LEGACY_STREAM, shardStreamSpec } from '@mdp/usage';
+import { streamExists } from './durable-consumer.ts';
 import {
   type ConsumerLag,
   type ConsumerSpec,
@@ -7,7 +8,6 @@ import {
   type SettlementConsumer,
   type StreamSource,
   startStreamConsumer,
-  streamExists,
 } from './settlement-consumer.ts';
 
 /** One shard's events as its ledger reads them: from each stream that holds them. */
