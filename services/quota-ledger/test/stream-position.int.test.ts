@@ -86,9 +86,9 @@ const ids = (label: string, n: number) =>
 const jsm = () => nc.jetstreamManager();
 
 /** How often the consumer has made its durable consumer again. */
-async function madeAgain(registry: Registry): Promise<number> {
+async function madeAgain(registry: Registry, lost: 'consumer' | 'stream'): Promise<number> {
   const metric = registry.getSingleMetric('ledger_settlement_consumers_made_again_total');
-  return (await metric?.get())?.values[0]?.value ?? 0;
+  return (await metric?.get())?.values.find((v) => v.labels.lost === lost)?.value ?? -1;
 }
 
 /** Charges the log holds for these request ids. */
@@ -172,6 +172,7 @@ describe('the recorded stream position', () => {
     const registry = createRegistry('quota-ledger');
     const mutex = new Mutex();
     const consumer = await f.start({ mutex, registry });
+    expect(await madeAgain(registry, 'consumer')).toBe(0);
     const first = ids('first', 10);
     await f.publish(first);
     await until('the first ten acknowledged', async () => (await f.ackFloor()) === 10);
@@ -193,7 +194,7 @@ describe('the recorded stream position', () => {
     await f.publish(later);
     release();
 
-    await until('the consumer made again', async () => (await madeAgain(registry)) === 1);
+    await until('the consumer made again', async () => (await madeAgain(registry, 'consumer')) === 1);
     await until('everything recorded and acknowledged', async () => (await f.ackFloor()) === 18);
     expect(await f.position()).toBe(18);
     // Each event handed to the log once: the new consumer started after what the log had recorded.
@@ -206,7 +207,8 @@ describe('the recorded stream position', () => {
     const fresh = ids('fresh', 4);
     await f.publish(fresh);
     await until('the new stream recorded', async () => (await f.ackFloor()) === 4);
-    expect(await madeAgain(registry)).toBe(2);
+    expect(await madeAgain(registry, 'consumer')).toBe(1);
+    expect(await madeAgain(registry, 'stream')).toBe(1);
     expect(f.handed[0]).toEqual([...first, ...inHand, ...later, ...fresh]);
     expect(await logged(fresh)).toBe(4);
     await consumer.stop();

@@ -105,13 +105,22 @@ export interface Recording {
 export interface ConsumerMetrics {
   recorded: Counter<'kind' | 'outcome'>;
   redelivered: Counter;
-  madeAgain: Counter;
+  madeAgain: Counter<'lost'>;
   batchSeconds: Histogram;
   pulledAgain: Counter;
 }
 
 export function consumerMetrics(registry: Registry): ConsumerMetrics {
+  const madeAgain = new Counter({
+    name: 'ledger_settlement_consumers_made_again_total',
+    help: 'Durable settlement consumers JetStream lost while the ledger ran, made again by it after the position its log has recorded; lost: consumer (the stream kept), or stream (its unrecorded charges gone with it)',
+    labelNames: ['lost'] as const,
+    registers: [registry],
+  });
+  // Both series from the start: an alert's increase() sees the first one.
+  for (const lost of ['consumer', 'stream']) madeAgain.inc({ lost }, 0);
   return {
+    madeAgain,
     recorded: new Counter({
       name: 'ledger_settlement_events_total',
       help: 'Settlement events consumed, by kind and outcome (consumed, poison)',
@@ -121,11 +130,6 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
     redelivered: new Counter({
       name: 'ledger_settlement_redeliveries_total',
       help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
-      registers: [registry],
-    }),
-    madeAgain: new Counter({
-      name: 'ledger_settlement_consumers_made_again_total',
-      help: 'Durable settlement consumers JetStream lost (or lost with their stream) while the ledger ran, and the ledger made again after the position its log has recorded',
       registers: [registry],
     }),
     pulledAgain: new Counter({
@@ -524,19 +528,23 @@ export async function startStreamConsumer(
           consumer = await nc.jetstream().consumers.get(spec.stream, durable);
           break;
         } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'settlement consumer: could not make it again yet');
+          logger.warn(
+            { err: (err as Error).message },
+            'settlement consumer: JetStream would not declare it again yet; retrying',
+          );
           await new Promise((r) => setTimeout(r, 1_000));
         }
       }
       if (stopping) return;
       floor = opened.floor === null ? null : new AckFloor(opened.floor);
       // Another stream's sequences start again: what is recorded of it is what the log says.
-      if (opened.made !== before) recordedSeq = opened.floor ?? 0;
+      const lost = opened.made === before ? 'consumer' : 'stream';
+      if (lost === 'stream') recordedSeq = opened.floor ?? 0;
       await pullAgain();
-      madeAgain.inc();
+      madeAgain.inc({ lost });
     })()
       .catch((err) =>
-        logger.error({ err: (err as Error).message }, 'settlement consumer: could not make it again'),
+        logger.error({ err: (err as Error).message }, 'settlement consumer: declaring it again failed'),
       )
       .finally(() => {
         reopening = null;
