@@ -34,6 +34,7 @@ const ON_CLUSTER = [
   'test/reshard.int.test.ts',
   'test/leases.int.test.ts',
   'test/chaos.int.test.ts',
+  'test/consumer-loss.int.test.ts',
 ];
 // The processes the int and platform tests start run from bundles made once per run (test/bundles.ts).
 const BUNDLES = 'test/bundles.ts';
