@@ -1,8 +1,21 @@
-import { ensureStream, jetstreamManager, type NatsConnection } from '@mdp/nats';
+import { ensureStream, jetstreamManager, type NatsConnection, type StreamSpec } from '@mdp/nats';
 import type { Logger } from '@mdp/telemetry';
 import { AckPolicy, DeliverPolicy, type JetStreamManager, nanos } from 'nats';
-import type { StreamSource } from './settlement-consumer.ts';
 import type { StreamPositions } from './stream-position.ts';
+
+/** Where one durable consumer reads: a stream, the subjects it takes from it, and the shard they are. */
+export interface StreamSource {
+  stream: string;
+  filter: string;
+  shard: number;
+  /** Declared (made, or its settings brought up to date) before the consumer starts; absent: it exists. */
+  ensure?: StreamSpec;
+  /**
+   * Every message of the stream is this shard's (its own stream, not the legacy one filtered by shard):
+   * its consumer acknowledges a recorded batch once (AckAll), as `AckFloor` allows.
+   */
+  ownStream?: boolean;
+}
 
 /** The durable consumer of one shard in the legacy stream (and in its own stream, until 29 November 2026). */
 export const durableName = (subjectPrefix: string, shard: number) => `ledger-${subjectPrefix}-${shard}`;

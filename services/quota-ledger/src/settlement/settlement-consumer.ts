@@ -1,4 +1,4 @@
-import { jetstreamManager, type NatsConnection, type StreamSpec, streamFamily } from '@mdp/nats';
+import { jetstreamManager, type NatsConnection, streamFamily } from '@mdp/nats';
 import {
   Counter,
   extractTraceContext,
@@ -22,6 +22,7 @@ import {
   isNotFound,
   MAX_ACK_PENDING,
   openDurable,
+  type StreamSource,
   streamExists,
 } from './durable-consumer.ts';
 import { PullWatch } from './pull-watch.ts';
@@ -36,20 +37,6 @@ export interface ConsumerSpec {
   retentionDays: number;
   /** JetStream replicas of the streams (1 on a single NATS server). */
   replicas?: number;
-}
-
-/** Where one durable consumer reads: a stream, the subjects it takes from it, and the shard they are. */
-export interface StreamSource {
-  stream: string;
-  filter: string;
-  shard: number;
-  /** Declared (made, or its settings brought up to date) before the consumer starts; absent: it exists. */
-  ensure?: StreamSpec;
-  /**
-   * Every message of the stream is this shard's (its own stream, not the legacy one filtered by shard):
-   * its consumer acknowledges a recorded batch once (AckAll), as `AckFloor` allows.
-   */
-  ownStream?: boolean;
 }
 
 /** Where the shard's durable consumer stands in the stream (JetStream consumer info). */

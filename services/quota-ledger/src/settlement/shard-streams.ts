@@ -1,12 +1,11 @@
 import { jetstreamManager } from '@mdp/nats';
 import { LEGACY_STREAM, shardStreamSpec } from '@mdp/usage';
-import { streamExists } from './durable-consumer.ts';
+import { type StreamSource, streamExists } from './durable-consumer.ts';
 import {
   type ConsumerLag,
   type ConsumerSpec,
   type Recording,
   type SettlementConsumer,
-  type StreamSource,
   startStreamConsumer,
 } from './settlement-consumer.ts';
 
