@@ -63,12 +63,14 @@ interface TestConsumer {
   /** Where its metrics go: a registry of its own unless given. */
   registry?: Registry;
   tracer?: Tracer;
+  /** Read the shard's stream only if it exists, as a ledger adopting a retired shard does (default false). */
+  adopt?: boolean;
 }
 
 /** A shard's consumer as the consumer tests start it: its own stream made if missing, nothing logged. */
 export const startTestConsumer = (o: TestConsumer) =>
   startShardConsumer({
-    create: true,
+    create: !o.adopt,
     nc: o.nc,
     spec: { stream: o.stream, subjectPrefix: o.prefix, shard: o.shard ?? 0, retentionDays: 1 },
     mutex: o.mutex ?? new Mutex(),

@@ -47,7 +47,9 @@ function family() {
   const durable = `ledger-${prefix}-0-batch`;
   /** Request ids handed to the recorder, by consumer run. */
   const handed: string[][] = [];
-  const start = (o: { mutex?: Mutex; registry?: Registry } = {}): Promise<SettlementConsumer> => {
+  const start = (
+    o: { mutex?: Mutex; registry?: Registry; adopt?: boolean } = {},
+  ): Promise<SettlementConsumer> => {
     const run: string[] = [];
     handed.push(run);
     return startTestConsumer({
@@ -211,6 +213,34 @@ describe('the recorded stream position', () => {
     expect(await madeAgain(registry, 'stream')).toBe(1);
     expect(f.handed[0]).toEqual([...first, ...inHand, ...later, ...fresh]);
     expect(await logged(fresh)).toBe(4);
+    await consumer.stop();
+  });
+
+  it('is where a retired shard’s lost consumer is made again; its stream, once deleted, stays gone', async () => {
+    const f = family();
+    await f.recordFirst(5);
+    // Read as a ledger reads a retired shard it adopts: the stream only if it exists.
+    const registry = createRegistry('quota-ledger');
+    const consumer = await f.start({ adopt: true, registry });
+    const more = ids('more', 3);
+    await f.publish(more);
+    await until('the three recorded', async () => (await f.ackFloor()) === 8);
+
+    // Its consumer lost: made again after the position, as for a shard's own stream.
+    await (await jsm()).consumers.delete(f.own, f.durable);
+    await until('the consumer made again', async () => (await madeAgain(registry, 'consumer')) === 1);
+    const after = ids('after', 2);
+    await f.publish(after);
+    await until('the two recorded', async () => (await f.ackFloor()) === 10);
+
+    // Its stream deleted (the re-shard is over): it stays gone.
+    await deleteStreamFamily(nc, f.stream);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const names: string[] = [];
+    for await (const name of (await jsm()).streams.names()) names.push(name);
+    expect(names).not.toContain(f.own);
+    expect(await madeAgain(registry, 'stream')).toBe(0);
+    expect(f.handed[1]).toEqual([...more, ...after]);
     await consumer.stop();
   });
 
