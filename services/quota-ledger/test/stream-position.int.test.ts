@@ -216,6 +216,92 @@ describe('the recorded stream position', () => {
     await consumer.stop();
   });
 
+  it('is where a consumer lost again and again under a steady stream of charges, even while being made again, is made again', async () => {
+    const f = family();
+    const registry = createRegistry('quota-ledger');
+    const consumer = await f.start({ registry });
+    const sent: string[] = [];
+    let publishing = true;
+    const publisher = (async () => {
+      for (let i = 0; publishing; i++) {
+        const next = ids(`steady-${i}`, 5);
+        await f.publish(next);
+        sent.push(...next);
+      }
+    })();
+    // Five losses, each after the consumer made again has recorded something.
+    for (let loss = 1; loss <= 5; loss++) {
+      const before = sent.length;
+      await until('charges sent since the last loss', () => sent.length >= before + 20);
+      await (await jsm()).consumers.delete(f.own, f.durable).catch(() => {});
+      await until(
+        `made again after loss ${loss}`,
+        async () => (await madeAgain(registry, 'consumer')) >= loss,
+      );
+    }
+    // Then ten more 30 ms apart, most while the last one is being made again.
+    for (let loss = 0; loss < 10; loss++) {
+      await new Promise((r) => setTimeout(r, 30));
+      await (await jsm()).consumers.delete(f.own, f.durable).catch(() => {});
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    publishing = false;
+    await publisher;
+    await until('everything recorded and acknowledged', async () => (await f.ackFloor()) === sent.length);
+    // Each charge handed to the log once, in the order sent.
+    expect(f.handed[0]).toEqual(sent);
+    expect(await logged(sent)).toBe(sent.length);
+    expect(await f.position()).toBe(sent.length);
+    await consumer.stop();
+  });
+
+  it('is where a consumer deleted and made again by hand mid-batch (the stream kept) reads on, each charge recorded once', async () => {
+    const f = family();
+    const registry = createRegistry('quota-ledger');
+    const mutex = new Mutex();
+    const consumer = await f.start({ mutex, registry });
+    const first = ids('first', 30);
+    await f.publish(first);
+    await until('the first thirty acknowledged', async () => (await f.ackFloor()) === 30);
+
+    // A batch delivered and waiting on Postgres when an operator removes the consumer and adds one of
+    // the same name reading from the stream's start.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    void mutex.run(() => held);
+    const inHand = ids('in-hand', 10);
+    await f.publish(inHand);
+    await until('the ten delivered', async () => {
+      const info = await (await jsm()).consumers.info(f.own, f.durable);
+      return info.num_ack_pending === 10;
+    });
+    const manager = await jsm();
+    await manager.consumers.delete(f.own, f.durable);
+    await manager.consumers.add(f.own, {
+      durable_name: f.durable,
+      filter_subject: (await manager.streams.info(f.own)).config.subjects[0],
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(5_000),
+      max_ack_pending: 20_000,
+    });
+    // The pull hears of the deletion within milliseconds; the batch is recorded after it.
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await until('the consumer taken up again', async () => (await madeAgain(registry, 'consumer')) === 1);
+
+    // The new consumer delivers the stream from its start: what is recorded is acknowledged, not
+    // recorded again, and what comes after is recorded and acknowledged as it comes.
+    const later = ids('later', 5);
+    await f.publish(later);
+    await until('everything acknowledged on the new consumer', async () => (await f.ackFloor()) === 45);
+    expect(f.handed[0]).toEqual([...first, ...inHand, ...later]);
+    expect(await logged([...first, ...inHand, ...later])).toBe(45);
+    await consumer.stop();
+  });
+
   it('is where a retired shard’s lost consumer is made again; its stream, once deleted, stays gone', async () => {
     const f = family();
     await f.recordFirst(5);

@@ -260,9 +260,9 @@ export async function startStreamConsumer(
   /**
    * Which consumer the messages in hand came from: it moves on when JetStream is found to have lost the
    * consumer, and a message is acknowledged only while its generation is the current one. An AckAll
-   * acknowledgement is taken by whatever consumer has the name, and one carrying an old consumer's
-   * delivery count would lift a new one's delivered floor above everything it delivers, so that none of
-   * its acknowledgements counted again.
+   * acknowledgement is taken by whatever consumer has the name: one for sequence n of a stream since
+   * deleted, reaching the consumer of a stream made again, would acknowledge that stream's messages up
+   * to n, recorded or not.
    */
   let generation = 0;
   let consumer = await nc.jetstream().consumers.get(spec.stream, durable);
