@@ -79,7 +79,50 @@ function family() {
     await consumer.stop();
     return first;
   };
-  return { stream, own, durable, handed, start, publish, ackFloor, position, recordFirst };
+  /**
+   * `n` new charges delivered while the recording they wait for is held (Postgres slow): their ids, and
+   * what lets the recording go on.
+   */
+  const deliverHeld = async (mutex: Mutex, n: number) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    void mutex.run(() => held);
+    const inHand = ids('in-hand', n);
+    await publish(inHand);
+    await until(`the ${n} delivered`, async () => {
+      const info = await (await jsm()).consumers.info(own, durable);
+      return info.num_ack_pending === n;
+    });
+    return { inHand, release };
+  };
+  /** An operator replaces the consumer by hand: deleted, and one of its name added, from the stream's start. */
+  const replaceByHand = async () => {
+    const manager = await jsm();
+    await manager.consumers.delete(own, durable);
+    await manager.consumers.add(own, {
+      durable_name: durable,
+      filter_subject: (await manager.streams.info(own)).config.subjects[0],
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(5_000),
+      max_ack_pending: 20_000,
+    });
+  };
+  return {
+    stream,
+    own,
+    durable,
+    handed,
+    start,
+    publish,
+    ackFloor,
+    position,
+    recordFirst,
+    deliverHeld,
+    replaceByHand,
+  };
 }
 
 const ids = (label: string, n: number) =>
@@ -127,16 +170,7 @@ describe('the recorded stream position', () => {
 
     // The consumer is made again from the stream's start (its acknowledgements lost): JetStream delivers
     // the twenty again.
-    const jsm = await nc.jetstreamManager();
-    await jsm.consumers.delete(f.own, f.durable);
-    await jsm.consumers.add(f.own, {
-      durable_name: f.durable,
-      filter_subject: (await jsm.streams.info(f.own)).config.subjects[0],
-      ack_policy: AckPolicy.All,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(5_000),
-      max_ack_pending: 20_000,
-    });
+    await f.replaceByHand();
     const consumer = await f.start();
     const later = ids('later', 3);
     await f.publish(later);
@@ -180,17 +214,7 @@ describe('the recorded stream position', () => {
     await until('the first ten acknowledged', async () => (await f.ackFloor()) === 10);
 
     // A batch delivered and not recorded yet (Postgres slow) when JetStream loses the consumer.
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    void mutex.run(() => held);
-    const inHand = ids('in-hand', 5);
-    await f.publish(inHand);
-    await until('the five delivered', async () => {
-      const info = await (await jsm()).consumers.info(f.own, f.durable);
-      return info.num_ack_pending === 5;
-    });
+    const { inHand, release } = await f.deliverHeld(mutex, 5);
     await (await jsm()).consumers.delete(f.own, f.durable);
     const later = ids('later', 3);
     await f.publish(later);
@@ -266,27 +290,8 @@ describe('the recorded stream position', () => {
 
     // A batch delivered and waiting on Postgres when an operator removes the consumer and adds one of
     // the same name reading from the stream's start.
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    void mutex.run(() => held);
-    const inHand = ids('in-hand', 10);
-    await f.publish(inHand);
-    await until('the ten delivered', async () => {
-      const info = await (await jsm()).consumers.info(f.own, f.durable);
-      return info.num_ack_pending === 10;
-    });
-    const manager = await jsm();
-    await manager.consumers.delete(f.own, f.durable);
-    await manager.consumers.add(f.own, {
-      durable_name: f.durable,
-      filter_subject: (await manager.streams.info(f.own)).config.subjects[0],
-      ack_policy: AckPolicy.All,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: nanos(5_000),
-      max_ack_pending: 20_000,
-    });
+    const { inHand, release } = await f.deliverHeld(mutex, 10);
+    await f.replaceByHand();
     // The pull hears of the deletion within milliseconds; the batch is recorded after it.
     await new Promise((r) => setTimeout(r, 300));
     release();
