@@ -176,6 +176,11 @@ interface Figure {
   maxPerToken: number;
   /** The 200s of the measured run alone. */
   runOk: number;
+  /**
+   * A bare run held to another row's req/s (`LoadOptions.pacedAs`): that row's name. Not a reference
+   * (bare fastify's reference runs at the rate it reaches); read only beside the row it is paced as.
+   */
+  pacedAs?: string;
   /** What the ledger shard's leases did over the measured run, when asked for (`LoadOptions.leases`). */
   leases?: LeaseTraffic;
 }
@@ -214,6 +219,8 @@ interface LoadOptions {
    * time once it has no lease out (bench/lease-traffic.ts); outside the event-loop delay window.
    */
   leases?: OpsProbe;
+  /** The measured run held to this row's req/s (autocannon's `overallRate`); its warm-up is not held. */
+  pacedAs?: Figure;
 }
 
 /**
@@ -230,8 +237,10 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   // Requests set up per token, warm-up included: the capped scenario's accounts must stay under their burst cap.
   const perToken = new Array<number>(tokens.length).fill(0);
   let lastResponse = 0;
-  const run = (amount: number | { seconds: number }, connections = CONNECTIONS) => {
+  const run = (amount: number | { seconds: number }, connections = CONNECTIONS, overallRate = 0) => {
     const instance = autocannon({
+      // autocannon refuses an `overallRate` of 0 (its default, unpaced, is the option absent).
+      ...(overallRate > 0 ? { overallRate } : {}),
       // autocannon takes an array of URLs too (its README's `url`); its types say a string only.
       url: url as string,
       headers,
@@ -268,7 +277,11 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
-  const result = await run(seconds === undefined ? amount : { seconds });
+  const result = await run(
+    seconds === undefined ? amount : { seconds },
+    CONNECTIONS,
+    opts.pacedAs ? Math.round(opts.pacedAs.rps) : 0,
+  );
   const elapsed = (lastResponse - started) / 1000;
   await opts.settle?.(okBefore + result['2xx']);
   const after = snapshot(groups);
@@ -312,6 +325,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
     runOk: result['2xx'],
     ...(leases ? { leases } : {}),
+    ...(opts.pacedAs ? { pacedAs: opts.pacedAs.name } : {}),
   };
 }
 
@@ -327,7 +341,7 @@ function bareReference(
   figures: Figure[],
   shape: Shape,
 ): { rps: number; p99: number; us: number; runs: number } {
-  const runs = figures.filter((f) => f.bare && f.shape === shape);
+  const runs = figures.filter((f) => f.bare && f.shape === shape && f.pacedAs === undefined);
   return {
     rps: median(runs.map((f) => f.rps)),
     p99: median(runs.map((f) => f.p99)),
@@ -513,6 +527,23 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       );
       for (const f of gateways)
         console.log(`  ${f.name.padEnd(44)} ${((frontUs(f) - frontUs(floor)) / bare.us).toFixed(2)}× bare`);
+    }
+    // A process's CPU a request falls as its rate rises (more requests share each wake-up of the loop):
+    // bare fastify read at the rate it reaches is cheaper a request than at the rate the platform allows.
+    const paced = figures.filter((f) => f.pacedAs !== undefined);
+    if (paced.length > 0) {
+      console.log(
+        "\nthe same at the same rate: bare fastify held to a metered row's req/s (autocannon overallRate), " +
+          "the row's front over it (beside the goal's, over bare at its own rate):",
+      );
+      for (const p of paced) {
+        const f = quoteRows.find((r) => r.name === p.pacedAs);
+        if (!f) continue;
+        console.log(
+          `  ${f.name.padEnd(44)} bare at ${p.rps.toFixed(0)} req/s (asked ${f.rps.toFixed(0)}): ${fmtUs(frontUs(p))} µs a request; ` +
+            `front ${(frontUs(f) / frontUs(p)).toFixed(2)}× it (${(frontUs(f) / bare.us).toFixed(2)}× bare at ${bare.rps.toFixed(0)} req/s)`,
+        );
+      }
     }
   }
 
@@ -938,8 +969,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     figures.push(await load('floor (bare + an acknowledged charge)', floor.url, floorRun));
     if (runs('price'))
       figures.push(await load('bare fastify (price-page-shaped)', barePage, bareRun('page')));
-    if (runs('quote'))
-      figures.push(await metered('quote, one account (load-test)', `${base}${QUOTE}`, meteredBy([hot])));
+    /** Bare fastify held to a metered row's req/s, printed beside it (`pacedAs`). */
+    const pacedBare = (f: Figure) =>
+      load(`bare fastify at ${f.rps.toFixed(0)} req/s`, bareQuote, { ...bareRun(), pacedAs: f });
+    if (runs('quote')) {
+      const quote = await metered('quote, one account (load-test)', `${base}${QUOTE}`, meteredBy([hot]));
+      figures.push(quote, await pacedBare(quote));
+    }
     if (runs('search'))
       figures.push(
         await metered('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
@@ -963,7 +999,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         `${base}${QUOTE}`,
         meteredBy(cappedPool),
       );
-      figures.push(capped);
+      figures.push(capped, await pacedBare(capped));
       cappedLine =
         `capped: ${cappedPool.length + WARMUP + REQUESTS} requests (priming, warm-up and run) over ${cappedPool.length} accounts of the ` +
         `${CAPPED_PLAN} plan, one each in turn: at most ${capped.maxPerToken} an account within the minute ` +
