@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BurstWindow } from './burst-window.ts';
-import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, decide } from './decide.ts';
+import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, decide, quotaFigures } from './decide.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const unix = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -91,6 +91,38 @@ describe('binding window for the headers', () => {
     expect(decide({ daily: null, monthly: 300 }, { ...none, month: 10 }, now)).toMatchObject({
       rateLimit: { limit: 300, remaining: 289 },
     });
+  });
+
+  it('a read that admits nothing (the usage document) names the same window, taking nothing for itself', () => {
+    expect(quotaFigures(PRO, { day: 100, month: 1000 }, now)).toEqual({
+      limit: 5000,
+      remaining: 4900,
+      resetUnix: unix('2026-03-20T18:30:00Z'),
+      policy: 'daily',
+    });
+    expect(quotaFigures(PRO, { day: 100, month: 96000 }, now)).toEqual({
+      limit: 100000,
+      remaining: 4000,
+      resetUnix: unix('2026-03-31T18:30:00Z'),
+      policy: 'monthly',
+    });
+    expect(quotaFigures(FREE, { day: 50, month: 700 }, now)).toMatchObject({ limit: 50, remaining: 0 });
+    expect(quotaFigures(UNLIMITED, { day: 7, month: 7 }, now)).toEqual({
+      limit: null,
+      remaining: null,
+      resetUnix: unix('2026-03-20T18:30:00Z'),
+      policy: null,
+    });
+    // Whatever the counts (either window used up, or both), what an admission at the same counts says,
+    // but for the unit an admitted request takes.
+    fc.assert(
+      fc.property(fc.nat(6000), fc.nat(120_000), (day, month) => {
+        const read = quotaFigures(PRO, { day, month }, now);
+        const asked = decide(PRO, { ...none, day, month }, now);
+        const taken = asked.kind === 'admitted' ? 1 : 0;
+        expect(read).toEqual({ ...asked.rateLimit, remaining: asked.rateLimit.remaining! + taken });
+      }),
+    );
   });
 });
 

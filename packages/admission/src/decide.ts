@@ -26,7 +26,7 @@ export interface Usage {
 }
 
 /** The binding window's figures for the X-RateLimit-* headers. */
-interface RateLimitFigures {
+export interface RateLimitFigures {
   limit: number | null;
   remaining: number | null;
   resetUnix: number;
@@ -55,7 +55,11 @@ interface Window {
   resetMs: number;
 }
 
-function windows(caps: Caps, usage: Usage, now: number): { day?: Window; month?: Window } {
+function windows(
+  caps: Caps,
+  usage: Pick<Usage, 'day' | 'month'>,
+  now: number,
+): { day?: Window; month?: Window } {
   return {
     ...(caps.daily !== null
       ? { day: { policy: 'daily', limit: caps.daily, used: usage.day, resetMs: istNextDayStart(now) } }
@@ -93,6 +97,30 @@ function figures(window: Window | undefined, now: number, extra: number): RateLi
 }
 
 /**
+ * The X-RateLimit-* figures of an answer that admits nothing (the free usage read, SPEC 8: the headers
+ * are on every 200): the binding window as `decide` names it, with nothing taken for the answer itself.
+ */
+export function quotaFigures(caps: Caps, used: Pick<Usage, 'day' | 'month'>, now: number): RateLimitFigures {
+  const w = windows(caps, used, now);
+  const waitedFor = exhaustedWindow(w);
+  return waitedFor ? exhaustedFigures(waitedFor) : figures(bindingWindow(w), now, 0);
+}
+
+/** The used-up window admission waits for: the one that resets later when both are used up. */
+function exhaustedWindow(w: { day?: Window; month?: Window }): Window | undefined {
+  const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
+  // Admission resumes only when every exhausted window has reset.
+  return exhausted.length > 0 ? exhausted.reduce((a, b) => (b.resetMs > a.resetMs ? b : a)) : undefined;
+}
+
+const exhaustedFigures = (window: Window): RateLimitFigures => ({
+  limit: window.limit,
+  remaining: 0,
+  resetUnix: Math.floor(window.resetMs / 1000),
+  policy: window.policy,
+});
+
+/**
  * Whether one more request may start now. All or nothing: a refusal consumes nothing anywhere. Quota
  * is judged before the burst cap because it is the longer wait, and the one a client must know about.
  */
@@ -106,19 +134,12 @@ export function decide(caps: Caps, usage: Usage, now: number): Decision {
   while (skip < times.length && times.at(skip)! <= cutoff) skip++;
   const recent = times.length - skip;
   const burst = caps.burst === undefined ? BURST_LIMIT : caps.burst;
-  const exhausted = [w.day, w.month].filter((x): x is Window => x !== undefined && x.used >= x.limit);
-  if (exhausted.length > 0) {
-    // Admission resumes only when every exhausted window has reset.
-    const last = exhausted.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
+  const last = exhaustedWindow(w);
+  if (last) {
     return {
       kind: 'quota_exhausted',
       retryAfterSeconds: seconds(last.resetMs - now),
-      rateLimit: {
-        limit: last.limit,
-        remaining: 0,
-        resetUnix: Math.floor(last.resetMs / 1000),
-        policy: last.policy,
-      },
+      rateLimit: exhaustedFigures(last),
       burst: burst === null ? null : burstFigures(burst, recent, times.at(skip), now),
     };
   }

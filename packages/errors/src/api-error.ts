@@ -9,6 +9,13 @@ export interface ErrorDetails {
 export type ErrorHeaders = Record<string, string | number>;
 
 /**
+ * `Retry-After` of every 503 `service_unavailable`: SPEC 5 rule 5 says "currently 5 seconds" when the
+ * authentication or quota backend (the ledger, or the stream its charges are acknowledged on) cannot
+ * answer, and a draining gateway sends the same.
+ */
+export const SERVICE_UNAVAILABLE_RETRY_S = 5;
+
+/**
  * An error destined for a client. Thrown anywhere in request handling; mapped to the SPEC 2.6 envelope at
  * the edge. `cause` is kept for logs only and never serialised.
  */
@@ -35,9 +42,9 @@ export class ApiError extends Error {
     return new ApiError('invalid_request', message, { details: { param } });
   }
 
-  static serviceUnavailable(retryAfterSeconds = 5, cause?: unknown): ApiError {
+  static serviceUnavailable(cause?: unknown): ApiError {
     return new ApiError('service_unavailable', SAFE_5XX_MESSAGES.service_unavailable, {
-      headers: { 'Retry-After': retryAfterSeconds },
+      headers: { 'Retry-After': SERVICE_UNAVAILABLE_RETRY_S },
       cause,
     });
   }

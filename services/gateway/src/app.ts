@@ -5,6 +5,7 @@ import {
   type ErrorDetails,
   type ErrorHeaders,
   SAFE_5XX_MESSAGES,
+  SERVICE_UNAVAILABLE_RETRY_S,
 } from '@mdp/errors';
 import type { AsyncClient } from '@mdp/grpc';
 import type { Clock } from '@mdp/nse-calendar';
@@ -157,8 +158,10 @@ const routeNotFound = (url: string) => {
   const q = url.indexOf('?');
   return refusal('route_not_found', `no route ${q < 0 ? url : url.slice(0, q)}`);
 };
-/** As `ApiError.serviceUnavailable(5)`. */
-const DRAINING = refusal('service_unavailable', SAFE_5XX_MESSAGES.service_unavailable, { 'Retry-After': 5 });
+/** As `ApiError.serviceUnavailable()`. */
+const DRAINING = refusal('service_unavailable', SAFE_5XX_MESSAGES.service_unavailable, {
+  'Retry-After': SERVICE_UNAVAILABLE_RETRY_S,
+});
 
 /** `{"error":{"code":"<code>","message":` per code, made once: the SPEC 2.6 envelope's fixed part. */
 const ERROR_OPENINGS = new Map<string, string>();

@@ -330,7 +330,7 @@ export class Authenticator {
       const bound = this.bounds[format];
       if (!bound.tryAcquire()) {
         this.rejections.inc({ reason: 'busy' });
-        throw ApiError.serviceUnavailable(5);
+        throw ApiError.serviceUnavailable();
       }
       this.lookups.cell('miss').inc();
       inFlight = this.verify(token, key, format === 'legacy').finally(() => {
@@ -355,7 +355,7 @@ export class Authenticator {
       );
     } catch (err) {
       this.rejections.inc({ reason: 'unavailable' });
-      throw ApiError.serviceUnavailable(5, err instanceof BrokenCircuitError ? undefined : err);
+      throw ApiError.serviceUnavailable(err instanceof BrokenCircuitError ? undefined : err);
     }
     const p = response.principal;
     if (response.outcome === auth.VerifyOutcome.VERIFY_OUTCOME_VALID && p) {
@@ -379,7 +379,7 @@ export class Authenticator {
     // Not an answer (an unset outcome, one this gateway does not know, VALID without a principal): a
     // fault on auth's side, so a 503 to retry, never remembered as "invalid".
     this.rejections.inc({ reason: 'unavailable' });
-    throw ApiError.serviceUnavailable(5);
+    throw ApiError.serviceUnavailable();
   }
 
   onTokenRevoked(event: TokenRevoked): void {

@@ -48,10 +48,15 @@ const header = (name: string) => ({ [name]: { $ref: `#/components/headers/${name
 /** Sent on every response, success or error: the platform's id of the request, and the client's echoed. */
 const requestIdHeader = { ...header('Request-Id'), ...header('X-Request-Id') };
 
-const rateLimitHeaders = {
+/** The SPEC's, on every 200 that says what the caller has used (`RouteDef.usedOf`). */
+const quotaHeaders = {
   ...header('X-RateLimit-Limit'),
   ...header('X-RateLimit-Remaining'),
   ...header('X-RateLimit-Reset'),
+};
+
+const rateLimitHeaders = {
+  ...quotaHeaders,
   ...header('RateLimit-Policy'),
   ...header('RateLimit'),
 };
@@ -72,7 +77,10 @@ function responses(route: RouteDef) {
   return {
     '200': {
       description: 'Success',
-      headers: { ...requestIdHeader, ...(route.metered ? rateLimitHeaders : {}) },
+      headers: {
+        ...requestIdHeader,
+        ...(route.metered ? rateLimitHeaders : route.usedOf ? quotaHeaders : {}),
+      },
       content: { 'application/json': { schema: body } },
     },
     '400': errorRef('BadRequest'),

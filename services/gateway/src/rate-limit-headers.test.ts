@@ -1,11 +1,12 @@
 import { ledger } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders } from './rate-limit-headers.ts';
+import { quotaHeaders, rateLimitHeaders } from './rate-limit-headers.ts';
 
 const D = ledger.AdmitDecision;
 const now = Date.parse('2026-02-10T12:00:00Z'); // 17:30 IST; the IST month of February 2026 has 28 days
 const resetDay = Date.parse('2026-02-10T18:30:00Z') / 1000;
-const free = { dailyCap: 50, monthlyCap: 1_000 };
+/** A paid plan's caps: a daily and a monthly window (the free plan has no monthly cap, SPEC 8). */
+const paid = { dailyCap: 50, monthlyCap: 1_000 };
 const burst = { limit: 60, remaining: 57, reset_seconds: 41 };
 
 describe('rate-limit headers', () => {
@@ -16,7 +17,7 @@ describe('rate-limit headers', () => {
         rate_limit: { limit: 50, remaining: 48, reset_unix: resetDay, policy: 'daily' },
         burst,
       },
-      free,
+      paid,
       false,
       now,
     );
@@ -36,7 +37,7 @@ describe('rate-limit headers', () => {
         rate_limit: { limit: 50, remaining: 10, reset_unix: resetDay, policy: 'daily' },
         burst: { limit: 60, remaining: 0, reset_seconds: 12 },
       },
-      free,
+      paid,
       true,
       now,
     );
@@ -56,6 +57,34 @@ describe('rate-limit headers', () => {
       RateLimit: '"burst";r=57;t=41',
     });
     expect(rateLimitHeaders({ ...admitted, burst: undefined }, unlimited, false, now)).toEqual({
+      'X-RateLimit-Reset': String(resetDay),
+    });
+  });
+});
+
+describe('the usage read: SPEC headers without an admission', () => {
+  const resetMonth = Date.parse('2026-02-28T18:30:00Z') / 1000;
+
+  it('names the binding window at the units used, taking nothing for itself', () => {
+    expect(quotaHeaders(paid, { day: 12, month: 300, within: now })).toEqual({
+      'X-RateLimit-Limit': '50',
+      'X-RateLimit-Remaining': '38',
+      'X-RateLimit-Reset': String(resetDay),
+    });
+    expect(quotaHeaders(paid, { day: 12, month: 980, within: now })).toEqual({
+      'X-RateLimit-Limit': '1000',
+      'X-RateLimit-Remaining': '20',
+      'X-RateLimit-Reset': String(resetMonth),
+    });
+  });
+
+  it('a used-up day says 0 and when it resets; the free plan binds on its day; an unlimited plan only resets', () => {
+    expect(quotaHeaders({ dailyCap: 50, monthlyCap: null }, { day: 50, month: 400, within: now })).toEqual({
+      'X-RateLimit-Limit': '50',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(resetDay),
+    });
+    expect(quotaHeaders({ dailyCap: null, monthlyCap: null }, { day: 9, month: 9, within: now })).toEqual({
       'X-RateLimit-Reset': String(resetDay),
     });
   });

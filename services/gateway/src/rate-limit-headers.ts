@@ -1,6 +1,8 @@
+import { quotaFigures } from '@mdp/admission';
 import { istMonthStart, istNextMonthStart } from '@mdp/nse-calendar';
 import type { ledger } from '@mdp/proto';
 import type { Principal } from './authenticator.ts';
+import type { QuotaUse } from './catalogue/route.ts';
 
 /**
  * Every rate-limit header the gateway sends, so CORS can expose them all: the SPEC's X-RateLimit-* and
@@ -64,6 +66,25 @@ function rateLimit(
   }
   if (burst) return `"burst";r=${burst.remaining};t=${burst.reset_seconds}`;
   return undefined;
+}
+
+/**
+ * The SPEC's X-RateLimit-* headers of an answer that admits nothing (the usage document's 200): the
+ * binding window of the caller's plan at the units used, as an admission would name it.
+ */
+export function quotaHeaders(
+  caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
+  used: QuotaUse,
+): Record<string, string> {
+  const figures = quotaFigures({ daily: caller.dailyCap, monthly: caller.monthlyCap }, used, used.within);
+  const headers: Record<string, string> = {};
+  addXRateLimitHeaders(headers, {
+    limit: figures.limit ?? undefined,
+    remaining: figures.remaining ?? undefined,
+    reset_unix: figures.resetUnix,
+    policy: figures.policy ?? '',
+  });
+  return headers;
 }
 
 /** All rate-limit headers of one admission decision (one object, built in place: one per metered request). */

@@ -7,7 +7,8 @@ import type { FastifyError } from 'fastify';
 import type { RouteDef, RouteInput, Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
 import { envelope } from './envelope.ts';
-import { type Metering, SETTLEMENT_RETRY_S } from './metering/metering.ts';
+import type { Metering } from './metering/metering.ts';
+import { quotaHeaders } from './rate-limit-headers.ts';
 import { toApiError } from './upstreams.ts';
 
 /** Any error reaching a front door, as one of the SPEC's codes. Framework 4xx errors are the client's. */
@@ -35,7 +36,7 @@ interface CallContext {
 interface RouteOutcome {
   /** The SPEC 2.1 envelope, serialised (UTF-8 JSON). */
   body: Buffer;
-  /** The rate-limit headers of a metered 200 (none for free routes). */
+  /** The rate-limit headers of a metered 200, or of a free one that states usage (`usedOf`). */
   headers: Record<string, string>;
 }
 
@@ -62,9 +63,13 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
   return async (route, input, ctx) => {
     if (!route.metered) {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
-      if (route.upstream === 'ledger' && !metering.available)
-        throw ApiError.serviceUnavailable(SETTLEMENT_RETRY_S);
-      return { body: await answer(route, input, ctx.span), headers: {} };
+      if (route.upstream === 'ledger' && !metering.available) throw ApiError.serviceUnavailable();
+      const doc = await documentFor(route, upstreams, input, ctx.span, documents);
+      const usedOf = route.usedOf;
+      return {
+        body: envelope(doc, route.operationId, clock()),
+        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.data_json)) : {},
+      };
     }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);
     let body: Buffer;
@@ -77,10 +82,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
     }
     // Not charged durably: the 200 is not sent (its charge is being voided).
     if (!(await metering.charge(admission, route.operationId)))
-      throw ApiError.serviceUnavailable(
-        SETTLEMENT_RETRY_S,
-        new Error('charge not acknowledged by JetStream'),
-      );
+      throw ApiError.serviceUnavailable(new Error('charge not acknowledged by JetStream'));
     return { body, headers: admission.headers };
   };
 }

@@ -121,7 +121,7 @@ export function toApiError(err: unknown, upstream?: UpstreamName): ApiError {
     case status.DEADLINE_EXCEEDED:
     case status.CANCELLED:
     case status.RESOURCE_EXHAUSTED:
-      return upstream === 'ledger' ? ApiError.serviceUnavailable(5, err) : ApiError.upstreamUnavailable(err);
+      return upstream === 'ledger' ? ApiError.serviceUnavailable(err) : ApiError.upstreamUnavailable(err);
     default:
       return ApiError.toolError(err);
   }

@@ -138,6 +138,64 @@ describe('quota: exactly the cap, concurrency included', () => {
   });
 });
 
+describe("the usage read's rate-limit headers (SPEC 8: on every 200)", () => {
+  const usageRead = async (token: string) => {
+    await services.ledgerIdle();
+    const res = await get(token, '/v1/me/usage');
+    expect(res.statusCode).toBe(200);
+    const h = res.headers;
+    return {
+      doc: res.json().data,
+      headers: {
+        limit: h['x-ratelimit-limit'],
+        remaining: h['x-ratelimit-remaining'],
+        reset: h['x-ratelimit-reset'],
+      },
+    };
+  };
+
+  it('name the binding window at what was charged, taking nothing for the read itself', async () => {
+    now = Date.parse('2026-03-18T11:00:00Z');
+    const dayReset = String(Date.parse('2026-03-18T18:30:00Z') / 1000);
+    const { token } = await tokenOn('usage-headers-daily', { daily: 5, monthly: 100 });
+    let last: Awaited<ReturnType<typeof get>> | undefined;
+    for (let i = 0; i < 3; i++) last = await get(token);
+    expect(last!.statusCode).toBe(200);
+    await settled(token, 3);
+    const first = await usageRead(token);
+    // What the last metered 200 said, and what the document says: two left today.
+    expect(first.headers).toEqual({ limit: '5', remaining: '2', reset: dayReset });
+    expect(last!.headers['x-ratelimit-remaining']).toBe('2');
+    expect(last!.headers['x-ratelimit-reset']).toBe(dayReset);
+    expect(first.doc.day).toMatchObject({ used: 3, remaining: 2 });
+    // Free: a second read says the same.
+    expect((await usageRead(token)).headers).toEqual(first.headers);
+
+    for (let i = 0; i < 3; i++) last = await get(token);
+    expect(last!.statusCode).toBe(429);
+    await settled(token, 5);
+    expect((await usageRead(token)).headers).toEqual({ limit: '5', remaining: '0', reset: dayReset });
+  });
+
+  it('the month when it leaves less headroom; an unlimited plan says only when the day resets', async () => {
+    now = Date.parse('2026-03-19T11:00:00Z');
+    const { token } = await tokenOn('usage-headers-monthly', { daily: 50, monthly: 4 });
+    expect((await get(token)).statusCode).toBe(200);
+    await settled(token, 1);
+    expect((await usageRead(token)).headers).toEqual({
+      limit: '4',
+      remaining: '3',
+      reset: String(Date.parse('2026-03-31T18:30:00Z') / 1000),
+    });
+    const unlimited = await tokenOn('usage-headers-unlimited', { daily: null, monthly: null });
+    expect((await usageRead(unlimited.token)).headers).toEqual({
+      limit: undefined,
+      remaining: undefined,
+      reset: String(Date.parse('2026-03-19T18:30:00Z') / 1000),
+    });
+  });
+});
+
 describe('burst cap', () => {
   it('100 requests in 10 s on a paid token: 60 200s and 40 rate_limited; the 61st gets in when the first leaves', async () => {
     const t0 = Date.parse('2026-03-16T05:00:00Z');

@@ -153,7 +153,7 @@ describe('nothing lost when a process dies', () => {
     expect(await services.projections.rebuildDifferences()).toEqual([]);
   }, 60_000);
 
-  it('NATS down: 503s at once (not after the acknowledgement timeout) with Retry-After: 2 and nothing charged for them; recovery when it returns', async () => {
+  it('NATS down: 503s at once (not after the acknowledgement timeout) with Retry-After: 5 (SPEC 5 rule 5) and nothing charged for them; recovery when it returns', async () => {
     const before = await usedToday();
     let okWhileDown = 0;
     const run = load(
@@ -171,7 +171,7 @@ describe('nothing lost when a process dies', () => {
     const unavailable = statuses.filter((s) => s.status === 503);
     okWhileDown = unavailable.length;
     expect(okWhileDown).toBeGreaterThan(0);
-    for (const s of unavailable) expect(s.retryAfter).toBe('2');
+    for (const s of unavailable) expect(s.retryAfter).toBe('5');
     // Refused at once while the gateway knows NATS is away; charges in flight fail on the disconnect,
     // not at the acknowledgement timeout.
     expect(unavailable.filter((s) => s.ms >= ACK_TIMEOUT_MS / 2)).toEqual([]);

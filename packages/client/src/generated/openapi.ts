@@ -409,7 +409,7 @@ export type paths = {
         };
         /**
          * Index OHLC with PE, PB and dividend-yield series
-         * @description 1m to 1y are daily bars; 2y and max are weekly bars (ISO weeks). `meta` states `bar_interval` (`day` or `week`), the served `window` and the number of `bars`.
+         * @description 1m to 1y are daily bars; 2y and max are weekly bars (ISO weeks). `meta` states `bar_interval` (`1d` or `1w`), the served `window` and the number of `bars`.
          */
         get: operations["getIndexHistory"];
         put?: never;
@@ -509,7 +509,7 @@ export type paths = {
         };
         /**
          * The token's plan and its usage in the current IST day and month (free)
-         * @description Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say. Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.
+         * @description Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the X-RateLimit-* headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.
          */
         get: operations["getMyUsage"];
         put?: never;
@@ -3431,6 +3431,9 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

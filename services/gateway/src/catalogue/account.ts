@@ -1,5 +1,5 @@
 import { INTERFACES, type Interface } from '@mdp/usage';
-import { type TInteger, Type } from '@sinclair/typebox';
+import { type Static, type TInteger, Type } from '@sinclair/typebox';
 import { type Caller, defineRoute, noParams } from './route.ts';
 
 /** The verified caller as the ledger needs it: it never reads the auth service's tables. */
@@ -54,7 +54,7 @@ export const accountRoutes = [
     path: '/v1/me/usage',
     summary: "The token's plan and its usage in the current IST day and month (free)",
     description:
-      'Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say. Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.',
+      'Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the X-RateLimit-* headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.',
     tag: 'Account',
     metered: false,
     authenticated: true,
@@ -63,6 +63,10 @@ export const accountRoutes = [
     data: Type.Ref('UsageDocument'),
     upstream: 'ledger',
     dispatch: (up, { caller }) => up.ledger(caller!.accountId).getUsage({ account: ledgerAccount(caller!) }),
+    usedOf: (data) => {
+      const { day, month } = JSON.parse(data.toString('utf8')) as Static<typeof UsageDocument>;
+      return { day: day.used, month: month.used, within: Date.parse(day.resets_at) - 1 };
+    },
   }),
   defineRoute({
     operationId: OPENAPI_OPERATION_ID,

@@ -46,7 +46,7 @@ export const marketRoutes = [
     path: '/v1/indices/{name}/history',
     summary: 'Index OHLC with PE, PB and dividend-yield series',
     description:
-      '1m to 1y are daily bars; 2y and max are weekly bars (ISO weeks). `meta` states `bar_interval` (`day` or `week`), the served `window` and the number of `bars`.',
+      '1m to 1y are daily bars; 2y and max are weekly bars (ISO weeks). `meta` states `bar_interval` (`1d` or `1w`), the served `window` and the number of `bars`.',
     tag: 'Indices',
     metered: true,
     authenticated: true,

@@ -51,6 +51,23 @@ export interface RouteDef<P extends TObject = TObject, Q extends TObject = TObje
   /** Which service answers, and how the validated input becomes its request. */
   upstream?: UpstreamName;
   dispatch?: (upstreams: Upstreams, input: RouteInput<P, Q>) => Promise<common.Document>;
+  /**
+   * A free route whose document states the caller's units used in the IST day and month: its 200 carries
+   * the X-RateLimit-* headers of the binding window (SPEC 8: on every 200), as a metered 200 would,
+   * taking nothing for itself.
+   */
+  usedOf?: (data: Buffer) => QuotaUse;
+}
+
+/** What a usage document says the caller has used, and when. */
+export interface QuotaUse {
+  day: number;
+  month: number;
+  /**
+   * An instant of the IST day the document counts (its last millisecond): the windows the headers name
+   * are the ones its service counted in, whatever this process's clock says.
+   */
+  within: number;
 }
 
 /** Keeps each route's parameter types flowing into its `check` and `dispatch`. */

@@ -127,7 +127,7 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
 
   unavailable(): void {
     this.client.unavailable(this.asking);
-    this.reject(ApiError.serviceUnavailable(5));
+    this.reject(ApiError.serviceUnavailable());
   }
 }
 

@@ -4,9 +4,6 @@ import type { Principal } from '../authenticator.ts';
 import type { Admission, AdmissionClient } from './admission.ts';
 import type { Settler } from './settlement.ts';
 
-/** Retry-After of a 503 for settlement being unreachable: a NATS client reconnects within a second or two. */
-export const SETTLEMENT_RETRY_S = 2;
-
 /**
  * Metering as every front door sees it: admit before the work, then say once how it ended, a 200 to
  * charge or a status to refund. Kept apart from HTTP so another front door (the companion tool server)
@@ -31,7 +28,7 @@ export class Metering {
    * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
    */
   admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
-    if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable(SETTLEMENT_RETRY_S));
+    if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable());
     return this.admission.admit(requestId, caller, via);
   }
 
