@@ -43,7 +43,7 @@ import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts
 import { catalogue, type Upstreams } from './catalogue/index.ts';
 import { compressAnswer, compressesRoute, constantAnswer } from './compression.ts';
 import type { DocumentCache } from './document-cache.ts';
-import { fastifyPath, knownPathMatcher } from './known-paths.ts';
+import { fastifyPath, knownPathMatcher, undecodablePathParam } from './known-paths.ts';
 import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
 import { toolsFromCatalogue } from './mcp/tools.ts';
 import type { Metering } from './metering/metering.ts';
@@ -207,6 +207,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   const { logger, tracer, upstreams, authenticator, metering, documents, clock } = deps;
   const metrics = httpServerMetrics(deps.registry);
   const isKnownPath = knownPathMatcher(catalogue);
+  const undecodableParam = undecodablePathParam(catalogue);
   const call = routeCaller({ upstreams, metering, clock, ...(documents ? { documents } : {}) });
   let closing = false;
 
@@ -227,8 +228,17 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // No child logger per request (pino serialises and redacts a child's bindings when it is made): a
     // request's ids reach its log lines from its context (withLogFields below), or are given explicitly.
     childLoggerFactory: (logger) => logger,
-    frameworkErrors: (_err, _req, reply) => {
-      sendError(reply, refusal('invalid_request', 'the request URL could not be read'));
+    frameworkErrors: (err, req, reply) => {
+      const param = err.code === 'FST_ERR_BAD_URL' ? undecodableParam(req.url) : undefined;
+      sendError(
+        reply,
+        param === undefined
+          ? refusal('invalid_request', 'the request URL could not be read')
+          : {
+              ...refusal('invalid_request', `${param} is not valid percent-encoding`),
+              details: { param },
+            },
+      );
     },
     clientErrorHandler,
     // The n nearest hops (an ingress, a load balancer) are believed about the client's address and

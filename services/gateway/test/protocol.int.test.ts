@@ -135,8 +135,20 @@ describe('paths and methods', () => {
 });
 
 describe('malformed requests still get the error envelope', () => {
-  it('bad percent-encoding in the path', async () => {
-    expectError(await inject('GET', '/v1/stocks/%E0%A4%A/quote'), 400, 'invalid_request');
+  it('bad percent-encoding in the path: a 400 naming the parameter of a route (SPEC 4.5 rule 6)', async () => {
+    for (const [url, param] of [
+      ['/v1/stocks/%E0%A4%A/quote', 'symbol'],
+      ['/v1/stocks/%zz/price', 'symbol'],
+      ['/v1/indices/Nifty%E0%A4/history', 'name'],
+    ] as const) {
+      const res = await inject('GET', url);
+      expectError(res, 400, 'invalid_request');
+      expect(res.json().error.details, url).toEqual({ param });
+    }
+    // No route of that shape: nothing to name.
+    const unknown = await inject('GET', '/v1/nothing/%E0%A4%A');
+    expectError(unknown, 400, 'invalid_request');
+    expect(unknown.json().error.details).toBeUndefined();
   });
 
   it('an oversized URL over a real socket', async () => {
