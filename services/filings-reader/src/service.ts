@@ -17,6 +17,15 @@ const MAX_MAX_CHARS = 60_000;
 /** Symbols are stored upper-case (NSE style); the gateway accepts either case. */
 const sym = (s: string) => s.toUpperCase();
 
+/** A list's `meta`: what it holds, the limit asked for, and how many match in all (`has_more` when it is cut). */
+const listMeta = (symbol: string, count: number, limit: number, total: number) => ({
+  symbol,
+  count,
+  limit,
+  total,
+  has_more: total > count,
+});
+
 const pagesLabel = (first: number, last: number) => (first === last ? `${first}` : `${first}-${last}`);
 
 /**
@@ -49,8 +58,8 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
     async listDocuments(req: filings.ListDocumentsRequest) {
       const docTypes = req.doc_types.filter((t) => (DOC_TYPES as readonly string[]).includes(t));
       const limit = Math.min(50, Math.max(1, req.limit || 20));
-      const docs = await store.list(sym(req.symbol), { docTypes, since: req.since, limit });
-      return jsonDocument(docs.map(entry), { symbol: sym(req.symbol), count: docs.length, limit });
+      const { rows: docs, total } = await store.list(sym(req.symbol), { docTypes, since: req.since, limit });
+      return jsonDocument(docs.map(entry), listMeta(sym(req.symbol), docs.length, limit, total));
     },
 
     async readDocument(req: filings.ReadDocumentRequest) {
@@ -122,7 +131,11 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
 
     async getEarningsCalls(req: filings.GetEarningsCallsRequest) {
       const limit = Math.min(5, Math.max(1, req.limit || 2));
-      const calls = await store.latestDigests(sym(req.symbol), 'concall' satisfies DocType, limit);
+      const { rows: calls, total } = await store.latestDigests(
+        sym(req.symbol),
+        'concall' satisfies DocType,
+        limit,
+      );
       return jsonDocument(
         calls.map((c) => ({
           doc_id: c.doc_id,
@@ -138,7 +151,7 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
           method: c.digest.method,
           links: links(c),
         })),
-        { symbol: sym(req.symbol), count: calls.length, limit },
+        listMeta(sym(req.symbol), calls.length, limit, total),
       );
     },
   };

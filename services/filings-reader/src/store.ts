@@ -70,6 +70,23 @@ function validate(input: IngestInput): void {
 
 const META_COLUMNS = `doc_id, symbol, doc_type, period, to_char(doc_date, 'YYYY-MM-DD') AS date, title, page_count, source_format`;
 
+/** Every row that matched, counted before the LIMIT (a window over the whole result). */
+const TOTAL = 'count(*) OVER () AS total';
+interface Counted {
+  total: string;
+}
+
+/** The rows a list route answers with, and how many matched in all (SPEC 1: a list says when it has more). */
+export interface Listed<T> {
+  rows: T[];
+  total: number;
+}
+
+function listed<T>(rows: (T & Counted)[]): Listed<T> {
+  const total = rows.length > 0 ? Number(rows[0]!.total) : 0;
+  return { rows: rows.map(({ total: _, ...row }) => row as unknown as T), total };
+}
+
 export class FilingsStore {
   constructor(
     private readonly pool: Pool,
@@ -155,17 +172,18 @@ export class FilingsStore {
     );
   }
 
+  /** The newest `limit` documents that match, and how many match in all. */
   async list(
     symbol: string,
     opts: { docTypes: string[]; since?: string; limit: number },
-  ): Promise<DocumentMeta[]> {
-    const { rows } = await this.pool.query<DocumentMeta>(
-      `SELECT ${META_COLUMNS} FROM documents
+  ): Promise<Listed<DocumentMeta>> {
+    const { rows } = await this.pool.query<DocumentMeta & Counted>(
+      `SELECT ${META_COLUMNS}, ${TOTAL} FROM documents
         WHERE symbol = $1 AND (cardinality($2::text[]) = 0 OR doc_type = ANY($2)) AND ($3::date IS NULL OR doc_date >= $3)
         ORDER BY doc_date DESC, doc_id DESC LIMIT $4`,
       [symbol, opts.docTypes, opts.since ?? null, opts.limit],
     );
-    return rows;
+    return listed(rows);
   }
 
   /** A document by id, only when it belongs to `symbol` (when given). */
@@ -224,17 +242,18 @@ export class FilingsStore {
     return rows[0]?.digest;
   }
 
+  /** The newest `limit` documents of a type with their digests, and how many there are in all. */
   async latestDigests(
     symbol: string,
     docType: DocType,
     limit: number,
-  ): Promise<(DocumentMeta & { digest: Digest })[]> {
-    const { rows } = await this.pool.query<DocumentMeta & { digest: Digest }>(
-      `SELECT ${META_COLUMNS}, digest FROM documents WHERE symbol = $1 AND doc_type = $2
+  ): Promise<Listed<DocumentMeta & { digest: Digest }>> {
+    const { rows } = await this.pool.query<DocumentMeta & { digest: Digest } & Counted>(
+      `SELECT ${META_COLUMNS}, digest, ${TOTAL} FROM documents WHERE symbol = $1 AND doc_type = $2
         ORDER BY doc_date DESC, doc_id DESC LIMIT $3`,
       [symbol, docType, limit],
     );
-    return rows;
+    return listed(rows);
   }
 
   async pdf(docId: number): Promise<Buffer | undefined> {

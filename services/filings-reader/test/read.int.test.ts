@@ -200,16 +200,31 @@ describe('index, summary and earnings calls', () => {
     expect(since.map((d: { doc_id: number }) => d.doc_id)).toEqual([callId]);
   });
 
+  it('a list cut by its limit says how many match and that there are more (SPEC 1)', async () => {
+    const all = decode(await impl.listDocuments({ symbol: alpha.symbol, doc_types: [], limit: 20 }, ctx));
+    expect(all.meta).toEqual({ symbol: alpha.symbol, count: 2, limit: 20, total: 2, has_more: false });
+    const cut = decode(await impl.listDocuments({ symbol: alpha.symbol, doc_types: [], limit: 1 }, ctx));
+    expect(cut.data.map((d: { doc_id: number }) => d.doc_id)).toEqual([callId]);
+    expect(cut.meta).toEqual({ symbol: alpha.symbol, count: 1, limit: 1, total: 2, has_more: true });
+    // The total is of what the filters match, not of everything filed.
+    const typed = decode(
+      await impl.listDocuments({ symbol: alpha.symbol, doc_types: ['annual_report'], limit: 1 }, ctx),
+    );
+    expect(typed.meta).toMatchObject({ count: 1, total: 1, has_more: false });
+    const calls = decode(await impl.getEarningsCalls({ symbol: alpha.symbol, limit: 1 }, ctx));
+    expect(calls.meta).toEqual({ symbol: alpha.symbol, count: 1, limit: 1, total: 1, has_more: false });
+  });
+
   it('a symbol with nothing filed is an empty list: whether it names a stock is equities-data’s to say', async () => {
     // The gateway asks equities-data when a list is empty (404 for no such stock, else this 200).
     for (const symbol of ['NOSUCH', 'nosuch']) {
       expect(decode(await impl.listDocuments({ symbol, doc_types: [], limit: 20 }, ctx))).toEqual({
         data: [],
-        meta: { symbol: 'NOSUCH', count: 0, limit: 20 },
+        meta: { symbol: 'NOSUCH', count: 0, limit: 20, total: 0, has_more: false },
       });
       expect(decode(await impl.getEarningsCalls({ symbol, limit: 2 }, ctx))).toEqual({
         data: [],
-        meta: { symbol: 'NOSUCH', count: 0, limit: 2 },
+        meta: { symbol: 'NOSUCH', count: 0, limit: 2, total: 0, has_more: false },
       });
     }
     // A company with filings but none of the type asked: empty too.

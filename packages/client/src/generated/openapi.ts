@@ -249,7 +249,7 @@ export type paths = {
         };
         /**
          * Recent earnings-call digests: summary, highlights, risks, guidance, headline metrics
-         * @description Newest first. `meta` states `count` and `limit`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
+         * @description Newest first. `meta` states `count`, `limit`, `total` (how many there are) and `has_more`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["getEarningsCalls"];
         put?: never;
@@ -269,7 +269,7 @@ export type paths = {
         };
         /**
          * Filing index, newest first, with links to the PDF, full Markdown and summary
-         * @description Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count` and `limit`. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
+         * @description Newest first; the links are signed and expire at `links.expires_at`. `meta` states `count`, `limit`, `total` (how many match) and `has_more`; narrow with `doc_types` or `since`, or ask for a larger `limit`, to see the rest. A stock with nothing to list is a 200 with an empty list (one unit); a symbol that names no stock is a 404 `not_found` (free).
          */
         get: operations["listDocuments"];
         put?: never;
