@@ -3340,7 +3340,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description News category, e.g. global, markets, ipo, companies */
+                /** @description News category, in any case: one of companies, results, markets, economy, global, ipo, commodities (another is a 400 naming `category`) */
                 category?: string;
                 sentiment?: "positive" | "negative" | "neutral";
             };

@@ -3,6 +3,17 @@ import { csv, integer, oneOf, text } from './params.ts';
 import { defineRoute, noParams } from './route.ts';
 
 export const INDEX_FAMILIES = ['broad', 'sectoral', 'thematic', 'strategy'] as const;
+/** News categories as @mdp/market defines them: the feed's filter and every item's `category`. */
+export const NEWS_CATEGORIES = [
+  'companies',
+  'results',
+  'markets',
+  'economy',
+  'global',
+  'ipo',
+  'commodities',
+] as const;
+
 export const VALUATION_INDICES = [
   'nifty-50',
   'nifty-500',
@@ -114,7 +125,7 @@ export const marketRoutes = [
           minLength: 1,
           maxLength: 40,
           pattern: '^[A-Za-z][A-Za-z0-9_-]*$',
-          description: 'News category, e.g. global, markets, ipo, companies',
+          description: `News category, in any case: one of ${NEWS_CATEGORIES.join(', ')} (another is a 400 naming \`category\`)`,
         }),
       ),
       sentiment: Type.Optional(oneOf(['positive', 'negative', 'neutral'])),

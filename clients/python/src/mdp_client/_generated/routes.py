@@ -272,7 +272,7 @@ class Routes:
 
         Args:
             limit: limit (1..50; default 20)
-            category: News category, e.g. global, markets, ipo, companies
+            category: News category, in any case: one of companies, results, markets, economy, global, ipo, commodities (another is a 400 naming `category`)
             sentiment: sentiment (one of positive, negative, neutral)
         """
         return self._call("getMarketNews", {"limit": limit, "category": category, "sentiment": sentiment}, options)

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { INDEX_FAMILIES, VALUATION_INDICES } from '../market.ts';
+import { INDEX_FAMILIES, NEWS_CATEGORIES, VALUATION_INDICES } from '../market.ts';
 import { oneOf } from '../params.ts';
 import { closed, crore, isoDate, nullable, timestamp } from './parts.ts';
 
@@ -252,7 +252,7 @@ const NewsItem = closed(
   {
     id: Type.Integer({ minimum: 1 }),
     published_at: timestamp(),
-    category: oneOf(['companies', 'results', 'markets', 'economy', 'global', 'ipo', 'commodities']),
+    category: oneOf(NEWS_CATEGORIES),
     sentiment: oneOf(['positive', 'negative', 'neutral']),
     headline: Type.String(),
     summary: Type.String(),
