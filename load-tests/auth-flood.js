@@ -1,5 +1,5 @@
-// k6 (v1.x and v2 API): a flood of tokens nobody issued beside a paying caller. The paying caller must
-// get only 200s, no slower than beside a flood of wrong-checksum tokens (run FORGED=checksum for that
+// k6 v2 API (runs on v1.x too): a flood of tokens nobody issued beside a paying caller. The paying caller
+// must get only 200s, no slower than beside a flood of wrong-checksum tokens (run FORGED=checksum for that
 // baseline at the same FLOOD_VUS and compare `paying_duration`); the flood must get only the unknown
 // token's 401, the throttle's 429 with Retry-After, or (legacy lookups past their bound) a 503.
 //

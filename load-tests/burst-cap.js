@@ -1,5 +1,6 @@
-// k6 v1.x: the burst cap holds under load. Every token may be admitted at most BURST times in any
-// rolling minute; the rest must be 429 rate_limited with Retry-After, quickly, and nothing else.
+// k6 v2 API (runs on v1.x too): the burst cap holds under load. Every token may be admitted at most BURST
+// times in any rolling minute; the rest must be 429 rate_limited with Retry-After, quickly, and nothing
+// else.
 //
 //   TOKENS=$(for i in 1 2 3 4 5; do make -s token PLAN=pro | tail -1; done | paste -sd,) \
 //     k6 run -e BASE_URL=http://localhost:8080 -e TOKENS=$TOKENS load-tests/burst-cap.js

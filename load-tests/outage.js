@@ -1,4 +1,5 @@
-// k6 v1.x: the 503 behaviour while the quota ledger or the auth service is stopped, and recovery after.
+// k6 v2 API (runs on v1.x too): the 503 behaviour while the quota ledger or the auth service is stopped,
+// and recovery after.
 //
 // Run a steady load in three phases. Stop the ledger (or auth) when the "during" phase starts and start
 // it again when "after" starts; the script cannot stop processes itself:
