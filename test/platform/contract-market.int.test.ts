@@ -225,7 +225,7 @@ describe('filings', () => {
           'readDocument',
           `${base}/read?doc_id=${d.doc_id}&pages=${d.page_count}-`,
         );
-        expect(end.next_pages, d.title).toBeUndefined();
+        expect(end.next_pages, d.title).toBeNull();
         if (d.page_count >= 3)
           await conforming('readDocument', `${base}/read?doc_id=${d.doc_id}&pages=2-3&max_chars=60000`);
         // A page longer than the smallest character cap comes back cut, with its full length.

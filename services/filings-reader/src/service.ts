@@ -80,7 +80,7 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
       const next =
         w.last < meta.page_count
           ? pagesLabel(w.last + 1, Math.min(meta.page_count, w.last + MAX_PAGES_PER_READ))
-          : undefined;
+          : null;
       return jsonDocument(
         {
           doc_id: meta.doc_id,
@@ -89,7 +89,8 @@ export function filingsImpl(deps: { store: FilingsStore; signer: LinkSigner }): 
           date: meta.date,
           page_count: meta.page_count,
           pages_returned: pagesLabel(w.first, w.last),
-          ...(next ? { next_pages: next } : {}),
+          // SPEC 2.4: a read states what to ask for next, null at the end.
+          next_pages: next,
           chars: w.pageCut ? maxChars : w.fullChars,
           max_chars: maxChars,
           // Only when one page alone exceeds max_chars: its end is missing; ask again with max_chars >= page_chars.

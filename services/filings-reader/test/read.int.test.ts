@@ -114,7 +114,7 @@ describe('page markers and ranges on a generated 150-page annual report', () => 
     expect([...byPage((await read('12', 60_000)).text).keys()]).toEqual([12]);
     const tail = await read('140-', 60_000);
     expect([...byPage(tail.text).keys()]).toEqual([140, 141, 142, 143, 144, 145, 146, 147, 148, 149, 150]);
-    expect(tail.next_pages).toBeUndefined();
+    expect(tail.next_pages).toBeNull();
   });
 
   it('next_pages leads through the whole document without loss or overlap, within both caps', async () => {

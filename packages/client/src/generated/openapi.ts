@@ -289,7 +289,7 @@ export type paths = {
         };
         /**
          * Read a page range of a filing as Markdown with <!-- page N --> markers
-         * @description At most 12 pages and `max_chars` characters per call; `next_pages` says what to ask for next and is absent at the end.
+         * @description At most 12 pages and `max_chars` characters per call; `next_pages` says what to ask for next, and is null at the end.
          */
         get: operations["readDocument"];
         put?: never;
@@ -2134,8 +2134,8 @@ export type components = {
             page_count: number;
             /** @description The pages in `text`, e.g. `1-8` or `12` */
             pages_returned: string;
-            /** @description The range to ask for next; absent at the end */
-            next_pages?: string;
+            /** @description The range to ask for next; null at the end */
+            next_pages: string | null;
             /** @description Characters of `text` */
             chars: number;
             max_chars: number;

@@ -74,7 +74,7 @@ export const filingRoutes = [
     path: '/v1/stocks/{symbol}/documents/read',
     summary: 'Read a page range of a filing as Markdown with <!-- page N --> markers',
     description:
-      'At most 12 pages and `max_chars` characters per call; `next_pages` says what to ask for next and is absent at the end.',
+      'At most 12 pages and `max_chars` characters per call; `next_pages` says what to ask for next, and is null at the end.',
     tag: 'Filings',
     metered: true,
     authenticated: true,

@@ -1397,6 +1397,7 @@ class _DocumentPagesRequired(TypedDict):
     date: str
     page_count: int
     pages_returned: str
+    next_pages: Optional[str]
     chars: int
     max_chars: int
     text: str
@@ -1404,7 +1405,6 @@ class _DocumentPagesRequired(TypedDict):
 
 
 class DocumentPages(_DocumentPagesRequired, total=False):
-    next_pages: str
     page_cut: Literal[True]
     page_chars: int
 
@@ -2782,7 +2782,7 @@ FIELD_TYPES: Dict[str, Dict[str, str]] = {
         "date": "date",
         "page_count": "integer",
         "pages_returned": "string",
-        "next_pages": "string",
+        "next_pages": "string?",
         "chars": "integer",
         "max_chars": "integer",
         "page_cut": "boolean",

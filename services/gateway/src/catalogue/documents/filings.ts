@@ -61,9 +61,9 @@ const DocumentPages = closed(
     ...identity,
     page_count: Type.Integer({ minimum: 1 }),
     pages_returned: Type.String({ pattern: PAGES, description: 'The pages in `text`, e.g. `1-8` or `12`' }),
-    next_pages: Type.Optional(
-      Type.String({ pattern: PAGES, description: 'The range to ask for next; absent at the end' }),
-    ),
+    next_pages: nullable(Type.String({ pattern: PAGES }), {
+      description: 'The range to ask for next; null at the end',
+    }),
     chars: Type.Integer({ minimum: 0, description: 'Characters of `text`' }),
     max_chars: Type.Integer({ minimum: 2000, maximum: 60000 }),
     page_cut: Type.Optional(
