@@ -48,15 +48,11 @@ const header = (name: string) => ({ [name]: { $ref: `#/components/headers/${name
 /** Sent on every response, success or error: the platform's id of the request, and the client's echoed. */
 const requestIdHeader = { ...header('Request-Id'), ...header('X-Request-Id') };
 
-/** The SPEC's, on every 200 that says what the caller has used (`RouteDef.usedOf`). */
-const quotaHeaders = {
+/** On a metered 200, and on a free one that says what the caller has used (`RouteDef.usedOf`). */
+const rateLimitHeaders = {
   ...header('X-RateLimit-Limit'),
   ...header('X-RateLimit-Remaining'),
   ...header('X-RateLimit-Reset'),
-};
-
-const rateLimitHeaders = {
-  ...quotaHeaders,
   ...header('RateLimit-Policy'),
   ...header('RateLimit'),
 };
@@ -79,7 +75,7 @@ function responses(route: RouteDef) {
       description: 'Success',
       headers: {
         ...requestIdHeader,
-        ...(route.metered ? rateLimitHeaders : route.usedOf ? quotaHeaders : {}),
+        ...(route.metered || route.usedOf ? rateLimitHeaders : {}),
       },
       content: { 'application/json': { schema: body } },
     },

@@ -62,29 +62,43 @@ describe('rate-limit headers', () => {
   });
 });
 
-describe('the usage read: SPEC headers without an admission', () => {
+describe('the usage read: rate-limit headers without an admission', () => {
   const resetMonth = Date.parse('2026-02-28T18:30:00Z') / 1000;
+  const withBurst = { ...paid, burstPerMinute: 60 };
 
-  it('names the binding window at the units used, taking nothing for itself', () => {
-    expect(quotaHeaders(paid, { day: 12, month: 300, within: now })).toEqual({
+  it('names the binding window at the units used, taking nothing for itself, and the plan’s policies', () => {
+    expect(quotaHeaders(withBurst, { day: 12, month: 300, within: now }, now)).toEqual({
       'X-RateLimit-Limit': '50',
       'X-RateLimit-Remaining': '38',
       'X-RateLimit-Reset': String(resetDay),
+      'RateLimit-Policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
+      RateLimit: `"daily";r=38;t=${6.5 * 3600}`,
     });
-    expect(quotaHeaders(paid, { day: 12, month: 980, within: now })).toEqual({
+    expect(quotaHeaders(withBurst, { day: 12, month: 980, within: now }, now)).toMatchObject({
       'X-RateLimit-Limit': '1000',
       'X-RateLimit-Remaining': '20',
       'X-RateLimit-Reset': String(resetMonth),
+      RateLimit: `"monthly";r=20;t=${18 * 86_400 + 6.5 * 3600}`,
     });
   });
 
   it('a used-up day says 0 and when it resets; the free plan binds on its day; an unlimited plan only resets', () => {
-    expect(quotaHeaders({ dailyCap: 50, monthlyCap: null }, { day: 50, month: 400, within: now })).toEqual({
+    const free = { dailyCap: 50, monthlyCap: null, burstPerMinute: 60 };
+    expect(quotaHeaders(free, { day: 50, month: 400, within: now }, now)).toEqual({
       'X-RateLimit-Limit': '50',
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(resetDay),
+      'RateLimit-Policy': '"daily";q=50;w=86400, "burst";q=60;w=60',
+      RateLimit: `"daily";r=0;t=${6.5 * 3600}`,
     });
-    expect(quotaHeaders({ dailyCap: null, monthlyCap: null }, { day: 9, month: 9, within: now })).toEqual({
+    // The burst window's state is its shard's: the policy names the cap, RateLimit nothing.
+    const unlimited = { dailyCap: null, monthlyCap: null, burstPerMinute: 60 };
+    expect(quotaHeaders(unlimited, { day: 9, month: 9, within: now }, now)).toEqual({
+      'X-RateLimit-Reset': String(resetDay),
+      'RateLimit-Policy': '"burst";q=60;w=60',
+    });
+    const uncapped = { ...unlimited, burstPerMinute: null };
+    expect(quotaHeaders(uncapped, { day: 9, month: 9, within: now }, now)).toEqual({
       'X-RateLimit-Reset': String(resetDay),
     });
   });

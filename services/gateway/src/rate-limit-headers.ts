@@ -31,11 +31,11 @@ function addXRateLimitHeaders(into: Record<string, string>, rl: ledger.RateLimit
 /**
  * `RateLimit-Policy`: every policy of the caller's plan as a Structured Field List (RFC 9651) of
  * quota (`q`) over a window of `w` seconds. The monthly window is the current IST month's length; the
- * burst cap is the one the ledger applied.
+ * burst cap is the one the ledger applied (absent: none).
  */
 function rateLimitPolicy(
   caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
-  burst: ledger.BurstWindow | undefined,
+  burstLimit: number | undefined,
   nowMs: number,
 ): string {
   const items: string[] = [];
@@ -44,7 +44,7 @@ function rateLimitPolicy(
     const w = Math.round((istNextMonthStart(nowMs) - istMonthStart(nowMs)) / 1000);
     items.push(`"monthly";q=${caller.monthlyCap};w=${w}`);
   }
-  if (burst) items.push(`"burst";q=${burst.limit};w=${BURST_WINDOW_SECONDS}`);
+  if (burstLimit !== undefined) items.push(`"burst";q=${burstLimit};w=${BURST_WINDOW_SECONDS}`);
   return items.join(', ');
 }
 
@@ -54,7 +54,7 @@ function rateLimitPolicy(
  * monthly cap it is the burst window; a burst refusal names the burst window.
  */
 function rateLimit(
-  result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
+  result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst'>,
   rateLimited: boolean,
   nowMs: number,
 ): string | undefined {
@@ -69,21 +69,29 @@ function rateLimit(
 }
 
 /**
- * The SPEC's X-RateLimit-* headers of an answer that admits nothing (the usage document's 200): the
- * binding window of the caller's plan at the units used, as an admission would name it.
+ * The rate-limit headers of an answer that admits nothing (the usage document's 200; SPEC 8 puts
+ * X-RateLimit-Reset on every 200): the binding window of the caller's plan at the units used, as an
+ * admission would name it, and the plan's policies. `RateLimit` names the binding quota window only:
+ * the burst window's state is its shard's, not known here.
  */
 export function quotaHeaders(
-  caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
+  caller: Pick<Principal, 'dailyCap' | 'monthlyCap' | 'burstPerMinute'>,
   used: QuotaUse,
+  nowMs: number,
 ): Record<string, string> {
   const figures = quotaFigures({ daily: caller.dailyCap, monthly: caller.monthlyCap }, used, used.within);
-  const headers: Record<string, string> = {};
-  addXRateLimitHeaders(headers, {
+  const binding: ledger.RateLimit = {
     limit: figures.limit ?? undefined,
     remaining: figures.remaining ?? undefined,
     reset_unix: figures.resetUnix,
     policy: figures.policy ?? '',
-  });
+  };
+  const headers: Record<string, string> = {};
+  addXRateLimitHeaders(headers, binding);
+  const policy = rateLimitPolicy(caller, caller.burstPerMinute ?? undefined, nowMs);
+  if (policy) headers['RateLimit-Policy'] = policy;
+  const current = rateLimit({ rate_limit: binding, burst: undefined }, false, nowMs);
+  if (current) headers.RateLimit = current;
   return headers;
 }
 
@@ -96,7 +104,7 @@ export function rateLimitHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   addXRateLimitHeaders(headers, result.rate_limit);
-  const policy = rateLimitPolicy(caller, result.burst, nowMs);
+  const policy = rateLimitPolicy(caller, result.burst?.limit, nowMs);
   if (policy) headers['RateLimit-Policy'] = policy;
   const current = rateLimit(result, rateLimited, nowMs);
   if (current) headers.RateLimit = current;

@@ -65,10 +65,11 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
       if (route.upstream === 'ledger' && !metering.available) throw ApiError.serviceUnavailable();
       const doc = await documentFor(route, upstreams, input, ctx.span, documents);
+      const now = clock();
       const usedOf = route.usedOf;
       return {
-        body: envelope(doc, route.operationId, clock()),
-        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.data_json)) : {},
+        body: envelope(doc, route.operationId, now),
+        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.data_json), now) : {},
       };
     }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);

@@ -151,6 +151,8 @@ describe("the usage read's rate-limit headers (SPEC 8: on every 200)", () => {
         remaining: h['x-ratelimit-remaining'],
         reset: h['x-ratelimit-reset'],
       },
+      policy: h['ratelimit-policy'],
+      current: h.ratelimit,
     };
   };
 
@@ -168,6 +170,9 @@ describe("the usage read's rate-limit headers (SPEC 8: on every 200)", () => {
     expect(last!.headers['x-ratelimit-remaining']).toBe('2');
     expect(last!.headers['x-ratelimit-reset']).toBe(dayReset);
     expect(first.doc.day).toMatchObject({ used: 3, remaining: 2 });
+    // The plan's policies as the metered 200 named them; the binding window's remaining as the document's.
+    expect(first.policy).toBe(last!.headers['ratelimit-policy']);
+    expect(first.current).toMatch(/^"daily";r=2;t=\d+$/);
     // Free: a second read says the same.
     expect((await usageRead(token)).headers).toEqual(first.headers);
 

@@ -509,7 +509,7 @@ export type paths = {
         };
         /**
          * The token's plan and its usage in the current IST day and month (free)
-         * @description Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the X-RateLimit-* headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.
+         * @description Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the rate-limit headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.
          */
         get: operations["getMyUsage"];
         put?: never;
@@ -3434,6 +3434,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -54,7 +54,7 @@ export const accountRoutes = [
     path: '/v1/me/usage',
     summary: "The token's plan and its usage in the current IST day and month (free)",
     description:
-      'Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the X-RateLimit-* headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.',
+      'Counts every 200 the token has received at once (read-your-writes), on any gateway; remaining is what X-RateLimit-Remaining would say, and the answer carries the rate-limit headers of the binding window (taking nothing for itself). Windows reset at midnight IST (18:30Z) and on the first of the IST month. Free and not admitted.',
     tag: 'Account',
     metered: false,
     authenticated: true,

@@ -53,8 +53,8 @@ export interface RouteDef<P extends TObject = TObject, Q extends TObject = TObje
   dispatch?: (upstreams: Upstreams, input: RouteInput<P, Q>) => Promise<common.Document>;
   /**
    * A free route whose document states the caller's units used in the IST day and month: its 200 carries
-   * the X-RateLimit-* headers of the binding window (SPEC 8: on every 200), as a metered 200 would,
-   * taking nothing for itself.
+   * the rate-limit headers of the binding window (SPEC 8: X-RateLimit-Reset on every 200), as a metered
+   * 200 would, taking nothing for itself.
    */
   usedOf?: (data: Buffer) => QuotaUse;
 }
