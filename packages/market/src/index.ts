@@ -8,3 +8,4 @@ export * from './sim/flows/index.ts';
 export * from './sim/indices/index.ts';
 export { Rng } from './sim/rng.ts';
 export { SECTORS, type SectorDef } from './sim/taxonomy.ts';
+export * from './vocabulary.ts';

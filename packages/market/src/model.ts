@@ -1,23 +1,10 @@
 import type { DayNumber } from '@mdp/nse-calendar';
+import type { Board, CorporateActionKind, ListingStatus, RatingAction, StockType } from './vocabulary.ts';
 
 /**
  * The rows of the dataset as importers, the generator, the store and the service all see them.
  * Prices are integer paise; amounts of annual results are rupees crore.
  */
-export const STOCK_TYPES = [
-  'equity',
-  'etf',
-  'index_fund',
-  'closed_end_fund',
-  'bond',
-  'reit',
-  'invit',
-  'preference',
-  'warrant',
-  'depository_receipt',
-] as const;
-export type StockType = (typeof STOCK_TYPES)[number];
-export type ListingStatus = 'listed' | 'delisted' | 'suspended';
 export type AliasKind = 'brand' | 'former_name' | 'former_symbol';
 
 export interface StockRow {
@@ -30,7 +17,7 @@ export interface StockRow {
   bseSymbol: string | null;
   series: string | null;
   stockType: StockType;
-  board: 'main' | 'sme';
+  board: Board;
   macroSector: string | null;
   sector: string | null;
   industry: string | null;
@@ -65,7 +52,7 @@ export interface BarRow {
 export interface CorporateActionRow {
   stockId: number;
   exDate: DayNumber;
-  kind: 'split' | 'bonus';
+  kind: CorporateActionKind;
   ratioNew: number;
   ratioOld: number;
   description: string;
@@ -87,7 +74,7 @@ export interface CreditRatingRow {
   agency: string;
   rating: string;
   outlook: string | null;
-  action: 'upgrade' | 'downgrade' | 'reaffirm' | 'assigned';
+  action: RatingAction;
   ratedOn: DayNumber;
 }
 

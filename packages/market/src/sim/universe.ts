@@ -1,6 +1,7 @@
 import { type DayNumber, day, formatDay, tradingDayOnOrBefore, yearOf } from '@mdp/nse-calendar';
 import { withCheckDigit } from '../isin.ts';
-import type { AliasRow, CorporateActionRow, StockRow, StockType } from '../model.ts';
+import type { AliasRow, CorporateActionRow, StockRow } from '../model.ts';
+import type { StockType } from '../vocabulary.ts';
 import {
   AMCS,
   brandName,

@@ -1,18 +1,7 @@
+import { INDEX_FAMILIES, NEWS_CATEGORIES, SENTIMENTS } from '@mdp/market/vocabulary';
 import { Type } from '@sinclair/typebox';
 import { csv, integer, oneOf, text } from './params.ts';
 import { defineRoute, noParams } from './route.ts';
-
-export const INDEX_FAMILIES = ['broad', 'sectoral', 'thematic', 'strategy'] as const;
-/** News categories as @mdp/market defines them: the feed's filter and every item's `category`. */
-export const NEWS_CATEGORIES = [
-  'companies',
-  'results',
-  'markets',
-  'economy',
-  'global',
-  'ipo',
-  'commodities',
-] as const;
 
 export const VALUATION_INDICES = [
   'nifty-50',
@@ -128,7 +117,7 @@ export const marketRoutes = [
           description: `News category, in any case: one of ${NEWS_CATEGORIES.join(', ')} (another is a 400 naming \`category\`)`,
         }),
       ),
-      sentiment: Type.Optional(oneOf(['positive', 'negative', 'neutral'])),
+      sentiment: Type.Optional(oneOf(SENTIMENTS)),
     }),
     data: Type.Array(Type.Ref('NewsItem')),
     upstream: 'equities',

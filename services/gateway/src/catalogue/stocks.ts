@@ -1,4 +1,5 @@
 import { ApiError } from '@mdp/errors';
+import { DEAL_KINDS, type StatementSection } from '@mdp/market/vocabulary';
 import type { common } from '@mdp/proto';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { csv, date, integer, oneOf, symbol, text } from './params.ts';
@@ -26,8 +27,7 @@ export const SearchItem = Type.Object(
   { $id: 'SearchItem' },
 );
 
-const FINANCIAL_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow', 'ratios'] as const;
-export type FinancialSection = (typeof FINANCIAL_SECTIONS)[number];
+export type FinancialSection = StatementSection | 'ratios';
 
 /** Every accepted spelling of `section` and the canonical section it names. */
 const SECTION_SPELLINGS: Record<string, FinancialSection> = {
@@ -226,7 +226,7 @@ export const stockRoutes = [
     authenticated: true,
     params: symbolPath,
     query: Type.Object({
-      type: Type.Optional(oneOf(['bulk', 'block', 'insider', 'sast'], { description: 'Omit for all kinds' })),
+      type: Type.Optional(oneOf(DEAL_KINDS, { description: 'Omit for all kinds' })),
       limit: integer(1, 100, { default: 25 }),
     }),
     data: Type.Array(Type.Ref('Deal')),

@@ -1,13 +1,13 @@
 import { day, formatDay, isTradingDay, istDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import type { BarRow } from '../../model.ts';
+import { NEWS_CATEGORIES } from '../../vocabulary.ts';
 import { generateDataset, latestReportedFiscalYear } from '../dataset.ts';
 import { type FinancialStatementRow, generateFinancials } from '../financials/index.ts';
 import { fiscalYearOf, periodLabel } from '../financials/statements.ts';
 import { DEAL_HISTORY_DAYS, planDeals, priceDeals } from './deals.ts';
 import { generateCorporateEvents } from './events.ts';
 import { generateForecasts } from './forecasts.ts';
-import { NEWS_CATEGORIES } from './model.ts';
 import { generateNews } from './news.ts';
 import {
   FILING_LAG_DAYS,

@@ -1,8 +1,9 @@
 import { type DayNumber, tradingDayOnOrBefore } from '@mdp/nse-calendar';
 import type { BarRow } from '../../model.ts';
+import type { DealKind, DealSide } from '../../vocabulary.ts';
 import type { GeneratedDataset } from '../dataset.ts';
 import { Rng } from '../rng.ts';
-import type { DealKind, DealRow } from './model.ts';
+import type { DealRow } from './model.ts';
 import { actionsByStock, listedEquities, sharesOn } from './universe.ts';
 
 const STREAM = 6_400_000;
@@ -37,7 +38,7 @@ export interface DealPlan {
   d: DayNumber;
   kind: DealKind;
   client: string;
-  side: 'buy' | 'sell';
+  side: DealSide;
   /** Fraction of the shares in issue that day. */
   fraction: number;
   remarks: string | null;

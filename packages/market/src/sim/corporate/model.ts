@@ -1,4 +1,12 @@
 import type { DayNumber } from '@mdp/nse-calendar';
+import type {
+  CorporateEventKind,
+  DealKind,
+  DealSide,
+  NewsCategory,
+  PledgeEventKind,
+  Sentiment,
+} from '../../vocabulary.ts';
 
 /**
  * Rows of the corporate area (shareholding, pledges, forecasts, deals, dividends and AGMs, news) as
@@ -20,7 +28,7 @@ export interface ShareholdingRow {
 export interface PledgeEventRow {
   stockId: number;
   d: DayNumber;
-  kind: 'creation' | 'release';
+  kind: PledgeEventKind;
   shares: number;
   pledgee: string;
 }
@@ -62,32 +70,18 @@ export interface PriceTargetRow {
   sell: number;
 }
 
-export const DEAL_KINDS = ['bulk', 'block', 'insider', 'sast'] as const;
-export type DealKind = (typeof DEAL_KINDS)[number];
-
 export interface DealRow {
   stockId: number;
   d: DayNumber;
   kind: DealKind;
   client: string;
-  side: 'buy' | 'sell';
+  side: DealSide;
   quantity: number;
   price: number;
   remarks: string | null;
 }
 
 /** Corporate actions other than the splits and bonuses that adjust prices (those stay in CorporateActionRow). */
-export const EVENT_KINDS = [
-  'dividend',
-  'agm',
-  'rights',
-  'demerger',
-  'buyback',
-  'capital_reduction',
-  'other',
-] as const;
-export type CorporateEventKind = (typeof EVENT_KINDS)[number];
-
 export interface CorporateEventRow {
   stockId: number;
   kind: CorporateEventKind;
@@ -99,18 +93,6 @@ export interface CorporateEventRow {
   amount: number | null;
   description: string;
 }
-
-export const NEWS_CATEGORIES = [
-  'companies',
-  'results',
-  'markets',
-  'economy',
-  'global',
-  'ipo',
-  'commodities',
-] as const;
-export type NewsCategory = (typeof NEWS_CATEGORIES)[number];
-export type Sentiment = 'positive' | 'negative' | 'neutral';
 
 export interface NewsRow {
   id: number;

@@ -1,12 +1,13 @@
 import { type DayNumber, formatDay, istDateStart, tradingDays } from '@mdp/nse-calendar';
 import type { StockRow } from '../../model.ts';
+import type { NewsCategory, Sentiment } from '../../vocabulary.ts';
 import { type GeneratedDataset, latestReportedFiscalYear } from '../dataset.ts';
 import { generateFinancials } from '../financials/generate.ts';
 import { resultsFilings } from '../financials/results.ts';
 import { fiscalYearEnd } from '../financials/statements.ts';
 import type { CreditRatingAction } from '../ratings.ts';
 import { Rng } from '../rng.ts';
-import type { CorporateEventRow, NewsCategory, NewsRow, Sentiment } from './model.ts';
+import type { CorporateEventRow, NewsRow } from './model.ts';
 import { listedEquities } from './universe.ts';
 
 const STREAM = 6_500_000;

@@ -1,9 +1,5 @@
 import { type DayNumber, day, formatDay } from '@mdp/nse-calendar';
-
-/** The stored statement sections; `ratios` is derived from these when a document is built. */
-export const STATEMENT_SECTIONS = ['quarterly', 'profit_loss', 'balance_sheet', 'cash_flow'] as const;
-export type StatementSection = (typeof STATEMENT_SECTIONS)[number];
-export type StatementBasis = 'consolidated' | 'standalone';
+import type { StatementBasis, StatementSection } from '../../vocabulary.ts';
 
 /** The rows of an income statement, quarterly or annual. */
 const INCOME_ROWS = [

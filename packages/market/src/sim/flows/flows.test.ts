@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { day, formatDay, tradingDays } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
+import { PARTICIPANTS } from '../../vocabulary.ts';
 import { generateDataset } from '../dataset.ts';
 import { SECTORS } from '../taxonomy.ts';
 import { apportion } from './apportion.ts';
 import { fortnightEnds } from './fpi.ts';
 import { generateMarketFlows } from './index.ts';
 import { marketReturns } from './market-returns.ts';
-import { INSTRUMENT_SIDES, PARTICIPANTS } from './model.ts';
+import { INSTRUMENT_SIDES } from './model.ts';
 
 const END = day('2026-11-20');
 const dataset = (seed: number, historyDays = 900) =>

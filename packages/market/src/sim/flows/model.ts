@@ -1,4 +1,5 @@
 import type { DayNumber } from '@mdp/nse-calendar';
+import type { FiiDerivativeInstrument, FoInstrument, FoParticipant } from '../../vocabulary.ts';
 
 /**
  * Market-wide flow rows, as the generator, the importers and the service see them. Rupee amounts are
@@ -14,9 +15,6 @@ export interface CashFlowRow {
   diiBuy: number;
   diiSell: number;
 }
-
-export const PARTICIPANTS = ['client', 'dii', 'fii', 'pro'] as const;
-export type FoParticipant = (typeof PARTICIPANTS)[number];
 
 /** The twelve columns of NSE's participant-wise files, in the files' order. */
 export const POSITION_FIELDS = [
@@ -43,8 +41,7 @@ export const INSTRUMENT_SIDES = {
   index_puts: ['optIdxPutLong', 'optIdxPutShort'],
   stock_calls: ['optStkCallLong', 'optStkCallShort'],
   stock_puts: ['optStkPutLong', 'optStkPutShort'],
-} as const satisfies Record<string, readonly [PositionField, PositionField]>;
-export type FoInstrument = keyof typeof INSTRUMENT_SIDES;
+} as const satisfies Record<FoInstrument, readonly [PositionField, PositionField]>;
 
 /** One participant's (or the market `total`'s) F&O open interest or traded volume, in contracts. */
 export interface ParticipantRow {
@@ -53,14 +50,6 @@ export interface ParticipantRow {
   participant: FoParticipant | 'total';
   positions: Record<PositionField, number>;
 }
-
-export const FII_DERIVATIVE_INSTRUMENTS = [
-  'index_futures',
-  'index_options',
-  'stock_futures',
-  'stock_options',
-] as const;
-export type FiiDerivativeInstrument = (typeof FII_DERIVATIVE_INSTRUMENTS)[number];
 
 /** NSE's daily FII derivatives statistics: contracts and amounts bought, sold and open at the close. */
 export interface FiiDerivativesRow {

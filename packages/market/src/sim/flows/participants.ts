@@ -1,11 +1,15 @@
+import {
+  FII_DERIVATIVE_INSTRUMENTS,
+  type FiiDerivativeInstrument,
+  FO_INSTRUMENTS,
+  type FoInstrument,
+  PARTICIPANTS,
+} from '../../vocabulary.ts';
 import type { Rng } from '../rng.ts';
 import { apportion } from './apportion.ts';
 import {
-  FII_DERIVATIVE_INSTRUMENTS,
   type FiiDerivativesRow,
-  type FoInstrument,
   INSTRUMENT_SIDES,
-  PARTICIPANTS,
   type ParticipantRow,
   type PositionField,
 } from './model.ts';
@@ -115,7 +119,7 @@ export function participantPositions(
     for (const kind of ['oi', 'volume'] as const) {
       const byParticipant = PARTICIPANTS.map(() => ({}) as Record<PositionField, number>);
       const total = {} as Record<PositionField, number>;
-      for (const instrument of Object.keys(INSTRUMENT_SIDES) as FoInstrument[]) {
+      for (const instrument of FO_INSTRUMENTS) {
         const base = TOTALS[kind][instrument];
         // OI drifts slowly (mean-reverting in logs); volume varies more from day to day.
         const current = level[kind][instrument];
@@ -149,7 +153,7 @@ export function participantPositions(
 }
 
 /** Typical value of one contract in crore at today's market level (options at strike). */
-const CONTRACT_CRORE: Record<(typeof FII_DERIVATIVE_INSTRUMENTS)[number], number> = {
+const CONTRACT_CRORE: Record<FiiDerivativeInstrument, number> = {
   index_futures: 0.186,
   index_options: 0.186,
   stock_futures: 0.068,

@@ -1,11 +1,11 @@
+import type { IndexFamily } from '../../vocabulary.ts';
+
 /**
  * The generated index family: about 140 indices named after NSE's own, each a rule over the generated
  * universe. Candidates are listed main-board equities ranked by market capitalisation on the last day
  * (rank 1 is the largest), optionally narrowed to sectors, industries or a tag; the constituents are
  * the `pick` best candidates by `by` (size unless a factor is named).
  */
-export type IndexFamily = 'broad' | 'sectoral' | 'thematic' | 'strategy';
-export const INDEX_FAMILIES: readonly IndexFamily[] = ['broad', 'sectoral', 'thematic', 'strategy'];
 
 /** What a strategy index selects on (best first): see selection.ts for each one's measure. */
 export type Factor =

@@ -1,11 +1,12 @@
 import type { CorporateActionRow } from '../../model.ts';
+import type { IndexFamily } from '../../vocabulary.ts';
 import type { GeneratedDataset } from '../dataset.ts';
-import { INDEX_DEFINITIONS, type IndexDefinition, type IndexFamily } from './definitions.ts';
+import { INDEX_DEFINITIONS, type IndexDefinition } from './definitions.ts';
 import { type Fundamentals, type IndexBar, indexBars } from './levels.ts';
 import { candidates, rankUniverse, select } from './selection.ts';
 import { dayGrid, type StockSeries, stockSeries } from './series.ts';
 
-export { INDEX_DEFINITIONS, INDEX_FAMILIES, type IndexDefinition, type IndexFamily } from './definitions.ts';
+export { INDEX_DEFINITIONS, type IndexDefinition } from './definitions.ts';
 export type { IndexBar } from './levels.ts';
 
 export interface GeneratedIndex {

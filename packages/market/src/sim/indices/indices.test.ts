@@ -1,8 +1,9 @@
 import { day, isTradingDay } from '@mdp/nse-calendar';
 import { describe, expect, it } from 'vitest';
 import { type BarRow, isConsistentBar } from '../../model.ts';
+import { INDEX_FAMILIES } from '../../vocabulary.ts';
 import { type GeneratedDataset, generateDataset, latestReportedFiscalYear } from '../dataset.ts';
-import { INDEX_DEFINITIONS, INDEX_FAMILIES } from './definitions.ts';
+import { INDEX_DEFINITIONS } from './definitions.ts';
 import { type GeneratedIndex, generateIndices } from './index.ts';
 
 const END = day('2026-11-20');

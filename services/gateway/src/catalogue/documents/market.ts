@@ -1,5 +1,13 @@
+import {
+  FII_DERIVATIVE_INSTRUMENTS,
+  FO_INSTRUMENTS,
+  INDEX_FAMILIES,
+  NEWS_CATEGORIES,
+  PARTICIPANTS,
+  SENTIMENTS,
+} from '@mdp/market/vocabulary';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { INDEX_FAMILIES, NEWS_CATEGORIES, VALUATION_INDICES } from '../market.ts';
+import { VALUATION_INDICES } from '../market.ts';
 import { oneOf } from '../params.ts';
 import { closed, crore, isoDate, nullable, timestamp } from './parts.ts';
 
@@ -110,21 +118,12 @@ const Position = closed({
   net_change: nullable(Type.Integer(), { description: 'Change of net since the previous day held' }),
 });
 
-const FO_INSTRUMENTS = [
-  'index_futures',
-  'stock_futures',
-  'index_calls',
-  'index_puts',
-  'stock_calls',
-  'stock_puts',
-] as const;
-
 const Positions = closed(Object.fromEntries(FO_INSTRUMENTS.map((i) => [i, Position])), {
   description: 'Contracts per instrument',
 });
 
 const ParticipantTable = closed(
-  Object.fromEntries(['client', 'dii', 'fii', 'pro', 'total'].map((who) => [who, Type.Optional(Positions)])),
+  Object.fromEntries([...PARTICIPANTS, 'total'].map((who) => [who, Type.Optional(Positions)])),
   { $id: 'ParticipantTable', description: 'Per participant (and the market total) as NSE reports them' },
 );
 
@@ -145,14 +144,7 @@ const FoPositioning = closed({
   open_interest: Type.Ref('ParticipantTable'),
   volume: nullable(Type.Ref('ParticipantTable'), { description: "The day's traded volume" }),
   fii_derivatives: nullable(
-    closed(
-      Object.fromEntries(
-        ['index_futures', 'index_options', 'stock_futures', 'stock_options'].map((i) => [
-          i,
-          Type.Optional(FiiDerivativeStat),
-        ]),
-      ),
-    ),
+    closed(Object.fromEntries(FII_DERIVATIVE_INSTRUMENTS.map((i) => [i, Type.Optional(FiiDerivativeStat)]))),
     { description: "NSE's FII derivatives statistics of the day" },
   ),
 });
@@ -253,7 +245,7 @@ const NewsItem = closed(
     id: Type.Integer({ minimum: 1 }),
     published_at: timestamp(),
     category: oneOf(NEWS_CATEGORIES),
-    sentiment: oneOf(['positive', 'negative', 'neutral']),
+    sentiment: oneOf(SENTIMENTS),
     headline: Type.String(),
     summary: Type.String(),
     source: Type.String(),

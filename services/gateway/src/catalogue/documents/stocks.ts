@@ -1,3 +1,18 @@
+// The vocabulary subpath and not @mdp/market itself: the package is the data generator, which has no
+// place in the gateway's bundle, while these closed sets are what the equities service serves. The
+// contract test (test/platform/contract-stocks.int.test.ts) fails when a served value is not in them.
+import {
+  ACTION_KINDS,
+  BOARDS,
+  DEAL_KINDS,
+  DEAL_SIDES,
+  EVENT_KINDS,
+  LISTING_STATUSES,
+  PLEDGE_EVENT_KINDS,
+  RATING_ACTIONS,
+  STATEMENT_BASES,
+  STOCK_TYPES,
+} from '@mdp/market/vocabulary';
 import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
 
 /**
@@ -20,21 +35,6 @@ const count = (description?: string) => Type.Integer({ minimum: 0, ...(descripti
 const byKeys = (keys: readonly string[], description: string) =>
   closed(Object.fromEntries(keys.map((k) => [k, nullable(Type.Number())])) as TProperties, { description });
 
-// Closed sets as @mdp/market defines them (the gateway does not depend on it); the contract test
-// (test/contract-stocks.int.test.ts) fails when a served value is missing here.
-const STOCK_TYPES = [
-  'equity',
-  'etf',
-  'index_fund',
-  'closed_end_fund',
-  'bond',
-  'reit',
-  'invit',
-  'preference',
-  'warrant',
-  'depository_receipt',
-];
-const RATING_ACTIONS = ['upgrade', 'downgrade', 'reaffirm', 'assigned'];
 const enumOf = (values: readonly string[], description?: string) =>
   Type.Unsafe<string>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 const fiscalYear = (description: string) => Type.String({ pattern: '^FY\\d{4}$', description });
@@ -209,9 +209,9 @@ const StockProfile = closed(
     bse_symbol: nullable(Type.String()),
     series: nullable(Type.String({ description: 'NSE series, e.g. EQ' })),
     stock_type: enumOf(STOCK_TYPES),
-    board: enumOf(['main', 'sme']),
+    board: enumOf(BOARDS),
     is_active: Type.Boolean({ description: 'true when status is listed' }),
-    status: enumOf(['listed', 'delisted', 'suspended']),
+    status: enumOf(LISTING_STATUSES),
     listed_on: nullable(date()),
     delisted_on: nullable(date()),
     delisting_reason: nullable(Type.String()),
@@ -230,7 +230,7 @@ const StockProfile = closed(
     corporate_actions: Type.Array(
       closed({
         ex_date: date(),
-        kind: enumOf(['split', 'bonus']),
+        kind: enumOf(ACTION_KINDS),
         description: Type.String(),
         price_factor: Type.Number({
           exclusiveMinimum: 0,
@@ -283,7 +283,7 @@ const periodMap = (description: string) =>
 
 const FinancialSection = closed(
   {
-    basis: nullable(enumOf(['consolidated', 'standalone'], 'Null when nothing of the section is known yet')),
+    basis: nullable(enumOf(STATEMENT_BASES, 'Null when nothing of the section is known yet')),
     periods: Type.Array(Type.String(), {
       description: 'Period labels oldest first: `Q1 FY2026` for quarterly, `FY2026` otherwise',
     }),
@@ -320,17 +320,7 @@ const FinancialsDocument = closed(
 
 const CorporateActionEvent = closed(
   {
-    type: enumOf([
-      'split',
-      'bonus',
-      'dividend',
-      'agm',
-      'rights',
-      'demerger',
-      'buyback',
-      'capital_reduction',
-      'other',
-    ]),
+    type: enumOf([...ACTION_KINDS, ...EVENT_KINDS]),
     ex_date: nullable(date()),
     record_date: nullable(date()),
     date: date('Key date: ex-date, else meeting or record date; the list is newest first by it'),
@@ -365,9 +355,9 @@ const StockFiling = closed(
 const Deal = closed(
   {
     date: date(),
-    type: enumOf(['bulk', 'block', 'insider', 'sast']),
+    type: enumOf(DEAL_KINDS),
     counterparty: Type.String(),
-    side: enumOf(['buy', 'sell']),
+    side: enumOf(DEAL_SIDES),
     quantity: count('Shares'),
     price: price('Rupees per share as traded'),
     value: rupees('price × quantity, rupees'),
@@ -413,7 +403,7 @@ const PledgeDocument = closed(
     events: Type.Array(
       closed({
         date: date(),
-        kind: enumOf(['creation', 'release']),
+        kind: enumOf(PLEDGE_EVENT_KINDS),
         shares: count(),
         pledgee: Type.String(),
       }),
