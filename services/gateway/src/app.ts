@@ -473,7 +473,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     app.get(path, { config: { operationId: route.operationId } }, async (req, reply) => {
       // Who is asking comes before what they ask: a request without a valid token learns nothing else.
       const caller = authenticated
-        ? await authenticator.authenticate(req.headers.authorization, clientAddress(req), req.socket)
+        ? await authenticator.authenticate(req.headers.authorization, clientAddress(req))
         : null;
       const { params, query } = validate(req.params as Record<string, unknown>, req.query as never);
       const { body, headers } = await call(

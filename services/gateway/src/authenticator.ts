@@ -95,6 +95,11 @@ interface ReadHeader {
 }
 
 const REFUSED_TTL_MS = 30_000;
+/**
+ * Headers kept read: a client sends the same one on every request (a proxy for many accounts, one of
+ * several over the same connections), and reading it means a SHA-256 of the token.
+ */
+const READS_MAX = 10_000;
 
 /** Auth's definite refusals: only these are remembered as refused. Anything else is not an answer. */
 const REFUSALS = new Set([
@@ -126,8 +131,8 @@ const invalid = () =>
  */
 export class Authenticator {
   private readonly verified: LRUCache<string, Principal>;
-  /** Each connection's last well-formed `Authorization` header, read (`read`). */
-  private readonly lastRead = new WeakMap<object, ReadHeader>();
+  /** `Authorization` headers of tokens found verified, read (`read`); oldest dropped past `READS_MAX`. */
+  private readonly reads = new Map<string, ReadHeader>();
   private readonly refused: LRUCache<string, true>;
   private readonly verifying = new Map<string, Promise<Principal | undefined>>();
   private readonly breaker;
@@ -221,15 +226,11 @@ export class Authenticator {
 
   /**
    * The caller behind an `Authorization` header, or the 401/429/503 to answer with. `clientAddress` is
-   * the request's address as the trusted proxies give it (fastify's `req.ip`). `connection` (the
-   * request's socket) lets a header repeated on a keep-alive connection be read once, not per request.
+   * the request's address as the trusted proxies give it (fastify's `req.ip`).
    */
-  async authenticate(
-    header: string | undefined,
-    clientAddress = '',
-    connection?: object,
-  ): Promise<Principal> {
-    const { token, format, key } = this.read(header, clientAddress, connection);
+  async authenticate(header: string | undefined, clientAddress = ''): Promise<Principal> {
+    const read = this.read(header, clientAddress);
+    const { token, format, key } = read;
     const now = this.opts.clock();
 
     // A cached token was verified by auth: it is served before anything a flood can occupy is consulted.
@@ -245,6 +246,7 @@ export class Authenticator {
         throw invalid();
       }
       this.opts.onUse?.(cached.tokenId, now);
+      this.keepRead(read);
       return cached;
     }
     if (format === 'tagged') {
@@ -262,26 +264,25 @@ export class Authenticator {
 
   /**
    * The token an `Authorization` header carries, its format and its cache key. Only reading: whether the
-   * token is good is asked of the cache or auth on every request. A client sends the same header on every
-   * request of a connection, so the last well-formed one is kept with the connection (gone with it).
+   * token is good is asked of the cache or auth on every request, whether or not the header was read before.
    */
-  private read(
-    header: string | undefined,
-    clientAddress: string,
-    connection: object | undefined,
-  ): ReadHeader {
-    if (connection !== undefined) {
-      const last = this.lastRead.get(connection);
-      if (last !== undefined && last.header === header) return last;
-    }
-    const match = header ? BEARER.exec(header) : null;
+  private read(header: string | undefined, clientAddress: string): ReadHeader {
+    if (header === undefined) throw unauthenticated();
+    const known = this.reads.get(header);
+    if (known !== undefined) return known;
+    const match = BEARER.exec(header);
     if (!match) throw unauthenticated();
     const token = match[1]!;
     const format = tokenFormat(token);
     if (!format) throw this.reject(clientAddress, 'malformed');
-    const read: ReadHeader = { header: header!, token, format, key: tokenFingerprint(token) };
-    if (connection !== undefined) this.lastRead.set(connection, read);
-    return read;
+    return { header, token, format, key: tokenFingerprint(token) };
+  }
+
+  /** Kept only once its token was found verified: a flood of made-up tokens never displaces a subscriber's. */
+  private keepRead(read: ReadHeader): void {
+    if (this.reads.has(read.header)) return;
+    if (this.reads.size >= READS_MAX) this.reads.delete(this.reads.keys().next().value!);
+    this.reads.set(read.header, read);
   }
 
   private legacyRetired(now: number): boolean {

@@ -60,6 +60,29 @@ describe('rate-limit headers', () => {
       'X-RateLimit-Reset': String(resetDay),
     });
   });
+  it('one caller’s policy list follows the IST month and the burst cap the ledger applied', () => {
+    // The same object for every request of a token, as the auth cache hands it out.
+    const caller = { dailyCap: 50, monthlyCap: 1_000 };
+    const admitted = (burstLimit: number | undefined) => ({
+      decision: D.ADMIT_DECISION_ADMITTED,
+      rate_limit: { limit: 50, remaining: 48, reset_unix: resetDay, policy: 'daily' },
+      burst: burstLimit === undefined ? undefined : { ...burst, limit: burstLimit },
+    });
+    const policy = (at: number, burstLimit: number | undefined) =>
+      rateLimitHeaders(admitted(burstLimit), caller, false, at)['RateLimit-Policy'];
+    const february = `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}`;
+    expect(policy(now, 60)).toBe(`${february}, "burst";q=60;w=60`);
+    // 23:59:59.999 IST on 28 February, then 00:00 IST on 1 March (31 days).
+    const lastInstant = Date.parse('2026-02-28T18:29:59.999Z');
+    expect(policy(lastInstant, 60)).toBe(`${february}, "burst";q=60;w=60`);
+    expect(policy(lastInstant + 1, 60)).toBe(
+      `"daily";q=50;w=86400, "monthly";q=1000;w=${31 * 86_400}, "burst";q=60;w=60`,
+    );
+    expect(policy(now, 120)).toBe(`${february}, "burst";q=120;w=60`);
+    expect(policy(now, undefined)).toBe(february);
+    // Back in a month already seen: made again, not the last one's.
+    expect(policy(now, 60)).toBe(`${february}, "burst";q=60;w=60`);
+  });
 });
 
 describe('the usage read: rate-limit headers without an admission', () => {

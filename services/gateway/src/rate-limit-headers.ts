@@ -28,6 +28,19 @@ function addXRateLimitHeaders(into: Record<string, string>, rl: ledger.RateLimit
   into['X-RateLimit-Reset'] = String(rl.reset_unix);
 }
 
+/** A caller's `RateLimit-Policy`, kept while the IST month it was made in lasts and the burst cap is the same. */
+interface PolicyMemo {
+  from: number;
+  to: number;
+  burstLimit: number | undefined;
+  text: string;
+}
+/**
+ * By caller: the auth cache hands out one object per verified token, and a plan's caps never change in
+ * it (a plan change drops the entry), so the list is made once a month a token rather than per answer.
+ */
+const policies = new WeakMap<object, PolicyMemo>();
+
 /**
  * `RateLimit-Policy`: every policy of the caller's plan as a Structured Field List (RFC 9651) of
  * quota (`q`) over a window of `w` seconds. The monthly window is the current IST month's length; the
@@ -38,14 +51,19 @@ function rateLimitPolicy(
   burstLimit: number | undefined,
   nowMs: number,
 ): string {
+  const memo = policies.get(caller);
+  if (memo !== undefined && memo.burstLimit === burstLimit && nowMs >= memo.from && nowMs < memo.to)
+    return memo.text;
+  const from = istMonthStart(nowMs);
+  const to = istNextMonthStart(nowMs);
   const items: string[] = [];
   if (caller.dailyCap !== null) items.push(`"daily";q=${caller.dailyCap};w=${DAY_SECONDS}`);
-  if (caller.monthlyCap !== null) {
-    const w = Math.round((istNextMonthStart(nowMs) - istMonthStart(nowMs)) / 1000);
-    items.push(`"monthly";q=${caller.monthlyCap};w=${w}`);
-  }
+  if (caller.monthlyCap !== null)
+    items.push(`"monthly";q=${caller.monthlyCap};w=${Math.round((to - from) / 1000)}`);
   if (burstLimit !== undefined) items.push(`"burst";q=${burstLimit};w=${BURST_WINDOW_SECONDS}`);
-  return items.join(', ');
+  const text = items.join(', ');
+  policies.set(caller, { from, to, burstLimit, text });
+  return text;
 }
 
 /**

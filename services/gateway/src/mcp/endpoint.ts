@@ -137,7 +137,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
     // Who is asking comes first, before the body is even parsed: without a valid token no MCP message
     // is read.
     onRequest: async (req) => {
-      callers.set(req, await authenticator.authenticate(req.headers.authorization, req.ip, req.socket));
+      callers.set(req, await authenticator.authenticate(req.headers.authorization, req.ip));
     },
     handler: async (req, reply) => {
       const caller = callers.get(req)!;
