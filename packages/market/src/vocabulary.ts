@@ -43,6 +43,20 @@ export type CorporateEventKind = (typeof EVENT_KINDS)[number];
 export const RATING_ACTIONS = ['upgrade', 'downgrade', 'reaffirm', 'assigned'] as const;
 export type RatingAction = (typeof RATING_ACTIONS)[number];
 
+/**
+ * The kinds of a stock's filings. No row holds them: equities-data derives each company's filings from
+ * its statements, corporate events, ratings and pledges (`filingsOf`), and the API publishes the set.
+ */
+export const FILING_TYPES = [
+  'results',
+  'presentation',
+  'concall_transcript',
+  'annual_report',
+  'credit_rating',
+  'announcement',
+] as const;
+export type FilingType = (typeof FILING_TYPES)[number];
+
 export const DEAL_KINDS = ['bulk', 'block', 'insider', 'sast'] as const;
 export type DealKind = (typeof DEAL_KINDS)[number];
 

@@ -1,9 +1,9 @@
 import { status } from '@mdp/grpc';
+import { FILING_TYPES } from '@mdp/market';
 import { day, formatDay } from '@mdp/nse-calendar';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CorporateData } from '../../src/areas/corporate/data.ts';
 import { surprisePct } from '../../src/areas/corporate/documents.ts';
-import { FILING_TYPES } from '../../src/areas/corporate/filings.ts';
 import { corporateRpcs } from '../../src/areas/corporate/rpcs.ts';
 import { financialsRpcs } from '../../src/areas/financials/rpcs.ts';
 import { stockRpcs } from '../../src/areas/stocks/rpcs.ts';

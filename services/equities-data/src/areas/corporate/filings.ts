@@ -2,22 +2,13 @@ import {
   type CorporateActionRow,
   type CorporateEventRow,
   type CreditRatingAction,
+  type FilingType,
   type PledgeEventRow,
   periodLabel,
   resultsFilings,
   type StatementPeriod,
 } from '@mdp/market';
 import { type DayNumber, formatDay } from '@mdp/nse-calendar';
-
-export const FILING_TYPES = [
-  'results',
-  'presentation',
-  'concall_transcript',
-  'annual_report',
-  'credit_rating',
-  'announcement',
-] as const;
-type FilingType = (typeof FILING_TYPES)[number];
 
 export interface Filing {
   date: DayNumber;

@@ -7,6 +7,7 @@ import {
   DEAL_KINDS,
   DEAL_SIDES,
   EVENT_KINDS,
+  FILING_TYPES,
   LISTING_STATUSES,
   PLEDGE_EVENT_KINDS,
   RATING_ACTIONS,
@@ -339,14 +340,7 @@ const CorporateActionEvent = closed(
 const StockFiling = closed(
   {
     date: date(),
-    type: enumOf([
-      'results',
-      'presentation',
-      'concall_transcript',
-      'annual_report',
-      'credit_rating',
-      'announcement',
-    ]),
+    type: enumOf(FILING_TYPES),
     title: Type.String(),
   },
   { $id: 'StockFiling', description: 'type=filings' },
