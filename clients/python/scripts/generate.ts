@@ -10,7 +10,8 @@
 //                                            in snake_case, and *_pages / *_all for the cursor route
 // With --check, fails when any has drifted from the document (`make python-client-check`); without,
 // writes them (`make python-client`).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeOrCheck } from '../../../scripts/lib/generated-files.ts';
 
 type Schema = {
   $ref?: string;
@@ -388,22 +389,9 @@ const files: [string, string][] = [
   ['routes.py', routes],
 ];
 
-if (process.argv.includes('--check')) {
-  const stale = files.filter(([name, text]) => {
-    try {
-      return readFileSync(new URL(name, out), 'utf8') !== text;
-    } catch {
-      return true;
-    }
-  });
-  if (stale.length > 0) {
-    console.error(
-      `clients/python/src/mdp_client/_generated/${stale.map(([n]) => n).join(', ')} out of date with the OpenAPI document: run \`make python-client\` and commit.`,
-    );
-    process.exit(1);
-  }
-  console.log('Python client models and routes match the OpenAPI document');
-} else {
-  for (const [name, text] of files) writeFileSync(new URL(name, out), text);
-  console.log('wrote clients/python/src/mdp_client/_generated/models.py, operations.py and routes.py');
-}
+writeOrCheck(out, files, {
+  stale: (names) =>
+    `clients/python/src/mdp_client/_generated/${names} out of date with the OpenAPI document: run \`make python-client\` and commit.`,
+  current: 'Python client models and routes match the OpenAPI document',
+  wrote: 'wrote clients/python/src/mdp_client/_generated/models.py, operations.py and routes.py',
+});

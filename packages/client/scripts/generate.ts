@@ -6,9 +6,10 @@
 // the API's error codes from @mdp/errors (the published client cannot depend on that private package).
 // With --check, fails when any has drifted from its source (`make client-check`); without, writes them
 // (`make client`).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { ERROR_CODES } from '@mdp/errors';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { writeOrCheck } from '../../../scripts/lib/generated-files.ts';
 
 const root = new URL('../../../', import.meta.url);
 const out = new URL('../src/generated/', import.meta.url);
@@ -74,22 +75,9 @@ const files: [string, string][] = [
   ['fields.ts', fieldTable],
   ['errors.ts', errorTable],
 ];
-if (process.argv.includes('--check')) {
-  const stale = files.filter(([name, text]) => {
-    try {
-      return readFileSync(new URL(name, out), 'utf8') !== text;
-    } catch {
-      return true;
-    }
-  });
-  if (stale.length > 0) {
-    console.error(
-      `packages/client/src/generated/${stale.map(([n]) => n).join(', ')} out of date with the OpenAPI document or @mdp/errors: run \`make client\` and commit.`,
-    );
-    process.exit(1);
-  }
-  console.log('client types match the OpenAPI document and @mdp/errors');
-} else {
-  for (const [name, text] of files) writeFileSync(new URL(name, out), text);
-  console.log('wrote packages/client/src/generated/openapi.ts, operations.ts, fields.ts and errors.ts');
-}
+writeOrCheck(out, files, {
+  stale: (names) =>
+    `packages/client/src/generated/${names} out of date with the OpenAPI document or @mdp/errors: run \`make client\` and commit.`,
+  current: 'client types match the OpenAPI document and @mdp/errors',
+  wrote: 'wrote packages/client/src/generated/openapi.ts, operations.ts, fields.ts and errors.ts',
+});
