@@ -18,11 +18,15 @@ import { ClientLoad, type Sample } from './load.ts';
 import {
   type ChaosContext,
   type ChaosOptions,
+  chargedCell,
   type Death,
+  ms,
   outcomeKey,
+  outcomesCell,
   percentile,
   recoveredAt,
   settle,
+  tableLines,
 } from './runner.ts';
 
 export const REPLICA_FAULTS = ['equities-data-paused-1-of-2', 'equities-data-paused-only'] as const;
@@ -295,7 +299,6 @@ export function replicaViolations(r: ReplicaFaultResult): string[] {
   return v;
 }
 
-const ms = (v: number | null) => (v === null ? '-' : v.toFixed(0));
 const s2 = (v: number | null) => (v === null ? '-' : v.toFixed(2));
 
 /** The SIGSTOP rows of the chaos table. */
@@ -317,26 +320,17 @@ export function formatReplicaReport(results: ReplicaFaultResult[]): string {
     r.fault,
     String(r.requests),
     String(r.seen),
-    r.charged === null ? '?' : `${r.charged}${r.settled ? '' : '*'}`,
+    chargedCell(r),
     s2(r.firstMissS),
     s2(r.ejectedS),
     String(r.after.count),
     ms(r.after.maxMs),
     ms(r.after.p99Ms),
     s2(r.recoveryS),
-    Object.entries(r.outcomes)
-      .map(([k, n]) => `${k}×${n}`)
-      .join(' ') || '-',
+    outcomesCell(r.outcomes),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
   return [
-    line(head),
-    ...rows.map(line),
+    ...tableLines(head, rows),
     '',
     'miss s / ejected s: from SIGSTOP to the first request that waited out a deadline / to the gateway showing the',
     `address ejected; after: requests begun after the first miss (1-of-2: every answer, limit ${REPLICA_LIMITS.afterFirstMissMs} ms)`,

@@ -747,7 +747,41 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   return { options: o, route: ctx.route, results, replicaResults, setupS, totalS: (now() - t0) / 1000 };
 }
 
-const ms = (v: number | null) => (v === null ? '-' : v.toFixed(0));
+// Function declarations, not consts: replicas.ts, which runner.ts imports, imports these back.
+
+/** Milliseconds as a cell of the chaos tables: whole, '-' where there were none. */
+export function ms(v: number | null): string {
+  return v === null ? '-' : v.toFixed(0);
+}
+
+/** The units charged as a cell: '?' when the projection could not be read, '*' when not settled in time. */
+export function chargedCell(r: { charged: number | null; settled: boolean }): string {
+  return r.charged === null ? '?' : `${r.charged}${r.settled ? '' : '*'}`;
+}
+
+/** A fault's outcomes other than 200 as a cell (`kind×n`, '-' for none), those `shown` keeps. */
+export function outcomesCell(outcomes: Record<string, number>, shown = (_key: string) => true): string {
+  return (
+    Object.entries(outcomes)
+      .filter(([k]) => shown(k))
+      .map(([k, n]) => `${k}×${n}`)
+      .join(' ') || '-'
+  );
+}
+
+/**
+ * The lines of a chaos table, each column as wide as its widest cell: the first (the fault) and the last
+ * (free text) left-aligned, the figures between right-aligned.
+ */
+export function tableLines(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [head, ...rows].map(line);
+}
 
 /** One row per fault, then every violation spelled out. */
 export function formatReport(report: ChaosReport): string {
@@ -769,7 +803,7 @@ export function formatReport(report: ChaosReport): string {
     r.fault,
     String(r.requests),
     String(r.seen),
-    r.charged === null ? '?' : `${r.charged}${r.settled ? '' : '*'}`,
+    chargedCell(r),
     r.fault === 'gateway' ? `≤${unseenAllowance(r)}` : '0',
     String(r.refusals503.count),
     ms(r.refusals503.p50Ms),
@@ -777,23 +811,14 @@ export function formatReport(report: ChaosReport): string {
     r.downS.toFixed(1),
     r.recoveryS === null ? 'never' : r.recoveryS.toFixed(2),
     r.deaths.length === 0 ? '-' : r.deaths.map((d) => d.name).join(','),
-    Object.entries(r.outcomes)
-      .filter(([k]) => !k.startsWith('503 '))
-      .map(([k, n]) => `${k}×${n}`)
-      .join(' ') || '-',
+    // The 503s have columns of their own.
+    outcomesCell(r.outcomes, (k) => !k.startsWith('503 ')),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
   const out = [
     `route ${report.route}; ${report.options.clients} clients at about ${report.options.ratePerSecond} req/s; ` +
       `${report.results.reduce((n, r) => n + r.requests, 0)} requests; setup ${report.setupS.toFixed(0)} s, total ${report.totalS.toFixed(0)} s`,
     '',
-    line(head),
-    ...rows.map(line),
+    ...tableLines(head, rows),
     '',
     'charged: units in the ledger projection once settled (* = not settled by the deadline); unseen ok: charged 200s',
     'the clients may not have seen (only requests cut off in flight, i.e. connection errors other than ECONNREFUSED,',
