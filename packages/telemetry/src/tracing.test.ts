@@ -1,6 +1,12 @@
 import { context, trace } from '@opentelemetry/api';
 import { afterAll, expect, it } from 'vitest';
-import { extractTraceContext, initTracing, injectTraceContext, startRequestSpan } from './tracing.ts';
+import {
+  extractTraceContext,
+  initTracing,
+  injectTraceContext,
+  startRequestSpan,
+  traceparentOf,
+} from './tracing.ts';
 
 const tracing = initTracing({ serviceName: 'propagation-test' });
 afterAll(() => tracing.shutdown());
@@ -54,4 +60,29 @@ it('a request span with nothing exporting takes its ids from the request id, or 
     requestId,
   );
   expect(bad.spanContext().traceId).toBe('019ac6d27f3e7a519c2b3d4e5f607182');
+});
+
+it('a held span’s traceparent is what the propagator writes with the span active', () => {
+  const sampled = extractTraceContext({
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  });
+  const spans = [
+    startRequestSpan(tracing.tracer, 'GET /x', context.active(), '019ac6d2-7f3e-7a51-9c2b-3d4e5f607182'),
+    startRequestSpan(tracing.tracer, 'GET /x', sampled, '019ac6d2-7f3e-7a51-9c2b-3d4e5f607183'),
+    trace.wrapSpanContext({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+    }),
+  ];
+  for (const span of spans) {
+    const carrier: Record<string, string> = {};
+    injectTraceContext(carrier, trace.setSpan(context.active(), span));
+    expect(carrier.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    expect(traceparentOf(span)).toBe(carrier.traceparent);
+  }
+  expect(
+    traceparentOf(trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 })),
+  ).toBe('');
+  expect(traceparentOf(undefined)).toBe('');
 });

@@ -107,6 +107,16 @@ export function startRequestSpan(tracer: Tracer, name: string, parent: Context, 
   });
 }
 
+/**
+ * A span's W3C `traceparent`, as the propagator would write it with the span active; '' for a span
+ * without a valid context (or none). For a caller that holds the span rather than running inside it.
+ */
+export function traceparentOf(span: Span | undefined): string {
+  const c = span?.spanContext();
+  if (c === undefined || !isSpanContextValid(c)) return '';
+  return `00-${c.traceId}-${c.spanId}-0${(c.traceFlags & 0xff).toString(16)}`;
+}
+
 /** Writes the active trace context into a string map (gRPC metadata, NATS headers). */
 export function injectTraceContext(carrier: Record<string, string>, ctx: Context = context.active()): void {
   propagation.inject(ctx, carrier);

@@ -11,7 +11,7 @@ import {
 import type { Clock } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
-import { CellCounter, Counter, Gauge, type Registry } from '@mdp/telemetry';
+import { CellCounter, Counter, context, Gauge, type Registry, type Span, trace } from '@mdp/telemetry';
 import {
   DEV_TAG_KEYS,
   hasValidTag,
@@ -226,9 +226,10 @@ export class Authenticator {
 
   /**
    * The caller behind an `Authorization` header, or the 401/429/503 to answer with. `clientAddress` is
-   * the request's address as the trusted proxies give it (fastify's `req.ip`).
+   * the request's address as the trusted proxies give it (fastify's `req.ip`); `span`, the request's,
+   * which a lookup at the auth service joins (absent: the active context's).
    */
-  async authenticate(header: string | undefined, clientAddress = ''): Promise<Principal> {
+  async authenticate(header: string | undefined, clientAddress = '', span?: Span): Promise<Principal> {
     const read = this.read(header, clientAddress);
     const { token, format, key } = read;
     const now = this.opts.clock();
@@ -252,14 +253,14 @@ export class Authenticator {
     if (format === 'tagged') {
       // Nobody without the key makes a right tag: these alone are looked up whatever their address.
       if (!hasValidTag(token, this.tagKeys)) throw this.reject(clientAddress, 'bad_tag');
-      return this.lookUp(token, key, now, 'tagged', clientAddress);
+      return this.lookUp(token, key, now, 'tagged', clientAddress, span);
     }
     // Anyone can make a legacy token: an address that keeps failing is not looked at.
     const waitMs = this.throttle.retryAfterMs(clientAddress);
     if (waitMs > 0) throw this.throttled(waitMs);
     if (!isWellFormedLegacyToken(token)) throw this.reject(clientAddress, 'malformed');
     if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
-    return this.lookUp(token, key, now, 'legacy', clientAddress);
+    return this.lookUp(token, key, now, 'legacy', clientAddress, span);
   }
 
   /**
@@ -320,6 +321,7 @@ export class Authenticator {
     now: number,
     format: 'tagged' | 'legacy',
     clientAddress: string,
+    span: Span | undefined,
   ): Promise<Principal> {
     if (this.refused.has(key)) {
       this.lookups.cell('refused_hit').inc();
@@ -334,10 +336,13 @@ export class Authenticator {
         throw ApiError.serviceUnavailable();
       }
       this.lookups.cell('miss').inc();
-      inFlight = this.verify(token, key, format === 'legacy').finally(() => {
-        bound.release();
-        this.verifying.delete(key);
-      });
+      const ctx = span ? trace.setSpan(context.active(), span) : context.active();
+      inFlight = context
+        .with(ctx, () => this.verify(token, key, format === 'legacy'))
+        .finally(() => {
+          bound.release();
+          this.verifying.delete(key);
+        });
       this.verifying.set(key, inFlight);
     }
     const principal = await inFlight;

@@ -72,7 +72,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
         headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.data_json), now) : {},
       };
     }
-    const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via);
+    const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via, ctx.span);
     let body: Buffer;
     try {
       body = await answer(route, input, ctx.span);

@@ -97,7 +97,9 @@ describe('admission deadline (one timer per message to the shard)', () => {
     // Sent in one turn, so they travel as one message: answered and unanswered share its timer.
     const started = performance.now();
     const outcomes = await Promise.allSettled(
-      ['ok-1', 'stuck-1', 'ok-2', 'stuck-2'].map((id, i) => client.admit(id, caller(`acct-${i}`), 'rest')),
+      ['ok-1', 'stuck-1', 'ok-2', 'stuck-2'].map((id, i) =>
+        client.admit(id, caller(`acct-${i}`), 'rest', undefined),
+      ),
     );
     const elapsed = performance.now() - started;
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
@@ -119,11 +121,11 @@ describe('admission deadline (one timer per message to the shard)', () => {
   });
 
   it('an answered request is not refused later by its message timer', async () => {
-    const admitted = await client.admit('ok-3', caller('acct-9'), 'rest');
+    const admitted = await client.admit('ok-3', caller('acct-9'), 'rest', undefined);
     expect(admitted.requestId).toBe('ok-3');
     // Past the deadline of that message, a new admission on the same stream still goes through.
     await new Promise((r) => setTimeout(r, DEADLINE_MS + 50));
-    await expect(client.admit('ok-4', caller('acct-9'), 'rest')).resolves.toMatchObject({
+    await expect(client.admit('ok-4', caller('acct-9'), 'rest', undefined)).resolves.toMatchObject({
       requestId: 'ok-4',
     });
   });
@@ -131,7 +133,9 @@ describe('admission deadline (one timer per message to the shard)', () => {
   it('releases at once a request it answered 503 that the shard admitted after the deadline', async () => {
     // Otherwise the hold would count in usage and against the caps for the hold TTL, for a request
     // that was never served (a client retrying the 503 saw usage one above its 200s).
-    await expect(client.admit('late-1', caller('acct-late'), 'rest')).rejects.toMatchObject({ status: 503 });
+    await expect(client.admit('late-1', caller('acct-late'), 'rest', undefined)).rejects.toMatchObject({
+      status: 503,
+    });
     const releases = () => shard.received.flatMap((m) => m.releases);
     const until = Date.now() + 10_000;
     while (releases().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -141,7 +145,9 @@ describe('admission deadline (one timer per message to the shard)', () => {
   });
 
   it('releases on the next stream the requests pending when a stream broke, and those given up on before', async () => {
-    await expect(client.admit('drop-1', caller('acct-drop'), 'rest')).rejects.toMatchObject({ status: 503 });
+    await expect(client.admit('drop-1', caller('acct-drop'), 'rest', undefined)).rejects.toMatchObject({
+      status: 503,
+    });
     const sent = shard.received.length;
     // The stream is re-dialled by the next admission (after a short pause), which it follows.
     let next: Awaited<ReturnType<AdmissionClient['admit']>> | undefined;
@@ -151,7 +157,7 @@ describe('admission deadline (one timer per message to the shard)', () => {
     const until = Date.now() + 10_000;
     while (!next && Date.now() < until) {
       const id = `ok-after-drop-${Date.now()}`;
-      next = await client.admit(id, caller('acct-drop'), 'rest').catch(() => {
+      next = await client.admit(id, caller('acct-drop'), 'rest', undefined).catch(() => {
         refused.add(id);
         return undefined;
       });

@@ -504,7 +504,7 @@ describe('a 200 whose charge JetStream did not acknowledge in time (the client g
   it('its charge recorded after the 503 is not counted, before or after its void', async () => {
     await served();
     await settled(token, 1);
-    const a = await admission.admit(newRequestId(), caller, 'rest');
+    const a = await admission.admit(newRequestId(), caller, 'rest', undefined);
     expect(await used()).toBe(2); // held: in flight
     await admission.voidCharge(a);
     expect(await used()).toBe(1);
@@ -517,7 +517,7 @@ describe('a 200 whose charge JetStream did not acknowledge in time (the client g
   });
 
   it('its charge recorded before the 503 (a late acknowledgement) stops counting at once', async () => {
-    const a = await admission.admit(newRequestId(), caller, 'rest');
+    const a = await admission.admit(newRequestId(), caller, 'rest', undefined);
     await publish(a, 'charged');
     expect(await used()).toBe(3);
     await admission.voidCharge(a);

@@ -2,7 +2,7 @@ import { admissionResult, type Caps, LeaseHolder, leaseGrantOf, leaseReturnMessa
 import { ApiError } from '@mdp/errors';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
-import { CellCounter, injectTraceContext, type Logger, type Registry } from '@mdp/telemetry';
+import { CellCounter, type Logger, type Registry, type Span, traceparentOf } from '@mdp/telemetry';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
@@ -209,12 +209,13 @@ export class AdmissionClient {
     for (const event of LEASE_EVENTS) this.leaseEvents.cell(event);
   }
 
-  /** Resolves with the admission, or rejects with the 429 or 503 to answer. */
-  admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
+  /**
+   * Resolves with the admission, or rejects with the 429 or 503 to answer. `span`: the request's, whose
+   * trace the shard's decision and the settlement event join.
+   */
+  admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
     const { shard, account } = this.ledgerCaller(caller);
-    const carrier: Record<string, string> = {};
-    injectTraceContext(carrier);
-    const asking: Asking = { caller, shard, via, traceparent: carrier.traceparent ?? '' };
+    const asking: Asking = { caller, shard, via, traceparent: traceparentOf(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
       const now = this.clock();

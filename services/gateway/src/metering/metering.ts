@@ -1,4 +1,5 @@
 import { ApiError } from '@mdp/errors';
+import type { Span } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import type { Admission, AdmissionClient } from './admission.ts';
@@ -27,9 +28,9 @@ export class Metering {
    * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the settlement
    * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
    */
-  admit(requestId: string, caller: Principal, via: Interface): Promise<Admission> {
+  admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
     if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable());
-    return this.admission.admit(requestId, caller, via);
+    return this.admission.admit(requestId, caller, via, span);
   }
 
   /**
