@@ -12,6 +12,43 @@ export const DOC_PAGES = [
 /** The guides whose examples a new user types as written. */
 export const GUIDES = [...DOC_PAGES, 'load-tests/README.md', 'charts/README.md', 'deploy/README.md'];
 
+/** A fenced code block of a guide: its info string's first word, the line number of its first line, its lines. */
+interface CodeBlock {
+  lang: string;
+  line: number;
+  lines: string[];
+  /** False for a fence never closed, which runs to the end of the guide (as Markdown reads it). */
+  closed: boolean;
+}
+
+/** Every fenced code block of a guide, in order. */
+function codeBlocks(guide: string): CodeBlock[] {
+  const out: CodeBlock[] = [];
+  let block: CodeBlock | null = null;
+  readFileSync(guide, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      const fence = /^\s*```(\w*)/.exec(text);
+      if (!fence) block?.lines.push(text);
+      else if (block) {
+        out.push({ ...block, closed: true });
+        block = null;
+      } else block = { lang: fence[1]!, line: i + 2, lines: [], closed: false };
+    });
+  if (block) out.push(block);
+  return out;
+}
+
+/** The lines of `blocks` that `command` matches, each with its line number in the guide. */
+function commandLines(blocks: CodeBlock[], command: RegExp): { line: number; match: RegExpExecArray }[] {
+  return blocks.flatMap((b) =>
+    b.lines.flatMap((text, j) => {
+      const match = command.exec(text);
+      return match ? [{ line: b.line + j, match }] : [];
+    }),
+  );
+}
+
 export interface CurlExample {
   guide: string;
   line: number;
@@ -23,21 +60,12 @@ export interface CurlExample {
 
 /** Every one-line `curl` command inside a fenced code block of a guide. */
 export function curlExamples(guide: string): CurlExample[] {
-  const out: CurlExample[] = [];
-  let fenced = false;
-  readFileSync(guide, 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      if (/^\s*```/.test(text)) {
-        fenced = !fenced;
-        return;
-      }
-      const m = fenced ? /^\s*(?:\$\s+)?(curl\s.*?)(?:\s+#\s*(.*))?$/.exec(text) : null;
-      if (!m) return;
-      const status = /^(\d{3})\b/.exec(m[2] ?? '');
-      out.push({ guide, line: i + 1, command: m[1]!, expectedStatus: status ? Number(status[1]) : 200 });
-    });
-  return out;
+  return commandLines(codeBlocks(guide), /^\s*(?:\$\s+)?(curl\s.*?)(?:\s+#\s*(.*))?$/).map(
+    ({ line, match }) => {
+      const status = /^(\d{3})\b/.exec(match[2] ?? '');
+      return { guide, line, command: match[1]!, expectedStatus: status ? Number(status[1]) : 200 };
+    },
+  );
 }
 
 /** A line of a guide that runs the typed client's command line (`npx mdp …`), as written. */
@@ -50,19 +78,13 @@ export interface MdpExample {
 
 /** Every `npx mdp` line inside a fenced code block of a guide. */
 export function mdpExamples(guide: string): MdpExample[] {
-  const out: MdpExample[] = [];
-  let fenced = false;
-  readFileSync(guide, 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      if (/^\s*```/.test(text)) {
-        fenced = !fenced;
-        return;
-      }
-      const m = fenced ? /^\s*(?:\$\s+)?(npx mdp\s.*?)(?:\s+#.*)?$/.exec(text) : null;
-      if (m) out.push({ guide, line: i + 1, command: m[1]! });
-    });
-  return out;
+  return commandLines(codeBlocks(guide), /^\s*(?:\$\s+)?(npx mdp\s.*?)(?:\s+#.*)?$/).map(
+    ({ line, match }) => ({
+      guide,
+      line,
+      command: match[1]!,
+    }),
+  );
 }
 
 /** A Python example of a guide: a fenced ```python block, or a `python3 -m mdp_client` line. */
@@ -76,30 +98,19 @@ export interface PythonExample {
 
 /** Every ```python block and every `python3 -m mdp_client` line inside a fenced block of a guide. */
 export function pythonExamples(guide: string): PythonExample[] {
-  const out: PythonExample[] = [];
-  let fence: string | null = null;
-  let block: { line: number; lines: string[] } | null = null;
-  readFileSync(guide, 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      const open = /^\s*```(\w*)/.exec(text);
-      if (open) {
-        if (fence === null) {
-          fence = open[1] ?? '';
-          if (fence === 'python') block = { line: i + 2, lines: [] };
-        } else {
-          if (block) out.push({ guide, line: block.line, source: block.lines.join('\n'), kind: 'program' });
-          fence = null;
-          block = null;
-        }
-        return;
-      }
-      if (block) {
-        block.lines.push(text);
-        return;
-      }
-      const m = fence !== null ? /^\s*(?:\$\s+)?(python3 -m mdp_client\s.*?)(?:\s+#.*)?$/.exec(text) : null;
-      if (m) out.push({ guide, line: i + 1, source: m[1]!, kind: 'command' });
-    });
-  return out;
+  // A ```python block never closed is cut off: no program.
+  return codeBlocks(guide).flatMap((b): PythonExample[] =>
+    b.lang === 'python'
+      ? b.closed
+        ? [{ guide, line: b.line, source: b.lines.join('\n'), kind: 'program' }]
+        : []
+      : commandLines([b], /^\s*(?:\$\s+)?(python3 -m mdp_client\s.*?)(?:\s+#.*)?$/).map(
+          ({ line, match }) => ({
+            guide,
+            line,
+            source: match[1]!,
+            kind: 'command',
+          }),
+        ),
+  );
 }
