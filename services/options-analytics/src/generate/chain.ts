@@ -4,7 +4,7 @@ import { marketCloseMs, yearsToExpiry } from '../analytics/time.ts';
 import { nextMonthlyExpiries, nextQuarterlyExpiries, nextWeeklyExpiries } from '../calendar/expiries.ts';
 import type { FutureQuote, OptionContractQuote, Snapshot } from '../domain/snapshot.ts';
 import { TICK, toTick } from './contract-rules.ts';
-import { openInterestProfile, strikeLadder } from './open-interest.ts';
+import { openInterestByStrike, strikeLadder } from './open-interest.ts';
 import { type SurfaceParams, surfaceAtmVol, surfaceVol } from './surface.ts';
 
 export interface ChainInput {
@@ -63,8 +63,8 @@ export function generateChain(input: ChainInput, rng: Rng): Snapshot {
     const scale = input.peakContracts * (rank === 0 ? 1 : rank === 1 ? 0.6 : far ? 0.08 : 0.3);
     const width = Math.max(4 * step, input.spot * atm * Math.sqrt(Math.max(t, 7 / 365)));
     const turnover = rank === 0 ? 2.5 : rank === 1 ? 0.8 : 0.15;
-    const profile = openInterestProfile(strikes, input.oiCentre, width, step, scale, input.pcr, rng);
-    for (const { strike, calls, puts } of profile) {
+    const profile = openInterestByStrike(strikes, input.oiCentre, width, step, scale, input.pcr, rng);
+    for (const { strike, callOi: calls, putOi: puts } of profile) {
       const vol = surfaceVol(input.surface, forward, strike, t);
       const z = Math.log(strike / forward) / (atm * Math.sqrt(t));
       for (const [type, contracts] of [

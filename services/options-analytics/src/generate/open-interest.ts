@@ -1,43 +1,14 @@
 import type { Rng } from '@mdp/market';
 import type { StrikeOi } from '../analytics/max-pain.ts';
 
-export interface StrikeContracts {
-  strike: number;
-  /** Open interest in contracts. */
-  calls: number;
-  puts: number;
-}
-
 /**
  * Open interest across strikes the way it usually sits: call writers' OI peaking a little above the
  * centre, put writers' a little below, more of both on round strikes, a thin tail far out. `centre` is a
  * lagged price (positions are built over weeks), which is what makes max pain trail the underlying.
- * Puts are scaled so that total put OI is `pcr` times total call OI.
- */
-export function openInterestProfile(
-  strikes: readonly number[],
-  centre: number,
-  width: number,
-  step: number,
-  peakContracts: number,
-  pcr: number,
-  rng: Rng,
-): StrikeContracts[] {
-  const putScale = shapeProfile(strikes, centre, width, step, pcr, rng);
-  const out: StrikeContracts[] = new Array(strikes.length);
-  for (let i = 0; i < strikes.length; i++)
-    out[i] = {
-      strike: strikes[i]!,
-      calls: Math.round(callShare[i]! * peakContracts),
-      puts: Math.round(putShare[i]! * putScale * peakContracts),
-    };
-  return out;
-}
-
-/**
- * The same profile as openInterestProfile, in the form max pain reads, written into `out` (its rows
- * reused, its length set): the model's daily rows need only the day's max pain of it, and a fresh row
- * per strike of every day of every underlying was much of the load's garbage.
+ * Puts are scaled so that total put OI is `pcr` times total call OI. In contracts, in the rows max pain
+ * reads, written into `out` when given (its rows reused, its length set): the model's daily rows need
+ * only the day's max pain of it, and a fresh row per strike of every day of every underlying was much
+ * of the load's garbage.
  */
 export function openInterestByStrike(
   strikes: readonly number[],
@@ -47,7 +18,7 @@ export function openInterestByStrike(
   peakContracts: number,
   pcr: number,
   rng: Rng,
-  out: StrikeOi[],
+  out: StrikeOi[] = [],
 ): StrikeOi[] {
   const putScale = shapeProfile(strikes, centre, width, step, pcr, rng);
   const n = strikes.length;
