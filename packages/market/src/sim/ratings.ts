@@ -45,6 +45,8 @@ const PREFIX: Record<string, string> = {
   Brickwork: 'BWR ',
 };
 const symbolOf = (agency: string, notch: number) => `${PREFIX[agency] ?? ''}${SCALE[notch]}`;
+/** A notch held on the scale: AAA (0) at best, D at worst. */
+const onScale = (notch: number) => Math.max(0, Math.min(SCALE.length - 1, notch));
 
 /** An upgrade to the lowest grade or a downgrade to AAA cannot happen: those are reaffirmations. */
 function possible(action: CreditRatingRow['action'], notch: number): CreditRatingRow['action'] {
@@ -68,10 +70,7 @@ export function creditRatings(
   endDay: DayNumber,
 ): CreditRatingAction[] {
   if (!rng.chance(0.45)) return [];
-  const centre = Math.max(
-    0,
-    Math.min(SCALE.length - 1, Math.round(13 - 2.2 * Math.log10(marketCapCr) + 1.5 * rng.normal())),
-  );
+  const centre = onScale(Math.round(13 - 2.2 * Math.log10(marketCapCr) + 1.5 * rng.normal()));
   const agencies = [...AGENCIES];
   for (let i = agencies.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
@@ -79,7 +78,7 @@ export function creditRatings(
   }
   agencies.length = rng.int(1, 2);
   const latest = agencies.map((agency) => {
-    const notch = Math.max(0, Math.min(SCALE.length - 1, centre + rng.int(-1, 1)));
+    const notch = onScale(centre + rng.int(-1, 1));
     const action = rng.pick([
       'reaffirm',
       'reaffirm',
@@ -114,11 +113,10 @@ export function creditRatings(
     let { notch, action, ratedOn } = l;
     const oldest = endDay - HISTORY_YEARS * 365;
     while (action !== 'assigned') {
-      notch = Math.max(
-        0,
-        Math.min(SCALE.length - 1, notch + (action === 'upgrade' ? 1 : action === 'downgrade' ? -1 : 0)),
-      );
+      notch = onScale(notch + (action === 'upgrade' ? 1 : action === 'downgrade' ? -1 : 0));
       ratedOn -= history.int(300, 400);
+      // Odds of their own (annual surveillance mostly reaffirms), not the latest action's: those keep
+      // their draw from `rng`, so the rest of the dataset stays as it was.
       action =
         ratedOn - 400 < oldest
           ? 'assigned'
