@@ -185,6 +185,8 @@ interface Figure {
   pacedAs?: string;
   /** What the ledger shard's leases did over the measured run, when asked for (`LoadOptions.leases`). */
   leases?: LeaseTraffic;
+  /** The gateway's settlement messages and the charges in them over the measured run (`LoadOptions.settlements`). */
+  settlements?: { messages: number; charges: number; seconds: number };
 }
 
 /** `large`: a response no bare route is sized like (no same-size ratio). */
@@ -221,6 +223,8 @@ interface LoadOptions {
    * time once it has no lease out (bench/lease-traffic.ts); outside the event-loop delay window.
    */
   leases?: OpsProbe;
+  /** A gateway whose settlement messages (`gateway_settlement_batch_events`) are counted over the run. */
+  settlements?: OpsProbe;
   /** The measured run held to this row's req/s (autocannon's `overallRate`); its warm-up is not held. */
   pacedAs?: Figure;
 }
@@ -276,6 +280,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   await opts.settle?.(okBefore);
   // Before the delay window starts: each scrape of a process's /metrics restarts it.
   const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
+  const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
@@ -289,6 +294,15 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const after = snapshot(groups);
   const loop = await loopDelays(probes);
   const requests = result.requests.total;
+  const batchesAfter = opts.settlements ? await batchEvents(opts.settlements) : undefined;
+  const settlements =
+    batchesBefore && batchesAfter
+      ? {
+          messages: batchesAfter.count - batchesBefore.count,
+          charges: batchesAfter.sum - batchesBefore.sum,
+          seconds: elapsed,
+        }
+      : undefined;
   const leases =
     opts.leases && leasesBefore
       ? leaseTraffic(leasesBefore.counters, await leaseCounters(opts.leases), requests, result['2xx'])
@@ -327,6 +341,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
     runOk: result['2xx'],
     ...(leases ? { leases } : {}),
+    ...(settlements ? { settlements } : {}),
     ...(opts.pacedAs ? { pacedAs: opts.pacedAs.name } : {}),
   };
 }
@@ -646,6 +661,23 @@ async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: num
 }
 
 /**
+ * How the run's charges travelled: charges a JetStream message, messages a second, and nats-server's
+ * CPU a message (its CPU a request times the requests a message), which a batch's size divides.
+ */
+function settlementLine(
+  t: { messages: number; charges: number; seconds: number },
+  natsUs: number,
+  ok: number,
+): string {
+  if (t.messages === 0) return 'no settlement message';
+  const perMessage = t.charges / t.messages;
+  return (
+    `${perMessage.toFixed(1)} charges a settlement message, ${(t.messages / t.seconds).toFixed(0)} messages a second; ` +
+    `nats-server ${((natsUs * ok) / t.messages).toFixed(0)} µs a message`
+  );
+}
+
+/**
  * The linger runs in one table: charges a message, and the CPU a request of what records the charges
  * (quota ledger, nats-server, Postgres) beside bare fastify's (issue 50's goal: at most bare's).
  */
@@ -930,11 +962,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const earlier = recordedBefore;
       const f = await load(name, url, {
         leases: shardProbe,
+        settlements: probes[0]!,
         ...opts,
         settle: (ok) => recorded(earlier + ok),
       });
       recordedBefore += f.ok;
       if (f.leases) console.log(`  ${f.name}: ${leaseLine(f.leases)}`);
+      if (f.settlements)
+        console.log(`  ${f.name}: ${settlementLine(f.settlements, cpuUs(f, 'nats'), f.runOk)}`);
       return f;
     };
     const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({
