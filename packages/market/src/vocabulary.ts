@@ -112,3 +112,7 @@ export const FII_DERIVATIVE_INSTRUMENTS = [
   'stock_options',
 ] as const;
 export type FiiDerivativeInstrument = (typeof FII_DERIVATIVE_INSTRUMENTS)[number];
+
+/** The kinds of filed document the filings reader holds and serves (a concall transcript, a prospectus…). */
+export const DOC_TYPES = ['concall', 'annual_report', 'presentation', 'drhp', 'rhp'] as const;
+export type DocType = (typeof DOC_TYPES)[number];

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { DOC_TYPES, type DocType } from '@mdp/market/vocabulary';
 import { type DayNumber, formatDay, lastCompletedSession, parseDay } from '@mdp/nse-calendar';
 import { isEntryPoint, runServiceCli } from '@mdp/runtime';
 import { companyCalendars, defaultMarket } from './generate/companies.ts';
@@ -7,7 +8,7 @@ import { companyFilings, DEFAULT_SEED, loadDataset } from './generate/dataset.ts
 import { generateDocument } from './generate/documents.ts';
 import { renderPdf } from './generate/pdf.ts';
 import { DocumentRejected } from './ingest/pdf-text.ts';
-import { DOC_TYPES, type DocType, FilingsStore } from './store.ts';
+import { FilingsStore } from './store.ts';
 
 export const USAGE = `filings-reader CLI
   ingest <SYMBOL> <doc_type> <period> <YYYY-MM-DD> <file.pdf|file.md> [--title T]

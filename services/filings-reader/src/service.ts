@@ -1,14 +1,9 @@
 import { jsonDocument, RpcError } from '@mdp/grpc';
+import { DOC_TYPES, type DocType } from '@mdp/market/vocabulary';
 import type { filings } from '@mdp/proto';
 import type { FilingsReaderImpl } from './app.ts';
 import type { LinkSigner } from './links.ts';
-import {
-  DOC_TYPES,
-  type DocType,
-  type DocumentMeta,
-  type FilingsStore,
-  MAX_PAGES_PER_READ,
-} from './store.ts';
+import { type DocumentMeta, type FilingsStore, MAX_PAGES_PER_READ } from './store.ts';
 
 const DEFAULT_MAX_CHARS = 24_000;
 const MIN_MAX_CHARS = 2_000;

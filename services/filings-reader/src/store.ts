@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from '@mdp/db';
+import { DOC_TYPES, type DocType } from '@mdp/market/vocabulary';
 import { type Digest, type Digester, extractiveDigester } from './digest/digest.ts';
 import { layoutMarkdown, splitMarkdownPages } from './ingest/pages.ts';
 import { DocumentRejected, extractPdfPages } from './ingest/pdf-text.ts';
-
-export const DOC_TYPES = ['concall', 'annual_report', 'presentation', 'drhp', 'rhp'] as const;
-export type DocType = (typeof DOC_TYPES)[number];
 
 export interface DocumentMeta {
   doc_id: number;

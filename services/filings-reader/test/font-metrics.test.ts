@@ -1,8 +1,8 @@
+import type { DocType } from '@mdp/market/vocabulary';
 import PDFDocument from 'pdfkit';
 import { describe, expect, it } from 'vitest';
 import { generateDocument } from '../src/generate/documents.ts';
 import { renderPdf } from '../src/generate/pdf.ts';
-import type { DocType } from '../src/store.ts';
 
 const company = {
   symbol: 'ACME',

@@ -1,6 +1,6 @@
 import { fiscalYearOf, Rng } from '@mdp/market';
+import type { DocType } from '@mdp/market/vocabulary';
 import { day } from '@mdp/nse-calendar';
-import type { DocType } from '../store.ts';
 import type { Company } from './companies.ts';
 import { inr, round } from './format.ts';
 

@@ -1,5 +1,5 @@
+import type { DocType } from '@mdp/market/vocabulary';
 import { type Digest, extractiveDigest } from '../digest/digest.ts';
-import type { DocType } from '../store.ts';
 import type { Company } from './companies.ts';
 import { type GeneratedDocument, generateDocument } from './documents.ts';
 import { renderPdf } from './pdf.ts';

@@ -1,5 +1,6 @@
+import { DOC_TYPES, type DocType } from '@mdp/market/vocabulary';
 import type { Pool } from 'pg';
-import { DOC_TYPES, type DocType, FilingsStore, type IngestInput } from '../store.ts';
+import { FilingsStore, type IngestInput } from '../store.ts';
 import { DocumentRejected, extractPdfPages } from './pdf-text.ts';
 
 /**

@@ -1,10 +1,9 @@
 import { ApiError } from '@mdp/errors';
+import { DOC_TYPES } from '@mdp/market/vocabulary';
 import type { common } from '@mdp/proto';
 import { Type } from '@sinclair/typebox';
 import { csv, date, id, integer, oneOf, pageRange, parsePageRange, symbol } from './params.ts';
 import { defineRoute, LIST_RULE, type Upstreams } from './route.ts';
-
-export const DOC_TYPES = ['concall', 'annual_report', 'presentation', 'drhp', 'rhp'] as const;
 
 const symbolPath = Type.Object({ symbol: symbol() });
 

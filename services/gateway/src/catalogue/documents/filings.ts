@@ -1,5 +1,5 @@
+import { DOC_TYPES } from '@mdp/market/vocabulary';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { DOC_TYPES } from '../filings.ts';
 import { oneOf } from '../params.ts';
 import { closed, isoDate, nullable, timestamp } from './parts.ts';
 
