@@ -92,6 +92,8 @@ interface ReadHeader {
   token: string;
   format: 'tagged' | 'legacy';
   key: string;
+  /** In `reads`: found there, or put there once its token was found verified. */
+  kept?: true;
 }
 
 const REFUSED_TTL_MS = 30_000;
@@ -281,8 +283,9 @@ export class Authenticator {
 
   /** Kept only once its token was found verified: a flood of made-up tokens never displaces a subscriber's. */
   private keepRead(read: ReadHeader): void {
-    if (this.reads.has(read.header)) return;
+    if (read.kept) return;
     if (this.reads.size >= READS_MAX) this.reads.delete(this.reads.keys().next().value!);
+    read.kept = true;
     this.reads.set(read.header, read);
   }
 
