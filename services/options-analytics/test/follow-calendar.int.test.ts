@@ -69,4 +69,41 @@ describe('following the trading calendar of equities-data', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(calendarInForce().version).toBe(LIST_2027.version);
   });
+
+  it('runs again for data that was loaded while it was moving expiries, and not again once nothing changed', async () => {
+    await follower?.close();
+    putCalendarInForce(SEED_CALENDAR);
+    const port = await freePort();
+    server = new GrpcServer({
+      logger: createLogger('eq', 'silent'),
+      tracer: trace.getTracer('eq'),
+      registry: createRegistry('eq'),
+    }).add(
+      calendar.TradingCalendarServiceService,
+      calendarRpcs(() => LIST_2027),
+    );
+    await server.listen('127.0.0.1', port);
+    let version = 1;
+    const checked: number[] = [];
+    let started = 0;
+    follower = followCalendar({
+      address: `127.0.0.1:${port}`,
+      natsUrl: 'nats://127.0.0.1:1',
+      logger: createLogger('follow-test', 'silent'),
+      registry: createRegistry('follow-test'),
+      pollMs: 60_000,
+      dataVersion: async () => version,
+      onChange: async () => {
+        started++;
+        checked.push(version);
+        // A regenerated dataset commits while the first pass runs: that pass never saw its expiries.
+        if (started === 1) version = 2;
+      },
+    });
+    expect(await until(() => started === 1)).toBe(true);
+    await follower.refresh();
+    expect(checked).toEqual([1, 2]);
+    await follower.refresh();
+    expect(checked).toEqual([1, 2]);
+  });
 });

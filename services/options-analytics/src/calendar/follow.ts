@@ -68,8 +68,10 @@ export function followCalendar(opts: {
     const before = calendarInForce();
     putCalendarInForce(next);
     await opts.onChange(next);
-    // What onChange wrote moved the data version on: the next refresh's stamp includes it.
-    applied = `${answer.version}|${(await opts.dataVersion?.()) ?? ''}`;
+    // The data version read before onChange ran: whatever was written since (onChange's own moves, or
+    // a load that committed while it ran) makes the next refresh run it again. Reading it afterwards
+    // would count a load onChange never saw as checked, and leave its expiries on a closed day.
+    applied = stamp;
     if (before.version !== next.version)
       opts.logger.info({ lastYear: next.lastYear, version: next.version }, 'trading calendar in force');
   };
