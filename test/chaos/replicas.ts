@@ -204,7 +204,9 @@ export async function runReplicaFault(
         if (await ejected(opsPort)) ejectedAt = now();
         else await sleep(20);
       }
-      await sleep(o.downMs);
+      // A lone replica: every client is held by a request sent before the ejection, which waits out its
+      // deadline; only then does the load see the open breaker's fast 502s, for the outage's length.
+      await sleep(o.downMs + (two ? 0 : DEADLINE_MS));
     } finally {
       victim.kill('SIGCONT');
       back = now();
