@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createPool, dropSchema } from '@mdp/db';
@@ -73,11 +73,57 @@ beforeAll(async () => {
   }
 }, 300_000);
 
+/**
+ * Every process of this run, however deep under `make`: each has this test's settlement stream in its
+ * environment (the services are in process groups of their own, out of reach of a signal to make's).
+ */
+function processesOfThisRun(): { pid: number; command: string }[] {
+  const marker = `USAGE_STREAM=USAGE_${tag.toUpperCase()}\0`;
+  const found: { pid: number; command: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (!`\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${marker}`)) continue;
+      found.push({
+        pid,
+        command: readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim(),
+      });
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/** Ctrl-C, as a terminal sends it to make's process group; resolves once make has exited. */
+async function interrupt(): Promise<void> {
+  if (!run || run.exitCode !== null || run.signalCode !== null) return;
+  const exited = new Promise((r) => run!.once('exit', r));
+  process.kill(-run.pid!, 'SIGINT');
+  await exited;
+}
+
+/** Polls until no process of this run is left, or the time is up; returns what is left. */
+async function leftAfter(ms: number): Promise<{ pid: number; command: string }[]> {
+  const until = Date.now() + ms;
+  let left = processesOfThisRun();
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 250));
+    left = processesOfThisRun();
+  }
+  return left;
+}
+
 afterAll(async () => {
-  if (run && run.exitCode === null) {
-    const exited = new Promise((r) => run!.once('exit', r));
-    process.kill(-run.pid!, 'SIGINT');
-    await exited;
+  await interrupt();
+  // Whatever a failed run left behind goes, so a CI machine is not left serving this test's stack.
+  for (const { pid } of await leftAfter(20_000)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
   }
   const pool = createPool({ url: DATABASE_URL, schema: 'public', max: 1, applicationName: 'test' });
   const { rows } = await pool.query<{ nspname: string }>(
@@ -166,5 +212,12 @@ describe('make run DATA=<folder>', () => {
     expect(refused.code).toBe(1);
     expect(refused.out).toContain(`ERROR: DATA=${missing} is not a folder`);
     expect(refused.out).not.toMatch(/starting auth/);
+  }, 60_000);
+
+  it('stops every process it started on Ctrl-C, the services in their own process groups too', async () => {
+    expect(processesOfThisRun().length).toBeGreaterThanOrEqual(8);
+    await interrupt();
+    expect(await leftAfter(20_000)).toEqual([]);
+    expect(out).toContain('all services stopped');
   }, 60_000);
 });
