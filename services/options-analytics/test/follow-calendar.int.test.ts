@@ -29,6 +29,33 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean>
   return check();
 }
 
+/** equities-data's calendar service, serving LIST_2027 on `port`. */
+async function serveCalendar(port: number): Promise<GrpcServer> {
+  const s = new GrpcServer({
+    logger: createLogger('eq', 'silent'),
+    tracer: trace.getTracer('eq'),
+    registry: createRegistry('eq'),
+  }).add(
+    calendar.TradingCalendarServiceService,
+    calendarRpcs(() => LIST_2027),
+  );
+  await s.listen('127.0.0.1', port);
+  return s;
+}
+
+/** A follower of the calendar service on `port`, with no NATS: the poll and `refresh` alone find it. */
+const follow = (
+  port: number,
+  o: Pick<Parameters<typeof followCalendar>[0], 'pollMs' | 'onChange' | 'dataVersion'>,
+) =>
+  followCalendar({
+    address: `127.0.0.1:${port}`,
+    natsUrl: 'nats://127.0.0.1:1',
+    logger: createLogger('follow-test', 'silent'),
+    registry: createRegistry('follow-test'),
+    ...o,
+  });
+
 describe('following the trading calendar of equities-data', () => {
   it('keeps the seed while equities-data is away, takes its calendar once it answers, and keeps it when it goes again', async () => {
     // What a process has after a start. The workers run several test files in one process (isolate:
@@ -36,12 +63,7 @@ describe('following the trading calendar of equities-data', () => {
     putCalendarInForce(SEED_CALENDAR);
     const port = await freePort();
     const seen: TradingCalendar[] = [];
-    follower = followCalendar({
-      address: `127.0.0.1:${port}`,
-      // No NATS either: the poll alone finds the calendar.
-      natsUrl: 'nats://127.0.0.1:1',
-      logger: createLogger('follow-test', 'silent'),
-      registry: createRegistry('follow-test'),
+    follower = follow(port, {
       pollMs: 200,
       onChange: async (c) => {
         seen.push(c);
@@ -51,15 +73,7 @@ describe('following the trading calendar of equities-data', () => {
     expect(calendarInForce().lastYear).toBe(2026);
     expect(seen).toEqual([]);
 
-    server = new GrpcServer({
-      logger: createLogger('eq', 'silent'),
-      tracer: trace.getTracer('eq'),
-      registry: createRegistry('eq'),
-    }).add(
-      calendar.TradingCalendarServiceService,
-      calendarRpcs(() => LIST_2027),
-    );
-    await server.listen('127.0.0.1', port);
+    server = await serveCalendar(port);
     expect(await until(() => calendarInForce().lastYear === 2027)).toBe(true);
     expect(calendarInForce().isTradingDay(day('2027-01-26'))).toBe(false);
     expect(seen.map((c) => c.version)).toEqual([LIST_2027.version]);
@@ -74,23 +88,11 @@ describe('following the trading calendar of equities-data', () => {
     await follower?.close();
     putCalendarInForce(SEED_CALENDAR);
     const port = await freePort();
-    server = new GrpcServer({
-      logger: createLogger('eq', 'silent'),
-      tracer: trace.getTracer('eq'),
-      registry: createRegistry('eq'),
-    }).add(
-      calendar.TradingCalendarServiceService,
-      calendarRpcs(() => LIST_2027),
-    );
-    await server.listen('127.0.0.1', port);
+    server = await serveCalendar(port);
     let version = 1;
     const checked: number[] = [];
     let started = 0;
-    follower = followCalendar({
-      address: `127.0.0.1:${port}`,
-      natsUrl: 'nats://127.0.0.1:1',
-      logger: createLogger('follow-test', 'silent'),
-      registry: createRegistry('follow-test'),
+    follower = follow(port, {
       pollMs: 60_000,
       dataVersion: async () => version,
       onChange: async () => {
