@@ -35,6 +35,7 @@ import {
 } from './lease-traffic.ts';
 import { benchLedger } from './ledger.ts';
 import { median } from './ledger-goals.ts';
+import { benchNats } from './nats-as-deployed.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
 import {
   type LoopDelay,
@@ -796,7 +797,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await runBundled();
   console.log('starting the platform (six processes, bundled)…');
   const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const stack = await startStack({ LOG_LEVEL: 'warn' }, { nodeArgs });
+  const nats = await benchNats();
+  console.log(nats.said);
+  const stack = await startStack({ LOG_LEVEL: 'warn' }, { nodeArgs, natsUrl: nats.url });
   const barePort = await freePort();
   const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
     env: { ...process.env, PORT: String(barePort) },
@@ -1253,6 +1256,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await redis?.stop();
     await ledgerDb?.end().catch(() => {});
     await stack.shutdown();
+    await nats.cleanup();
   }
   if (failures.length > 0) {
     console.error(

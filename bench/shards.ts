@@ -12,6 +12,7 @@ import { type Stack, startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
 import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
 import { envInt } from './env.ts';
+import { benchNats } from './nats-as-deployed.ts';
 
 const SHARD_COUNTS = (process.env.BENCH_SHARDS ?? '1,2,4').split(',').map(Number);
 if (SHARD_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) {
@@ -73,8 +74,8 @@ async function charged(stack: Stack): Promise<number> {
   }
 }
 
-async function measure(shards: number): Promise<Row> {
-  const stack = await startStack({ LOG_LEVEL: 'warn' }, { shards });
+async function measure(shards: number, natsUrl: string | undefined): Promise<Row> {
+  const stack = await startStack({ LOG_LEVEL: 'warn' }, { shards, natsUrl });
   try {
     const tokens = (await stack.admin('token-pool', '--plan', PLAN, '--count', String(ACCOUNTS))).split('\n');
     const url = `${stack.baseUrl}${PATH}`;
@@ -121,11 +122,17 @@ async function measure(shards: number): Promise<Row> {
 
 await runBundled();
 const rows: Row[] = [];
-for (const shards of SHARD_COUNTS) {
-  console.log(
-    `ledger shards: ${shards} (a fresh stack; ${WARMUP} requests warm-up, ${REQUESTS} measured, c${CONNECTIONS})…`,
-  );
-  rows.push(await measure(shards));
+const nats = await benchNats();
+console.log(nats.said);
+try {
+  for (const shards of SHARD_COUNTS) {
+    console.log(
+      `ledger shards: ${shards} (a fresh stack; ${WARMUP} requests warm-up, ${REQUESTS} measured, c${CONNECTIONS})…`,
+    );
+    rows.push(await measure(shards, nats.url));
+  }
+} finally {
+  await nats.cleanup();
 }
 const cell = (n: number, w = 9) => n.toFixed(n >= 100 ? 0 : 1).padStart(w);
 console.log(

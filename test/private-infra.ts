@@ -247,8 +247,14 @@ function natsGreets(port: number): Promise<boolean> {
   });
 }
 
-/** A private nats-server with JetStream, its store in a fresh temporary folder, as a child of this process. */
-export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promise<PrivateServer> {
+/**
+ * A private nats-server with JetStream, its store in a fresh temporary folder, as a child of this process;
+ * `env` adds to its environment (the Go runtime's settings, such as GOMAXPROCS).
+ */
+export async function startPrivateNats(
+  binary = '/usr/sbin/nats-server',
+  env: Record<string, string> = {},
+): Promise<PrivateServer> {
   if (!existsSync(binary)) throw new Error(`no nats-server at ${binary}`);
   const dir = mkdtempSync(join(tmpdir(), 'mdp-chaos-nats-'));
   const log = join(dir, 'nats.log');
@@ -262,6 +268,7 @@ export async function startPrivateNats(binary = '/usr/sbin/nats-server'): Promis
       binary,
       ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')],
       {
+        env: { ...process.env, ...env },
         stdio: ['ignore', out, out],
       },
     );
