@@ -35,6 +35,18 @@ export function envChoices<T extends string>(
   return chosen as T[];
 }
 
+/** The one choice of `known` in `env[name]`, or `fallback` when it is unset or empty. */
+export function envChoice<T extends string>(
+  name: string,
+  known: readonly T[],
+  fallback: T,
+  env: NodeJS.ProcessEnv = process.env,
+): T {
+  const chosen = envChoices(name, known, env);
+  if (chosen.length > 1) throw new Error(`${name}: one of ${known.join(', ')} (got "${env[name]}")`);
+  return chosen[0] ?? fallback;
+}
+
 /**
  * The scenarios to run: those `env[name]` chooses (comma-separated keys of `defaults` or `optIn`), or
  * `defaults` when it chooses none. An opt-in scenario (one too long for every run) runs only when named.

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { type PrivateServer, startPrivateNats } from '../test/private-infra.ts';
+import { envChoice } from './env.ts';
 
 const VALUES = new URL('../deploy/nats-jetstream-values.yaml', import.meta.url);
 
@@ -47,10 +48,8 @@ export async function benchNats(): Promise<{
   said: string;
   cleanup: () => Promise<void>;
 }> {
-  const which = process.env.BENCH_NATS ?? 'deployed';
-  if (which === 'machine')
+  if (envChoice('BENCH_NATS', ['deployed', 'machine'], 'deployed') === 'machine')
     return { url: undefined, said: "NATS: the machine's (BENCH_NATS=machine)", cleanup: async () => {} };
-  if (which !== 'deployed') throw new Error(`BENCH_NATS=${which}: deployed (the default) or machine`);
   const env = deployedNatsEnv();
   const server: PrivateServer = await startPrivateNats(undefined, env);
   const settings = Object.entries(env)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envChoices, envInt, envScenarios } from '../../bench/env.ts';
+import { envChoice, envChoices, envInt, envScenarios } from '../../bench/env.ts';
 
 describe('envInt (bench settings)', () => {
   it('takes a whole number, or the default when unset or empty', () => {
@@ -55,6 +55,24 @@ describe('envScenarios (default and opt-in bench scenarios)', () => {
   it('refuses an unknown entry, listing opt-in choices too', () => {
     expect(() => envScenarios('BENCH_SCENARIOS', defaults, optIn, { BENCH_SCENARIOS: 'bursts' })).toThrow(
       'BENCH_SCENARIOS: unknown choice "bursts" (known: quote, search, price, accounts, burst)',
+    );
+  });
+});
+
+describe('envChoice', () => {
+  const known = ['deployed', 'machine'] as const;
+  it('is the fallback when unset or empty, and the choice when it is one of the known', () => {
+    expect(envChoice('BENCH_NATS', known, 'deployed', {})).toBe('deployed');
+    expect(envChoice('BENCH_NATS', known, 'deployed', { BENCH_NATS: ' ' })).toBe('deployed');
+    expect(envChoice('BENCH_NATS', known, 'deployed', { BENCH_NATS: 'machine' })).toBe('machine');
+  });
+
+  it('refuses an unknown value or more than one, naming the variable and the choices', () => {
+    expect(() => envChoice('BENCH_NATS', known, 'deployed', { BENCH_NATS: 'cluster' })).toThrow(
+      'BENCH_NATS: unknown choice "cluster" (known: deployed, machine)',
+    );
+    expect(() => envChoice('BENCH_NATS', known, 'deployed', { BENCH_NATS: 'machine,deployed' })).toThrow(
+      'BENCH_NATS: one of deployed, machine (got "machine,deployed")',
     );
   });
 });
