@@ -178,6 +178,32 @@ describe('when the auth service is down', () => {
     expect(await until(200, `Bearer ${uncached.token}`, 5_000)).toBeLessThan(5_000);
   });
 
+  it('a sign-in while auth is away gets the 503 page, with when to try again', async () => {
+    const form = await gw.inject({ method: 'GET', url: '/account/sign-in', anonymous: true });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1];
+    expect(csrf).toBeDefined();
+    const cookie = form.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    await services.stopAuth();
+    try {
+      const res = await gw.inject({
+        method: 'POST',
+        url: '/account/sign-in',
+        anonymous: true,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          _csrf: csrf!,
+          email: 'away@example.com',
+          password: 'p'.repeat(16),
+        }).toString(),
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toContain('Try again in 5 seconds.');
+    } finally {
+      await services.startAuth();
+    }
+  });
+
   it('the account site answers with its 503 page, no internal detail, and recovers', async () => {
     const page = () =>
       gw.inject({
@@ -191,7 +217,8 @@ describe('when the auth service is down', () => {
       const res = await page();
       expect(res.statusCode).toBe(503);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      expect(res.body).toContain('The account service is unavailable just now. Try again in a minute.');
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body).toContain('The account service is unavailable just now. Try again in 5 seconds.');
       // Nothing of the gRPC failure (status name, connection error, address) reaches the page.
       expect(res.body).not.toMatch(/grpc|ECONNREFUSED|deadline|127\.0\.0\.1|localhost:\d/i);
       expect(res.body).not.toMatch(/UNAVAILABLE|No connection established/);

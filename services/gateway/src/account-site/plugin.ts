@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import type { ApiError } from '@mdp/errors';
+import { type ApiError, SERVICE_UNAVAILABLE_RETRY_S } from '@mdp/errors';
 import { type AsyncClient, PARAM_METADATA_KEY, status } from '@mdp/grpc';
 import { type Clock, DAY_MS, istDateStart } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
@@ -148,10 +148,7 @@ export async function registerAccountSite(app: FastifyInstance, o: AccountSiteOp
         }
         const apiError: ApiError = asApiError(err);
         if (apiError.status >= 500) req.log.warn({ err }, 'account site: request failed');
-        const message =
-          apiError.status >= 500
-            ? 'The account service is unavailable just now. Try again in a minute.'
-            : 'The request could not be read.';
+        const message = apiError.status >= 500 ? UNAVAILABLE : 'The request could not be read.';
         req.errorCode = (
           apiError.status >= 500 ? 'service_unavailable' : 'invalid_request'
         ) satisfies SiteCode;
@@ -376,9 +373,14 @@ async function csrfFor(reply: FastifyReply, s: SiteSession | null): Promise<stri
   return reply.generateCsrf({ userInfo: userInfo(s), secure: isTls(reply.request) } as never);
 }
 
+/** What a page says when a service behind it cannot answer: when to try again, as its Retry-After says. */
+const UNAVAILABLE = `The account service is unavailable just now. Try again in ${SERVICE_UNAVAILABLE_RETRY_S} seconds.`;
+
 function sendPage(reply: FastifyReply, body: string, refused?: auth.SignInResponse): FastifyReply {
   if (refused?.outcome === auth.SignInOutcome.SIGN_IN_OUTCOME_RATE_LIMITED)
     reply.header('retry-after', String(refused.retry_after_seconds));
+  // As every 503 of the platform: when to ask again.
+  else if (reply.statusCode === 503) reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_S));
   return reply.type('text/html; charset=utf-8').send(body);
 }
 
@@ -433,7 +435,7 @@ function refusal(r: auth.SignInResponse): { code: number; kind: SiteCode; errors
       return {
         code: 503,
         kind: 'service_unavailable',
-        errors: { form: 'The account service is unavailable just now. Try again in a minute.' },
+        errors: { form: UNAVAILABLE },
       };
   }
 }
