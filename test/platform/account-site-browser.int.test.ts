@@ -89,6 +89,17 @@ interface ChartLabels {
   viewport: number;
 }
 
+/**
+ * The page a navigation ended on is `title`: checked once it has loaded, so an error page fails at once
+ * with what it says (a wait for the expected heading would time out saying nothing of it).
+ */
+async function expectTitle(page: Page, title: string): Promise<void> {
+  // The page asked for, or one that says what went wrong (an alert), whichever comes.
+  await page.getByRole('heading', { name: title, level: 1 }).or(page.getByRole('alert')).first().waitFor();
+  const heading = await page.locator('h1').first().textContent();
+  expect(heading, `${page.url()}: ${await page.locator('main').textContent()}`).toBe(title);
+}
+
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
 }
@@ -166,6 +177,7 @@ describe('the account web site in a real browser', () => {
     await shot(page, '04-tokens');
 
     await page.getByRole('link', { name: 'Usage' }).click();
+    await expectTitle(page, 'Usage');
     expect(await page.locator('[data-figure="day-used"]').textContent()).toBe('1');
     expect(await page.locator('[data-figure="plan"]').textContent()).toBe('free');
     // The page says what /v1/me/usage says at the same moment.
@@ -174,6 +186,7 @@ describe('the account web site in a real browser', () => {
       return ((await res.json()) as { data: { day: { used: number; limit: number } } }).data;
     }, token);
     await page.reload();
+    await expectTitle(page, 'Usage');
     expect(await page.locator('[data-figure="day-used"]').textContent()).toBe(String(usage.day.used));
     const text = await page.locator('main').textContent();
     expect(text).toContain(`${usage.day.used} used of ${usage.day.limit}`);
