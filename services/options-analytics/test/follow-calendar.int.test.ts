@@ -4,7 +4,7 @@ import { calendar } from '@mdp/proto';
 import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/stack.ts';
-import { calendarRpcs } from '../../equities-data/src/calendar/rpc.ts';
+import { calendarRpcs, type TradingCalendarImpl } from '../../equities-data/src/calendar/rpc.ts';
 import { type CalendarFollower, followCalendar } from '../src/calendar/follow.ts';
 
 // options-analytics follows the calendar equities-data serves; when equities-data is not there it keeps
@@ -29,16 +29,16 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean>
   return check();
 }
 
-/** equities-data's calendar service, serving LIST_2027 on `port`. */
-async function serveCalendar(port: number): Promise<GrpcServer> {
+/** equities-data's calendar service, serving LIST_2027 on `port` (through `rpcs` when given). */
+async function serveCalendar(
+  port: number,
+  rpcs: TradingCalendarImpl = calendarRpcs(() => LIST_2027),
+): Promise<GrpcServer> {
   const s = new GrpcServer({
     logger: createLogger('eq', 'silent'),
     tracer: trace.getTracer('eq'),
     registry: createRegistry('eq'),
-  }).add(
-    calendar.TradingCalendarServiceService,
-    calendarRpcs(() => LIST_2027),
-  );
+  }).add(calendar.TradingCalendarServiceService, rpcs);
   await s.listen('127.0.0.1', port);
   return s;
 }
@@ -107,5 +107,50 @@ describe('following the trading calendar of equities-data', () => {
     expect(checked).toEqual([1, 2]);
     await follower.refresh();
     expect(checked).toEqual([1, 2]);
+  });
+
+  it('closes without waiting for a read of equities-data that has not come back, and applies nothing after', async () => {
+    await follower?.close();
+    await server?.shutdown(0);
+    putCalendarInForce(SEED_CALENDAR);
+    const port = await freePort();
+    // equities-data taking its time: the read is held until the test lets it go.
+    let reads = 0;
+    let ended: 'answered' | 'cancelled' | undefined;
+    let answer!: () => void;
+    const held = new Promise<void>((r) => {
+      answer = r;
+    });
+    const served = calendarRpcs(() => LIST_2027);
+    server = await serveCalendar(port, {
+      getTradingCalendar: async (req, ctx) => {
+        reads++;
+        ctx.signal.addEventListener('abort', () => {
+          ended ??= 'cancelled';
+        });
+        await held;
+        ended ??= 'answered';
+        return served.getTradingCalendar(req, ctx);
+      },
+    });
+    const seen: TradingCalendar[] = [];
+    follower = follow(port, {
+      pollMs: 60_000,
+      onChange: async (c) => {
+        seen.push(c);
+      },
+    });
+    expect(await until(() => reads === 1)).toBe(true);
+    const started = Date.now();
+    await follower.close();
+    follower = undefined;
+    // Closed while the read was still out: neither answered nor given up, long before its 5 s deadline
+    // (waiting for the read made a pod's stop last that deadline whenever equities-data was away).
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(ended).toBeUndefined();
+    answer();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen).toEqual([]);
+    expect(calendarInForce().version).toBe(SEED_CALENDAR.version);
   });
 });

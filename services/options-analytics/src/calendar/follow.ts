@@ -10,6 +10,7 @@ const backoff = new ExponentialBackoff({ initialDelay: 500, maxDelay: 30_000 });
 export interface CalendarFollower {
   /** Asks the owner for its calendar now (what an announcement and the poll do). */
   refresh(): Promise<void>;
+  /** Stops following: waits for a calendar being applied (expiries being moved), not for a read in flight. */
   close(): Promise<void>;
 }
 
@@ -53,10 +54,9 @@ export function followCalendar(opts: {
   let closed = false;
   let applied: string | undefined;
   let running = Promise.resolve();
-  const fetchAndApply = async () => {
-    const [answer, data] = await Promise.all([client.call.getTradingCalendar({}), opts.dataVersion?.()]);
-    const stamp = `${answer.version}|${data ?? ''}`;
-    if (stamp === applied) return;
+  /** What a refresh is doing with what it read (the calendar put in force, `onChange`): closing waits for it. */
+  let applying: Promise<void> = Promise.resolve();
+  const applyCalendar = async (answer: calendar.TradingCalendar, stamp: string) => {
     const next = new TradingCalendar(
       answer.days.map((d) => ({
         date: d.date,
@@ -74,6 +74,16 @@ export function followCalendar(opts: {
     applied = stamp;
     if (before.version !== next.version)
       opts.logger.info({ lastYear: next.lastYear, version: next.version }, 'trading calendar in force');
+  };
+  const fetchAndApply = async () => {
+    const [answer, data] = await Promise.all([client.call.getTradingCalendar({}), opts.dataVersion?.()]);
+    // Closed while the read was out (equities-data slow or away: closing did not wait for it).
+    if (closed) return;
+    const stamp = `${answer.version}|${data ?? ''}`;
+    if (stamp === applied) return;
+    const apply = applyCalendar(answer, stamp);
+    applying = apply.catch(() => {});
+    await apply;
   };
   const refresh = () => {
     // One at a time; a failed refresh does not stop the next one.
@@ -120,7 +130,9 @@ export function followCalendar(opts: {
       clearTimeout(timer);
       clearInterval(poll);
       await nc?.drain().catch(() => {});
-      await running.catch(() => {});
+      // Not the read in flight: with equities-data away it lasts its whole deadline, and what it brings
+      // is dropped once closed. Moving expiries, if begun, is finished.
+      await applying;
       client.close();
     },
   };
