@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { platform } from './client.ts';
 import { uniqueEmail } from './site-session.ts';
 
@@ -31,9 +31,36 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/**
+ * What a page asked of the platform and when, printed when its test fails: a step that hangs shows as
+ * the request still unanswered (a test timeout says nothing of where it was).
+ */
+function keepTimeline(page: Page): void {
+  const start = Date.now();
+  const lines: string[] = [];
+  const pending = new Map<Request, number>();
+  const at = (t: number) => `+${((t - start) / 1000).toFixed(1)}s`;
+  const what = (r: Request) => `${r.method()} ${new URL(r.url()).pathname}`;
+  const done = (r: Request, outcome: string) => {
+    const sent = pending.get(r) ?? start;
+    pending.delete(r);
+    lines.push(`${at(sent)} ${what(r)} ${outcome} in ${Date.now() - sent} ms`);
+  };
+  page.on('request', (r) => pending.set(r, Date.now()));
+  page.on('requestfinished', (r) => void r.response().then((res) => done(r, `→ ${res?.status() ?? '?'}`)));
+  page.on('requestfailed', (r) => done(r, `failed (${r.failure()?.errorText ?? '?'})`));
+  onTestFailed(() => {
+    const open = [...pending].map(([r, t]) => `${at(t)} ${what(r)} unanswered after ${Date.now() - t} ms`);
+    console.error(
+      `the page at ${at(Date.now())}: ${page.url()}\n${[...lines.slice(-40), ...open].join('\n')}`,
+    );
+  });
+}
+
 async function newPage(viewport = { width: 1280, height: 900 }): Promise<Page> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  keepTimeline(page);
   const origin = new URL(platform.baseUrl).origin;
   await page.route('**/*', (route) => {
     const url = route.request().url();
@@ -104,7 +131,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
 }
 
-describe('the account web site in a real browser', () => {
+// A journey of some thirty steps in a browser on a machine the whole suite shares: 12 s alone, several
+// times that in a busy CI run. Each step's own wait (Playwright's 30 s) fails first, naming the step.
+describe('the account web site in a real browser', { timeout: 120_000 }, () => {
   it('signs up, creates a token, uses it, sees the usage, revokes it, and reads /docs', async () => {
     const page = await newPage();
     const email = uniqueEmail();
