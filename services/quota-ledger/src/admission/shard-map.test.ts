@@ -314,6 +314,8 @@ describe('ShardMap through a rollout', () => {
   ] as const;
 
   it('never has two shards admitting one account, stand-ins or not', () => {
+    // Gathered, then checked once: an expect per account and second (200 × 261 × 4) was most of the test.
+    const twice: string[] = [];
     for (const [name, plan] of [
       ['2 → 3 → 2', steps],
       ['2 → 3 rolled back', rolledBack],
@@ -321,10 +323,9 @@ describe('ShardMap through a rollout', () => {
       for (const standIns of [true, false])
         for (const { at, owners } of rollout(plan, accounts, { until: 260_000, standIns }))
           for (const [a, who] of owners)
-            expect(
-              who.length,
-              `${name}: ${a} at ${at / 1000} s (stand-ins: ${standIns}): ${who}`,
-            ).toBeLessThanOrEqual(1);
+            if (who.length > 1)
+              twice.push(`${name}: ${a} at ${at / 1000} s (stand-ins: ${standIns}): ${who}`);
+    expect(twice).toEqual([]);
   });
 
   it('admits an account whose new owner restarts last as soon as its old owner hands it over', () => {
