@@ -47,6 +47,7 @@ import {
   waitForQuietHeap,
 } from './ops-metrics.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
+import { type Round, type RoundRun, readRounds, roundLines } from './rounds.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
 const REQUESTS = envInt('BENCH_REQUESTS', 20_000);
@@ -131,6 +132,12 @@ const LINGERS = (process.env.BENCH_LINGERS ?? '0,2,8')
 /** The CPU group of the two-gateways scenario's second gateway. */
 const SECOND_GATEWAY = 'gateway-2';
 export const QUOTE = '/v1/stocks/ARAVALIHOU/quote';
+/**
+ * The one-account and `business` quote rows (and bare fastify beside them) are measured in this many
+ * alternated rounds, each with a pool of its own for `capped`; issue 49's goals are read from the median
+ * round, each row against its own round's bare run (bench/rounds.ts).
+ */
+const ROUNDS = envInt('BENCH_ROUNDS', 3);
 /** How long bare fastify runs held to a metered row's req/s (`pacedAs`). */
 const PACED_SECONDS = envInt('BENCH_PACED_SECONDS', 5);
 /** 0: skip the quota ledger's own bench at the end of the run (bench/ledger.ts). */
@@ -864,7 +871,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const tokenPool = async (plan: string, count: number) =>
       (await stack.admin('token-pool', '--plan', plan, '--count', String(count))).split('\n');
     const pool = runs('accounts') ? await tokenPool('load-test', POOL_ACCOUNTS) : [];
-    const cappedPool = runs('capped') ? await tokenPool(CAPPED_PLAN, POOL_ACCOUNTS) : [];
+    // One pool a round: a round's requests would put one pool's accounts over their burst cap.
+    const cappedPools: string[][] = [];
+    if (runs('capped'))
+      for (let k = 0; k < ROUNDS; k++) cappedPools.push(await tokenPool(CAPPED_PLAN, POOL_ACCOUNTS));
+    const cappedPool = cappedPools[0] ?? [];
     // The peer keys its limit by token: the same many tokens as the capped run (it checks none of them).
     const peerTokens =
       cappedPool.length > 0
@@ -1018,10 +1029,35 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         pacedAs: f,
         seconds: PACED_SECONDS,
       });
-    if (runs('quote')) {
-      const quote = await metered('quote, one account (load-test)', `${base}${QUOTE}`, meteredBy([hot]));
-      figures.push(quote, await pacedBare(quote));
-    }
+    // Issue 49's rows, in alternated rounds: bare fastify, the one-account quote, the `business` pool.
+    const rounds: Round[] = [];
+    let cappedLine: string | undefined;
+    if (runs('quote') || runs('capped'))
+      for (let k = 0; k < ROUNDS; k++) {
+        const tag = ROUNDS > 1 ? ` #${k + 1}` : '';
+        const bareOfRound = await load(`bare fastify${tag}`, bareQuote, bareRun());
+        figures.push(bareOfRound);
+        const rows = new Map<string, RoundRun>();
+        const measure = async (row: string, tokens: string[]) => {
+          const f = await metered(`${row}${tag}`, `${base}${QUOTE}`, meteredBy(tokens));
+          figures.push(f, await pacedBare(f));
+          rows.set(row, { frontUs: frontUs(f), rps: f.rps, p99: f.p99 });
+          return f;
+        };
+        if (runs('quote')) await measure('quote, one account (load-test)', [hot]);
+        if (runs('capped')) {
+          const pool = cappedPools[k]!;
+          const capped = await measure(`quote, ${pool.length} accounts (${CAPPED_PLAN}, burst 60)`, pool);
+          cappedLine =
+            `capped: ${pool.length + WARMUP + REQUESTS} requests (priming, warm-up and run) over ${pool.length} accounts of the ` +
+            `${CAPPED_PLAN} plan a round (a pool of its own each round), one each in turn: at most ${capped.maxPerToken} an ` +
+            `account within the minute (burst cap ${CAPPED_BURST_PER_MINUTE})`;
+        }
+        rounds.push({
+          bare: { frontUs: frontUs(bareOfRound), rps: bareOfRound.rps, p99: bareOfRound.p99 },
+          rows,
+        });
+      }
     if (runs('search'))
       figures.push(
         await metered('search, one account', `${base}/v1/stocks?q=aravali&limit=5`, meteredBy([hot])),
@@ -1038,19 +1074,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       figures.push(
         await metered(`quote, ${pool.length} accounts (load-test)`, `${base}${QUOTE}`, meteredBy(pool)),
       );
-    let cappedLine: string | undefined;
-    if (runs('capped')) {
-      const capped = await metered(
-        `quote, ${cappedPool.length} accounts (${CAPPED_PLAN}, burst 60)`,
-        `${base}${QUOTE}`,
-        meteredBy(cappedPool),
-      );
-      figures.push(capped, await pacedBare(capped));
-      cappedLine =
-        `capped: ${cappedPool.length + WARMUP + REQUESTS} requests (priming, warm-up and run) over ${cappedPool.length} accounts of the ` +
-        `${CAPPED_PLAN} plan, one each in turn: at most ${capped.maxPerToken} an account within the minute ` +
-        `(burst cap ${CAPPED_BURST_PER_MINUTE})`;
-    }
     if (runs('two-gateways')) {
       // An account of its own: the hot account stays leased to the stack's gateway for the other rows
       // (an account seen on two gateways is admitted per request for ten lease lengths afterwards).
@@ -1210,6 +1233,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (runs('price')) figures.push(await load('bare price page again', barePage, bareRun('page')));
     figures.push(await load('bare fastify again', bareQuote, bareRun()));
     print(figures, groups, columns);
+    if (rounds.length > 0) {
+      console.log(
+        `\nissue 49's goals over ${rounds.length} alternated round${rounds.length > 1 ? 's' : ''} (BENCH_ROUNDS), each row against its own round's bare fastify run: ` +
+          `the median round, then each round's figure (front ≤ ${GOALS.frontOverBare}× bare, req/s ≥ ${GOALS.rpsOverBare} of bare, p99 ≤ ${GOALS.p99Ms} ms)`,
+      );
+      for (const line of roundLines(readRounds(rounds), GOALS)) console.log(`  ${line}`);
+    }
     if (cappedLine) console.log(`\n${cappedLine}`);
     if (compareSummary) console.log(`\n${compareSummary}`);
     if (burstSummary) console.log(`\n${burstSummary}`);

@@ -1,0 +1,65 @@
+// Issue 49's goals read over alternated rounds: each metered row against the bare fastify run of its own
+// round, then the median round. One run of a row lasts a second or two, and on a shared two-core machine
+// the same build's ratios moved by half from one run to the next (docs/contributors.md, 30 November):
+// a row measured beside its own bare run cancels the machine's drift between rounds, and the median
+// leaves out a round that one stall spoiled.
+import { median } from './ledger-goals.ts';
+
+/** What a round's run measured: the answering process's CPU µs a request, req/s and p99 (ms). */
+export interface RoundRun {
+  frontUs: number;
+  rps: number;
+  p99: number;
+}
+
+/** One round: bare fastify's run, then each metered row's, by the row's name. */
+export interface Round {
+  bare: RoundRun;
+  rows: ReadonlyMap<string, RoundRun>;
+}
+
+export interface RoundGoals {
+  frontOverBare: number;
+  rpsOverBare: number;
+  p99Ms: number;
+}
+
+/** A row over the rounds: each round's figure (in round order) and the median of each. */
+export interface RowReading {
+  row: string;
+  front: number[];
+  rps: number[];
+  p99: number[];
+  median: { front: number; rps: number; p99: number };
+}
+
+/** Each row of the rounds (in the first round's order), over its round's bare run. */
+export function readRounds(rounds: readonly Round[]): RowReading[] {
+  const names = [...new Set(rounds.flatMap((r) => [...r.rows.keys()]))];
+  return names.map((row) => {
+    const front: number[] = [];
+    const rps: number[] = [];
+    const p99: number[] = [];
+    for (const { bare, rows } of rounds) {
+      const run = rows.get(row);
+      if (run === undefined) continue;
+      front.push(run.frontUs / bare.frontUs);
+      rps.push(run.rps / bare.rps);
+      p99.push(run.p99);
+    }
+    return { row, front, rps, p99, median: { front: median(front), rps: median(rps), p99: median(p99) } };
+  });
+}
+
+/** The readings as printed: the median against each goal, each round's figure after it. */
+export function roundLines(readings: readonly RowReading[], goals: RoundGoals, width = 44): string[] {
+  const mark = (ok: boolean) => (ok ? 'met' : 'not met');
+  const each = (values: number[], digits: number) => values.map((v) => v.toFixed(digits)).join(', ');
+  return readings.map(({ row, front, rps, p99, median: m }) =>
+    [
+      `${row.padEnd(width)} front ${m.front.toFixed(2)}× (${mark(m.front <= goals.frontOverBare)}; ${each(front, 2)})`,
+      `req/s ${m.rps.toFixed(3)} (${mark(m.rps >= goals.rpsOverBare)}; ${each(rps, 3)})`,
+      `p99 ${m.p99} ms (${mark(m.p99 <= goals.p99Ms)}; ${each(p99, 0)})`,
+    ].join(', '),
+  );
+}

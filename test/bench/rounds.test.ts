@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { type Round, readRounds, roundLines } from '../../bench/rounds.ts';
+
+const GOALS = { frontOverBare: 2.0, rpsOverBare: 0.45, p99Ms: 10 };
+const run = (frontUs: number, rps: number, p99: number) => ({ frontUs, rps, p99 });
+const round = (bare: ReturnType<typeof run>, rows: Record<string, ReturnType<typeof run>>): Round => ({
+  bare,
+  rows: new Map(Object.entries(rows)),
+});
+
+describe("issue 49's goals read over rounds", () => {
+  it('reads each round against its own bare run, then takes the median round', () => {
+    // The machine slows between rounds: bare fastify's µs a request doubles in round 2.
+    const readings = readRounds([
+      round(run(20, 40_000, 2), { quote: run(38, 18_000, 9), pool: run(50, 12_000, 14) }),
+      round(run(40, 20_000, 4), { quote: run(84, 8_000, 20), pool: run(100, 6_000, 30) }),
+      round(run(21, 42_000, 2), { quote: run(44, 19_000, 11), pool: run(51, 12_600, 13) }),
+    ]);
+    expect(readings.map((r) => r.row)).toEqual(['quote', 'pool']);
+    const [quote, pool] = readings;
+    expect(quote!.front).toEqual([1.9, 2.1, 44 / 21]);
+    expect(quote!.median.front).toBeCloseTo(44 / 21, 10);
+    expect(quote!.rps).toEqual([0.45, 0.4, 19_000 / 42_000]);
+    expect(quote!.median.rps).toBeCloseTo(0.45, 10);
+    expect(quote!.median.p99).toBe(11);
+    expect(pool!.median.front).toBeCloseTo(2.5, 10);
+    expect(pool!.median.p99).toBe(14);
+  });
+
+  it('says which goal each median meets, with every round beside it', () => {
+    const [line] = roundLines(
+      readRounds([
+        round(run(20, 40_000, 2), { quote: run(36, 20_000, 9) }),
+        round(run(20, 40_000, 2), { quote: run(46, 16_000, 12) }),
+        round(run(20, 40_000, 2), { quote: run(39, 19_000, 10) }),
+      ]),
+      GOALS,
+      5,
+    );
+    expect(line).toBe(
+      'quote front 1.95× (met; 1.80, 2.30, 1.95), req/s 0.475 (met; 0.500, 0.400, 0.475), p99 10 ms (met; 9, 12, 10)',
+    );
+    const [missed] = roundLines(
+      readRounds([round(run(20, 40_000, 2), { quote: run(41, 17_000, 11) })]),
+      GOALS,
+      5,
+    );
+    expect(missed).toBe(
+      'quote front 2.05× (not met; 2.05), req/s 0.425 (not met; 0.425), p99 11 ms (not met; 11)',
+    );
+  });
+
+  it('leaves a row out of the rounds it did not run in', () => {
+    const [only] = readRounds([
+      round(run(20, 40_000, 2), {}),
+      round(run(20, 40_000, 2), { q: run(30, 20_000, 5) }),
+    ]);
+    expect(only!.front).toEqual([1.5]);
+  });
+});
