@@ -295,6 +295,19 @@ describe('the account web site in a real browser', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Create the token' }).click();
     await page.getByRole('heading', { name: 'Your new token' }).waitFor();
     await fits('token-created');
+    // A clipboard that never answers (a permission prompt left open): after its 2 s the page gives up,
+    // selects the token and says how to copy it, rather than leaving the person with no answer.
+    await page.evaluate(() => {
+      navigator.clipboard.writeText = () => new Promise<void>(() => {});
+    });
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.locator('#new-token-status').filter({ hasText: 'Ctrl+C' }).waitFor({ timeout: 10_000 });
+    expect(
+      await page.evaluate(() => {
+        const field = document.getElementById('new-token') as HTMLInputElement;
+        return field.selectionStart === 0 && field.selectionEnd === field.value.length;
+      }),
+    ).toBe(true);
     const token = await page.locator('#new-token').inputValue();
     const call = await page.evaluate(async (t) => {
       const res = await fetch('/v1/stocks?q=ARAVALIHOU', { headers: { authorization: `Bearer ${t}` } });

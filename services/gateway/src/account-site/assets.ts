@@ -71,7 +71,11 @@ figcaption { color: var(--muted); font-size: 0.9rem; }
 header.site nav span { overflow-wrap: anywhere; }
 `;
 
-/** Progressive enhancement only: without it the token is still shown, selected, in a read-only field. */
+/**
+ * Progressive enhancement only: without it the token is still shown, selected, in a read-only field. A
+ * clipboard write that has not settled in 2 s (a permission prompt left open; seen in CI as a write
+ * that never answered) is given up: the field is selected and the person told how to copy it.
+ */
 const COPY_JS = `
 for (const button of document.querySelectorAll('button[data-copy]')) {
   button.hidden = false;
@@ -79,7 +83,10 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     const field = document.getElementById(button.dataset.copy);
     const status = document.getElementById(button.dataset.copy + '-status');
     try {
-      await navigator.clipboard.writeText(field.value);
+      await Promise.race([
+        navigator.clipboard.writeText(field.value),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), 2000)),
+      ]);
       status.textContent = 'Copied to the clipboard.';
     } catch {
       field.select();
