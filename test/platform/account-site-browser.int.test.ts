@@ -297,16 +297,13 @@ describe('the account web site in a real browser', { timeout: 120_000 }, () => {
     await fits('token-created');
     // A clipboard that never answers (a permission prompt left open): after its 2 s the page gives up,
     // selects the token and says how to copy it, rather than leaving the person with no answer.
-    await page.evaluate(() => {
-      navigator.clipboard.writeText = () => new Promise<void>(() => {});
-    });
+    await page.evaluate('navigator.clipboard.writeText = () => new Promise(() => {})');
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.locator('#new-token-status').filter({ hasText: 'Ctrl+C' }).waitFor({ timeout: 10_000 });
     expect(
-      await page.evaluate(() => {
-        const field = document.getElementById('new-token') as HTMLInputElement;
-        return field.selectionStart === 0 && field.selectionEnd === field.value.length;
-      }),
+      await page.evaluate(
+        "(f => f.selectionStart === 0 && f.selectionEnd === f.value.length)(document.getElementById('new-token'))",
+      ),
     ).toBe(true);
     const token = await page.locator('#new-token').inputValue();
     const call = await page.evaluate(async (t) => {
