@@ -358,6 +358,8 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
 const cpuUs = (f: Figure, group: string) => (f.cpuPer1k.get(group) ?? Number.NaN) * 1_000;
 /** CPU µs a request of the processes that answered a run's HTTP requests. */
 const frontUs = (f: Figure) => f.front.reduce((sum, g) => sum + cpuUs(f, g), 0);
+/** What a round reads of a run (bench/rounds.ts). */
+const roundRun = (f: Figure): RoundRun => ({ frontUs: frontUs(f), rps: f.rps, p99: f.p99 });
 /** CPU µs a request of the processes that served a run. */
 const totalUs = (f: Figure) => f.serving.reduce((sum, g) => sum + cpuUs(f, g), 0);
 
@@ -1041,7 +1043,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const measure = async (row: string, tokens: string[]) => {
           const f = await metered(`${row}${tag}`, `${base}${QUOTE}`, meteredBy(tokens));
           figures.push(f, await pacedBare(f));
-          rows.set(row, { frontUs: frontUs(f), rps: f.rps, p99: f.p99 });
+          rows.set(row, roundRun(f));
           return f;
         };
         if (runs('quote')) await measure('quote, one account (load-test)', [hot]);
@@ -1053,10 +1055,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
             `${CAPPED_PLAN} plan a round (a pool of its own each round), one each in turn: at most ${capped.maxPerToken} an ` +
             `account within the minute (burst cap ${CAPPED_BURST_PER_MINUTE})`;
         }
-        rounds.push({
-          bare: { frontUs: frontUs(bareOfRound), rps: bareOfRound.rps, p99: bareOfRound.p99 },
-          rows,
-        });
+        rounds.push({ bare: roundRun(bareOfRound), rows });
       }
     if (runs('search'))
       figures.push(
