@@ -30,6 +30,9 @@ input[aria-invalid=true] { border-color: var(--bad); border-width: 2px; }
 .notice { border-left: 4px solid var(--accent); background: #e8f0fe; padding: 8px 12px; margin: 0 0 16px; }
 .notice.bad { border-color: var(--bad); background: #fce8e6; }
 .notice.good { border-color: var(--good); background: #e6f4ea; }
+/* The hidden attribute wins over any display a rule below gives: the Copy button stays out of sight (and out of reach)
+   until its script has made it work. */
+[hidden] { display: none !important; }
 button, .button { font: inherit; font-weight: 600; padding: 8px 16px; margin-top: 16px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: #fff; color: var(--bad); border-color: var(--bad); margin-top: 0; padding: 4px 10px; }
