@@ -198,6 +198,37 @@ describe('admission leases', () => {
     });
   });
 
+  it('counts a request the shard admitted after the grant, with the figures the shard would have sent without the lease', () => {
+    // The grant's own request was admitted at `at`; a second, sent before the grant reached the holder,
+    // the shard admits while the allotment of 19 counts there as used.
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const plan: Caps = { daily: 50, monthly: 1_500 };
+    const holder = new LeaseHolder({
+      leaseId: 'l1',
+      caps: plan,
+      day: 1,
+      month: 1,
+      burst: [at],
+      inFlight: [{ requestId: 'first', inDay: true, inMonth: true }],
+      allotment: 19,
+      grantedAt: at,
+      expiresAt: at + 2_000,
+    });
+    const withAllotment = decide(plan, { burst: [at, ...Array(19).fill(at)], day: 20, month: 20 }, at + 5);
+    const withoutLease = decide(plan, { burst: [at], day: 1, month: 1 }, at + 5);
+    expect(withAllotment.rateLimit.remaining).toBe(29);
+    const counted = holder.external('second', at + 5);
+    expect(counted).toEqual(withoutLease);
+    expect(counted!.rateLimit.remaining).toBe(48);
+    expect(counted!.burst!.remaining).toBe(58);
+    // Counted once, and in what the holder answers next.
+    expect(holder.external('second', at + 6)).toBeNull();
+    expect(holder.admit('third', at + 10)!.rateLimit.remaining).toBe(47);
+    // Admitted before the grant: not the lease's to count.
+    expect(holder.external('earlier', at - 1)).toBeNull();
+    expect(holder.admit('fourth', at + 20)!.rateLimit.remaining).toBe(46);
+  });
+
   it('hands back what it admitted, saying which ended without a 200', () => {
     const at = Date.parse('2026-12-01T06:00:00Z');
     const holder = new LeaseHolder({

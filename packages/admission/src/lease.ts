@@ -160,13 +160,19 @@ export class LeaseHolder {
   /**
    * A request of this account the shard admitted after the grant (sent before the grant reached this
    * holder): the shard counted it beside the allotment, so it counts here too, outside the allotment.
+   * Returns this holder's decision of it, whose figures are the account's: the shard's counted the
+   * allotment out on the lease as used, and an allotment is never reported as used. Null when it is not
+   * this lease's to count, or when the holder would not have admitted it (the shard's figures stand).
    */
-  external(requestId: string, at: number): void {
-    if (this.holds.has(requestId) || at < this.grant.grantedAt || istDay(at) !== this.grantDay) return;
+  external(requestId: string, at: number): Decision | null {
+    if (this.holds.has(requestId) || at < this.grant.grantedAt || istDay(at) !== this.grantDay) return null;
+    if (this.windowed) this.times.evictThrough(at - BURST_WINDOW_MS);
+    const decision = decide(this.grant.caps, { burst: this.times, day: this.day, month: this.month }, at);
     if (this.windowed) this.times.push(at);
     this.day++;
     this.month++;
     this.holds.set(requestId, { inDay: true, inMonth: true, own: undefined });
+    return decision.kind === 'admitted' ? decision : null;
   }
 
   /**

@@ -277,11 +277,19 @@ export class AdmissionClient {
       const held = this.leases.get(accountId);
       return (held && this.underLease(res.request_id, held, asking, now)) ?? 'resend';
     }
-    const answer = answerOf(res, asking, this.decisions, now);
+    // Decided by the shard after it granted a lease held here: counted there beside the allotment, and
+    // by the holder, whose figures are the ones to send (the shard's count the allotment as used).
+    const held =
+      res.decision === D.ADMIT_DECISION_ADMITTED && !res.lease
+        ? this.leases.get(accountId)?.holder.external(res.request_id, now)
+        : null;
+    const answer = answerOf(
+      held ? admissionResult(res.request_id, held, res.admitted_at_ms) : res,
+      asking,
+      this.decisions,
+      now,
+    );
     if (res.lease) this.take(res.lease, asking, now);
-    else if (answer !== null && !(answer instanceof ApiError))
-      // Decided by the shard after it granted a lease held here: counted there beside the allotment.
-      this.leases.get(accountId)?.holder.external(res.request_id, now);
     return answer;
   }
 
