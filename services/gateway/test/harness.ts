@@ -1,7 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { createPool, dropSchema, migratedPool } from '@mdp/db';
-import { type AsyncServiceImpl, GrpcServer, jsonDocument, type ServiceDefinitionOf } from '@mdp/grpc';
+import {
+  type AsyncServiceImpl,
+  GrpcServer,
+  jsonDocument,
+  RpcError,
+  type ServiceDefinitionOf,
+} from '@mdp/grpc';
 import { connectNats, deleteStreamFamily } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
@@ -23,6 +30,22 @@ export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@loc
 export const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 export const silentLogger = createLogger('test', 'silent');
 const tracer = trace.getTracer('test');
+
+/**
+ * A ledger shard whose admission stream the test scripts, over real gRPC (its usage reads are not found):
+ * listen on it and give its address to the gateway's admission client.
+ */
+export function scriptedShard(
+  admit: (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => void,
+): GrpcServer {
+  const notHere = async () => {
+    throw RpcError.notFound('not in this test');
+  };
+  return new GrpcServer({ logger: silentLogger, tracer, registry: createRegistry('test-ledger') }).add(
+    ledger.QuotaLedgerServiceService,
+    { admit, getUsage: notHere, getUsageHistory: notHere },
+  );
+}
 
 /** A data service that answers every call with the request it received, as a document. */
 export function echoImpl<D extends ServiceDefinitionOf>(definition: D): AsyncServiceImpl<D> {

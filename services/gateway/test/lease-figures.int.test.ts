@@ -1,14 +1,12 @@
-import type { ServerDuplexStream } from '@grpc/grpc-js';
 import { admissionResult, decide } from '@mdp/admission';
-import { GrpcServer, RpcError } from '@mdp/grpc';
 import { systemClock } from '@mdp/nse-calendar';
-import { ledger } from '@mdp/proto';
-import { createRegistry, trace } from '@mdp/telemetry';
+import type { ledger } from '@mdp/proto';
+import { createRegistry } from '@mdp/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Principal } from '../src/authenticator.ts';
 import { LedgerShards } from '../src/ledger-shards.ts';
 import { AdmissionClient } from '../src/metering/admission.ts';
-import { silentLogger } from './harness.ts';
+import { scriptedShard, silentLogger } from './harness.ts';
 
 // The rate-limit headers of a request the shard admitted after granting this gateway a lease on its
 // account (one sent before the grant reached the gateway, or sent again not wanting a lease): the shard
@@ -32,50 +30,37 @@ const ALLOTMENT = 19;
  * counted as used, in the caps and in the burst window.
  */
 function leasingShard() {
-  const server = new GrpcServer({
-    logger: silentLogger,
-    tracer: trace.getTracer('test'),
-    registry: createRegistry('test-ledger'),
-  }).add(ledger.QuotaLedgerServiceService, {
-    admit: (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
-      call.on('data', (batch: ledger.AdmitRequest) => {
-        const now = Date.now();
-        const burst: number[] = [];
-        const results = batch.admissions.map((a, i) => {
-          const counted = i === 0 ? i : i + ALLOTMENT;
-          const result = admissionResult(
-            a.request_id,
-            decide(caps, { burst, day: counted, month: counted }, now),
-            now,
-          );
-          burst.push(now);
-          if (i === 0) {
-            result.lease = {
-              lease_id: 'lease-1',
-              day: 1,
-              month: 1,
-              burst_ms: [now],
-              in_flight: [{ request_id: a.request_id, in_day: true, in_month: true }],
-              allotment: ALLOTMENT,
-              granted_at_ms: now,
-              expires_at_ms: now + 60_000,
-            };
-            for (let k = 0; k < ALLOTMENT; k++) burst.push(now);
-          }
-          return result;
-        });
-        call.write({ results, released: [], recalls: [] });
+  return scriptedShard((call) => {
+    call.on('data', (batch: ledger.AdmitRequest) => {
+      const now = Date.now();
+      const burst: number[] = [];
+      const results = batch.admissions.map((a, i) => {
+        const counted = i === 0 ? i : i + ALLOTMENT;
+        const result = admissionResult(
+          a.request_id,
+          decide(caps, { burst, day: counted, month: counted }, now),
+          now,
+        );
+        burst.push(now);
+        if (i === 0) {
+          result.lease = {
+            lease_id: 'lease-1',
+            day: 1,
+            month: 1,
+            burst_ms: [now],
+            in_flight: [{ request_id: a.request_id, in_day: true, in_month: true }],
+            allotment: ALLOTMENT,
+            granted_at_ms: now,
+            expires_at_ms: now + 60_000,
+          };
+          for (let k = 0; k < ALLOTMENT; k++) burst.push(now);
+        }
+        return result;
       });
-      call.on('end', () => call.end());
-    },
-    getUsage: async () => {
-      throw RpcError.notFound('not in this test');
-    },
-    getUsageHistory: async () => {
-      throw RpcError.notFound('not in this test');
-    },
+      call.write({ results, released: [], recalls: [] });
+    });
+    call.on('end', () => call.end());
   });
-  return server;
 }
 
 const server = leasingShard();
