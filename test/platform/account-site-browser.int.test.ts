@@ -214,8 +214,8 @@ describe('the account web site in a real browser', { timeout: 120_000 }, () => {
     expect(await page.locator('button[data-copy]').isVisible()).toBe(false);
     releaseCopyScript();
     // The copy button appears with JavaScript, puts the whole token on the clipboard and says so. The
-    // clipboard is the page's own: headless Chromium's system clipboard twice left CI's run with no
-    // answer at all in 30 s, and what is tested here is the site's script, not Chromium's clipboard.
+    // clipboard is the page's own, so the test reads what the site's script wrote (what is tested is
+    // that script, not the machine's clipboard).
     await page.evaluate(RECORDING_CLIPBOARD);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.locator('#new-token-status').filter({ hasText: 'Copied' }).waitFor();

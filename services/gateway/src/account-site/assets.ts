@@ -76,8 +76,8 @@ header.site nav span { overflow-wrap: anywhere; }
 
 /**
  * Progressive enhancement only: without it the token is still shown, selected, in a read-only field. A
- * clipboard write that has not settled in 2 s (a permission prompt left open; seen in CI as a write
- * that never answered) is given up: the field is selected and the person told how to copy it.
+ * clipboard write that has not settled in 2 s (a permission prompt left open) is given up: the field is
+ * selected and the person told how to copy it.
  */
 const COPY_JS = `
 for (const button of document.querySelectorAll('button[data-copy]')) {
