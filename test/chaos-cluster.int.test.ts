@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientLoad, type Sample } from './chaos/load.ts';
 import { type ClusterServer, type PrivateNatsCluster, startPrivateNatsCluster } from './private-infra.ts';
 import { type Stack, startStack, usedToday } from './stack.ts';
+import { until } from './until.ts';
 
 // Issue 50's chaos cases on a real three-server JetStream cluster: the whole platform (one ledger shard,
 // one gateway) on a private cluster with the usage stream in three replicas, a paced load of metered
@@ -31,16 +32,9 @@ let nc: NatsConnection;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls until `check` returns a value, for at most `ms`. */
-async function within<T>(ms: number, what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(50);
-  }
-}
+/** Polls `check` until it returns a value, for at most `ms`; a check that throws has not returned one. */
+const within = <T>(ms: number, what: string, check: () => Promise<T | undefined>) =>
+  until(what, () => check().catch(() => undefined), ms);
 
 /** The answers to requests sent from `from` (performance.now()) on. */
 const since = (from: number) => load.samples.filter((s) => s.start >= from);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { leaseDir } from './ports.ts';
+import { until } from './until.ts';
 
 // A test process stopped the way vitest stops a worker whose hook timed out (SIGTERM) takes the servers
 // it started with it (test/process-end.ts): here a private nats-server, and the port leased for it.
@@ -15,15 +16,6 @@ function alive(pid: number): boolean {
   }
   // A killed child of the stopped process may linger as a zombie until init reaps it.
   return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return true;
 }
 
 describe('a test process stopped with SIGTERM', () => {
@@ -51,7 +43,7 @@ describe('a test process stopped with SIGTERM', () => {
 
     child.kill('SIGTERM');
     expect(await ended).toBe('SIGTERM');
-    expect(await until(() => !alive(started.pid), 5_000)).toBe(true);
+    await until('the test process gone', () => !alive(started.pid), 5_000, 100);
     expect(existsSync(join(leaseDir(), String(started.port)))).toBe(false);
   });
 });

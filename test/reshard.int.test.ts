@@ -8,6 +8,7 @@ import {
   startStack,
   usedToday,
 } from './stack.ts';
+import { until } from './until.ts';
 
 // Changing the shard count online (issue 39), as the chart's rollout does it, under load: 2 → 3 (a new
 // shard starts, a gateway on the new map serves beside one on the old map, the old shards restart with
@@ -123,14 +124,6 @@ function load(token: string, gateways: () => string[], perGateway: number) {
   };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /**
  * How long a client calling through every gateway went without a 200 while the account moved: the
  * longest stretch of the load without one, and from the end of the rollout (every shard restarted and
@@ -222,6 +215,7 @@ describe('changing the shard count under load', () => {
       'the account to reach its cap on the new map',
       async () => (await usedToday(newGateway.baseUrl, token)) === CAP,
       90_000,
+      250,
     );
     await new Promise((r) => setTimeout(r, 2_000));
     await grow.stop();
@@ -271,6 +265,7 @@ describe('changing the shard count under load', () => {
       'the second account to reach its cap on the old map again',
       async () => (await usedToday(oldMap, back)) === CAP,
       90_000,
+      250,
     );
     await new Promise((r) => setTimeout(r, 2_000));
     await shrink.stop();

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createFormatter } from '../scripts/lib/log-format.ts';
 import { probe, Supervisor } from '../scripts/lib/supervisor.ts';
 import { freePort } from './ports.ts';
+import { until } from './until.ts';
 
 // `make run`'s supervisor on small child programs: a killed process is restarted and ready again, a
 // crash loop ends the run with status 1, a stop stops everyone.
@@ -55,23 +56,15 @@ const spec = (name: string, file: string, opsPort: number) => ({
   formatter: createFormatter(name, 8, 0, false),
 });
 
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('the make run supervisor', () => {
   it('restarts a process killed with SIGKILL, logs it, and sees it ready again; a stop stops all', async () => {
     const { sup, log, exit } = supervisor();
     const port = await freePort();
     sup.start([spec('svc', SERVER, port)]);
-    await until(async () => (await probe(port)) === 'ready');
+    await until('the process ready', async () => (await probe(port)) === 'ready');
     const first = sup.running[0]!.child;
     first.kill('SIGKILL');
-    await until(() => log.includes('svc is ready again'));
+    await until('the log to say it is ready again', () => log.includes('svc is ready again'));
     expect(log).toContain('svc was killed by SIGKILL unexpectedly; restart 1 in 50 ms');
     expect(sup.running[0]!.child.pid).not.toBe(first.pid);
     expect(await probe(port)).toBe('ready');

@@ -14,11 +14,3 @@ export async function terminate(pid: number): Promise<void> {
     await admin.end();
   }
 }
-
-export async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createLogger } from '@mdp/telemetry';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test/until.ts';
 import { createPool, dropSchema, listen } from '../src/index.ts';
-import { DATABASE_URL, terminate, until } from './backend.ts';
+import { DATABASE_URL, terminate } from './backend.ts';
 
 // A server that drops a connection (restart, failover, idle kill) is simulated by terminating the
 // connection's backend from another session: the same socket error a restart gives, without touching
@@ -49,9 +50,9 @@ describe('a dropped database connection is survived, not fatal', () => {
       await c.end();
     };
     try {
-      await until(() => connected === 1);
+      await until('the first connection', () => connected === 1);
       await notify('before');
-      await until(() => heard.includes('before'));
+      await until('the notice before the loss', () => heard.includes('before'));
       const admin = new pg.Client({ connectionString: DATABASE_URL });
       await admin.connect();
       await admin.query(
@@ -59,9 +60,9 @@ describe('a dropped database connection is survived, not fatal', () => {
         [`${schema}_listen`],
       );
       await admin.end();
-      await until(() => connected === 2);
+      await until('the second connection', () => connected === 2);
       await notify('after');
-      await until(() => heard.includes('after'));
+      await until('the notice after the loss', () => heard.includes('after'));
     } finally {
       await listener.close();
     }

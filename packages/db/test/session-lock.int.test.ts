@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createLogger } from '@mdp/telemetry';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test/until.ts';
 import { holdSessionLock, type SessionLock } from '../src/index.ts';
-import { DATABASE_URL, terminate, until } from './backend.ts';
+import { DATABASE_URL, terminate } from './backend.ts';
 
 // One writer per ledger shard rests on this lock: a second claimant is refused and told who holds it; a
 // holder that dies frees it at once; a holder whose session drops takes it again, or learns it lost it.
@@ -85,8 +86,8 @@ describe('a session lock', () => {
     const holder = lockOf(schema, 'dropped-holder', { onLostTo: (h) => lost.push(h) });
     await holder.acquired;
     await terminate(await holderPid('dropped-holder'));
-    await until(() => !holder.held());
-    await until(() => holder.held());
+    await until('the lock lost', () => !holder.held(), 10_000, 20);
+    await until('the lock held again', () => holder.held());
     expect(lost).toEqual([]);
     // Dropped again, and this time a rival takes it the moment the session ends (the holder's restored
     // session comes back after about 200 ms): the holder is told who has it, and stops holding.
@@ -99,7 +100,7 @@ describe('a session lock', () => {
           WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = 'dropped-holder'`,
       );
       await rival.query('SELECT pg_advisory_lock($1::bigint)', [rows[0]!.key]);
-      await until(() => lost.length > 0);
+      await until('the loss reported', () => lost.length > 0);
       expect(lost[0]).toMatch(/^rival \(pid \d+/);
       expect(holder.held()).toBe(false);
     } finally {

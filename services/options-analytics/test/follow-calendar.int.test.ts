@@ -4,6 +4,7 @@ import { calendar } from '@mdp/proto';
 import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../test/stack.ts';
+import { until } from '../../../test/until.ts';
 import { calendarRpcs, type TradingCalendarImpl } from '../../equities-data/src/calendar/rpc.ts';
 import { type CalendarFollower, followCalendar } from '../src/calendar/follow.ts';
 
@@ -22,12 +23,6 @@ afterAll(async () => {
   await server?.shutdown(0);
   putCalendarInForce(SEED_CALENDAR);
 });
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return check();
-}
 
 /** equities-data's calendar service, serving LIST_2027 on `port` (through `rpcs` when given). */
 async function serveCalendar(
@@ -74,7 +69,7 @@ describe('following the trading calendar of equities-data', () => {
     expect(seen).toEqual([]);
 
     server = await serveCalendar(port);
-    expect(await until(() => calendarInForce().lastYear === 2027)).toBe(true);
+    await until('the 2027 calendar in force', () => calendarInForce().lastYear === 2027);
     expect(calendarInForce().isTradingDay(day('2027-01-26'))).toBe(false);
     expect(seen.map((c) => c.version)).toEqual([LIST_2027.version]);
 
@@ -102,7 +97,7 @@ describe('following the trading calendar of equities-data', () => {
         if (started === 1) version = 2;
       },
     });
-    expect(await until(() => started === 1)).toBe(true);
+    await until('a start', () => started === 1);
     await follower.refresh();
     expect(checked).toEqual([1, 2]);
     await follower.refresh();
@@ -140,7 +135,7 @@ describe('following the trading calendar of equities-data', () => {
         seen.push(c);
       },
     });
-    expect(await until(() => reads === 1)).toBe(true);
+    await until('a read', () => reads === 1);
     const started = Date.now();
     await follower.close();
     follower = undefined;

@@ -4,7 +4,8 @@ import { createLogger } from '@mdp/telemetry';
 import { shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
+import { until } from '../../../test/until.ts';
+import { publishCharges, startTestConsumer } from './settlement-event.ts';
 
 // A shard's own stream holds only its events, so its consumer acknowledges a recorded batch once
 // (AckAll), and never past a delivery it has not recorded itself: a killed predecessor's messages are

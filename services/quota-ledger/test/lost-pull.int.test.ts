@@ -4,7 +4,8 @@ import { connectNats, deleteStreamFamily, ensureStream, type NatsConnection } fr
 import { createLogger } from '@mdp/telemetry';
 import { shardStreamName, shardStreamSpec } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
+import { until } from '../../../test/until.ts';
+import { publishCharges, startTestConsumer } from './settlement-event.ts';
 
 // A consumer whose pull the servers drop without a word it acts on (a stream leader lost: nats.js
 // ignores the 409 that says so) relies on the client noticing missed heartbeats; once a reconnect has

@@ -34,15 +34,6 @@ export async function publishCharges(nc: NatsConnection, prefix: string, ids: st
   }
 }
 
-/** Polls `check` every 50 ms until it holds; throws naming `what` after `ms`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Positions for consumer tests that record nothing in Postgres: none kept. */
 export const NO_POSITIONS: StreamPositions = {
   streamPosition: async () => null,

@@ -5,12 +5,13 @@ import { createLogger, createRegistry, type Registry } from '@mdp/telemetry';
 import { shardStreamName } from '@mdp/usage';
 import { AckPolicy, DeliverPolicy, nanos } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test/until.ts';
 import { logUuid } from '../src/log/usage-log.ts';
 import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
 import type { SettlementConsumer } from '../src/settlement/settlement-consumer.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
-import { publishCharges, startTestConsumer, until } from './settlement-event.ts';
+import { publishCharges, startTestConsumer } from './settlement-event.ts';
 
 // How far a shard's own stream is recorded is written by the statement that records the batch (issue
 // 50), so recording stays exactly-once whatever JetStream forgets: a consumer it has lost starts after
