@@ -16,7 +16,7 @@ import { median } from './ledger-goals.ts';
 const EVENTS = envInt('BENCH_RECORD_EVENTS', 20_000);
 const ROUNDS = envInt('BENCH_RECORD_ROUNDS', 3);
 const MANY = envInt('BENCH_RECORD_ACCOUNTS', 1_000);
-const SIZES = [25, 100, 500];
+const SIZES = [25, 100, 500, 2_000];
 
 interface Trial {
   events: number;

@@ -32,7 +32,7 @@ async function family() {
   streams.push(stream);
   await ensureStream(nc, shardStreamSpec(stream, prefix, 0, 1));
   const recorded: string[] = [];
-  const start = () =>
+  const start = (gatherMs?: number) =>
     startTestConsumer({
       nc,
       stream,
@@ -40,6 +40,7 @@ async function family() {
       apply: async (events) => {
         for (const e of events) recorded.push(e.request_id);
       },
+      ...(gatherMs === undefined ? {} : { gatherMs }),
     });
   const publish = (ids: string[]) => publishCharges(nc, prefix, ids);
   const own = shardStreamName(stream, 0);
@@ -154,6 +155,33 @@ describe('the consumer of a shard’s own stream', () => {
       'all acknowledged',
       async () => (await f.info(`ledger-${f.prefix}-0-batch`))?.ack_floor.stream_seq === 15,
     );
+    await consumer.stop();
+  });
+
+  it('records at once what a reader waits for, instead of gathering on', async () => {
+    const f = await family();
+    // A batch that would gather for a minute: only the readers below end it early.
+    const consumer = await f.start(60_000);
+    await f.publish(ids('read', 7));
+    await until('the events delivered and gathering', async () => {
+      const i = await f.info(`ledger-${f.prefix}-0-batch`);
+      return i?.num_pending === 0 && i.num_ack_pending === 7;
+    });
+    expect(f.recorded).toEqual([]);
+    // A usage read of a leased account waits so (shard.ts), with its own deadline.
+    await consumer.recordedPast(20_000);
+    expect(f.recorded.sort()).toEqual(ids('read', 7).sort());
+
+    await f.publish(ids('idle', 3));
+    await until('the next events delivered', async () => {
+      const i = await f.info(`ledger-${f.prefix}-0-batch`);
+      return i?.num_pending === 0 && i.num_ack_pending === 3;
+    });
+    // Catch-up waits so (again, should the client not have passed the delivery on yet).
+    await until('idle() to find the next events recorded', async () => {
+      await consumer.idle();
+      return ids('idle', 3).every((id) => f.recorded.includes(id));
+    });
     await consumer.stop();
   });
 });

@@ -56,6 +56,8 @@ interface TestConsumer {
   tracer?: Tracer;
   /** Read the shard's stream only if it exists, as a ledger adopting a retired shard does (default false). */
   adopt?: boolean;
+  /** How long a batch gathers (the consumer's default unless given). */
+  gatherMs?: number;
 }
 
 /** A shard's consumer as the consumer tests start it: its own stream made if missing, nothing logged. */
@@ -70,4 +72,5 @@ export const startTestConsumer = (o: TestConsumer) =>
     logger: createLogger('test', 'silent'),
     metrics: consumerMetrics(o.registry ?? createRegistry('quota-ledger')),
     ...(o.tracer ? { tracer: o.tracer } : {}),
+    ...(o.gatherMs === undefined ? {} : { gatherMs: o.gatherMs }),
   });

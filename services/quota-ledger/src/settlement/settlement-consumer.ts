@@ -51,7 +51,7 @@ export interface SettlementConsumer {
   stop(): Promise<void>;
   /** Asks JetStream how far behind the durable consumer is. */
   lag(): Promise<ConsumerLag>;
-  /** Resolves when every message received so far is recorded and acknowledged. */
+  /** Resolves when every message received so far is recorded and acknowledged (not gathering for more). */
   idle(): Promise<void>;
   /**
    * When the batch being recorded now was first tried (its statement may be failing and retried, or
@@ -68,8 +68,8 @@ export interface SettlementConsumer {
   idleNow(): boolean;
   /**
    * Resolves once every message the stream held for this shard when called is recorded: JetStream says
-   * how far it has delivered with nothing left to deliver, and the batches up to there are recorded.
-   * Rejects after `timeoutMs`.
+   * how far it has delivered with nothing left to deliver, and the batches up to there are recorded
+   * (a batch gathering more is recorded at once). Rejects after `timeoutMs`.
    */
   recordedPast(timeoutMs: number): Promise<void>;
 }
@@ -86,6 +86,8 @@ export interface Recording {
   /** Each message gets a `ledger.settle` span continuing the trace of the request it settles. */
   tracer?: Tracer;
   clock?: () => number;
+  /** How long a batch gathers (`GATHER_MS` unless given). */
+  gatherMs?: number;
 }
 
 /** What the consumers of one process count, shared by the streams they read. */
@@ -228,15 +230,17 @@ const PULL_EXPIRES_MS = 5_000;
 /** How often JetStream is asked whether the consumer's pull is lost (`PullWatch`): two pulls' lives. */
 const PULL_WATCH_MS = 2 * PULL_EXPIRES_MS;
 /**
- * How long the first message of a batch waits for others. Postgres's CPU an event falls with the batch:
- * about 30 µs at 25 events, 26 at 50, 17 at 100, 15 to 16 at 150 to 250 and 13 at 1,000 (the batch
- * statement alone, 28 November 2026); under the metered quote at 8,000 to 10,000 a second, gathering 40 ms
- * instead of 10 took Postgres from 26.5 to 30 µs a request to 21 to 23 (one account) and from 47 to 53 to
- * 40 to 45 (1,000 accounts). Nobody waits for it: the gateway's 200 waits for JetStream, not for
- * Postgres, and the shard counts an admitted request as a hold until its event is recorded, so usage
- * stays read-your-writes; only the projections in Postgres trail by that much more.
+ * How long the first message of a batch waits for others, unless something waits for what is in hand
+ * to be recorded (a usage read of a leased account, a handover, catch-up, a stop), which ends the wait
+ * at once. Postgres's CPU an event falls with the batch: about 30 µs at 25 events, 17 at 100 and 13 at
+ * 1,000 on one account (28 November 2026); over 1,000 accounts in turn, where each account's projection
+ * rows move once for each batch it is in, 28.5 µs at 400 events and 20.5 at 2,000 (1 December). At the
+ * metered quote's 8,000 to 12,000 a second, 250 ms gathers 2,000 to 3,000 events. Nobody else waits for
+ * it: the gateway's 200 waits for JetStream, not for Postgres, and the shard counts an admitted request
+ * as a hold until its event is recorded; only the projections in Postgres (the usage history) trail by
+ * that much.
  */
-export const GATHER_MS = 40;
+export const GATHER_MS = 250;
 
 /**
  * The shard's durable JetStream consumer. Messages are recorded in batches (one Postgres transaction
@@ -285,6 +289,19 @@ export async function startStreamConsumer(
   /** The newest stream sequence among the messages recorded (or terminated) so far. */
   let recordedSeq = 0;
   const waiters: (() => void)[] = [];
+  const gatherMs = opts.gatherMs ?? GATHER_MS;
+  /** Ends the gathering under way, if any: someone waits for what is in hand to be recorded. */
+  let hurry = () => {};
+  const gathering = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, gatherMs);
+      hurry = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      hurry = () => {};
+    });
 
   /**
    * A consumer span per event, child of the trace context of the request it settles: the event's own
@@ -389,7 +406,7 @@ export async function startStreamConsumer(
   };
 
   const flushAll = async () => {
-    await new Promise((r) => setTimeout(r, GATHER_MS));
+    await gathering();
     while (pending.length > 0) {
       const batch = pending.splice(0, BATCH);
       recording = batch;
@@ -506,6 +523,7 @@ export async function startStreamConsumer(
         'settlement consumer lost by JetStream: making it again after what the log has recorded',
       );
       await stopPulling();
+      hurry();
       await flushing;
       unacked.clear();
       const before = opened.made;
@@ -580,10 +598,14 @@ export async function startStreamConsumer(
       await reopening;
       messages.stop();
       await loop.catch(() => {});
+      hurry();
       await flushing;
       pending = [];
     },
-    idle: () => (flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve()),
+    idle: () => {
+      hurry();
+      return flushing ? new Promise<void>((r) => waiters.push(r)) : Promise.resolve();
+    },
     recordingSince: () => recordingSince,
     recordedThrough: () => recordedThrough,
     idleNow: () => flushing === null && pending.length === 0,
@@ -597,6 +619,7 @@ export async function startStreamConsumer(
         const info = await jsm.consumers.info(spec.stream, durable);
         // Acknowledged is recorded: a message is acknowledged only once its batch is.
         if (info.num_pending === 0 && info.num_ack_pending === 0) return;
+        hurry();
         if (info.num_pending === 0) {
           target = info.delivered.stream_seq;
           break;
@@ -605,6 +628,7 @@ export async function startStreamConsumer(
         await new Promise((r) => setTimeout(r, 5));
       }
       while (recordedSeq < target) {
+        hurry();
         timedOut();
         await new Promise((r) => setTimeout(r, 5));
       }
