@@ -279,12 +279,12 @@ export class AdmissionClient {
     }
     // Decided by the shard after it granted a lease held here: counted there beside the allotment, and
     // by the holder, whose figures are the ones to send (the shard's count the allotment as used).
-    const holders =
+    const holdersFigures =
       res.decision === D.ADMIT_DECISION_ADMITTED && !res.lease
         ? this.leases.get(accountId)?.holder.external(res.request_id, now)
         : null;
     const answer = answerOf(
-      holders ? admissionResult(res.request_id, holders, res.admitted_at_ms) : res,
+      holdersFigures ? admissionResult(res.request_id, holdersFigures, res.admitted_at_ms) : res,
       asking,
       this.decisions,
       now,

@@ -630,7 +630,15 @@ export async function startStreamConsumer(
       while (recordedSeq < target) {
         hurry();
         timedOut();
-        await new Promise((r) => setTimeout(r, 5));
+        // The flush under way, else a moment for the delivery to reach the loop and start one.
+        await new Promise<void>((resolve) => {
+          if (!flushing) return void setTimeout(resolve, 1);
+          const timer = setTimeout(resolve, until - clock());
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
       }
     },
     lag: async () => {
