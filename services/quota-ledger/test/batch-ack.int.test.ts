@@ -184,4 +184,23 @@ describe('the consumer of a shard’s own stream', () => {
     });
     await consumer.stop();
   });
+
+  it('ends a gathering once a batch’s worth of messages has come, with no reader', async () => {
+    const f = await family();
+    const consumer = await f.start(60_000);
+    // 500 messages (one event each) are one statement's batch: recorded without waiting out the minute.
+    await f.publish(ids('full', 500));
+    await until('the full batch recorded', () => f.recorded.length === 500);
+    expect(new Set(f.recorded)).toEqual(new Set(ids('full', 500)));
+    // One more gathers again: nothing recorded until a reader (or the minute) ends it.
+    await f.publish(ids('one', 1));
+    await until('the next message delivered', async () => {
+      const i = await f.info(`ledger-${f.prefix}-0-batch`);
+      return i?.num_pending === 0 && i.num_ack_pending === 1;
+    });
+    expect(f.recorded).not.toContain('one-0');
+    await consumer.recordedPast(20_000);
+    expect(f.recorded).toContain('one-0');
+    await consumer.stop();
+  });
 });
