@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { until } from './until.ts';
 
 // Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
 // serves an account decides it under leases, with the headers and the counts the shard would have
@@ -71,6 +72,18 @@ const usedOn = async (base: string, token: string) => {
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
 
+/**
+ * Leases the gateway on `opsPort` holds now, never more: granted is read first, so one returned while
+ * the page is read again is taken off and one granted meanwhile is not counted.
+ */
+async function leasesHeld(opsPort: number): Promise<number> {
+  const granted = await metric(opsPort, 'gateway_leases_total', { event: 'granted' });
+  let ended = 0;
+  for (const event of ['returned', 'recalled', 'lost'])
+    ended += await metric(opsPort, 'gateway_leases_total', { event });
+  return granted - ended;
+}
+
 async function newToken(plan: string): Promise<string> {
   const account = await stack.admin('account', 'create', '--plan', plan);
   return stack.admin('token', 'issue', account);
@@ -134,11 +147,19 @@ describe('admission leases', () => {
   it('a lease holder SIGKILLed under load: no 200 past the cap, every 200 seen charged, and the account reaches exactly its cap once the lease is written off', async () => {
     const token = await newToken('lease-400');
     const writtenOffBefore = await metric(ledgerOps(), 'ledger_leases_total', { event: 'written_off' });
+    const gatewayOps = stack.procs.get('gateway')!.opsPort;
+    await until('the tests before to have no lease left on this gateway', async () =>
+      (await leasesHeld(gatewayOps)) === 0 ? true : null,
+    );
     const load = hammer([stack.baseUrl], token, 250, 6);
-    await new Promise((r) => setTimeout(r, 300));
+    // Killed once it holds the account's lease (the load is its only traffic): after a fixed 300 ms a
+    // loaded CI run once killed it before its first grant, and no lease was left to write off.
+    await until('the gateway to hold the account’s lease', async () => (await leasesHeld(gatewayOps)) > 0);
     await stack.stop('gateway', 'SIGKILL');
     const before = await load;
     const restarted = stack.start('gateway');
+    // Awaited at the end; a failure before then must not leave it unhandled when afterAll stops the stack.
+    restarted.catch(() => {});
     const cutOff = before.filter((a) => a.status === 0).length;
     // The other gateway, until the cap (or the dead lease's allotment) refuses.
     const after = await hammer([second.baseUrl], token, 450, 6);
@@ -147,9 +168,12 @@ describe('admission leases', () => {
     for (const a of after.filter((x) => x.status !== 200))
       expect(a).toMatchObject({ status: 429, code: 'quota_exhausted' });
     // Written off once its expiry plus a hold TTL is recorded; then the rest of the cap is admitted.
-    const until = Date.now() + 30_000;
-    while ((await metric(ledgerOps(), 'ledger_leases_out')) > 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 250));
+    await until(
+      'no lease out on the shard',
+      async () => ((await metric(ledgerOps(), 'ledger_leases_out')) === 0 ? true : null),
+      30_000,
+      250,
+    );
     expect(await metric(ledgerOps(), 'ledger_leases_total', { event: 'written_off' })).toBeGreaterThan(
       writtenOffBefore,
     );
