@@ -65,9 +65,22 @@ async function hammer(bases: string[], token: string, n: number, concurrency: nu
   return answers;
 }
 
-const usedOn = async (base: string, token: string) => {
-  const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
-  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
+/**
+ * Usage as a client reads it. A leased account's read waits (2 s at most) for the stream to be recorded
+ * up to it, then is a 503 with Retry-After (never a count that leaves a 200 out): that 503 is read again
+ * after its Retry-After, twice at most, and said; any other answer fails.
+ */
+const usedOn = async (base: string, token: string): Promise<number> => {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as { data?: { day: { used: number } }; error?: { code: string } };
+    if (res.status === 200) return body.data!.day.used;
+    expect(res.status, JSON.stringify(body)).toBe(503);
+    expect(attempt, 'usage reads answered 503 in a row').toBeLessThan(3);
+    const wait = Number(res.headers.get('retry-after'));
+    console.log(`usage read ${attempt} answered 503, Retry-After ${wait}: recording lags`);
+    await new Promise((r) => setTimeout(r, wait * 1_000));
+  }
 };
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
