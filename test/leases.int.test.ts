@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
+import { usageOf } from './usage-read.ts';
 
 // Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
 // serves an account decides it under leases, with the headers and the counts the shard would have
@@ -65,23 +66,7 @@ async function hammer(bases: string[], token: string, n: number, concurrency: nu
   return answers;
 }
 
-/**
- * Usage as a client reads it. A leased account's read waits (2 s at most) for the stream to be recorded
- * up to it, then is a 503 with Retry-After (never a count that leaves a 200 out): that 503 is read again
- * after its Retry-After, twice at most, and said; any other answer fails.
- */
-const usedOn = async (base: string, token: string): Promise<number> => {
-  for (let attempt = 1; ; attempt++) {
-    const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
-    const body = (await res.json()) as { data?: { day: { used: number } }; error?: { code: string } };
-    if (res.status === 200) return body.data!.day.used;
-    expect(res.status, JSON.stringify(body)).toBe(503);
-    expect(attempt, 'usage reads answered 503 in a row').toBeLessThan(3);
-    const wait = Number(res.headers.get('retry-after'));
-    console.log(`usage read ${attempt} answered 503, Retry-After ${wait}: recording lags`);
-    await new Promise((r) => setTimeout(r, wait * 1_000));
-  }
-};
+const usedOn = async (base: string, token: string) => (await usageOf(base, token)).day.used;
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { usageOf } from './usage-read.ts';
 
 // SPEC 2.5 and 8 as a subscriber checks them: once a 200 has arrived, /v1/me/usage and the next
 // X-RateLimit-Remaining count it, at once, on any gateway; an error costs nothing, also at once.
@@ -31,26 +32,6 @@ async function call(base: string, token: string, path: string) {
     headers: res.headers,
     body,
   };
-}
-
-/**
- * The usage document, as a client reads it. A leased account's read waits (2 s at most) until the ledger
- * has recorded what the stream held at the read; past that it is a 503 with Retry-After, never a count
- * that leaves a 200 out. A 503 is retried after its Retry-After (beside the whole suite on a slow
- * machine recording can lag that long); any other answer fails the test.
- */
-async function usageOf(base: string, token: string) {
-  for (let attempt = 1; ; attempt++) {
-    const usage = await call(base, token, '/v1/me/usage');
-    if (usage.status === 200) return usage.body.data!;
-    expect(usage.status, JSON.stringify(usage.body)).toBe(503);
-    expect(usage.body.error!.code).toBe('service_unavailable');
-    const wait = Number(usage.headers.get('retry-after'));
-    expect(wait).toBeGreaterThan(0);
-    expect(attempt, 'usage reads answered 503 in a row').toBeLessThan(5);
-    console.log(`usage read ${attempt} answered 503, Retry-After ${wait}: recording lags`);
-    await new Promise((r) => setTimeout(r, wait * 1_000));
-  }
 }
 
 // The stack's data schemas are empty: a search is a metered 200 (no match), a quote a refunded 404.

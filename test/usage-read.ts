@@ -1,0 +1,27 @@
+import { expect } from 'vitest';
+
+/** The usage document's figures the tests read. */
+export interface UsageDoc {
+  day: { used: number; limit: number; remaining: number };
+}
+
+/**
+ * `/v1/me/usage` as a client reads it. A leased account's read waits (2 s at most) until the ledger has
+ * recorded what the stream held at the read; past that it is a 503 with Retry-After, never a count that
+ * leaves a 200 out. A 503 is read again after its Retry-After (beside the whole suite on a slow machine
+ * recording can lag that long) and said; any other answer fails the test.
+ */
+export async function usageOf(base: string, token: string): Promise<UsageDoc> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+    const body = (await res.json()) as { data?: UsageDoc; error?: { code: string } };
+    if (res.status === 200) return body.data!;
+    expect(res.status, JSON.stringify(body)).toBe(503);
+    expect(body.error!.code).toBe('service_unavailable');
+    const wait = Number(res.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(0);
+    expect(attempt, 'usage reads answered 503 in a row').toBeLessThan(5);
+    console.log(`usage read ${attempt} answered 503, Retry-After ${wait}: recording lags`);
+    await new Promise((r) => setTimeout(r, wait * 1_000));
+  }
+}
