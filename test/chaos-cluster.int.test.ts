@@ -5,8 +5,9 @@ import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientLoad, type Sample } from './chaos/load.ts';
 import { type ClusterServer, type PrivateNatsCluster, startPrivateNatsCluster } from './private-infra.ts';
-import { type Stack, startStack, usedToday } from './stack.ts';
+import { type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
+import { usedToday } from './usage-read.ts';
 
 // Issue 50's chaos cases on a real three-server JetStream cluster: the whole platform (one ledger shard,
 // one gateway) on a private cluster with the usage stream in three replicas, a paced load of metered

@@ -3,8 +3,9 @@ import { createLogger } from '@mdp/telemetry';
 import { shardStreamName } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
-import { STACK_SHUTDOWN_MS, type Stack, startStack, usedToday } from './stack.ts';
+import { STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
+import { usedToday } from './usage-read.ts';
 
 // JetStream losing the ledger's durable consumer under load (an operator's `nats consumer rm`, consumer
 // state lost with a server): the shard notices, records what it holds, makes the consumer again after the

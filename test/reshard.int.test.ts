@@ -1,14 +1,8 @@
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type InstanceName,
-  PATIENT_DEADLINES,
-  STACK_SHUTDOWN_MS,
-  type Stack,
-  startStack,
-  usedToday,
-} from './stack.ts';
+import { type InstanceName, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
+import { usedToday } from './usage-read.ts';
 
 // Changing the shard count online (issue 39), as the chart's rollout does it, under load: 2 → 3 (a new
 // shard starts, a gateway on the new map serves beside one on the old map, the old shards restart with

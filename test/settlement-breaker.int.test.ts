@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { type PrivateServer, startPrivateNats } from './private-infra.ts';
 import { pauseProcess } from './process-pause.ts';
-import { STACK_SHUTDOWN_MS, type Stack, startStack, usedToday } from './stack.ts';
+import { STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { usedToday } from './usage-read.ts';
 
 // Issue 50's "no stall when a stream has no leader", on a NATS server of its own: while JetStream does
 // not acknowledge charges (here the server is stopped with SIGSTOP: connections stay up, nothing answers,

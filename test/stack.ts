@@ -32,16 +32,6 @@ const sharedCluster = () => {
   return cluster;
 };
 
-/** The units an account has used today, as `GET /v1/me/usage` through `baseUrl` says; null on any other answer than 200. */
-export async function usedToday(baseUrl: string, token: string): Promise<number | null> {
-  const res = await fetch(`${baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
-  if (res.status !== 200) {
-    await res.arrayBuffer();
-    return null;
-  }
-  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
-}
-
 export async function deleteStream(natsUrl: string, name: string): Promise<void> {
   const nc = await connect({ servers: natsUrl });
   try {

@@ -3,7 +3,8 @@ import { connectNats, ensureStream, jetstreamManager, type NatsConnection } from
 import { createLogger } from '@mdp/telemetry';
 import { LEGACY_STREAM, type SettlementEvent, settlementMsgId, shardStreamName } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack, usedToday } from './stack.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { usedToday } from './usage-read.ts';
 
 // Issue 50's move from one settlement stream for every shard to a stream per shard, on a deployment
 // that has the old one: the ledger records what the legacy stream holds (events an older gateway

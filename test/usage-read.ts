@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
 
+// The tests' two ways of reading `/v1/me/usage`: `usageOf` where every answer but a 200 or a lagging
+// 503 is a failure, `usedToday` where the test polls through faults and any other answer means "not yet".
+
 /** The usage document's figures the tests read. */
 export interface UsageDoc {
   day: { used: number; limit: number; remaining: number };
@@ -24,4 +27,14 @@ export async function usageOf(base: string, token: string): Promise<UsageDoc> {
     console.log(`usage read ${attempt} answered 503, Retry-After ${wait}: recording lags`);
     await new Promise((r) => setTimeout(r, wait * 1_000));
   }
+}
+
+/** The units an account has used today, as `GET /v1/me/usage` through `baseUrl` says; null on any other answer than 200. */
+export async function usedToday(baseUrl: string, token: string): Promise<number | null> {
+  const res = await fetch(`${baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    return null;
+  }
+  return ((await res.json()) as { data: { day: { used: number } } }).data.day.used;
 }
