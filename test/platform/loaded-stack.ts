@@ -30,8 +30,11 @@ export interface Platform {
 
 const exec = promisify(execFile);
 
-/** Spare tokens of each kind (see `Platform.spare`); the fifth and sixth of each are the Python client's. */
-const SPARE_TOKENS = 6;
+/**
+ * Spare tokens of each kind (see `Platform.spare`); the fifth and sixth of each are the Python client's,
+ * the seventh `/docs`'s try-it's.
+ */
+const SPARE_TOKENS = 7;
 
 /**
  * The whole platform as real processes with data in every service, loaded with the data tools as
