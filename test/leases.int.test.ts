@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
-import { usageOf } from './usage-read.ts';
+import { usedOn } from './usage-read.ts';
 
 // Admission leases (issue 49, docs/proposals/admission-leases.md) on real processes: a gateway that alone
 // serves an account decides it under leases, with the headers and the counts the shard would have
@@ -65,8 +65,6 @@ async function hammer(bases: string[], token: string, n: number, concurrency: nu
   );
   return answers;
 }
-
-const usedOn = async (base: string, token: string) => (await usageOf(base, token)).day.used;
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
 

@@ -12,7 +12,7 @@ import {
   type Stack,
   startStack,
 } from './stack.ts';
-import { usageOf } from './usage-read.ts';
+import { usedOn } from './usage-read.ts';
 
 // Metering on the topology operators scale to (issue 39): two ledger shards and two gateways, real
 // processes on one schema and stream. Caps, the burst cap and the headers are exact through both
@@ -105,8 +105,6 @@ async function hammer(token: string, n: number, concurrency: number): Promise<An
   );
   return answers;
 }
-
-const usedOn = async (base: string, token: string) => (await usageOf(base, token)).day.used;
 
 describe('two ledger shards, two gateways', () => {
   it('a daily cap of 50 on each shard, hammered at 64 at once through both gateways: exactly 50 200s, 50 distinct remainders, the same usage on both', async () => {

@@ -29,6 +29,10 @@ export async function usageOf(base: string, token: string): Promise<UsageDoc> {
   }
 }
 
+/** The units `usageOf` says the account has used today. */
+export const usedOn = async (base: string, token: string): Promise<number> =>
+  (await usageOf(base, token)).day.used;
+
 /** The units an account has used today, as `GET /v1/me/usage` through `baseUrl` says; null on any other answer than 200. */
 export async function usedToday(baseUrl: string, token: string): Promise<number | null> {
   const res = await fetch(`${baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });

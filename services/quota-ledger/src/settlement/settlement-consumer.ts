@@ -234,8 +234,9 @@ const PULL_WATCH_MS = 2 * PULL_EXPIRES_MS;
  * How long the first message of a batch waits for others, unless a batch's worth (`BATCH` messages) has
  * come or something waits for what is in hand to be recorded (a usage read of a leased account, a
  * handover, catch-up, a stop), which ends the wait at once. Postgres's CPU an event falls with the
- * batch: about 30 µs at 25 events, 17 at 100 and 13 at 1,000 on one account (28 November 2026); over 1,000 accounts in turn, where each account's projection
- * rows move once for each batch it is in, 28.5 µs at 400 events and 20.5 at 2,000 (1 December). At the
+ * batch: about 30 µs at 25 events, 17 at 100 and 13 at 1,000 on one account (28 November 2026); over
+ * 1,000 accounts in turn, where each account's projection rows move once for each batch it is in,
+ * 28.5 µs at 400 events and 20.5 at 2,000 (1 December). At the
  * metered quote's 8,000 to 12,000 a second, 250 ms gathers 2,000 to 3,000 events. Nobody else waits for
  * it: the gateway's 200 waits for JetStream, not for Postgres, and the shard counts an admitted request
  * as a hold until its event is recorded; only the projections in Postgres (the usage history) trail by
