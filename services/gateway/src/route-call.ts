@@ -63,7 +63,10 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
   return async (route, input, ctx) => {
     if (!route.metered) {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
-      if (route.upstream === 'ledger' && !metering.available) throw ApiError.serviceUnavailable();
+      if (route.upstream === 'ledger') {
+        if (!metering.available) throw ApiError.serviceUnavailable();
+        if (input.caller) input = { ...input, leaseCharges: metering.leaseCharges(input.caller.accountId) };
+      }
       const doc = await documentFor(route, upstreams, input, ctx.span, documents);
       const now = clock();
       const usedOf = route.usedOf;

@@ -101,6 +101,8 @@ export interface ServiceOptions {
   /** The ledger's clock (IST windows are decided by it). */
   ledgerClock?: () => number;
   holdTtlMs?: number;
+  /** How long the in-process ledger's admission leases last (default 0: none). */
+  leaseMs?: number;
 }
 
 /**
@@ -174,6 +176,7 @@ export async function startServices(opts: ServiceOptions = {}): Promise<RunningS
       shardCount: 1,
       holder: 'test',
       holdTtlMs: opts.holdTtlMs ?? 30_000,
+      leaseMs: opts.leaseMs ?? 0,
       retentionDays: 7, // as the gateway declares the stream by default
       clock: opts.ledgerClock ?? Date.now,
       logger,

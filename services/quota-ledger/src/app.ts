@@ -136,11 +136,14 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
 
   return new GrpcServer(deps).add(ledger.QuotaLedgerServiceService, {
     admit,
-    getUsage: async ({ account }) => {
+    getUsage: async ({ account, lease_charges: charges }) => {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
       const refused = notAnswering(shard, account.account_id);
       if (refused) throw refused;
-      const usage = await shard.usage(account.account_id);
+      const usage = await shard.usage(
+        account.account_id,
+        charges && { leaseId: charges.lease_id, charged: charges.charged },
+      );
       if (!usage) throw new RpcError(status.UNAVAILABLE, 'usage is not recorded up to the read yet');
       const { now, used, byInterface } = usage;
       const caps = capsOf(account);

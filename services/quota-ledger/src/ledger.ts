@@ -153,6 +153,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     leaseMs: o.leaseMs ?? 0,
     leaseMetrics,
     recordedPast,
+    recordedTo: (positions, ms) => consumer.recordedTo(positions, ms),
     handoverHolds: (accountId, from) => handoverHolds(pool, accountId, from),
     ownership: (accountId) => shardRegistry.ownership(accountId),
   });

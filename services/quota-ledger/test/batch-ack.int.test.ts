@@ -105,8 +105,10 @@ describe('the consumer of a shard’s own stream', () => {
       'the later events recorded',
       () => f.recorded.filter((id) => id.startsWith('later')).length === 20,
     );
-    // Recorded here, but above the predecessor's three: nothing is acknowledged past them.
+    // Recorded here, but above the predecessor's three: nothing is acknowledged past them, and a usage
+    // read waiting for the newest charge waits for them too.
     expect((await f.info(durable))?.ack_floor.stream_seq).toBe(0);
+    await expect(consumer.recordedTo([{ stream: f.own, seq: 23 }], 100)).rejects.toThrow(/not recorded/);
     // They come back after the ack wait, are recorded, and everything is acknowledged.
     await until(
       'the predecessor’s events recorded and all acknowledged',
@@ -114,6 +116,7 @@ describe('the consumer of a shard’s own stream', () => {
         ids('lost', 3).every((id) => f.recorded.includes(id)) &&
         (await f.info(durable))?.ack_floor.stream_seq === 23,
     );
+    await consumer.recordedTo([{ stream: f.own, seq: 23 }], 1_000);
     await consumer.stop();
   });
 
@@ -201,6 +204,18 @@ describe('the consumer of a shard’s own stream', () => {
     expect(f.recorded).not.toContain('one-0');
     await consumer.recordedPast(20_000);
     expect(f.recorded).toContain('one-0');
+    // A reader that names the charge it waits for (the lease holder's usage read) ends one too.
+    await f.publish(ids('two', 1));
+    await consumer.recordedTo([{ stream: f.own, seq: 502 }], 20_000);
+    expect(f.recorded).toContain('two-0');
+    // One on a stream this consumer does not read waits for everything, as `recordedPast`.
+    await f.publish(ids('three', 1));
+    await until('the third delivered', async () => {
+      const i = await f.info(`ledger-${f.prefix}-0-batch`);
+      return i?.num_pending === 0 && i.num_ack_pending === 1;
+    });
+    await consumer.recordedTo([{ stream: `${f.own}_ELSEWHERE`, seq: 1 }], 20_000);
+    expect(f.recorded).toContain('three-0');
     await consumer.stop();
   });
 });

@@ -129,6 +129,7 @@ async function shardServer(o: Partial<ShardDeps>) {
     leaseMs: 0,
     leaseMetrics: new LeaseMetrics(registry, () => 0),
     recordedPast: async () => {},
+    recordedTo: async () => {},
     handoverHolds: async () => [],
     ...o,
   });
@@ -210,6 +211,7 @@ describe('GetUsageHistory', () => {
       (
         await client.call.getUsage({
           account: { account_id: account, plan: 'free', daily_cap: 100, monthly_cap: 1000 },
+          lease_charges: undefined,
         })
       ).data_json.toString(),
     );
@@ -245,14 +247,30 @@ describe('GetUsageHistory', () => {
 });
 
 describe('GetUsage of a leased account', () => {
-  it('answers UNAVAILABLE, not a count that may leave out 200s, when the stream is not recorded up to the read in time', async () => {
-    const leased = randomUUID();
+  const caps = { daily: 100, monthly: 1000, burst: 60 };
+  /** A book with `leased` admitted once by the shard (held), then leased to stream 1. */
+  function leasedBook(leased: string) {
     const book = new AccountBook(30_000);
-    const caps = { daily: 100, monthly: 1000, burst: 60 };
     book.loaded(leased, chargedCounts(NOW), NOW);
     book.askedOn(leased, 1, NOW, 2_000);
-    book.admit(`${tag}-leased-1`, leased, caps, NOW);
-    expect(book.grant(leased, caps, 1, NOW, 2_000)).not.toBeNull();
+    book.admit(`${tag}-${leased}-1`, leased, caps, NOW);
+    const grant = book.grant(leased, caps, 1, NOW, 2_000);
+    expect(grant).not.toBeNull();
+    return { book, leaseId: grant!.leaseId };
+  }
+  const usageOf = (
+    c: Awaited<ReturnType<typeof shardServer>>,
+    accountId: string,
+    lease?: ledger.LeaseCharges,
+  ) =>
+    c.call.getUsage({
+      account: { account_id: accountId, plan: 'free', daily_cap: caps.daily, monthly_cap: caps.monthly },
+      lease_charges: lease,
+    });
+
+  it('answers UNAVAILABLE, not a count that may leave out 200s, when the stream is not recorded up to the read in time', async () => {
+    const leased = randomUUID();
+    const { book } = leasedBook(leased);
     let waited = 0;
     const c = await shardServer({
       book,
@@ -262,10 +280,33 @@ describe('GetUsage of a leased account', () => {
         throw new Error('the usage stream is not recorded up to the read yet');
       },
     });
-    const read = c.call.getUsage({
-      account: { account_id: leased, plan: 'free', daily_cap: caps.daily, monthly_cap: caps.monthly },
-    });
-    await expect(read).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    await expect(usageOf(c, leased)).rejects.toMatchObject({ code: status.UNAVAILABLE });
     expect(waited).toBeGreaterThan(0);
+  });
+
+  it('read through the lease holder, waits only for the charges it names; a lease that is not the one out waits for the whole stream', async () => {
+    const leased = randomUUID();
+    const { book, leaseId } = leasedBook(leased);
+    const waits: string[] = [];
+    const c = await shardServer({
+      book,
+      leaseMs: 2_000,
+      recordedPast: async () => {
+        waits.push('stream');
+        throw new Error('the usage stream is not recorded up to the read yet');
+      },
+      recordedTo: async (positions) => {
+        waits.push(positions.map((p) => `${p.stream}:${p.seq}`).join(','));
+      },
+    });
+    const charged = [{ stream: 'USAGE_S0', seq: 42 }];
+    const doc = JSON.parse((await usageOf(c, leased, { lease_id: leaseId, charged })).data_json.toString());
+    // The shard's own admission is held here and counts; the allotment out on the lease does not.
+    expect(doc.day.used).toBe(1);
+    expect(waits).toEqual(['USAGE_S0:42']);
+    await expect(usageOf(c, leased, { lease_id: `${leaseId}-gone`, charged })).rejects.toMatchObject({
+      code: status.UNAVAILABLE,
+    });
+    expect(waits).toEqual(['USAGE_S0:42', 'stream']);
   });
 });

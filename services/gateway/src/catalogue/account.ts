@@ -62,7 +62,8 @@ export const accountRoutes = [
     query: noParams,
     data: Type.Ref('UsageDocument'),
     upstream: 'ledger',
-    dispatch: (up, { caller }) => up.ledger(caller!.accountId).getUsage({ account: ledgerAccount(caller!) }),
+    dispatch: (up, { caller, leaseCharges }) =>
+      up.ledger(caller!.accountId).getUsage({ account: ledgerAccount(caller!), lease_charges: leaseCharges }),
     usedOf: (data) => {
       const { day, month } = JSON.parse(data.toString('utf8')) as Static<typeof UsageDocument>;
       return { day: day.used, month: month.used, within: Date.parse(day.resets_at) - 1 };

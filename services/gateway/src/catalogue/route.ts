@@ -22,6 +22,8 @@ export interface RouteInput<P extends TObject, Q extends TObject> {
   params: Static<P>;
   query: Static<Q>;
   caller: Caller | null;
+  /** On a free ledger route: what this gateway's lease on the caller's account has charged, if it holds one. */
+  leaseCharges?: ledger.LeaseCharges;
 }
 
 /**

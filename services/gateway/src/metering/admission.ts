@@ -1,5 +1,6 @@
 import { admissionResult, type Caps, LeaseHolder, leaseGrantOf, leaseReturnMessage } from '@mdp/admission';
 import { ApiError } from '@mdp/errors';
+import type { PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { CellCounter, type Logger, type Registry, type Span, traceparentOf } from '@mdp/telemetry';
@@ -35,6 +36,11 @@ interface HeldLease {
   accountId: string;
   shard: number;
   timer: NodeJS.Timeout;
+  /**
+   * The highest sequence, per stream, of the acknowledged charges of 200s admitted under it: a usage
+   * read through this gateway waits only for these to be recorded (`leaseCharges`).
+   */
+  charged: Map<string, number>;
 }
 
 type Decisions = CellCounter<'decision' | 'interface' | 'shard'>;
@@ -306,6 +312,7 @@ export class AdmissionClient {
       shard: asking.shard,
       // Given back when it ends, used or not, so the shard never waits to write it off.
       timer: setTimeout(() => this.giveBack(held, 'returned'), Math.max(0, lease.expiresAt - now)).unref(),
+      charged: new Map(),
     };
     this.leaseEvents.cell('granted').inc();
     const previous = this.leases.get(accountId);
@@ -377,10 +384,25 @@ export class AdmissionClient {
     });
   }
 
-  /** The admission's charge is acknowledged: its shard no longer needs it restored. */
-  settled(admission: Admission): void {
-    this.leaseOf(admission)?.holder.settle(admission.requestId, 'charged');
+  /** The admission's charge is acknowledged (`ack`): its shard no longer needs it restored. */
+  settled(admission: Admission, ack: PubAck): void {
+    const held = this.leaseOf(admission);
+    held?.holder.settle(admission.requestId, 'charged');
+    if (held !== undefined && admission.lease === held)
+      held.charged.set(ack.stream, Math.max(held.charged.get(ack.stream) ?? 0, ack.seq));
     this.shards[admission.shard]!.settled(admission.requestId);
+  }
+
+  /**
+   * What the lease held here on the account has charged, for a usage read to send its shard: the shard
+   * cannot see admissions made under a lease, and with these it waits only for their charges to be
+   * recorded instead of for everything its stream holds. Undefined when no lease is held here.
+   */
+  leaseCharges(accountId: string): ledger.LeaseCharges | undefined {
+    const held = this.leases.get(accountId);
+    if (held === undefined) return undefined;
+    const charged = [...held.charged].map(([stream, seq]) => ({ stream, seq }));
+    return { lease_id: held.holder.grant.leaseId, charged };
   }
 
   close(): void {

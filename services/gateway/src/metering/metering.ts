@@ -1,4 +1,5 @@
 import { ApiError } from '@mdp/errors';
+import type { ledger } from '@mdp/proto';
 import type { Span } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
@@ -38,9 +39,10 @@ export class Metering {
    * not be sent (answer 503); its charge is voided, and its shard no longer counts it.
    */
   async charge(admission: Admission, route: string): Promise<boolean> {
-    if (await this.settler.charge(admission, route)) {
-      // A charged request no longer needs restoring on a restarted ledger shard.
-      this.admission.settled(admission);
+    const ack = await this.settler.charge(admission, route);
+    if (ack !== null) {
+      // Before the 200 leaves: a usage read through here after it knows where its charge is.
+      this.admission.settled(admission, ack);
       return true;
     }
     // Its charge may still land before the void the settler has queued: the shard counts neither.
@@ -52,6 +54,11 @@ export class Metering {
   refund(admission: Admission, route: string, status: number): Promise<void> {
     this.settler.refund(admission, route, status);
     return this.admission.release(admission);
+  }
+
+  /** What this gateway's lease on the account has charged, for its usage read (`AdmissionClient`). */
+  leaseCharges(accountId: string): ledger.LeaseCharges | undefined {
+    return this.admission.leaseCharges(accountId);
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AckedPublisher, type NatsConnection } from '@mdp/nats';
+import { AckedPublisher, type NatsConnection, type PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
 import { type SettlementEvent, type SettlementKind, settlementMsgId } from '@mdp/usage';
@@ -16,7 +16,7 @@ import { Deferred } from './deferred.ts';
 import { type ChargeBatch, RETRY_PAUSE_MS, SettlementBook } from './settlement-book.ts';
 import { SettlementStreams } from './settlement-streams.ts';
 
-type Batch = ChargeBatch<Deferred<boolean>>;
+type Batch = ChargeBatch<Deferred<PubAck | null>>;
 
 export interface SettlerOptions {
   nc: NatsConnection;
@@ -45,7 +45,7 @@ export interface SettlerOptions {
 const BACKGROUND_RETRY_MS = 10 * 60_000;
 const CONNECTION_LOST = 'NATS connection lost';
 const BREAKER_OPEN = 'charges are not acknowledged (settlement breaker open)';
-const NOT_CHARGED: Promise<boolean> = Promise.resolve(false);
+const NOT_CHARGED: Promise<null> = Promise.resolve(null);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,7 +66,7 @@ export class Settler {
   private readonly publishSeconds: Histogram<'kind'>;
   private readonly batchSize: Histogram;
   /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
-  private readonly book: SettlementBook<Deferred<boolean>>;
+  private readonly book: SettlementBook<Deferred<PubAck | null>>;
   /**
    * Opens after three charge publishes in a row time out or fail (a stream without a leader, a stalled
    * server): the charges waiting then and the metered requests after get a fast 503 instead of each
@@ -87,7 +87,11 @@ export class Settler {
     private readonly streams: SettlementStreams,
   ) {
     this.publisher = new AckedPublisher(opts.nc);
-    this.book = new SettlementBook(opts.ackTimeoutMs, () => new Deferred<boolean>(), opts.lingerMs ?? 0);
+    this.book = new SettlementBook(
+      opts.ackTimeoutMs,
+      () => new Deferred<PubAck | null>(),
+      opts.lingerMs ?? 0,
+    );
     this.breaker = circuitBreaker(handleAll, {
       halfOpenAfter: opts.breakerOpenMs ?? 1_000,
       breaker: new ConsecutiveBreaker(3),
@@ -167,11 +171,11 @@ export class Settler {
   }
 
   /**
-   * Charges a 200; resolves true once JetStream has it. False: answer 503 (a void has been queued). A
-   * dropped connection fails the charge at once: the publish may still land when NATS returns, and the
-   * void that follows it reverses it.
+   * Charges a 200; resolves with JetStream's acknowledgement of its batch once JetStream has it. Null:
+   * answer 503 (a void has been queued). A dropped connection fails the charge at once: the publish may
+   * still land when NATS returns, and the void that follows it reverses it.
    */
-  charge(a: Admission, route: string): Promise<boolean> {
+  charge(a: Admission, route: string): Promise<PubAck | null> {
     const event = this.event(a, 'charged', route, 200);
     const charging = this.book.charge(event, a.shard);
     if (charging === null) {
@@ -233,11 +237,11 @@ export class Settler {
       try {
         if (!this.book.available) throw new Error(CONNECTION_LOST);
         const timeoutMs = Math.max(20, Math.min(this.opts.attemptTimeoutMs, deadline - this.opts.clock()));
-        await this.breaker.execute(() =>
+        const ack = await this.breaker.execute(() =>
           this.publish('charged', events.length, shard, payload, msgID, timeoutMs),
         );
         if (this.book.acknowledged(batch)) {
-          batch.waiter.resolve(true);
+          batch.waiter.resolve(ack);
           this.answered();
         }
         return;
@@ -259,7 +263,7 @@ export class Settler {
   /** A batch's 200s are not to be sent: each charge is voided. */
   private notCharged(batch: Batch, events: readonly SettlementEvent[], why: string | undefined): void {
     this.voidEach(events, batch.shard, why);
-    batch.waiter.resolve(false);
+    batch.waiter.resolve(null);
   }
 
   private voidEach(events: readonly SettlementEvent[], shard: number, why: string | undefined): void {
@@ -278,11 +282,12 @@ export class Settler {
     payload: string,
     msgID: string,
     timeoutMs: number,
-  ): Promise<void> {
+  ): Promise<PubAck> {
     const end = this.publishSeconds.startTimer({ kind });
     const subject = await this.streams.subject(shard, kind);
     const ack = await this.publisher.publish(subject, payload, msgID, timeoutMs).finally(end);
     this.published.inc({ kind, outcome: ack.duplicate ? 'duplicate' : 'acked' }, count);
+    return ack;
   }
 
   private inBackground(event: SettlementEvent, shard: number): void {
@@ -292,7 +297,8 @@ export class Settler {
       const until = this.opts.clock() + BACKGROUND_RETRY_MS;
       for (let wait = 100; this.opts.clock() < until; wait = Math.min(wait * 2, 5_000)) {
         try {
-          return await this.publish(event.kind, 1, shard, payload, msgID, 2_000);
+          await this.publish(event.kind, 1, shard, payload, msgID, 2_000);
+          return;
         } catch {
           await sleep(wait);
         }

@@ -37,8 +37,9 @@ describe('AccountBook leases', () => {
     expect(book.usage('a', T).used.day).toBe(10);
     // Another stream's request is decided with the allotment counted: 10 + 25 of the minute's 60 used.
     expect(book.admit('x', 'a', caps, T)).toMatchObject({ kind: 'admitted', burst: { remaining: 24 } });
-    // One lease at a time.
+    // One lease at a time, known by its id (a usage read names the lease it speaks for).
     expect(book.grant('a', caps, 1, T, LEASE_MS)).toBeNull();
+    expect(book.leaseOut('a')).toBe(grant.leaseId);
   });
 
   it('take the lease back with what its holder admitted: real times for the provisional ones, holds for what is not recorded', () => {
@@ -57,7 +58,7 @@ describe('AccountBook leases', () => {
     });
     // Applied once.
     expect(book.returnLease('a', 1, grant.leaseId, holder.returned().admitted, T + 200)).toBeNull();
-    expect(book.leaseOut('a')).toBe(false);
+    expect(book.leaseOut('a')).toBeNull();
     // 10 held, l1 charged, l3 held (may be charged): 12; l2 refunded counts nowhere.
     expect(book.usage('a', T + 200).used.day).toBe(12);
     // The burst window: 10 + 3 admissions, the provisional 25 gone: 47 left after one more.
@@ -84,7 +85,7 @@ describe('AccountBook leases', () => {
     const swept = book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL });
     // The p holds expired too; the lease went with 1 of its 3 never used.
     expect(swept).toMatchObject({ leasesWrittenOff: 1, stranded: 1 });
-    expect(book.leaseOut('a')).toBe(false);
+    expect(book.leaseOut('a')).toBeNull();
     // 2 charged + x1 (its hold expired too: released) = what the log has.
     expect(book.usage('a', T + LEASE_MS + TTL + 1).used.day).toBe(2);
   });

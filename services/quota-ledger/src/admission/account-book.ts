@@ -345,9 +345,9 @@ export class AccountBook {
     return lease !== undefined && lease.expiresAt > now ? lease.holder : null;
   }
 
-  /** Whether a lease is out on the account (live, or its holder silent and not yet written off). */
-  leaseOut(accountId: string): boolean {
-    return this.accounts.get(accountId)?.lease !== undefined;
+  /** The id of the lease out on the account (live, or its holder silent and not yet written off), if any. */
+  leaseOut(accountId: string): string | null {
+    return this.accounts.get(accountId)?.lease?.id ?? null;
   }
 
   /**

@@ -22,6 +22,7 @@ import type { Interface } from '@mdp/usage';
 import type { HistoryRows, HistoryWindow } from '../log/usage-history.ts';
 import type { Mutex } from '../mutex.ts';
 import { type ProjectionStore, settledKey } from '../settlement/projections.ts';
+import type { StreamPosition } from '../settlement/shard-streams.ts';
 import type { AccountBook } from './account-book.ts';
 import type { LeaseMetrics } from './lease-metrics.ts';
 import type { HandedOver, Ownership } from './shard-map.ts';
@@ -84,6 +85,12 @@ export interface HeldRequest {
 type Moved = { moved: boolean; from?: readonly HandedOver[] };
 const NOT_MOVED: Moved = { moved: false };
 
+/** What the gateway holding a lease has charged under it: each stream's newest acknowledged charge. */
+interface LeaseCharges {
+  leaseId: string;
+  charged: readonly StreamPosition[];
+}
+
 /** How long a usage read of a leased account waits for the stream to be recorded up to the read. */
 const RECORDED_PAST_WAIT_MS = 2_000;
 
@@ -108,6 +115,8 @@ export interface ShardDeps {
   leaseMetrics: LeaseMetrics;
   /** Resolves once everything the stream held for this shard when called is recorded (or rejects after `ms`). */
   recordedPast: (ms: number) => Promise<void>;
+  /** Resolves once everything up to these stream positions is recorded (or rejects after `ms`). */
+  recordedTo: (positions: readonly StreamPosition[], ms: number) => Promise<void>;
   /** What hand-overs of shards an account moved from recorded of it (`HandedOver`). */
   handoverHolds: (
     accountId: string,
@@ -147,9 +156,13 @@ export interface Shard {
   /**
    * What the account has used in the IST day and month of the time it resolves with (`AccountBook.usage`);
    * null when it cannot be read now: the account is leased and the stream is not recorded up to the read
-   * within RECORDED_PAST_WAIT_MS, so the count could leave out 200s already sent.
+   * (or, read through the lease's holder, up to its charges: `charges`) within RECORDED_PAST_WAIT_MS, so
+   * the count could leave out 200s already sent.
    */
-  usage(accountId: string): Promise<({ now: number } & ReturnType<AccountBook['usage']>) | null>;
+  usage(
+    accountId: string,
+    charges?: LeaseCharges,
+  ): Promise<({ now: number } & ReturnType<AccountBook['usage']>) | null>;
   /** The account's usage history over `w`, from the log and its projections. */
   history(accountId: string, w: HistoryWindow): Promise<HistoryRows>;
 }
@@ -494,12 +507,16 @@ export function createShard(deps: ShardDeps): Shard {
     withdraw: (voids, done) => afterRestores(() => void withdrawNow(voids).finally(done)),
     answers: (accountId) =>
       !deps.caughtUp() ? 'catching_up' : deps.ownership(accountId).kind === 'owner' ? 'yes' : 'not_owner',
-    usage: async (accountId) => {
+    usage: async (accountId, charges) => {
       // Charges of 200s admitted under a lease are held by nobody here: read-your-writes waits until
-      // what the stream held at the read is recorded.
-      if (book.leaseOut(accountId))
+      // what the stream held at the read is recorded. The lease's holder says where its own charges are:
+      // every other admission of the account is held here (those of a lease returned before, too).
+      const leaseId = book.leaseOut(accountId);
+      if (leaseId !== null)
         try {
-          await deps.recordedPast(RECORDED_PAST_WAIT_MS);
+          await (charges?.leaseId === leaseId
+            ? deps.recordedTo(charges.charged, RECORDED_PAST_WAIT_MS)
+            : deps.recordedPast(RECORDED_PAST_WAIT_MS));
         } catch (err) {
           logger.warn({ err: (err as Error).message }, 'usage read of a leased account: recording lags');
           return null;

@@ -74,6 +74,17 @@ export interface SettlementConsumer {
   recordedPast(timeoutMs: number): Promise<void>;
 }
 
+/** The consumer of one stream. */
+export interface StreamConsumer extends SettlementConsumer {
+  /** The stream's name, as JetStream's acknowledgements of publishes to it give it. */
+  readonly stream: string;
+  /**
+   * Resolves once every message of this consumer's up to stream sequence `seq` is recorded (on a shard's
+   * own stream, everything at or below it: the ack floor). Rejects after `timeoutMs`.
+   */
+  recordedTo(seq: number, timeoutMs: number): Promise<void>;
+}
+
 /** What every consumer records with: the connection, the recording step and what it reports to. */
 export interface Recording {
   nc: NatsConnection;
@@ -252,7 +263,7 @@ export const GATHER_MS = 250;
  */
 export async function startStreamConsumer(
   opts: Recording & { source: StreamSource; subjectPrefix: string },
-): Promise<SettlementConsumer> {
+): Promise<StreamConsumer> {
   const { nc, logger, source } = opts;
   const spec = { stream: source.stream, shard: source.shard };
   const jsm = await jetstreamManager(nc);
@@ -593,6 +604,26 @@ export async function startStreamConsumer(
   }, PULL_WATCH_MS);
   watch.unref();
 
+  const timedOut = (until: number) => {
+    if (clock() >= until) throw new Error('the usage stream is not recorded up to the read yet');
+  };
+  /** Resolves once `done` (rejects at `until`), recording what is in hand at once meanwhile. */
+  const recordedAt = async (done: () => boolean, until: number) => {
+    while (!done()) {
+      hurry();
+      timedOut(until);
+      // The flush under way, else a moment for the delivery to reach the loop and start one.
+      await new Promise<void>((resolve) => {
+        if (!flushing) return void setTimeout(resolve, 1);
+        const timer = setTimeout(resolve, until - clock());
+        waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  };
+
   return {
     stop: async () => {
       stopping = true;
@@ -612,11 +643,9 @@ export async function startStreamConsumer(
     recordingSince: () => recordingSince,
     recordedThrough: () => recordedThrough,
     idleNow: () => flushing === null && pending.length === 0,
+    stream: spec.stream,
     recordedPast: async (timeoutMs) => {
       const until = clock() + timeoutMs;
-      const timedOut = () => {
-        if (clock() >= until) throw new Error('the usage stream is not recorded up to the read yet');
-      };
       let target: number;
       for (;;) {
         const info = await jsm.consumers.info(spec.stream, durable);
@@ -627,23 +656,14 @@ export async function startStreamConsumer(
           target = info.delivered.stream_seq;
           break;
         }
-        timedOut();
+        timedOut(until);
         await new Promise((r) => setTimeout(r, 5));
       }
-      while (recordedSeq < target) {
-        hurry();
-        timedOut();
-        // The flush under way, else a moment for the delivery to reach the loop and start one.
-        await new Promise<void>((resolve) => {
-          if (!flushing) return void setTimeout(resolve, 1);
-          const timer = setTimeout(resolve, until - clock());
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
+      await recordedAt(() => recordedSeq >= target, until);
     },
+    // A predecessor's deliveries not recorded yet sit below the newest recorded: the floor waits for them.
+    recordedTo: (seq, timeoutMs) =>
+      recordedAt(() => (floor ? floor.through : recordedSeq) >= seq, clock() + timeoutMs),
     lag: async () => {
       const info = await jsm.consumers.info(spec.stream, durable);
       return { pending: info.num_pending, ackPending: info.num_ack_pending };

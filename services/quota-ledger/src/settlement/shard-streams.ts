@@ -6,15 +6,27 @@ import {
   type ConsumerSpec,
   type Recording,
   type SettlementConsumer,
+  type StreamConsumer,
   startStreamConsumer,
 } from './settlement-consumer.ts';
+
+/** Where a publish landed, as JetStream acknowledged it. */
+export interface StreamPosition {
+  stream: string;
+  seq: number;
+}
 
 /** One shard's events as its ledger reads them: from each stream that holds them. */
 export interface ShardConsumer extends SettlementConsumer {
   /** Each stream's consumer: the shard's own stream's, and the legacy stream's while it exists. */
-  readonly parts: readonly SettlementConsumer[];
+  readonly parts: readonly StreamConsumer[];
   /** Starts reading the legacy stream if one has appeared since (an older gateway made it). */
   lookForLegacy(): Promise<void>;
+  /**
+   * Resolves once everything up to each of `positions` is recorded; a position on a stream not read here
+   * (yet) waits for everything, as `recordedPast`. Rejects after `timeoutMs`.
+   */
+  recordedTo(positions: readonly StreamPosition[], timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -36,7 +48,7 @@ export async function startShardConsumer(
   const start = (source: StreamSource) =>
     startStreamConsumer({ ...o, source, subjectPrefix: spec.subjectPrefix });
   const own = shardStreamSpec(spec.stream, spec.subjectPrefix, spec.shard, spec.retentionDays, spec.replicas);
-  const parts: SettlementConsumer[] = [];
+  const parts: StreamConsumer[] = [];
   if (o.create || (await streamExists(jsm, own.name)))
     parts.push(
       await start({
@@ -47,7 +59,7 @@ export async function startShardConsumer(
         ...(o.create ? { ensure: own } : {}),
       }),
     );
-  let legacy: SettlementConsumer | undefined;
+  let legacy: StreamConsumer | undefined;
   const lookForLegacy = async () => {
     if (legacy || !(await streamExists(jsm, spec.stream))) return;
     legacy = await start({
@@ -61,6 +73,9 @@ export async function startShardConsumer(
   await lookForLegacy();
 
   const all = <T>(f: (c: SettlementConsumer) => T) => parts.map(f);
+  const recordedPast = async (timeoutMs: number) => {
+    await Promise.all(all((c) => c.recordedPast(timeoutMs)));
+  };
   return {
     parts,
     lookForLegacy,
@@ -84,8 +99,13 @@ export async function startShardConsumer(
     // The earliest of the parts': a part may hold nothing newer (see `horizonOf`, which asks each part).
     recordedThrough: () => Math.min(...all((c) => c.recordedThrough())),
     idleNow: () => all((c) => c.idleNow()).every(Boolean),
-    recordedPast: async (timeoutMs) => {
-      await Promise.all(all((c) => c.recordedPast(timeoutMs)));
+    recordedPast,
+    recordedTo: async (positions, timeoutMs) => {
+      const waits = positions.map((p) =>
+        parts.find((c) => c.stream === p.stream)?.recordedTo(p.seq, timeoutMs),
+      );
+      if (waits.includes(undefined)) await recordedPast(timeoutMs);
+      else await Promise.all(waits);
     },
   };
 }

@@ -277,7 +277,30 @@ export interface AdmissionResult {
 }
 
 export interface GetUsageRequest {
-  account: Account | undefined;
+  account:
+    | Account
+    | undefined;
+  /**
+   * Sent by a gateway that holds a lease on the account: the shard, which cannot see what is admitted
+   * under a lease, then waits only for these charges to be recorded, not for the whole stream.
+   */
+  lease_charges: LeaseCharges | undefined;
+}
+
+/**
+ * What one lease has charged: every 200 admitted under it that has left the gateway has its charge at
+ * or below these positions.
+ */
+export interface LeaseCharges {
+  lease_id: string;
+  /** One per stream the lease's charges went to; none when nothing was charged under it yet. */
+  charged: StreamPosition[];
+}
+
+/** A stream sequence, as JetStream acknowledged a publish. */
+export interface StreamPosition {
+  stream: string;
+  seq: number;
 }
 
 export interface GetUsageHistoryRequest {
@@ -2166,13 +2189,16 @@ export const AdmissionResult: MessageFns<AdmissionResult> = {
 };
 
 function createBaseGetUsageRequest(): GetUsageRequest {
-  return { account: undefined };
+  return { account: undefined, lease_charges: undefined };
 }
 
 export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   encode(message: GetUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.account !== undefined) {
       Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.lease_charges !== undefined) {
+      LeaseCharges.encode(message.lease_charges, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2198,6 +2224,14 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
             message.account = Account.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lease_charges = LeaseCharges.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2211,13 +2245,23 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
   },
 
   fromJSON(object: any): GetUsageRequest {
-    return { account: isSet(object.account) ? Account.fromJSON(object.account) : undefined };
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      lease_charges: isSet(object.leaseCharges)
+        ? LeaseCharges.fromJSON(object.leaseCharges)
+        : isSet(object.lease_charges)
+        ? LeaseCharges.fromJSON(object.lease_charges)
+        : undefined,
+    };
   },
 
   toJSON(message: GetUsageRequest): unknown {
     const obj: any = {};
     if (message.account !== undefined) {
       obj.account = Account.toJSON(message.account);
+    }
+    if (message.lease_charges !== undefined) {
+      obj.leaseCharges = LeaseCharges.toJSON(message.lease_charges);
     }
     return obj;
   },
@@ -2230,6 +2274,185 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
     message.account = (object.account !== undefined && object.account !== null)
       ? Account.fromPartial(object.account)
       : undefined;
+    message.lease_charges = (object.lease_charges !== undefined && object.lease_charges !== null)
+      ? LeaseCharges.fromPartial(object.lease_charges)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLeaseCharges(): LeaseCharges {
+  return { lease_id: "", charged: [] };
+}
+
+export const LeaseCharges: MessageFns<LeaseCharges> = {
+  encode(message: LeaseCharges, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lease_id !== "") {
+      writer.uint32(10).string(message.lease_id);
+    }
+    for (const v of message.charged) {
+      StreamPosition.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseCharges {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseCharges();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lease_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.charged.push(StreamPosition.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseCharges {
+    return {
+      lease_id: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      charged: globalThis.Array.isArray(object?.charged)
+        ? object.charged.map((e: any) => StreamPosition.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: LeaseCharges): unknown {
+    const obj: any = {};
+    if (message.lease_id !== "") {
+      obj.leaseId = message.lease_id;
+    }
+    if (message.charged?.length) {
+      obj.charged = message.charged.map((e) => StreamPosition.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseCharges>, I>>(base?: I): LeaseCharges {
+    return LeaseCharges.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseCharges>, I>>(object: I): LeaseCharges {
+    const message = createBaseLeaseCharges();
+    message.lease_id = object.lease_id ?? "";
+    message.charged = object.charged?.map((e) => StreamPosition.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStreamPosition(): StreamPosition {
+  return { stream: "", seq: 0 };
+}
+
+export const StreamPosition: MessageFns<StreamPosition> = {
+  encode(message: StreamPosition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stream !== "") {
+      writer.uint32(10).string(message.stream);
+    }
+    if (message.seq !== 0) {
+      writer.uint32(16).uint64(message.seq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamPosition {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamPosition();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.stream = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seq = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamPosition {
+    return {
+      stream: isSet(object.stream) ? globalThis.String(object.stream) : "",
+      seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
+    };
+  },
+
+  toJSON(message: StreamPosition): unknown {
+    const obj: any = {};
+    if (message.stream !== "") {
+      obj.stream = message.stream;
+    }
+    if (message.seq !== 0) {
+      obj.seq = Math.round(message.seq);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StreamPosition>, I>>(base?: I): StreamPosition {
+    return StreamPosition.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StreamPosition>, I>>(object: I): StreamPosition {
+    const message = createBaseStreamPosition();
+    message.stream = object.stream ?? "";
+    message.seq = object.seq ?? 0;
     return message;
   },
 };
