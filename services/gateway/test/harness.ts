@@ -13,6 +13,7 @@ import { connectNats, deleteStreamFamily } from '@mdp/nats';
 import { equities, filings, ledger, options } from '@mdp/proto';
 import { createLogger, createRegistry, type Logger, type Registry, trace } from '@mdp/telemetry';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import { nodeArgsFor } from '../../../test/bundles.ts';
 import { freePort } from '../../../test/stack.ts';
 import { buildApp as buildAuthApp } from '../../auth/src/app.ts';
@@ -392,6 +393,31 @@ export async function startGateway(
     close: async () => {
       await app.close();
       await deps.close();
+    },
+  };
+}
+
+/** The ledger's recording held back, as by a database that stopped answering, until `resume`. */
+export interface RecordingStall {
+  resume(): Promise<void>;
+}
+
+/**
+ * Locks the ledger's event log: from here its batch statements wait, and the charges behind them stay in
+ * JetStream, until `resume` (idempotent, for an afterAll after a failed test too).
+ */
+export async function stallRecording(services: RunningServices): Promise<RecordingStall> {
+  const blocker = new pg.Client({ connectionString: DATABASE_URL });
+  await blocker.connect();
+  await blocker.query('BEGIN');
+  await blocker.query(`LOCK TABLE "${services.ledgerSchema}".usage_events IN ACCESS EXCLUSIVE MODE`);
+  let resumed = false;
+  return {
+    resume: async () => {
+      if (resumed) return;
+      resumed = true;
+      await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end().catch(() => {});
     },
   };
 }

@@ -1,10 +1,10 @@
 import type { Registry } from '@mdp/telemetry';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
 import {
-  DATABASE_URL,
+  type RecordingStall,
   type RunningServices,
+  stallRecording,
   startGateway,
   startServices,
   type TestGateway,
@@ -22,7 +22,7 @@ const LEASE_MS = 60_000;
 let svc: RunningServices;
 let holder: TestGateway;
 let other: TestGateway;
-let blocker: pg.Client | undefined;
+let stall: RecordingStall | undefined;
 
 beforeAll(async () => {
   svc = await startServices({ leaseMs: LEASE_MS });
@@ -31,8 +31,7 @@ beforeAll(async () => {
   await svc.store.createPlan('lease_read', { daily: 1_000, monthly: null, burst: 1_000_000 });
 }, 60_000);
 afterAll(async () => {
-  await blocker?.query('ROLLBACK').catch(() => {});
-  await blocker?.end().catch(() => {});
+  await stall?.resume();
   await holder?.close();
   await other?.close();
   await svc?.stop();
@@ -95,10 +94,7 @@ describe('a usage read of a leased account', () => {
     expect(await usage(holder, leased)).toMatchObject({ status: 200, used: sent });
 
     // From here the ledger records nothing: another account's charge waits in the stream.
-    blocker = new pg.Client({ connectionString: DATABASE_URL });
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query(`LOCK TABLE "${svc.ledgerSchema}".usage_events IN ACCESS EXCLUSIVE MODE`);
+    stall = await stallRecording(svc);
     expect(await call(holder, busy)).toBe(200);
 
     // The holder's charges are all recorded: its read answers, exactly.
@@ -117,9 +113,7 @@ describe('a usage read of a leased account', () => {
     expect(Number(waiting.retryAfter)).toBeGreaterThan(0);
 
     // Recording resumes: the first count either gateway answers is every 200.
-    await blocker.query('ROLLBACK');
-    await blocker.end();
-    blocker = undefined;
+    await stall.resume();
     for (const gw of [holder, other]) {
       const read = await until('a usage read to answer', async () => {
         const r = await usage(gw, leased);

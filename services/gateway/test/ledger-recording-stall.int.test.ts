@@ -2,7 +2,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DATABASE_URL,
+  type RecordingStall,
   type RunningServices,
+  stallRecording,
   startGateway,
   startServices,
   type TestGateway,
@@ -21,7 +23,7 @@ describe('Postgres not answering the ledger for longer than the hold TTL', () =>
   let gw: TestGateway;
   let token: string;
   let accountId: string;
-  let blocker: pg.Client | undefined;
+  let stall: RecordingStall | undefined;
 
   beforeAll(async () => {
     svc = await startServices({ holdTtlMs: HOLD_TTL_MS });
@@ -31,7 +33,7 @@ describe('Postgres not answering the ledger for longer than the hold TTL', () =>
     token = (await svc.store.issueToken(accountId)).token;
   }, 60_000);
   afterAll(async () => {
-    await blocker?.end().catch(() => {});
+    await stall?.resume();
     await gw?.close();
     await svc?.stop();
   }, 30_000);
@@ -43,10 +45,7 @@ describe('Postgres not answering the ledger for longer than the hold TTL', () =>
     expect((await call()).statusCode).toBe(200);
     await svc.ledgerIdle();
     // From here the ledger's statements on its event log wait, as on a database that stopped answering.
-    blocker = new pg.Client({ connectionString: DATABASE_URL });
-    await blocker.connect();
-    await blocker.query('BEGIN');
-    await blocker.query(`LOCK TABLE "${svc.ledgerSchema}".usage_events IN ACCESS EXCLUSIVE MODE`);
+    stall = await stallRecording(svc);
 
     const during: number[] = [];
     for (let i = 1; i < CAP; i++) during.push((await call()).statusCode);
@@ -61,9 +60,7 @@ describe('Postgres not answering the ledger for longer than the hold TTL', () =>
     expect(past).toEqual(Array(5).fill({ status: 429, code: 'quota_exhausted' }));
 
     // Postgres answers again: the backlog is recorded, and the count is exactly the 200s clients saw.
-    await blocker.query('ROLLBACK');
-    await blocker.end();
-    blocker = undefined;
+    await stall.resume();
     const until = Date.now() + 20_000;
     let used = -1;
     while (Date.now() < until) {
