@@ -67,6 +67,21 @@ describe('AccountBook leases', () => {
     expect(book.usage('a', T + 300).used.day).toBe(13);
   });
 
+  it('size the next lease from the rate the last one was used at, not diluted by the quiet rest of it', () => {
+    const book = bookWith(10);
+    const noBurst = { daily: 10_000, monthly: null, burst: null };
+    const grant = book.grant('a', noBurst, 1, T, LEASE_MS)!;
+    // 10 a second for 2 s, a quarter more.
+    expect(grant.allotment).toBe(25);
+    const holder = new LeaseHolder(grant);
+    // 20 admissions in its first 475 ms, then nothing until it goes back at its expiry.
+    for (let i = 0; i < 20; i++)
+      expect(holder.admit(`l${i}`, T + 25 * i)).toMatchObject({ kind: 'admitted' });
+    book.returnLease('a', 1, grant.leaseId, holder.returned().admitted, T + LEASE_MS);
+    // 20 in 0.475 s is 42.1 a second: over 2 s and a quarter more, 106 (20 over the whole 2 s would be 25).
+    expect(book.grant('a', noBurst, 1, T + LEASE_MS + 1, LEASE_MS)?.allotment).toBe(106);
+  });
+
   it('keep a lease whose holder went silent counted until everything it could have charged is recorded', () => {
     const book = bookWith(4);
     const grant = book.grant('a', { daily: 10, monthly: null, burst: null }, 1, T, LEASE_MS)!;

@@ -424,12 +424,17 @@ export class AccountBook {
     if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
     this.endLease(accountId, s);
     s.burst.removeEach(lease.grantedAt, lease.provisional);
-    s.leasedRate = {
-      perSecond: Math.min(admitted.length, lease.allotment) / Math.max(0.25, (now - lease.grantedAt) / 1000),
-      at: now,
-    };
     // A holder never admits more than its allotment: anything past it is not believed.
     const used = admitted.slice(0, lease.allotment);
+    // The rate while the account was busy: until the lease was used up (it comes back with the request
+    // that found it so), else until its last admission. A lease that went back at its expiry after a
+    // burst would otherwise shrink the next grant for every quiet moment that followed the burst.
+    let end = now;
+    if (used.length < lease.allotment) {
+      end = lease.grantedAt;
+      for (const a of used) if (a.at > end && a.at <= now) end = a.at;
+    }
+    s.leasedRate = { perSecond: used.length / Math.max(0.25, (end - lease.grantedAt) / 1000), at: now };
     for (const a of used) {
       if (lease.provisional > 0 && a.at > now - BURST_WINDOW_MS) s.burst.insert(a.at);
       const k = holdKey(accountId, a.requestId);
