@@ -22,7 +22,7 @@ import type { Interface } from '@mdp/usage';
 import type { HistoryRows, HistoryWindow } from '../log/usage-history.ts';
 import type { Mutex } from '../mutex.ts';
 import { type ProjectionStore, settledKey } from '../settlement/projections.ts';
-import type { StreamPosition } from '../settlement/shard-streams.ts';
+import type { StreamSeq } from '../settlement/shard-streams.ts';
 import type { AccountBook } from './account-book.ts';
 import type { LeaseMetrics } from './lease-metrics.ts';
 import type { HandedOver, Ownership } from './shard-map.ts';
@@ -88,7 +88,7 @@ const NOT_MOVED: Moved = { moved: false };
 /** What the gateway holding a lease has charged under it: each stream's newest acknowledged charge. */
 interface LeaseCharges {
   leaseId: string;
-  charged: readonly StreamPosition[];
+  charged: readonly StreamSeq[];
 }
 
 /** How long a usage read of a leased account waits for the stream to be recorded up to the read. */
@@ -116,7 +116,7 @@ export interface ShardDeps {
   /** Resolves once everything the stream held for this shard when called is recorded (or rejects after `ms`). */
   recordedPast: (ms: number) => Promise<void>;
   /** Resolves once everything up to these stream positions is recorded (or rejects after `ms`). */
-  recordedTo: (positions: readonly StreamPosition[], ms: number) => Promise<void>;
+  recordedTo: (positions: readonly StreamSeq[], ms: number) => Promise<void>;
   /** What hand-overs of shards an account moved from recorded of it (`HandedOver`). */
   handoverHolds: (
     accountId: string,

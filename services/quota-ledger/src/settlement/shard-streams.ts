@@ -11,7 +11,7 @@ import {
 } from './settlement-consumer.ts';
 
 /** Where a publish landed, as JetStream acknowledged it. */
-export interface StreamPosition {
+export interface StreamSeq {
   stream: string;
   seq: number;
 }
@@ -26,7 +26,7 @@ export interface ShardConsumer extends SettlementConsumer {
    * Resolves once everything up to each of `positions` is recorded; a position on a stream not read here
    * (yet) waits for everything, as `recordedPast`. Rejects after `timeoutMs`.
    */
-  recordedTo(positions: readonly StreamPosition[], timeoutMs: number): Promise<void>;
+  recordedTo(positions: readonly StreamSeq[], timeoutMs: number): Promise<void>;
 }
 
 /**
