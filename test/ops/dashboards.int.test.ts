@@ -472,6 +472,8 @@ describe('dashboards and alert rules against a Prometheus scraping the platform'
       'ledger_lease_units_total',
       'ledger_leases_out',
       'gateway_leases_total',
+      // What a usage read waited for (a leased account's: the lease's charges or the whole stream).
+      'ledger_reads_of_usage_total',
     ])
       expect(exported.has(name), name).toBe(true);
   });

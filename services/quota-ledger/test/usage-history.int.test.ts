@@ -288,8 +288,14 @@ describe('GetUsage of a leased account', () => {
     const leased = randomUUID();
     const { book, leaseId } = leasedBook(leased);
     const waits: string[] = [];
+    const registry = createRegistry('shard');
+    const reads = async (wait: string, outcome: string) =>
+      ((await registry.getSingleMetric('ledger_reads_of_usage_total')?.get())?.values ?? []).find(
+        (v) => v.labels.wait === wait && v.labels.outcome === outcome,
+      )?.value ?? 0;
     const c = await shardServer({
       book,
+      registry,
       leaseMs: 2_000,
       recordedPast: async () => {
         waits.push('stream');
@@ -308,5 +314,9 @@ describe('GetUsage of a leased account', () => {
       code: status.UNAVAILABLE,
     });
     expect(waits).toEqual(['USAGE_S0:42', 'stream']);
+    // Operators see which wait each read made, and which ran out of time.
+    expect(await reads('lease', 'answered')).toBe(1);
+    expect(await reads('stream', 'lagging')).toBe(1);
+    expect(await reads('stream', 'answered')).toBe(0);
   });
 });

@@ -201,6 +201,13 @@ export function createShard(deps: ShardDeps): Shard {
     labelNames: ['outcome'] as const,
     registers: [deps.registry],
   });
+  const usageReads = new Counter({
+    name: 'ledger_reads_of_usage_total',
+    help: 'Usage documents read, by what the read waited for: none (no lease out on the account), lease (the charges its holder named), stream (everything the stream held: a lease out, read through another gateway); and outcome: answered, lagging (not recorded that far in time: 503)',
+    labelNames: ['wait', 'outcome'] as const,
+    registers: [deps.registry],
+  });
+  for (const wait of ['none', 'lease', 'stream']) usageReads.inc({ wait, outcome: 'answered' }, 0);
   const withdrawals = new Counter({
     name: 'ledger_voids_withdrawn_total',
     help: 'Charges gateways are voiding (not acknowledged in time), as the shard found them: held (not recorded yet), recorded (taken off usage until the void), none (not held, nothing recorded), failed (the log could not be read)',
@@ -512,15 +519,17 @@ export function createShard(deps: ShardDeps): Shard {
       // what the stream held at the read is recorded. The lease's holder says where its own charges are:
       // every other admission of the account is held here (those of a lease returned before, too).
       const leaseId = book.leaseOut(accountId);
-      if (leaseId !== null)
-        try {
-          await (charges?.leaseId === leaseId
-            ? deps.recordedTo(charges.charged, RECORDED_PAST_WAIT_MS)
-            : deps.recordedPast(RECORDED_PAST_WAIT_MS));
-        } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'usage read of a leased account: recording lags');
-          return null;
-        }
+      const named = leaseId !== null && charges?.leaseId === leaseId ? charges.charged : null;
+      const wait = leaseId === null ? 'none' : named ? 'lease' : 'stream';
+      try {
+        if (named) await deps.recordedTo(named, RECORDED_PAST_WAIT_MS);
+        else if (leaseId !== null) await deps.recordedPast(RECORDED_PAST_WAIT_MS);
+      } catch (err) {
+        usageReads.inc({ wait, outcome: 'lagging' });
+        logger.warn({ err: (err as Error).message, wait }, 'usage read of a leased account: recording lags');
+        return null;
+      }
+      usageReads.inc({ wait, outcome: 'answered' });
       const now = await loaded(accountId);
       return { now, ...book.usage(accountId, now) };
     },
