@@ -24,6 +24,12 @@ function capsOf(account: ledger.Account): Caps {
 
 /** As settlement events bound it: an account id longer than this has no events. */
 const MAX_ACCOUNT_ID_LENGTH = 128;
+/**
+ * A lease's charges name one position per stream its charges went to: a shard's own, and the legacy
+ * stream while one exists. Lease ids are the shard's own (`AccountBook.grant`), well under this.
+ */
+const MAX_LEASE_CHARGES = 8;
+const MAX_LEASE_ID_LENGTH = 128;
 
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
@@ -138,6 +144,14 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
     admit,
     getUsage: async ({ account, lease_charges: charges }) => {
       if (!account) throw RpcError.invalidArgument('account', 'usage needs an account');
+      if (
+        charges &&
+        (charges.lease_id.length > MAX_LEASE_ID_LENGTH || charges.charged.length > MAX_LEASE_CHARGES)
+      )
+        throw RpcError.invalidArgument(
+          'lease_charges',
+          `lease charges name a lease id of at most ${MAX_LEASE_ID_LENGTH} characters and at most ${MAX_LEASE_CHARGES} streams`,
+        );
       const refused = notAnswering(shard, account.account_id);
       if (refused) throw refused;
       const usage = await shard.usage(

@@ -314,6 +314,16 @@ describe('GetUsage of a leased account', () => {
       code: status.UNAVAILABLE,
     });
     expect(waits).toEqual(['USAGE_S0:42', 'stream']);
+    // A read naming more streams than a lease's charges can go to is refused, naming the field.
+    const tooMany = Array.from({ length: 9 }, (_, i) => ({ stream: `USAGE_S${i}`, seq: 1 }));
+    await expect(usageOf(c, leased, { lease_id: leaseId, charged: tooMany })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      details: expect.stringContaining('at most 8 streams'),
+    });
+    await expect(usageOf(c, leased, { lease_id: 'x'.repeat(129), charged: [] })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+    expect(waits).toEqual(['USAGE_S0:42', 'stream']);
     // Operators see which wait each read made, and which ran out of time.
     expect(await reads('lease', 'answered')).toBe(1);
     expect(await reads('stream', 'lagging')).toBe(1);

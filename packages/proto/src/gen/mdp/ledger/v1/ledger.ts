@@ -294,11 +294,11 @@ export interface GetUsageRequest {
 export interface LeaseCharges {
   lease_id: string;
   /** One per stream the lease's charges went to; none when nothing was charged under it yet. */
-  charged: StreamPosition[];
+  charged: StreamSeq[];
 }
 
 /** A stream sequence, as JetStream acknowledged a publish. */
-export interface StreamPosition {
+export interface StreamSeq {
   stream: string;
   seq: number;
 }
@@ -2291,7 +2291,7 @@ export const LeaseCharges: MessageFns<LeaseCharges> = {
       writer.uint32(10).string(message.lease_id);
     }
     for (const v of message.charged) {
-      StreamPosition.encode(v!, writer.uint32(18).fork()).join();
+      StreamSeq.encode(v!, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -2322,7 +2322,7 @@ export const LeaseCharges: MessageFns<LeaseCharges> = {
               break;
             }
 
-            message.charged.push(StreamPosition.decode(reader, reader.uint32()));
+            message.charged.push(StreamSeq.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -2344,9 +2344,7 @@ export const LeaseCharges: MessageFns<LeaseCharges> = {
         : isSet(object.lease_id)
         ? globalThis.String(object.lease_id)
         : "",
-      charged: globalThis.Array.isArray(object?.charged)
-        ? object.charged.map((e: any) => StreamPosition.fromJSON(e))
-        : [],
+      charged: globalThis.Array.isArray(object?.charged) ? object.charged.map((e: any) => StreamSeq.fromJSON(e)) : [],
     };
   },
 
@@ -2356,7 +2354,7 @@ export const LeaseCharges: MessageFns<LeaseCharges> = {
       obj.leaseId = message.lease_id;
     }
     if (message.charged?.length) {
-      obj.charged = message.charged.map((e) => StreamPosition.toJSON(e));
+      obj.charged = message.charged.map((e) => StreamSeq.toJSON(e));
     }
     return obj;
   },
@@ -2367,17 +2365,17 @@ export const LeaseCharges: MessageFns<LeaseCharges> = {
   fromPartial<I extends Exact<DeepPartial<LeaseCharges>, I>>(object: I): LeaseCharges {
     const message = createBaseLeaseCharges();
     message.lease_id = object.lease_id ?? "";
-    message.charged = object.charged?.map((e) => StreamPosition.fromPartial(e)) || [];
+    message.charged = object.charged?.map((e) => StreamSeq.fromPartial(e)) || [];
     return message;
   },
 };
 
-function createBaseStreamPosition(): StreamPosition {
+function createBaseStreamSeq(): StreamSeq {
   return { stream: "", seq: 0 };
 }
 
-export const StreamPosition: MessageFns<StreamPosition> = {
-  encode(message: StreamPosition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const StreamSeq: MessageFns<StreamSeq> = {
+  encode(message: StreamSeq, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.stream !== "") {
       writer.uint32(10).string(message.stream);
     }
@@ -2387,7 +2385,7 @@ export const StreamPosition: MessageFns<StreamPosition> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): StreamPosition {
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamSeq {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2396,7 +2394,7 @@ export const StreamPosition: MessageFns<StreamPosition> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseStreamPosition();
+      const message = createBaseStreamSeq();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2428,14 +2426,14 @@ export const StreamPosition: MessageFns<StreamPosition> = {
     }
   },
 
-  fromJSON(object: any): StreamPosition {
+  fromJSON(object: any): StreamSeq {
     return {
       stream: isSet(object.stream) ? globalThis.String(object.stream) : "",
       seq: isSet(object.seq) ? globalThis.Number(object.seq) : 0,
     };
   },
 
-  toJSON(message: StreamPosition): unknown {
+  toJSON(message: StreamSeq): unknown {
     const obj: any = {};
     if (message.stream !== "") {
       obj.stream = message.stream;
@@ -2446,11 +2444,11 @@ export const StreamPosition: MessageFns<StreamPosition> = {
     return obj;
   },
 
-  create<I extends Exact<DeepPartial<StreamPosition>, I>>(base?: I): StreamPosition {
-    return StreamPosition.fromPartial(base ?? ({} as any));
+  create<I extends Exact<DeepPartial<StreamSeq>, I>>(base?: I): StreamSeq {
+    return StreamSeq.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<StreamPosition>, I>>(object: I): StreamPosition {
-    const message = createBaseStreamPosition();
+  fromPartial<I extends Exact<DeepPartial<StreamSeq>, I>>(object: I): StreamSeq {
+    const message = createBaseStreamSeq();
     message.stream = object.stream ?? "";
     message.seq = object.seq ?? 0;
     return message;
