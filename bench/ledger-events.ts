@@ -10,7 +10,7 @@ import { day as dayNumber, formatDay, istDateStart, istDay } from '@mdp/nse-cale
 export const istDayNumber = (ms: number): number => dayNumber(istDay(ms));
 /** The Unix millisecond at which an IST day (a day number) begins. */
 export const istDayStartMs = (day: number): number => istDateStart(formatDay(day));
-/** A day number as YYYY-MM-DD (what `usage_daily.day` holds), and its IST month YYYY-MM. */
+/** A day number as YYYY-MM-DD (what `usage_route_daily.day` holds), and its IST month YYYY-MM. */
 export const dayDate = (day: number): string => formatDay(day);
 export const dayMonth = (day: number): string => dayDate(day).slice(0, 7);
 /** A day's partition of the log, as `usage_events_ensure_partition` names it. */
@@ -275,51 +275,24 @@ export class ChargedCells {
   }
 
   /**
-   * Rows of `usage_route_daily` (account, day, route, interface, charged), `usage_daily` (account, day,
-   * interface, charged) or `usage_monthly` (account, month, interface, charged), none with 0 charged,
-   * with the accounts' and routes' names.
+   * Rows of the projection, `usage_route_daily` (account, day, route, interface, charged), none with 0
+   * charged, with the accounts' and routes' names (the daily and monthly figures are its sums).
    */
-  *rows(
-    table: ProjectionTable,
-    accountNames: readonly string[],
-    routeNames: readonly string[],
-  ): Generator<(string | number)[]> {
+  *rows(accountNames: readonly string[], routeNames: readonly string[]): Generator<(string | number)[]> {
     const cells = this.cells;
-    for (let a = 0; a < this.accounts; a++) {
-      const months = new Map<string, [number, number]>();
+    for (let a = 0; a < this.accounts; a++)
       for (let d = 0; d < this.days; d++) {
         const day = dayDate(this.firstDay + d);
-        const month = day.slice(0, 7);
-        const byVia: [number, number] = [0, 0];
-        for (let r = 0; r < this.routes; r++) {
+        for (let r = 0; r < this.routes; r++)
           for (let v = 0; v < 2; v++) {
             const n = cells[((a * this.days + d) * this.routes + r) * 2 + v]!;
-            if (n === 0) continue;
-            byVia[v]! += n;
-            if (table === 'usage_route_daily') yield [accountNames[a]!, day, routeNames[r]!, VIA[v]!, n];
+            if (n > 0) yield [accountNames[a]!, day, routeNames[r]!, VIA[v]!, n];
           }
-        }
-        const m = months.get(month) ?? [0, 0];
-        for (let v = 0; v < 2; v++) {
-          m[v]! += byVia[v]!;
-          if (table === 'usage_daily' && byVia[v]! > 0) yield [accountNames[a]!, day, VIA[v]!, byVia[v]!];
-        }
-        months.set(month, m);
       }
-      for (const [month, m] of months)
-        for (let v = 0; v < 2; v++)
-          if (table === 'usage_monthly' && m[v]! > 0) yield [accountNames[a]!, month, VIA[v]!, m[v]!];
-    }
   }
 }
 
 const VIA = ['rest', 'mcp'] as const;
 
-export type ProjectionTable = 'usage_daily' | 'usage_monthly' | 'usage_route_daily';
-
-/** The projections' columns, as `ChargedCells.rows` gives their values. */
-export const PROJECTION_COLUMNS: Record<ProjectionTable, string[]> = {
-  usage_daily: ['account_id', 'day', 'interface', 'charged'],
-  usage_monthly: ['account_id', 'month', 'interface', 'charged'],
-  usage_route_daily: ['account_id', 'day', 'route', 'interface', 'charged'],
-};
+/** The projection's columns, as `ChargedCells.rows` gives their values. */
+export const PROJECTION_COLUMNS = ['account_id', 'day', 'route', 'interface', 'charged'];

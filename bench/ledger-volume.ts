@@ -38,7 +38,6 @@ import {
   istDayStartMs,
   LOG_COLUMNS,
   PROJECTION_COLUMNS,
-  type ProjectionTable,
   partitionName,
   ROW_BYTES,
   zipfCdf,
@@ -262,16 +261,14 @@ async function loadLog(count: number, ctx: LoadContext): Promise<number> {
   const started = performance.now();
   const client = await ctx.pool.connect();
   try {
-    for (const table of Object.keys(PROJECTION_COLUMNS) as ProjectionTable[]) {
-      const rows = await copyRows(client, table, PROJECTION_COLUMNS[table], async (write, drained) => {
-        let n = 0;
-        for (const values of cells.rows(table, ctx.accountNames, ctx.routeNames)) {
-          write(values.map(String));
-          if (++n % 100_000 === 0) await drained();
-        }
-      });
-      console.log(`  ${table}: ${fmt(rows)} rows`);
-    }
+    const rows = await copyRows(client, 'usage_route_daily', PROJECTION_COLUMNS, async (write, drained) => {
+      let n = 0;
+      for (const values of cells.rows(ctx.accountNames, ctx.routeNames)) {
+        write(values.map(String));
+        if (++n % 100_000 === 0) await drained();
+      }
+    });
+    console.log(`  usage_route_daily: ${fmt(rows)} rows`);
   } finally {
     client.release();
   }

@@ -138,7 +138,7 @@ describe('generated usage events (make bench-ledger)', () => {
     expect(String.fromCharCode(buf[58]!, buf[63]!)).toBe(`${e.kind}${e.via}`);
   });
 
-  it('counts charges into projection rows that agree with each other', () => {
+  it('counts charges into the projection rows: one per account, day, route and interface', () => {
     const { first, last } = dayCounts(shape);
     const cells = new ChargedCells(shape.accounts, first, last - first + 1, shape.routes);
     for (let d = first; d <= last; d++) {
@@ -150,17 +150,16 @@ describe('generated usage events (make bench-ledger)', () => {
     const names = Array.from({ length: shape.accounts }, (_, i) => `a${i}`);
     const routes = Array.from({ length: shape.routes }, (_, i) => `r${i}`);
     const sum = (rows: (string | number)[][]) => rows.reduce((n, r) => n + (r.at(-1) as number), 0);
-    const daily = [...cells.rows('usage_daily', names, routes)];
-    const monthly = [...cells.rows('usage_monthly', names, routes)];
-    const byRoute = [...cells.rows('usage_route_daily', names, routes)];
-    for (const rows of [daily, monthly, byRoute]) expect(sum(rows)).toBe(charged.length);
-    // The busiest account's MCP charges on the first day, three ways.
+    const byRoute = [...cells.rows(names, routes)];
+    expect(sum(byRoute)).toBe(charged.length);
+    expect(byRoute.every((r) => (r.at(-1) as number) > 0)).toBe(true);
+    // The busiest account's MCP charges on the first day.
     const expected = charged.filter((e) => e.account === 0 && e.day === first && e.via === 'm').length;
-    expect(daily.find((r) => r[0] === 'a0' && r[1] === dayDate(first) && r[2] === 'mcp')?.[3]).toBe(expected);
+    expect(expected).toBeGreaterThan(0);
     expect(sum(byRoute.filter((r) => r[0] === 'a0' && r[1] === dayDate(first) && r[3] === 'mcp'))).toBe(
       expected,
     );
-    expect(monthly.every((r) => r[1] === '2026-11')).toBe(true);
+    expect(byRoute.every((r) => String(r[1]).startsWith('2026-11'))).toBe(true);
   });
 
   it('puts rank 0 first under Zipf', () => {

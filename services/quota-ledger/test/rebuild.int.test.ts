@@ -107,10 +107,20 @@ describe('ledger rebuild', () => {
   });
 
   it('a projection that drifted from the log is reported, with exit code 1', async () => {
-    await pool.query('UPDATE usage_daily SET charged = charged + 2 WHERE account_id = $1', [ACCT_1]);
+    await pool.query(
+      "UPDATE usage_route_daily SET charged = charged + 2 WHERE account_id = $1 AND interface = 'rest'",
+      [ACCT_1],
+    );
     await expect(rebuild()).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining(`account ${ACCT_1} period 2026-03-14 via rest: live 3, rebuilt 1`),
+      stdout: expect.stringContaining(
+        `account ${ACCT_1} period 2026-03-14 getStockQuote via rest: live 3, rebuilt 1`,
+      ),
+    });
+    // The daily and monthly figures are its sums: they drifted with it.
+    expect(await store.charged(ACCT_1, '2026-03-14', '2026-03')).toEqual({
+      day: { rest: 3, mcp: 1 },
+      month: { rest: 3, mcp: 1 },
     });
     await pool.query('UPDATE usage_route_daily SET charged = charged + 1 WHERE account_id = $1', [ACCT_2]);
     await expect(rebuild()).rejects.toMatchObject({
@@ -153,9 +163,14 @@ describe('the by-route projection on a log recorded before it existed', () => {
           { day: '2026-03-14', route: 'getStockQuote', interface: 'rest', charged: 1 },
           { day: '2026-03-15', route: 'searchStocks', interface: 'mcp', charged: 1 },
         ]);
-        // (The events went in without their daily and monthly rows, so only the by-route ones can agree.)
-        const diffs = await new ProjectionStore(after).rebuildDifferences();
-        expect(diffs.filter((d) => d.period.includes(' '))).toEqual([]);
+        // The events went in without their daily and monthly rows; since 0013 those figures are the
+        // by-route projection's sums, so they count the log's charges too.
+        const migrated = new ProjectionStore(after);
+        expect(await migrated.rebuildDifferences()).toEqual([]);
+        expect(await migrated.charged(ACCT_9, '2026-03-15', '2026-03')).toEqual({
+          day: { rest: 0, mcp: 1 },
+          month: { rest: 1, mcp: 1 },
+        });
         // And the partitioned log (migration 0005) holds every event, in its IST day's partition, the
         // clients' request ids as their uuid digests.
         const { rows: moved } = await after.query(

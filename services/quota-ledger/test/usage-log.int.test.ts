@@ -119,7 +119,8 @@ describe('partitions by IST day', () => {
     expect(await partitionOf(lastOfMarch.request_id)).toEqual(['usage_events_20260331']);
     expect(await partitionOf(firstOfApril.request_id)).toEqual(['usage_events_20260401']);
     const { rows } = await pool.query(
-      "SELECT month, charged FROM usage_monthly WHERE account_id = $1 AND interface = 'rest' ORDER BY month",
+      `SELECT to_char(day, 'YYYY-MM') AS month, sum(charged)::int AS charged FROM usage_daily
+        WHERE account_id = $1 AND interface = 'rest' GROUP BY 1 ORDER BY 1`,
       [A],
     );
     expect(rows).toEqual([

@@ -15,13 +15,14 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * after the batch minus before it. "Before" reads the log as the statement found it (a data-modifying
  * CTE's rows are invisible to the rest of the statement), which is exactly the log without this batch,
  * so the result does not depend on arrival order. The requests' deltas are summed once into cells of
- * (account, IST day, route, interface), the by-route projection's own rows; the daily and monthly
- * projections and the deltas returned are sums of those cells, and only the cells are named (the
- * dictionaries give the account's uuid and the route's name), so per event the statement reads nothing
- * but the log's own columns. Each (account, period, interface) gets one net delta: increments upsert,
- * decrements update rows that must exist (a row proposed for insertion is checked against
- * `charged >= 0` before ON CONFLICT could make it an update). Only the shard's consumer writes its
- * accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
+ * (account, IST day, route, interface): the projection's rows (usage_route_daily; the daily figures are
+ * a view of its sums, and a month's the sum of its days, migration 0013), so a batch moves one row per
+ * account, day and route in it. The deltas returned (the account book's day and month) are the cells'
+ * sums by day and interface, and only the cells are named (the dictionaries give the account's uuid and
+ * the route's name), so per event the statement reads nothing but the log's own columns. Each cell gets
+ * one net delta: increments upsert, decrements update rows that must exist (a row proposed for insertion
+ * is checked against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's
+ * consumer writes its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
  * are the billing record) but counted as `late`; by the sealing rule there is none.
  * The batch arrives as one array a column ($1 to $7, see `logColumns`), without duplicates and ordered
  * by request id (right-edge inserts into the index). With a stream position ($8 to $10: the stream, when
@@ -73,34 +74,13 @@ cells AS (
   -- Names looked up a cell at a time by key: a join could be planned as a merge over the dictionary's
   -- whole index, whose cost would grow with the accounts the ledger has ever seen.
   SELECT (SELECT a.account_id::text FROM usage_accounts a WHERE a.id = c.account) AS account_id, c.day,
-         to_char(c.day, 'YYYY-MM') AS month, (SELECT n.name FROM usage_routes n WHERE n.id = c.route) AS route,
+         (SELECT n.name FROM usage_routes n WHERE n.id = c.route) AS route,
          CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.delta
     FROM (SELECT account, day, route, interface, sum(delta)::int AS delta FROM per_request
            GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS c
 ),
 daily AS (
   SELECT account_id, day, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
-),
-monthly AS (
-  SELECT account_id, month, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
-),
-daily_up AS (
-  INSERT INTO usage_daily (account_id, day, interface, charged)
-  SELECT account_id, day, via, delta FROM daily WHERE delta > 0
-  ON CONFLICT (account_id, day, interface) DO UPDATE SET charged = usage_daily.charged + EXCLUDED.charged
-),
-daily_down AS (
-  UPDATE usage_daily t SET charged = t.charged + d.delta FROM daily d
-   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.interface = d.via
-),
-monthly_up AS (
-  INSERT INTO usage_monthly (account_id, month, interface, charged)
-  SELECT account_id, month, via, delta FROM monthly WHERE delta > 0
-  ON CONFLICT (account_id, month, interface) DO UPDATE SET charged = usage_monthly.charged + EXCLUDED.charged
-),
-monthly_down AS (
-  UPDATE usage_monthly t SET charged = t.charged + d.delta FROM monthly d
-   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.month = d.month AND t.interface = d.via
 ),
 by_route_up AS (
   INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
@@ -402,10 +382,15 @@ export class ProjectionStore implements StreamPositions {
     day: string,
     month: string,
   ): Promise<{ day: ByInterface; month: ByInterface }> {
+    // The month's days by the primary key's range (account, day); the day is one of them.
     const { rows } = await this.pool.query<{ window: 'day' | 'month'; via: Interface; charged: number }>(
-      `SELECT 'day' AS window, interface AS via, charged FROM usage_daily WHERE account_id = $1 AND day = $2::date
+      `WITH days AS (
+         SELECT day, interface, charged FROM usage_route_daily
+          WHERE account_id = $1 AND day >= ($3::text || '-01')::date
+            AND day < (($3::text || '-01')::date + interval '1 month')::date)
+       SELECT 'day' AS window, interface AS via, sum(charged)::int AS charged FROM days WHERE day = $2::date GROUP BY 2
        UNION ALL
-       SELECT 'month', interface, charged FROM usage_monthly WHERE account_id = $1 AND month = $3`,
+       SELECT 'month', interface, sum(charged)::int FROM days GROUP BY 2`,
       [accountId, day, month],
     );
     const counts = { day: noUnits(), month: noUnits() };
@@ -437,17 +422,15 @@ export class ProjectionStore implements StreamPositions {
     return rows[0]!;
   }
   /**
-   * Replays the event log into fresh projections and lists every (account, period) where they differ
-   * from the live ones (a period is a day, a month, or `<day> <route>` for the by-route projection).
-   * Empty means the live projections are exactly what the log implies. Days whose partition was
-   * archived and dropped are replayed from their seals' figures. With `sinceDay`, only days from it on
-   * are compared, and no month (a month needs all its days): the periodic check of recent days.
+   * Replays the event log into a fresh projection and lists every (account, `<day> <route>`, interface)
+   * where it differs from the live one (usage_route_daily; the daily and monthly figures are its sums,
+   * so they agree when it does). Empty means the live projection is exactly what the log implies. Days
+   * whose partition was archived and dropped are replayed from their seals' figures. With `sinceDay`,
+   * only days from it on are compared: the periodic check of recent days.
    */
   async rebuildDifferences(
-    sinceDay?: string,
+    sinceDay = '1970-01-01',
   ): Promise<{ account_id: string; period: string; via: Interface; live: number; rebuilt: number }[]> {
-    const full = sinceDay === undefined;
-    const since = sinceDay ?? '1970-01-01';
     const { rows } = await this.pool.query<{
       account_id: string;
       period: string;
@@ -462,43 +445,21 @@ export class ProjectionStore implements StreamPositions {
            FROM usage_events e JOIN usage_routes r ON r.id = e.route JOIN usage_accounts a ON a.id = e.account
           WHERE e.admitted_at >= ($1::date)::timestamp AT TIME ZONE 'Asia/Kolkata'
           GROUP BY e.request_id, a.account_id),
-       rebuilt_by_route AS (
+       rebuilt AS (
          SELECT account_id, day, route, via, count(*)::int AS n FROM per_request WHERE charged GROUP BY 1, 2, 3, 4
          UNION ALL
          SELECT f.account_id, f.day, f.route, f.interface, f.charged
            FROM usage_seal_figures f JOIN usage_seals s USING (day)
           WHERE s.dropped_at IS NOT NULL AND f.day >= $1::date AND f.charged > 0),
-       rebuilt_daily AS (
-         SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, via, sum(n)::int AS n
-           FROM rebuilt_by_route GROUP BY account_id, day, via),
-       rebuilt_monthly AS (
-         SELECT account_id, to_char(day, 'YYYY-MM') AS period, via, sum(n)::int AS n
-           FROM rebuilt_by_route WHERE $2 GROUP BY account_id, to_char(day, 'YYYY-MM'), via),
-       rebuilt_route AS (
-         SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via, n FROM rebuilt_by_route),
-       live_daily AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') AS period, interface AS via, charged AS n
-                        FROM usage_daily WHERE charged <> 0 AND day >= $1::date),
-       live_monthly AS (SELECT account_id, month AS period, interface AS via, charged AS n
-                          FROM usage_monthly WHERE charged <> 0 AND $2),
-       live_route AS (SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period,
-                             interface AS via, charged AS n
-                        FROM usage_route_daily WHERE charged <> 0 AND day >= $1::date)
-       SELECT coalesce(l.account_id, r.account_id) AS account_id, coalesce(l.period, r.period) AS period,
-              coalesce(l.via, r.via) AS via, coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
-         FROM live_daily l FULL JOIN rebuilt_daily r USING (account_id, period, via)
+       live AS (
+         SELECT account_id, day, route, interface AS via, charged AS n
+           FROM usage_route_daily WHERE charged <> 0 AND day >= $1::date)
+       SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via,
+              coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
+         FROM live l FULL JOIN rebuilt r USING (account_id, day, route, via)
         WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
-       UNION ALL
-       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.via, r.via),
-              coalesce(l.n, 0), coalesce(r.n, 0)
-         FROM live_monthly l FULL JOIN rebuilt_monthly r USING (account_id, period, via)
-        WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
-       UNION ALL
-       SELECT coalesce(l.account_id, r.account_id), coalesce(l.period, r.period), coalesce(l.via, r.via),
-              coalesce(l.n, 0), coalesce(r.n, 0)
-         FROM live_route l FULL JOIN rebuilt_route r USING (account_id, period, via)
-        WHERE coalesce(l.n, 0) <> coalesce(r.n, 0)
-       ORDER BY 1, 2, 3`,
-      [since, full],
+        ORDER BY 1, 2, 3`,
+      [sinceDay],
     );
     return rows;
   }
