@@ -1,7 +1,7 @@
 import { BURST_WINDOW_MS, type Caps, decide } from '@mdp/admission';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccountBook, VOID_WAIT_MS } from './account-book.ts';
+import { AccountBook, TIDY_PER_SWEEP, VOID_WAIT_MS } from './account-book.ts';
 import { chargedCounts } from './charged-counts.ts';
 
 const T = Date.parse('2026-03-14T10:00:00Z');
@@ -133,6 +133,21 @@ describe('AccountBook', () => {
     });
     expect(book.sweep(T + 11 * 60_000)).toEqual({ expired: 0, evicted: 1, leasesWrittenOff: 0, stranded: 0 });
     expect(book.missingPeriods('a', T)).toEqual({ day: '2026-03-14', month: '2026-03' });
+  });
+
+  it('forgets idle accounts a bounded number a sweep, each later sweep carrying on where the last stopped', () => {
+    const book = new AccountBook(1_000);
+    const idle = 2 * TIDY_PER_SWEEP + 7;
+    for (let i = 0; i < idle; i++) loaded(book, `idle-${i}`);
+    const later = T + 11 * 60_000;
+    expect(book.sweep(later).evicted).toBe(TIDY_PER_SWEEP);
+    // Seen since: kept, though the pass reaches it only now.
+    loaded(book, 'busy', later);
+    expect(book.sweep(later).evicted).toBe(TIDY_PER_SWEEP);
+    expect(book.sweep(later).evicted).toBe(7);
+    expect(book.sweep(later).evicted).toBe(0);
+    expect(book.missingPeriods('busy', later)).toBeNull();
+    expect(book.missingPeriods(`idle-${idle - 1}`, T)).toEqual({ day: '2026-03-14', month: '2026-03' });
   });
 
   it('restores holds a restarted shard lost: they count against the caps until they settle or expire', () => {
