@@ -1,4 +1,5 @@
 import { createLogger, createRegistry } from '@mdp/telemetry';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AccountBook } from './admission/account-book.ts';
 import { chargedCounts } from './admission/charged-counts.ts';
@@ -70,6 +71,18 @@ describe('AccountBook.topCharged', () => {
     ]);
     expect(book.topCharged('2026-03', 10).map((r) => r.charged)).toEqual([109, 105, 103, 100]);
     expect(book.topCharged('2026-03-13', 10)).toEqual([]);
+  });
+
+  it('is the first n of every account sorted by charged, most first, ties by account id', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(6), { maxLength: 40 }), fc.nat(12), (charged, n) => {
+        const all = charged
+          .map((c, i) => ({ accountId: `acct-${i}`, charged: c }))
+          .filter((r) => r.charged > 0)
+          .sort((a, b) => b.charged - a.charged || (a.accountId < b.accountId ? -1 : 1));
+        expect(bookWith(charged).topCharged('2026-03-14', n)).toEqual(all.slice(0, n));
+      }),
+    );
   });
 });
 

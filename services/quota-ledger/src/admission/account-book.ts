@@ -835,12 +835,20 @@ export class AccountBook {
    * first. Only accounts seen since they were last evicted are in memory: this is "who is using us now".
    */
   topCharged(period: string, n: number): { accountId: string; charged: number }[] {
-    const rows: { accountId: string; charged: number }[] = [];
+    // One pass keeping the n busiest, not a sort of every account: this runs on the shard's event loop,
+    // and over 100,000 accounts a sort took about 100 ms.
+    const top: { accountId: string; charged: number }[] = [];
+    const busier = (charged: number, accountId: string, than: { accountId: string; charged: number }) =>
+      charged > than.charged || (charged === than.charged && accountId < than.accountId);
     for (const [accountId, s] of this.accounts) {
       const charged = s.charged.get(period) ?? 0;
-      if (charged > 0) rows.push({ accountId, charged });
+      if (charged <= 0 || n <= 0 || (top.length === n && !busier(charged, accountId, top[n - 1]!))) continue;
+      if (top.length === n) top.pop();
+      let i = top.length;
+      while (i > 0 && busier(charged, accountId, top[i - 1]!)) i--;
+      top.splice(i, 0, { accountId, charged });
     }
-    return rows.sort((a, b) => b.charged - a.charged || a.accountId.localeCompare(b.accountId)).slice(0, n);
+    return top;
   }
 
   get inFlight(): number {
