@@ -1,12 +1,13 @@
 // What a ledger shard's admission leases (issue 49, docs/proposals/admission-leases.md) did over one
 // measured run of `make bench` (bench/run.ts), from the shard's own counters read before and after it:
-// leases granted, returned, recalled and written off, the admissions the shard decided itself, and the
+// leases granted, extended, returned, recalled and written off, the admissions the shard decided itself, and the
 // admissions leases allotted against those their holders used.
 import { gaugeValue, metricsPage, type OpsProbe, seriesSum } from './ops-metrics.ts';
 
 /** The shard's lease and admission counters at one moment. */
 export interface LeaseCounters {
   granted: number;
+  extended: number;
   returned: number;
   recalled: number;
   writtenOff: number;
@@ -44,6 +45,7 @@ export async function leaseCounters(
   return {
     counters: {
       granted: lease('granted'),
+      extended: lease('extended'),
       returned: lease('returned'),
       recalled: lease('recalled'),
       writtenOff: lease('written_off'),
@@ -73,7 +75,8 @@ const share = (n: number, of: number) => (of > 0 ? `${((n / of) * 100).toFixed(1
 /** One run's lease traffic in one line. */
 export function leaseLine(t: LeaseTraffic): string {
   return (
-    `leases a 1,000 requests: ${per1k(t.granted, t.requests)} granted, ${per1k(t.returned, t.requests)} returned, ` +
+    `leases a 1,000 requests: ${per1k(t.granted, t.requests)} granted, ${per1k(t.extended, t.requests)} extended, ` +
+    `${per1k(t.returned, t.requests)} returned, ` +
     `${per1k(t.recalled, t.requests)} recalled` +
     (t.writtenOff > 0 ? `, ${per1k(t.writtenOff, t.requests)} written off` : '') +
     `; the shard decided ${share(t.admitted, t.ok)} of the run's ${t.ok} 200s itself; ` +
@@ -85,6 +88,7 @@ export function leaseLine(t: LeaseTraffic): string {
 /** The header and cells of the lease table, one row a metered run. */
 export const LEASE_HEAD = [
   'granted/1k'.padStart(11),
+  'extended/1k'.padStart(12),
   'returned/1k'.padStart(12),
   'recalled/1k'.padStart(12),
   'shard-decided'.padStart(14),
@@ -96,6 +100,7 @@ export const LEASE_HEAD = [
 export function leaseCells(t: LeaseTraffic): string {
   return [
     per1k(t.granted, t.requests).padStart(11),
+    per1k(t.extended, t.requests).padStart(12),
     per1k(t.returned, t.requests).padStart(12),
     per1k(t.recalled, t.requests).padStart(12),
     share(t.admitted, t.ok).padStart(14),

@@ -75,7 +75,14 @@ export async function benchLedger(): Promise<string[]> {
               want_lease: false,
             });
           }
-          call.write({ admissions, restored: [], releases: [], voids: [], lease_returns: [] });
+          call.write({
+            admissions,
+            restored: [],
+            releases: [],
+            voids: [],
+            lease_returns: [],
+            lease_extensions: [],
+          });
         }
       };
       call.on('data', (response: ledger.AdmitResponse) => {

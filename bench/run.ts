@@ -579,9 +579,9 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   if (leased.length > 0) {
     console.log(
       "\nthe ledger shard's leases over each metered run (its /metrics before and after, each read once no lease " +
-        'was out): leases granted, returned and recalled a 1,000 requests; shard-decided: ' +
+        'was out): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
         'ledger_admissions_total{decision="admitted"} over the run\'s 200s (the rest admitted by a gateway under a ' +
-        'lease); units: admissions the grants allotted, and those their holders used\n' +
+        'lease); units: admissions the grants and extensions allotted, and those their holders used\n' +
         `${' '.repeat(44)}${LEASE_HEAD}`,
     );
     for (const f of leased) console.log(`${f.name.padEnd(44)}${leaseCells(f.leases!)}`);

@@ -21,6 +21,7 @@ beforeAll(async () => {
     ['lease-300', '300'],
     ['lease-120', '120'],
     ['lease-400', '400'],
+    ['lease-steady', '5000'],
   ] as const)
     await stack.admin('plan', 'create', name, '--daily', daily, '--monthly', 'none', '--burst', 'none');
 }, 300_000);
@@ -107,6 +108,49 @@ describe('admission leases', () => {
     // Read-your-writes through the other gateway, the lease still out: usage waits for the stream.
     expect(await usedOn(second.baseUrl, token)).toBe(200);
     expect(await usedOn(stack.baseUrl, token)).toBe(200);
+  }, 120_000);
+
+  it('an account in steady use on one gateway keeps its lease: extended before it ends, so its shard decides none of its requests, and every remainder is still exact', async () => {
+    const token = await newToken('lease-steady');
+    const at = async (event: string) => metric(ledgerOps(), 'ledger_leases_total', { event });
+    const answers: Answer[] = [];
+    // Until the gateway has extended the account's lease once: a new account's first requests are the
+    // shard's, and its first lease, sized by the rate the shard saw, may be used up before it is extended.
+    const firstExtended = await at('extended');
+    await until('the account’s lease to be extended', async () => {
+      answers.push(await call(stack.baseUrl, token));
+      await new Promise((r) => setTimeout(r, 20));
+      return (await at('extended')) > firstExtended ? true : null;
+    });
+    const decidedBefore = await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' });
+    const [grantedBefore, extendedBefore] = [await at('granted'), await at('extended')];
+    // Two callers, a request every 40 ms each, for five seconds: two and a half lease lengths (LEASE_MS,
+    // 2 s), each of which would otherwise end with a request decided by the shard and a grant (a lease
+    // lasts four lease lengths at most, extensions included).
+    const steady: Answer[] = [];
+    const ends = Date.now() + 5_000;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (Date.now() < ends) {
+          steady.push(await call(stack.baseUrl, token));
+          await new Promise((r) => setTimeout(r, 40));
+        }
+      }),
+    );
+    answers.push(...steady);
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    expect(new Set(answers.map((a) => a.remaining))).toEqual(
+      new Set(Array.from({ length: answers.length }, (_, i) => 4_999 - i)),
+    );
+    const decided =
+      (await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' })) - decidedBefore;
+    const granted = (await at('granted')) - grantedBefore;
+    const extended = (await at('extended')) - extendedBefore;
+    const figures = `${steady.length} requests: ${decided} decided by the shard, ${granted} grants, ${extended} extensions`;
+    expect(decided, figures).toBe(0);
+    expect(granted, figures).toBe(0);
+    expect(extended, figures).toBeGreaterThanOrEqual(2);
+    expect(await usedOn(second.baseUrl, token)).toBe(answers.length);
   }, 120_000);
 
   it('to the cap on one gateway: exactly the cap in 200s, each remainder once, and only quota_exhausted after', async () => {

@@ -2,7 +2,7 @@ import { istDay, istMonth, istNextDayStart } from '@mdp/nse-calendar';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './decide.ts';
-import { LeaseHolder, leaseTerms } from './lease.ts';
+import { extensionTerms, LeaseHolder, leaseTerms, MAX_LEASE_LENGTHS } from './lease.ts';
 
 /**
  * The shard's own bookkeeping of one account, as the ledger keeps it per request: admission times, and
@@ -77,16 +77,19 @@ const steps = fc.array(
 const START = Date.parse('2026-11-30T18:20:00Z');
 
 describe('admission leases', () => {
-  it('answer every request exactly as the shard would have, whatever the caps, the rate and the settlements', () => {
+  it('answer every request exactly as the shard would have, whatever the caps, the rate and the settlements, extended or not', () => {
     fc.assert(
       fc.property(
         caps,
         steps,
         fc.integer({ min: 1_000, max: 20_000 }),
-        (plan: Caps, sequence: Step[], leaseMs) => {
+        fc.boolean(),
+        (plan: Caps, sequence: Step[], leaseMs, extending) => {
           const perRequest = new ShardAccount();
           const shard = new ShardAccount();
           let holder: LeaseHolder | null = null;
+          /** The lease's allotment as the shard has it (its grant's, and what extensions added). */
+          let allotted = 0;
           let grants = 0;
           let now = START;
           let n = 0;
@@ -138,11 +141,39 @@ describe('admission leases', () => {
                   grantedAt: now,
                   expiresAt: terms.expiresAt,
                 });
+                allotted = terms.allotment;
                 answer = holder.admit(id, now);
               }
             }
             expect(answer, `request ${id} at ${new Date(now).toISOString()}`).toEqual(expected);
             if (answer?.kind === 'admitted') shard.record(id, now);
+            // An extension asked as the holder would, answered at once from the shard's counts, which
+            // hold the whole allotment: the holder's admissions are among them, and what is left of it.
+            if (extending && holder && answer?.kind === 'admitted' && holder.endsSoon(now)) {
+              const unused = allotted - holder.used;
+              const terms = extensionTerms({
+                caps: plan,
+                day: shard.count(istDay(now)) + unused,
+                month: shard.count(istMonth(now)) + unused,
+                recentAdmissions: shard.recent(now).length + unused,
+                used: holder.used,
+                allotment: allotted,
+                grantedAt: holder.grant.grantedAt,
+                expiresAt: holder.expiresAt,
+                leaseMs,
+                now,
+              });
+              if (terms) {
+                expect(terms.allotment).toBeGreaterThanOrEqual(allotted);
+                expect(terms.expiresAt).toBeLessThanOrEqual(
+                  Math.min(holder.grant.grantedAt + MAX_LEASE_LENGTHS * leaseMs, istNextDayStart(now)),
+                );
+                expect(holder.extend(terms.allotment, terms.expiresAt, now)).toBe(true);
+                allotted = terms.allotment;
+              }
+            }
+            // The holder never admits more than the shard counts for it.
+            if (holder) expect(holder.used).toBeLessThanOrEqual(allotted);
           }
         },
       ),
@@ -256,5 +287,129 @@ describe('admission leases', () => {
       ],
     });
     expect(holder.admit('d', at + 2_000)).toBeNull(); // expired
+  });
+
+  it('extends a lease in use by the rate it was used at, out of half the headroom left, within four lease lengths and the IST day', () => {
+    const grantedAt = Date.parse('2026-12-01T06:00:00Z');
+    const now = grantedAt + 1_600;
+    const base = {
+      caps: { daily: null, monthly: null, burst: null } as Caps,
+      day: 0,
+      month: 0,
+      recentAdmissions: 0,
+      grantedAt,
+      expiresAt: grantedAt + 2_000,
+      leaseMs: 2_000,
+      now,
+    };
+    // 160 of 200 used in 1.6 s (100 a second): another 2 s wants 250 more than the 160 used.
+    expect(extensionTerms({ ...base, used: 160, allotment: 200 })).toEqual({
+      allotment: 410,
+      expiresAt: now + 2_000,
+    });
+    // Used slowly, the allotment left is enough: only the expiry moves.
+    expect(extensionTerms({ ...base, used: 2, allotment: 200 })).toEqual({
+      allotment: 200,
+      expiresAt: now + 2_000,
+    });
+    // The daily cap leaves 30 over the counts (the allotment in them): at most 15 more.
+    expect(
+      extensionTerms({
+        ...base,
+        caps: { daily: 1_000, monthly: null, burst: null },
+        day: 970,
+        used: 160,
+        allotment: 200,
+      })?.allotment,
+    ).toBe(215);
+    // No headroom: the same allotment, for longer.
+    expect(
+      extensionTerms({
+        ...base,
+        caps: { daily: 500, monthly: null, burst: null },
+        day: 500,
+        used: 160,
+        allotment: 200,
+      }),
+    ).toEqual({ allotment: 200, expiresAt: now + 2_000 });
+    // A used count past the allotment is not believed.
+    expect(extensionTerms({ ...base, used: 10_000, allotment: 200 })?.allotment).toBe(
+      extensionTerms({ ...base, used: 200, allotment: 200 })?.allotment,
+    );
+    // Four lease lengths from the grant at most: then it ends as it is.
+    expect(
+      extensionTerms({
+        ...base,
+        now: grantedAt + 7_000,
+        expiresAt: grantedAt + 7_500,
+        used: 1,
+        allotment: 5,
+      }),
+    ).toEqual({
+      allotment: 5,
+      expiresAt: grantedAt + 8_000,
+    });
+    expect(
+      extensionTerms({
+        ...base,
+        now: grantedAt + 7_900,
+        expiresAt: grantedAt + 8_000,
+        used: 1,
+        allotment: 5,
+      }),
+    ).toBeNull();
+    // Never into the next IST day.
+    const late = Date.parse('2026-12-01T18:29:59Z');
+    expect(
+      extensionTerms({
+        ...base,
+        grantedAt: late - 1_500,
+        expiresAt: late + 500,
+        now: late,
+        used: 1,
+        allotment: 5,
+      })?.expiresAt,
+    ).toBe(Date.parse('2026-12-01T18:30:00Z'));
+    expect(
+      extensionTerms({
+        ...base,
+        grantedAt: late - 1_500,
+        expiresAt: late + 1_000,
+        now: late,
+        used: 1,
+        allotment: 5,
+      }),
+    ).toBeNull();
+  });
+
+  it("admits under an extension past the grant's expiry and allotment, and never takes one that would shorten it", () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const holder = new LeaseHolder({
+      leaseId: 'l1',
+      caps: { daily: null, monthly: null, burst: null },
+      day: 0,
+      month: 0,
+      burst: [],
+      inFlight: [],
+      allotment: 8,
+      grantedAt: at,
+      expiresAt: at + 2_000,
+    });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) expect(holder.admit(id, at + 100)).not.toBeNull();
+    expect(holder.endsSoon(at + 100)).toBe(false);
+    // A quarter of its length left: ask.
+    expect(holder.endsSoon(at + 1_501)).toBe(true);
+    expect(holder.admit('f', at + 200)).not.toBeNull();
+    // A quarter of its allotment left: ask.
+    expect(holder.endsSoon(at + 200)).toBe(true);
+    for (const id of ['g', 'h']) expect(holder.admit(id, at + 300)).not.toBeNull();
+    expect(holder.admit('i', at + 300)).toBeNull();
+    expect(holder.extend(14, at + 3_000, at + 1_000)).toBe(true);
+    expect(holder.admit('i', at + 2_500)).not.toBeNull();
+    expect(holder.remaining).toBe(5);
+    expect(holder.expiresAt).toBe(at + 3_000);
+    expect(holder.extend(12, at + 4_000, at + 2_600)).toBe(false);
+    expect(holder.extend(14, at + 2_500, at + 2_600)).toBe(false);
+    expect(holder.admit('j', at + 3_000)).toBeNull();
   });
 });

@@ -75,6 +75,49 @@ export function leaseTerms(opts: {
   return { allotment, expiresAt };
 }
 
+/**
+ * How long a lease may last in all, its extensions included, in lease lengths: its holder's admissions
+ * are unknown to the shard until it comes back, and the shard keeps what is recorded of it meanwhile.
+ */
+export const MAX_LEASE_LENGTHS = 4;
+
+/**
+ * An extension's terms, for a lease its holder is using (`used` of `allotment` admitted since
+ * `grantedAt`): it may last another `leaseMs` from `now` (not past `MAX_LEASE_LENGTHS` lease lengths
+ * from the grant, nor a minute, nor the IST day), with enough admissions for the rate it has been used
+ * at over that time, as a grant's (`leaseTerms`). The units added come out of the headroom that the
+ * counts (`day`, `month`, `recentAdmissions`: with the whole allotment already in them) leave, at most
+ * half of it. Null when the lease would not last longer.
+ */
+export function extensionTerms(opts: {
+  caps: Caps;
+  day: number;
+  month: number;
+  recentAdmissions: number;
+  used: number;
+  allotment: number;
+  grantedAt: number;
+  expiresAt: number;
+  leaseMs: number;
+  now: number;
+}): LeaseTerms | null {
+  const { now, leaseMs, grantedAt } = opts;
+  const lastEnd = grantedAt + Math.min(MAX_LEASE_LENGTHS * leaseMs, BURST_WINDOW_MS);
+  const expiresAt = Math.min(now + leaseMs, lastEnd, istNextDayStart(now));
+  if (expiresAt <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
+  const used = Math.min(Math.max(0, opts.used), opts.allotment);
+  const rate = used / Math.max(0.25, (now - grantedAt) / 1000);
+  const wanted = used + Math.ceil(rate * ((expiresAt - now) / 1000) * 1.25);
+  const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
+  const headroom = Math.min(
+    opts.caps.daily === null ? Number.POSITIVE_INFINITY : opts.caps.daily - opts.day,
+    opts.caps.monthly === null ? Number.POSITIVE_INFINITY : opts.caps.monthly - opts.month,
+    burst === null ? Number.POSITIVE_INFINITY : burst - opts.recentAdmissions,
+  );
+  const added = Math.max(0, Math.min(wanted - opts.allotment, Math.floor(headroom / 2)));
+  return { allotment: Math.min(MAX_ALLOTMENT, opts.allotment + added), expiresAt };
+}
+
 /** An admission made under a lease, as it goes back to the shard. */
 export interface LeasedAdmission {
   requestId: string;
@@ -125,8 +168,16 @@ export class LeaseHolder {
   private readonly admitted: LeasedAdmission[] = [];
   /** The IST day the grant's counts are of. */
   private readonly grantDay: string;
+  /** The grant's, until an extension raises them. */
+  private allotment: number;
+  private ends: number;
+  /** When the lease's present term began: the grant, or the last extension. */
+  private termFrom: number;
 
   constructor(readonly grant: LeaseGrant) {
+    this.allotment = grant.allotment;
+    this.ends = grant.expiresAt;
+    this.termFrom = grant.grantedAt;
     this.windowed = grant.caps.burst !== null;
     if (this.windowed) for (const t of grant.burst) this.times.push(t);
     this.day = grant.day;
@@ -138,12 +189,43 @@ export class LeaseHolder {
 
   /** Admissions still allowed under the lease. */
   get remaining(): number {
-    return this.grant.allotment - this.admitted.length;
+    return this.allotment - this.admitted.length;
+  }
+
+  /** Admissions made under the lease so far. */
+  get used(): number {
+    return this.admitted.length;
+  }
+
+  /** When the lease ends, on this holder's clock (the grant's expiry, or an extension's). */
+  get expiresAt(): number {
+    return this.ends;
+  }
+
+  /**
+   * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
+   * (from its grant or its last extension), or a quarter of its allotment (one admission, of a small one).
+   */
+  endsSoon(now: number): boolean {
+    return (
+      this.ends - now < (this.ends - this.termFrom) / 4 || this.remaining <= Math.max(1, this.allotment / 4)
+    );
+  }
+
+  /**
+   * The shard extended the lease at `now`: its whole allotment and its expiry (on this holder's clock)
+   * now. Never shortens it: an answer that would is not applied.
+   */
+  extend(allotment: number, expiresAt: number, now: number): boolean {
+    if (allotment < this.allotment || expiresAt < this.ends) return false;
+    this.allotment = allotment;
+    this.ends = expiresAt;
+    this.termFrom = now;
+    return true;
   }
 
   admit(requestId: string, now: number, via = 'rest'): Decision | null {
-    if (now >= this.grant.expiresAt || now < this.grant.grantedAt || istDay(now) !== this.grantDay)
-      return null;
+    if (now >= this.ends || now < this.grant.grantedAt || istDay(now) !== this.grantDay) return null;
     if (this.windowed) this.times.evictThrough(now - BURST_WINDOW_MS);
     const decision = decide(this.grant.caps, { burst: this.times, day: this.day, month: this.month }, now);
     if (decision.kind !== 'admitted') return decision;

@@ -80,3 +80,28 @@ export const leaseReturnMessage = (accountId: string, r: LeaseReturn): ledger.Le
     interface: a.via,
   })),
 });
+
+/** A lease's terms after its holder asked for an extension (allotment 0: not extended), as the shard sends them. */
+export const leaseExtensionMessage = (e: {
+  leaseId: string;
+  allotment: number;
+  extendedAt: number;
+  expiresAt: number;
+}): ledger.LeaseExtension => ({
+  lease_id: e.leaseId,
+  allotment: e.allotment,
+  extended_at_ms: e.extendedAt,
+  expires_at_ms: e.expiresAt,
+});
+
+/** A shard's extension of a lease, as its holder applies it: the new expiry on the holder's clock (see `leaseGrantOf`). */
+export function leaseExtensionOf(
+  m: ledger.LeaseExtension,
+  receivedAt: number,
+): { leaseId: string; allotment: number; expiresAt: number } {
+  return {
+    leaseId: m.lease_id,
+    allotment: m.allotment,
+    expiresAt: m.expires_at_ms + (receivedAt - m.extended_at_ms),
+  };
+}

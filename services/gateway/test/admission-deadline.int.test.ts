@@ -44,12 +44,20 @@ function stuckShard() {
     call.on('data', (batch: ledger.AdmitRequest) => {
       received.push(batch);
       const now = batch.admissions.filter((a) => a.request_id.startsWith('ok'));
-      if (now.length > 0) call.write({ results: admitted(now), released: [], recalls: [] });
+      if (now.length > 0) call.write({ results: admitted(now), released: [], recalls: [], extensions: [] });
       const late = batch.admissions.filter((a) => a.request_id.startsWith('late'));
       if (late.length > 0)
-        setTimeout(() => call.write({ results: admitted(late), released: [], recalls: [] }), LATE_MS).unref();
+        setTimeout(
+          () => call.write({ results: admitted(late), released: [], recalls: [], extensions: [] }),
+          LATE_MS,
+        ).unref();
       if (batch.releases.length > 0)
-        call.write({ results: [], released: batch.releases.map((r) => r.request_id), recalls: [] });
+        call.write({
+          results: [],
+          released: batch.releases.map((r) => r.request_id),
+          recalls: [],
+          extensions: [],
+        });
       if (batch.admissions.some((a) => a.request_id.startsWith('drop'))) call.end();
     });
     call.on('end', () => call.end());

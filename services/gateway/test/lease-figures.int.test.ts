@@ -57,7 +57,7 @@ function leasingShard() {
         }
         return result;
       });
-      call.write({ results, released: [], recalls: [] });
+      call.write({ results, released: [], recalls: [], extensions: [] });
     });
     call.on('end', () => call.end());
   });

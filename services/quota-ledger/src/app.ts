@@ -1,5 +1,5 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import { admissionResult, type Caps, leaseGrantMessage } from '@mdp/admission';
+import { admissionResult, type Caps, leaseExtensionMessage, leaseGrantMessage } from '@mdp/admission';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
@@ -97,7 +97,9 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
    * their account has loaded.
    */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
-    const stream = shard.openStream((recalls) => call.write({ results: [], released: [], recalls }));
+    const stream = shard.openStream((recalls) =>
+      call.write({ results: [], released: [], recalls, extensions: [] }),
+    );
     call.on('data', (batch: ledger.AdmitRequest) => {
       shard.restore(
         batch.restored
@@ -107,11 +109,22 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
       if (batch.releases.length > 0)
         shard.release(
           batch.releases.map((r) => ({ requestId: r.request_id, accountId: r.account_id })),
-          () => call.write({ results: [], released: batch.releases.map((r) => r.request_id), recalls: [] }),
+          () =>
+            call.write({
+              results: [],
+              released: batch.releases.map((r) => r.request_id),
+              recalls: [],
+              extensions: [],
+            }),
         );
       if (batch.voids.length > 0)
         shard.withdraw(batch.voids.filter((v) => !!v.request_id).map(heldOf), () =>
-          call.write({ results: [], released: batch.voids.map((v) => v.request_id), recalls: [] }),
+          call.write({
+            results: [],
+            released: batch.voids.map((v) => v.request_id),
+            recalls: [],
+            extensions: [],
+          }),
         );
       if (batch.lease_returns.length > 0)
         shard.returnLeases(
@@ -127,9 +140,26 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
             })),
           })),
         );
+      if (batch.lease_extensions.length > 0)
+        shard.extendLeases(
+          stream,
+          batch.lease_extensions.map((e) => ({
+            leaseId: e.lease_id,
+            accountId: e.account_id,
+            used: e.used,
+          })),
+          (extended) =>
+            call.write({
+              results: [],
+              released: [],
+              recalls: [],
+              extensions: extended.map(leaseExtensionMessage),
+            }),
+        );
       shard.admit(
         batch.admissions.map(admissionOf),
-        (outcomes) => call.write({ results: outcomes.map(resultOf), released: [], recalls: [] }),
+        (outcomes) =>
+          call.write({ results: outcomes.map(resultOf), released: [], recalls: [], extensions: [] }),
         stream,
       );
     });

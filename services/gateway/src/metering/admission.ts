@@ -1,4 +1,11 @@
-import { admissionResult, type Caps, LeaseHolder, leaseGrantOf, leaseReturnMessage } from '@mdp/admission';
+import {
+  admissionResult,
+  type Caps,
+  LeaseHolder,
+  leaseExtensionOf,
+  leaseGrantOf,
+  leaseReturnMessage,
+} from '@mdp/admission';
 import { ApiError } from '@mdp/errors';
 import type { PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
@@ -35,7 +42,10 @@ interface HeldLease {
   holder: LeaseHolder;
   accountId: string;
   shard: number;
+  /** Gives the lease back at its expiry (set again when it is extended). */
   timer: NodeJS.Timeout;
+  /** An extension is asked and not answered, or was refused: none is asked again. */
+  extending: boolean;
   /**
    * The highest sequence, per stream, of the acknowledged charges of 200s admitted under it: a usage
    * read through this gateway waits only for these to be recorded (`leaseCharges`).
@@ -156,7 +166,7 @@ export interface AdmissionClientOptions {
   leases?: boolean;
 }
 
-const LEASE_EVENTS = ['granted', 'returned', 'recalled', 'lost'] as const;
+const LEASE_EVENTS = ['granted', 'extended', 'returned', 'recalled', 'lost'] as const;
 
 /**
  * Admission at the gateway: under a lease on the account, decided here with the shard's own rules and
@@ -190,6 +200,13 @@ export class AdmissionClient {
               if (held) this.giveBack(held, 'recalled');
             }
           },
+          extended: (extensions) => {
+            const now = this.clock();
+            for (const e of extensions) {
+              const held = this.leaseIds.get(e.lease_id);
+              if (held) this.extended(held, leaseExtensionOf(e, now), now);
+            }
+          },
           lost: () => {
             for (const held of [...this.leases.values()]) if (held.shard === shard) this.drop(held, 'lost');
           },
@@ -208,7 +225,7 @@ export class AdmissionClient {
         for (const via of INTERFACES) this.decisions.cell(decision, via, shard);
     this.leaseEvents = new CellCounter({
       name: 'gateway_leases_total',
-      help: 'Admission leases at this gateway: granted by a shard, returned (expired or used up), recalled by the shard, lost (its stream broke)',
+      help: 'Admission leases at this gateway: granted by a shard, extended by it (asked while in use), returned (expired or used up), recalled by the shard, lost (its stream broke)',
       labelNames: ['event'] as const,
       registers: [registry],
     });
@@ -263,6 +280,13 @@ export class AdmissionClient {
     const answer = answerOf(admissionResult(requestId, decision, now), asking, this.decisions, now)!;
     if (answer instanceof ApiError) return answer;
     answer.lease = held;
+    // Asked before it runs out, so that no request of a busy account waits for its shard at the lease's end.
+    if (!held.extending && held.holder.endsSoon(now))
+      held.extending = this.shards[held.shard]!.extendLease({
+        lease_id: held.holder.grant.leaseId,
+        account_id: held.accountId,
+        used: held.holder.used,
+      });
     this.shards[held.shard]!.admittedLocally({
       request_id: requestId,
       account: this.ledgerCaller(asking.caller).account,
@@ -310,8 +334,8 @@ export class AdmissionClient {
       holder: new LeaseHolder(lease),
       accountId,
       shard: asking.shard,
-      // Given back when it ends, used or not, so the shard never waits to write it off.
-      timer: setTimeout(() => this.giveBack(held, 'returned'), Math.max(0, lease.expiresAt - now)).unref(),
+      timer: this.returnAt(() => held, lease.expiresAt, now),
+      extending: false,
       charged: new Map(),
     };
     this.leaseEvents.cell('granted').inc();
@@ -319,6 +343,20 @@ export class AdmissionClient {
     if (previous) this.giveBack(previous, 'returned');
     this.leases.set(accountId, held);
     this.leaseIds.set(lease.leaseId, held);
+  }
+
+  /** Given back when it ends, used or not, so the shard never waits to write it off. */
+  private returnAt(held: () => HeldLease, expiresAt: number, now: number): NodeJS.Timeout {
+    return setTimeout(() => this.giveBack(held(), 'returned'), Math.max(0, expiresAt - now)).unref();
+  }
+
+  /** The shard's answer to an extension asked of it: applied, or (allotment 0) none is asked again. */
+  private extended(held: HeldLease, terms: { allotment: number; expiresAt: number }, now: number): void {
+    if (terms.allotment === 0 || !held.holder.extend(terms.allotment, terms.expiresAt, now)) return;
+    clearTimeout(held.timer);
+    held.timer = this.returnAt(() => held, terms.expiresAt, now);
+    held.extending = false;
+    this.leaseEvents.cell('extended').inc();
   }
 
   /** The lease goes back to its shard with what was admitted under it. */

@@ -141,6 +141,7 @@ describe('ShardBook: requests answered 503 before the shard decided', () => {
       releases: [key('a', 'acct-late')],
       voids: [],
       lease_returns: [],
+      lease_extensions: [],
     });
     // Once.
     expect(book.answered(result('a'), 600)).toBeUndefined();
@@ -194,8 +195,16 @@ describe('ShardBook: a broken stream', () => {
         releases: [],
         voids: [],
         lease_returns: [],
+        lease_extensions: [],
       },
-      { admissions: [], restored: [], releases: [key('sent', 'acct-drop')], voids: [], lease_returns: [] },
+      {
+        admissions: [],
+        restored: [],
+        releases: [key('sent', 'acct-drop')],
+        voids: [],
+        lease_returns: [],
+        lease_extensions: [],
+      },
     ]);
     // Then the new admission, in the turn's message.
     expect(ids(book.flush()!.message)).toEqual(['after']);
@@ -276,6 +285,7 @@ describe('ShardBook: releases and voids', () => {
       releases: [key('a')],
       voids: [],
       lease_returns: [],
+      lease_extensions: [],
     });
     expect(book.acknowledged('a')).toBe('done-a');
     expect(book.acknowledged('a')).toBeUndefined();
@@ -298,6 +308,7 @@ describe('ShardBook: releases and voids', () => {
       releases: [],
       voids: [v],
       lease_returns: [],
+      lease_extensions: [],
     });
     expect(book.acknowledged('a')).toBe('void-a');
     expect(book.expire(turn, 300).withdrawn).toEqual([]);
@@ -339,6 +350,27 @@ describe('ShardBook: releases and voids', () => {
     expect(book.flush()).toBeUndefined();
     book.admit(waiter('next'), 1_000);
     expect(book.opened(1_000).flatMap((m) => [...m.releases, ...m.voids])).toEqual([key('unsent')]);
+  });
+});
+
+describe('ShardBook: lease returns and extensions', () => {
+  it("asks for an extension in the turn's message, beside a return; none while no stream is up, and none left for the next stream", () => {
+    const { book } = connected(0);
+    const asked = { lease_id: '1.1.0', account_id: 'acct-x', used: 30 };
+    const back = { lease_id: '1.2.0', account_id: 'acct-y', admitted: [] };
+    expect(book.extendLease(asked)).toBe(true);
+    expect(book.returnLease(back)).toBe(true);
+    expect(book.due).toBe(true);
+    const turn = book.flush()!;
+    expect(turn.message).toMatchObject({ admissions: [], lease_extensions: [asked], lease_returns: [back] });
+    expect(book.due).toBe(false);
+    // Asked and not sent when the stream breaks: its lease went with the stream.
+    book.extendLease(asked);
+    book.broken(10);
+    expect(book.extendLease(asked)).toBe(false);
+    book.admit(waiter('next'), 1_000);
+    expect(book.opened(1_000).flatMap((m) => m.lease_extensions)).toEqual([]);
+    expect(book.flush()!.message.lease_extensions).toEqual([]);
   });
 });
 

@@ -118,6 +118,7 @@ export class ShardBook<A extends Waiting, D> {
   private releases: ledger.RequestKey[] = [];
   private voids: ledger.VoidedRequest[] = [];
   private returns: ledger.LeaseReturn[] = [];
+  private extensions: ledger.LeaseExtensionRequest[] = [];
   /** Requests the shard may hold after a stream broke: released in the first message of the next one. */
   private orphaned: ledger.RequestKey[] = [];
   /** Releases and voids sent, until the shard acknowledges them (or their message's deadline). */
@@ -153,7 +154,11 @@ export class ShardBook<A extends Waiting, D> {
   /** Something waits to be sent this turn. */
   get due(): boolean {
     return (
-      this.queue.length > 0 || this.releases.length > 0 || this.voids.length > 0 || this.returns.length > 0
+      this.queue.length > 0 ||
+      this.releases.length > 0 ||
+      this.voids.length > 0 ||
+      this.returns.length > 0 ||
+      this.extensions.length > 0
     );
   }
 
@@ -167,11 +172,13 @@ export class ShardBook<A extends Waiting, D> {
       releases: this.releases,
       voids: this.voids,
       lease_returns: this.returns,
+      lease_extensions: this.extensions,
     };
     this.queue = [];
     this.releases = [];
     this.voids = [];
     this.returns = [];
+    this.extensions = [];
     return { message, waiting };
   }
 
@@ -268,6 +275,16 @@ export class ShardBook<A extends Waiting, D> {
   }
 
   /**
+   * The holder of a lease would keep it longer: asked in this turn's message. False: no stream is up
+   * (the lease went with it).
+   */
+  extendLease(e: ledger.LeaseExtensionRequest): boolean {
+    if (!this.connected) return false;
+    this.extensions.push(e);
+    return true;
+  }
+
+  /**
    * A request admitted here under a lease: outstanding until settled, as one the shard admitted, so a
    * restarted shard holds it again.
    */
@@ -306,9 +323,17 @@ export class ShardBook<A extends Waiting, D> {
         releases: [],
         voids: [],
         lease_returns: [],
+        lease_extensions: [],
       });
     if (this.orphaned.length > 0) {
-      messages.push({ admissions: [], restored: [], releases: this.orphaned, voids: [], lease_returns: [] });
+      messages.push({
+        admissions: [],
+        restored: [],
+        releases: this.orphaned,
+        voids: [],
+        lease_returns: [],
+        lease_extensions: [],
+      });
       this.orphaned = [];
     }
     return messages;
@@ -337,6 +362,7 @@ export class ShardBook<A extends Waiting, D> {
     this.releases = [];
     this.voids = [];
     this.returns = [];
+    this.extensions = [];
     return { unavailable, withdrawn };
   }
 }

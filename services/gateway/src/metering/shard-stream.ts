@@ -41,6 +41,8 @@ export class ShardStream {
     private readonly leases: {
       /** The shard wants these leases back. */
       recalled(leaseIds: readonly string[]): void;
+      /** The shard answered requests for extensions (`extendLease`). */
+      extended(extensions: readonly ledger.LeaseExtension[]): void;
       /** The stream broke: every lease it granted is gone (the shard writes them off). */
       lost(): void;
     },
@@ -81,6 +83,13 @@ export class ShardStream {
     if (this.book.returnLease(r)) this.scheduleFlush();
   }
 
+  /** The holder of one of this shard's leases would keep it longer: asked with this turn's message. */
+  extendLease(e: ledger.LeaseExtensionRequest): boolean {
+    if (!this.book.extendLease(e)) return false;
+    this.scheduleFlush();
+    return true;
+  }
+
   /** A request admitted here under this shard's lease, restored on a new stream until settled. */
   admittedLocally(hold: ledger.RestoredHold): void {
     this.book.admittedLocally(hold, this.clock());
@@ -119,6 +128,7 @@ export class ShardStream {
     for (const id of response.released) this.book.acknowledged(id)?.resolve();
     const now = this.clock();
     for (const res of response.results) this.book.answered(res, now)?.answer(res);
+    if (response.extensions.length > 0) this.leases.extended(response.extensions);
     if (response.recalls.length > 0) this.leases.recalled(response.recalls);
     if (this.book.due) this.scheduleFlush();
   }

@@ -146,4 +146,63 @@ describe('AccountBook leases', () => {
     book.admit('next', 'a', noCaps, T + 500);
     expect(book.grant('a', noCaps, 1, T + 500, LEASE_MS)!.allotment).toBe(25);
   });
+
+  it('extend a lease its holder is using: more units counted against the caps and in the burst window, a later expiry, the extras given back with it', () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(25);
+    const holder = new LeaseHolder(grant);
+    for (let i = 0; i < 20; i++) holder.admit(`l${i}`, T + 50 * i);
+    // Not another stream's, not an unknown lease's.
+    expect(book.extendLease('a', 2, grant.leaseId, 20, T + 1_000, LEASE_MS)).toBeNull();
+    expect(book.extendLease('a', 1, 'other', 20, T + 1_000, LEASE_MS)).toBeNull();
+    // 20 in 1 s: another 2 s wants 50, 45 more than the 25; the burst window (10 + 25 of 60) leaves 25,
+    // half of it 12.
+    const extended = book.extendLease('a', 1, grant.leaseId, 20, T + 1_000, LEASE_MS)!;
+    expect(extended).toEqual({ allotment: 37, expiresAt: T + 1_000 + LEASE_MS, added: 12 });
+    expect(holder.extend(extended.allotment, extended.expiresAt, T + 1_000)).toBe(true);
+    // Another stream's request now sees 10 + 37 of the minute's 60 used.
+    expect(book.admit('x', 'a', caps, T + 1_000)).toMatchObject({ burst: { remaining: 12 } });
+    // Admitted past the grant's expiry, under the extension.
+    for (let i = 20; i < 30; i++)
+      expect(holder.admit(`l${i}`, T + 2_000 + 10 * i)).toMatchObject({ kind: 'admitted' });
+    expect(book.returnLease('a', 1, grant.leaseId, holder.returned().admitted, T + 2_500)).toEqual({
+      used: 30,
+      allotment: 37,
+    });
+    // Every provisional entry gone, the 30 real ones in: 10 + 1 (x) + 30 of 60, 18 left after one more.
+    expect(book.admit('y', 'a', caps, T + 2_600)).toMatchObject({ burst: { remaining: 18 } });
+  });
+
+  it('not extend a lease recalled, of an account seen on another stream, expired, or past four lease lengths; and write one off only after its extended expiry', () => {
+    const noBurst = { daily: 1_000, monthly: null, burst: null };
+    const recalled = bookWith(10);
+    const first = recalled.grant('a', noBurst, 1, T, LEASE_MS)!;
+    recalled.askedOn('a', 2, T + 100, LEASE_MS);
+    expect(recalled.extendLease('a', 1, first.leaseId, 5, T + 1_600, LEASE_MS)).toBeNull();
+
+    const expired = bookWith(10);
+    const second = expired.grant('a', noBurst, 1, T, LEASE_MS)!;
+    expect(expired.extendLease('a', 1, second.leaseId, 5, T + LEASE_MS, LEASE_MS)).toBeNull();
+
+    const book = bookWith(10);
+    const grant = book.grant('a', noBurst, 1, T, LEASE_MS)!;
+    let ends = grant.expiresAt;
+    for (let k = 1; ; k++) {
+      const at = ends - 100;
+      const terms = book.extendLease('a', 1, grant.leaseId, 5, at, LEASE_MS);
+      if (!terms) break;
+      expect(terms.expiresAt).toBeGreaterThan(ends);
+      ends = terms.expiresAt;
+      expect(k).toBeLessThan(10);
+    }
+    expect(ends).toBe(T + 4 * LEASE_MS);
+    // Its holder silent: counted until its last expiry plus a hold TTL is recorded.
+    expect(book.sweep(ends + TTL, { recordedThrough: ends + TTL - 1 })).toMatchObject({
+      leasesWrittenOff: 0,
+    });
+    expect(book.sweep(ends + TTL + 1, { recordedThrough: ends + TTL })).toMatchObject({
+      leasesWrittenOff: 1,
+    });
+  });
 });

@@ -4,6 +4,7 @@ import {
   type Caps,
   type Decision,
   decide,
+  extensionTerms,
   type LeasedAdmission,
   type LeaseGrant,
   leaseTerms,
@@ -110,8 +111,13 @@ interface ShardLease {
   expiresAt: number;
   day: string;
   month: string;
-  /** Admission times added to the burst window at the grant (none when the plan has no burst cap). */
-  provisional: number;
+  /** The plan's caps at the grant: an extension is sized against them. */
+  caps: Caps;
+  /**
+   * Admission times added to the burst window for the allotment, at the grant and at each extension
+   * (none when the plan has no burst cap): how many at each time.
+   */
+  provisional: { at: number; count: number }[];
   /** The account's settlements recorded with no hold while it is out: its holder's among them. */
   recorded: Map<string, string>;
   recalled: boolean;
@@ -409,11 +415,12 @@ export class AccountBook {
       grantedAt: now,
       expiresAt: terms.expiresAt,
     };
-    const provisional = caps.burst === null ? 0 : terms.allotment;
-    for (let i = 0; i < provisional; i++) s.burst.push(now);
+    const provisional = caps.burst === null ? [] : [{ at: now, count: terms.allotment }];
+    for (let i = 0; i < terms.allotment && caps.burst !== null; i++) s.burst.push(now);
     s.lease = {
       id: grant.leaseId,
       holder,
+      caps,
       allotment: terms.allotment,
       grantedAt: now,
       expiresAt: terms.expiresAt,
@@ -444,7 +451,7 @@ export class AccountBook {
     const lease = s?.lease;
     if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
     this.endLease(accountId, s);
-    s.burst.removeEach(lease.grantedAt, lease.provisional);
+    for (const p of lease.provisional) s.burst.removeEach(p.at, p.count);
     // A holder never admits more than its allotment: anything past it is not believed.
     const used = admitted.slice(0, lease.allotment);
     // The rate while the account was busy: until the lease was used up (it comes back with the request
@@ -457,7 +464,7 @@ export class AccountBook {
     }
     s.leasedRate = { perSecond: used.length / Math.max(0.25, (end - lease.grantedAt) / 1000), at: now };
     for (const a of used) {
-      if (lease.provisional > 0 && a.at > now - BURST_WINDOW_MS) s.burst.insert(a.at);
+      if (lease.caps.burst !== null && a.at > now - BURST_WINDOW_MS) s.burst.insert(a.at);
       const k = holdKey(accountId, a.requestId);
       if (a.refunded || lease.recorded.has(a.requestId) || this.holds.has(k)) continue;
       const via = interfaceOf(a.via);
@@ -470,6 +477,51 @@ export class AccountBook {
       });
     }
     return { used: used.length, allotment: lease.allotment };
+  }
+
+  /**
+   * Its holder would keep a lease it is using (`used` admissions so far) past its expiry or allotment:
+   * it lasts another lease length from `now` (`extensionTerms`: within `MAX_LEASE_LENGTHS` of the grant
+   * and its IST day), and its allotment grows by what the account's rate under it wants, out of the
+   * headroom its whole allotment leaves, the units added counted as the grant's are (against the caps,
+   * and at `now` in the burst window). Only the live lease of that holder, not recalled, on an account
+   * seen on no other stream. Returns the lease's terms now, or null (not extended: it ends as it was).
+   */
+  extendLease(
+    accountId: string,
+    holder: number,
+    leaseId: string,
+    used: number,
+    now: number,
+    leaseMs: number,
+  ): { allotment: number; expiresAt: number; added: number } | null {
+    const s = this.accounts.get(accountId);
+    const lease = s?.lease;
+    if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
+    if (lease.recalled || lease.expiresAt <= now || (s.contendedUntil ?? 0) > now) return null;
+    if (lease.day !== istDay(now) || lease.month !== istMonth(now)) return null;
+    s.burst.evictThrough(now - BURST_WINDOW_MS);
+    const terms = extensionTerms({
+      caps: lease.caps,
+      day: admissionCount(s, lease.day),
+      month: admissionCount(s, lease.month),
+      recentAdmissions: lease.caps.burst === null ? 0 : s.burst.length,
+      used,
+      allotment: lease.allotment,
+      grantedAt: lease.grantedAt,
+      expiresAt: lease.expiresAt,
+      leaseMs,
+      now,
+    });
+    if (!terms) return null;
+    const added = terms.allotment - lease.allotment;
+    if (added > 0 && lease.caps.burst !== null) {
+      for (let i = 0; i < added; i++) s.burst.push(now);
+      lease.provisional.push({ at: now, count: added });
+    }
+    lease.allotment = terms.allotment;
+    lease.expiresAt = terms.expiresAt;
+    return { ...terms, added };
   }
 
   private endLease(accountId: string, s: AccountState): void {

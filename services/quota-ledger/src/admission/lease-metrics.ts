@@ -13,17 +13,18 @@ export class LeaseMetrics {
   constructor(registry: Registry, leasesOut: () => number) {
     this.leases = new Counter({
       name: 'ledger_leases_total',
-      help: 'Admission leases: granted, recalled (another gateway asked for the account, or the shard stopped), returned by their holder, written_off (never returned: its holder went silent; counted once its expiry was recorded)',
+      help: 'Admission leases: granted, extended (its holder, using it, kept it longer), recalled (another gateway asked for the account, or the shard stopped), returned by their holder, written_off (never returned: its holder went silent; counted once its expiry was recorded)',
       labelNames: ['event'] as const,
       registers: [registry],
     });
     this.units = new Counter({
       name: 'ledger_lease_units_total',
-      help: 'Admissions allotted by leases (allotted), used by their holder (used), given back unused (unused), stranded by leases written off (stranded: held against the caps until written off)',
+      help: 'Admissions allotted by leases, at their grant and extensions (allotted), used by their holder (used), given back unused (unused), stranded by leases written off (stranded: held against the caps until written off)',
       labelNames: ['outcome'] as const,
       registers: [registry],
     });
-    for (const event of ['granted', 'recalled', 'returned', 'written_off']) this.leases.inc({ event }, 0);
+    for (const event of ['granted', 'extended', 'recalled', 'returned', 'written_off'])
+      this.leases.inc({ event }, 0);
     for (const outcome of ['allotted', 'used', 'unused', 'stranded']) this.units.inc({ outcome }, 0);
     new Gauge({
       name: 'ledger_leases_out',
@@ -40,6 +41,12 @@ export class LeaseMetrics {
   granted(allotment: number): void {
     this.leases.inc({ event: 'granted' });
     this.units.inc({ outcome: 'allotted' }, allotment);
+  }
+
+  /** A lease extended, with the units its allotment grew by (none: only its expiry moved). */
+  extended(added: number): void {
+    this.leases.inc({ event: 'extended' });
+    this.units.inc({ outcome: 'allotted' }, added);
   }
 
   returned(used: number, allotment: number): void {

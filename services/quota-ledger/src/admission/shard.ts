@@ -73,6 +73,21 @@ interface ReturnedLease {
   admitted: LeasedAdmission[];
 }
 
+/** A lease its holder would keep longer, with the admissions it has made under it so far. */
+interface ExtensionRequest {
+  leaseId: string;
+  accountId: string;
+  used: number;
+}
+
+/** The shard's answer to an `ExtensionRequest`: the lease's terms now, or allotment 0 (not extended). */
+interface Extension {
+  leaseId: string;
+  allotment: number;
+  extendedAt: number;
+  expiresAt: number;
+}
+
 /** A request a gateway was told was admitted and has not settled, sent again on a new stream. */
 export interface HeldRequest {
   requestId: string;
@@ -141,6 +156,15 @@ export interface Shard {
   closeStream(stream: AdmissionStream): void;
   /** Leases its holder gives back, applied before the admissions of the same message. */
   returnLeases(stream: AdmissionStream, returns: ReturnedLease[]): void;
+  /**
+   * Leases their holder would keep longer (`AccountBook.extendLease`); `answer` with each one's terms
+   * now, after any restore in progress.
+   */
+  extendLeases(
+    stream: AdmissionStream,
+    requests: ExtensionRequest[],
+    answer: (extensions: Extension[]) => void,
+  ): void;
   /** Asks every holder for its leases back and waits for them (at most `ms`): a stopping shard's first step. */
   recallAll(ms: number): Promise<void>;
   /** From now on nothing is admitted (a stopping shard hands its accounts over): gateways get 503. */
@@ -486,6 +510,24 @@ export function createShard(deps: ShardDeps): Shard {
           if (back) leaseMetrics.returned(back.used, back.allotment);
           wakeParked(r.accountId);
         }
+      }),
+    extendLeases: (stream, requests, answer) =>
+      afterRestores(() => {
+        const now = clock();
+        answer(
+          requests.map((r) => {
+            const terms = stopped
+              ? null
+              : book.extendLease(r.accountId, stream.id, r.leaseId, r.used, now, leaseMs);
+            if (terms) leaseMetrics.extended(terms.added);
+            return {
+              leaseId: r.leaseId,
+              allotment: terms?.allotment ?? 0,
+              extendedAt: now,
+              expiresAt: terms?.expiresAt ?? 0,
+            };
+          }),
+        );
       }),
     stopAdmitting: () => {
       stopped = true;

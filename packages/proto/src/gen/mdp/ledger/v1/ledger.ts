@@ -132,6 +132,34 @@ export interface AdmitRequest {
    * under each. Applied before the admissions of the same message.
    */
   lease_returns: LeaseReturn[];
+  /**
+   * Leases this gateway is using and would keep past their expiry (or their allotment): the shard extends
+   * each it still has out to this stream, not recalled, within the caps, and answers every one in
+   * `extensions`. A shard that does not know the field answers none; the lease then ends as it would.
+   */
+  lease_extensions: LeaseExtensionRequest[];
+}
+
+/**
+ * A lease its holder would keep longer, with how many admissions it has made under it so far (the
+ * account's rate while it is out, which the shard cannot see).
+ */
+export interface LeaseExtensionRequest {
+  lease_id: string;
+  account_id: string;
+  used: number;
+}
+
+/**
+ * The shard's answer to a `LeaseExtensionRequest`: the lease's whole allotment and expiry now, on the
+ * shard's clock at `extended_at_ms` (the holder measures the new expiry from when it received this, as
+ * it does a grant's). Allotment 0: not extended; the lease ends as it was granted.
+ */
+export interface LeaseExtension {
+  lease_id: string;
+  allotment: number;
+  extended_at_ms: number;
+  expires_at_ms: number;
 }
 
 /**
@@ -212,6 +240,8 @@ export interface AdmitResponse {
   released: string[];
   /** Leases the shard wants back now (another gateway asks for the account, or the shard is stopping). */
   recalls: string[];
+  /** Answers to the gateway's `lease_extensions`. */
+  extensions: LeaseExtension[];
 }
 
 export interface Admission {
@@ -457,7 +487,7 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseAdmitRequest(): AdmitRequest {
-  return { admissions: [], restored: [], releases: [], voids: [], lease_returns: [] };
+  return { admissions: [], restored: [], releases: [], voids: [], lease_returns: [], lease_extensions: [] };
 }
 
 export const AdmitRequest: MessageFns<AdmitRequest> = {
@@ -476,6 +506,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     }
     for (const v of message.lease_returns) {
       LeaseReturn.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.lease_extensions) {
+      LeaseExtensionRequest.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -533,6 +566,14 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
             message.lease_returns.push(LeaseReturn.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lease_extensions.push(LeaseExtensionRequest.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -562,6 +603,11 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
         : globalThis.Array.isArray(object?.lease_returns)
         ? object.lease_returns.map((e: any) => LeaseReturn.fromJSON(e))
         : [],
+      lease_extensions: globalThis.Array.isArray(object?.leaseExtensions)
+        ? object.leaseExtensions.map((e: any) => LeaseExtensionRequest.fromJSON(e))
+        : globalThis.Array.isArray(object?.lease_extensions)
+        ? object.lease_extensions.map((e: any) => LeaseExtensionRequest.fromJSON(e))
+        : [],
     };
   },
 
@@ -582,6 +628,9 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     if (message.lease_returns?.length) {
       obj.leaseReturns = message.lease_returns.map((e) => LeaseReturn.toJSON(e));
     }
+    if (message.lease_extensions?.length) {
+      obj.leaseExtensions = message.lease_extensions.map((e) => LeaseExtensionRequest.toJSON(e));
+    }
     return obj;
   },
 
@@ -595,6 +644,245 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
     message.releases = object.releases?.map((e) => RequestKey.fromPartial(e)) || [];
     message.voids = object.voids?.map((e) => VoidedRequest.fromPartial(e)) || [];
     message.lease_returns = object.lease_returns?.map((e) => LeaseReturn.fromPartial(e)) || [];
+    message.lease_extensions = object.lease_extensions?.map((e) => LeaseExtensionRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseLeaseExtensionRequest(): LeaseExtensionRequest {
+  return { lease_id: "", account_id: "", used: 0 };
+}
+
+export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
+  encode(message: LeaseExtensionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lease_id !== "") {
+      writer.uint32(10).string(message.lease_id);
+    }
+    if (message.account_id !== "") {
+      writer.uint32(18).string(message.account_id);
+    }
+    if (message.used !== 0) {
+      writer.uint32(24).int32(message.used);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseExtensionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseExtensionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lease_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.account_id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.used = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseExtensionRequest {
+    return {
+      lease_id: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      account_id: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      used: isSet(object.used) ? globalThis.Number(object.used) : 0,
+    };
+  },
+
+  toJSON(message: LeaseExtensionRequest): unknown {
+    const obj: any = {};
+    if (message.lease_id !== "") {
+      obj.leaseId = message.lease_id;
+    }
+    if (message.account_id !== "") {
+      obj.accountId = message.account_id;
+    }
+    if (message.used !== 0) {
+      obj.used = Math.round(message.used);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseExtensionRequest>, I>>(base?: I): LeaseExtensionRequest {
+    return LeaseExtensionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseExtensionRequest>, I>>(object: I): LeaseExtensionRequest {
+    const message = createBaseLeaseExtensionRequest();
+    message.lease_id = object.lease_id ?? "";
+    message.account_id = object.account_id ?? "";
+    message.used = object.used ?? 0;
+    return message;
+  },
+};
+
+function createBaseLeaseExtension(): LeaseExtension {
+  return { lease_id: "", allotment: 0, extended_at_ms: 0, expires_at_ms: 0 };
+}
+
+export const LeaseExtension: MessageFns<LeaseExtension> = {
+  encode(message: LeaseExtension, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.lease_id !== "") {
+      writer.uint32(10).string(message.lease_id);
+    }
+    if (message.allotment !== 0) {
+      writer.uint32(16).int32(message.allotment);
+    }
+    if (message.extended_at_ms !== 0) {
+      writer.uint32(24).int64(message.extended_at_ms);
+    }
+    if (message.expires_at_ms !== 0) {
+      writer.uint32(32).int64(message.expires_at_ms);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseExtension {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseExtension();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lease_id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.allotment = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.extended_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expires_at_ms = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseExtension {
+    return {
+      lease_id: isSet(object.leaseId)
+        ? globalThis.String(object.leaseId)
+        : isSet(object.lease_id)
+        ? globalThis.String(object.lease_id)
+        : "",
+      allotment: isSet(object.allotment) ? globalThis.Number(object.allotment) : 0,
+      extended_at_ms: isSet(object.extendedAtMs)
+        ? globalThis.Number(object.extendedAtMs)
+        : isSet(object.extended_at_ms)
+        ? globalThis.Number(object.extended_at_ms)
+        : 0,
+      expires_at_ms: isSet(object.expiresAtMs)
+        ? globalThis.Number(object.expiresAtMs)
+        : isSet(object.expires_at_ms)
+        ? globalThis.Number(object.expires_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: LeaseExtension): unknown {
+    const obj: any = {};
+    if (message.lease_id !== "") {
+      obj.leaseId = message.lease_id;
+    }
+    if (message.allotment !== 0) {
+      obj.allotment = Math.round(message.allotment);
+    }
+    if (message.extended_at_ms !== 0) {
+      obj.extendedAtMs = Math.round(message.extended_at_ms);
+    }
+    if (message.expires_at_ms !== 0) {
+      obj.expiresAtMs = Math.round(message.expires_at_ms);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseExtension>, I>>(base?: I): LeaseExtension {
+    return LeaseExtension.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseExtension>, I>>(object: I): LeaseExtension {
+    const message = createBaseLeaseExtension();
+    message.lease_id = object.lease_id ?? "";
+    message.allotment = object.allotment ?? 0;
+    message.extended_at_ms = object.extended_at_ms ?? 0;
+    message.expires_at_ms = object.expires_at_ms ?? 0;
     return message;
   },
 };
@@ -1522,7 +1810,7 @@ export const RestoredHold: MessageFns<RestoredHold> = {
 };
 
 function createBaseAdmitResponse(): AdmitResponse {
-  return { results: [], released: [], recalls: [] };
+  return { results: [], released: [], recalls: [], extensions: [] };
 }
 
 export const AdmitResponse: MessageFns<AdmitResponse> = {
@@ -1535,6 +1823,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     }
     for (const v of message.recalls) {
       writer.uint32(26).string(v!);
+    }
+    for (const v of message.extensions) {
+      LeaseExtension.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -1576,6 +1867,14 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
             message.recalls.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.extensions.push(LeaseExtension.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1595,6 +1894,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
         : [],
       released: globalThis.Array.isArray(object?.released) ? object.released.map((e: any) => globalThis.String(e)) : [],
       recalls: globalThis.Array.isArray(object?.recalls) ? object.recalls.map((e: any) => globalThis.String(e)) : [],
+      extensions: globalThis.Array.isArray(object?.extensions)
+        ? object.extensions.map((e: any) => LeaseExtension.fromJSON(e))
+        : [],
     };
   },
 
@@ -1609,6 +1911,9 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     if (message.recalls?.length) {
       obj.recalls = message.recalls;
     }
+    if (message.extensions?.length) {
+      obj.extensions = message.extensions.map((e) => LeaseExtension.toJSON(e));
+    }
     return obj;
   },
 
@@ -1620,6 +1925,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
     message.results = object.results?.map((e) => AdmissionResult.fromPartial(e)) || [];
     message.released = object.released?.map((e) => e) || [];
     message.recalls = object.recalls?.map((e) => e) || [];
+    message.extensions = object.extensions?.map((e) => LeaseExtension.fromPartial(e)) || [];
     return message;
   },
 };
