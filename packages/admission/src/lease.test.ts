@@ -410,6 +410,13 @@ describe('admission leases', () => {
     expect(holder.expiresAt).toBe(at + 3_000);
     expect(holder.extend(12, at + 4_000, at + 2_600)).toBe(false);
     expect(holder.extend(14, at + 2_500, at + 2_600)).toBe(false);
-    expect(holder.admit('j', at + 3_000)).toBeNull();
+    // An extension that adds no admissions (the caps, or the most a lease allots): asked again only when
+    // its term runs short, not for its allotment.
+    for (const id of ['k', 'l', 'm']) expect(holder.admit(id, at + 2_900)).not.toBeNull();
+    expect(holder.endsSoon(at + 2_900)).toBe(true);
+    expect(holder.extend(14, at + 4_600, at + 2_900)).toBe(true);
+    expect(holder.endsSoon(at + 2_950)).toBe(false);
+    expect(holder.endsSoon(at + 4_200)).toBe(true);
+    expect(holder.admit('j', at + 4_600)).toBeNull();
   });
 });

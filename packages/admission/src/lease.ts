@@ -173,6 +173,8 @@ export class LeaseHolder {
   private ends: number;
   /** When the lease's present term began: the grant, or the last extension. */
   private termFrom: number;
+  /** The last extension added admissions (or there was none): one may be asked for more. */
+  private unitsAdded = true;
 
   constructor(readonly grant: LeaseGrant) {
     this.allotment = grant.allotment;
@@ -204,12 +206,13 @@ export class LeaseHolder {
 
   /**
    * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
-   * (from its grant or its last extension), or a quarter of its allotment (one admission, of a small one).
+   * (from its grant or its last extension), or a quarter of its allotment (one admission, of a small
+   * one), unless the last extension added none (the caps, or the most a lease allots): asking again would
+   * only move its expiry, and it is used up first.
    */
   endsSoon(now: number): boolean {
-    return (
-      this.ends - now < (this.ends - this.termFrom) / 4 || this.remaining <= Math.max(1, this.allotment / 4)
-    );
+    if (this.ends - now < (this.ends - this.termFrom) / 4) return true;
+    return this.unitsAdded && this.remaining <= Math.max(1, this.allotment / 4);
   }
 
   /**
@@ -218,6 +221,7 @@ export class LeaseHolder {
    */
   extend(allotment: number, expiresAt: number, now: number): boolean {
     if (allotment < this.allotment || expiresAt < this.ends) return false;
+    this.unitsAdded = allotment > this.allotment;
     this.allotment = allotment;
     this.ends = expiresAt;
     this.termFrom = now;
