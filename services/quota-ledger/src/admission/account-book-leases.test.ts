@@ -205,4 +205,29 @@ describe('AccountBook leases', () => {
       leasesWrittenOff: 1,
     });
   });
+
+  it("count an extended lease's unused units in the burst window from the extension, not the grant: a silent holder's entries stay there a minute from then", () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(25);
+    // 20 used by T + 1 s; the 5 left and the 12 added count from then.
+    const extended = book.extendLease('a', 1, grant.leaseId, 20, T + 1_000, LEASE_MS)!;
+    expect(extended.added).toBe(12);
+    // Its holder goes silent: written off a hold TTL past its expiry.
+    const ends = extended.expiresAt;
+    expect(book.sweep(ends + TTL + 1, { recordedThrough: ends + TTL })).toMatchObject({
+      leasesWrittenOff: 1,
+    });
+    // Just past a minute from the grant: the 10 admissions and the 20 units used at the grant are out of
+    // the window, the 17 from the extension still in it (60 - 17 - 1 = 42 left after one more).
+    expect(book.admit('x', 'a', caps, T + 60_500)).toMatchObject({
+      kind: 'admitted',
+      burst: { remaining: 42 },
+    });
+    // And a minute from the extension, none.
+    expect(book.admit('y', 'a', caps, T + 61_001)).toMatchObject({
+      kind: 'admitted',
+      burst: { remaining: 58 },
+    });
+  });
 });

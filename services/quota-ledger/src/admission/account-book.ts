@@ -484,7 +484,7 @@ export class AccountBook {
    * it lasts another lease length from `now` (`extensionTerms`: within `MAX_LEASE_LENGTHS` of the grant
    * and its IST day), and its allotment grows by what the account's rate under it wants, out of the
    * headroom its whole allotment leaves, the units added counted as the grant's are (against the caps,
-   * and at `now` in the burst window). Only the live lease of that holder, not recalled, on an account
+   * and at `now` in the burst window, where the units not used yet move to `now` too). Only the live lease of that holder, not recalled, on an account
    * seen on no other stream. Returns the lease's terms now, or null (not extended: it ends as it was).
    */
   extendLease(
@@ -515,9 +515,23 @@ export class AccountBook {
     });
     if (!terms) return null;
     const added = terms.allotment - lease.allotment;
-    if (added > 0 && lease.caps.burst !== null) {
-      for (let i = 0; i < added; i++) s.burst.push(now);
-      lease.provisional.push({ at: now, count: added });
+    if (lease.caps.burst !== null) {
+      // The units not used yet (the newest entries: units are used oldest first) count from now, so that
+      // no unit's entry is older than its use by more than a lease length, however long the lease lasts,
+      // as with a lease never extended: a silent holder's entries leave the window at most that much
+      // sooner than its admissions would have.
+      const unused = lease.allotment - Math.min(Math.max(0, used), lease.allotment);
+      let moving = unused;
+      for (let i = lease.provisional.length - 1; i >= 0 && moving > 0; i--) {
+        const p = lease.provisional[i]!;
+        const k = Math.min(p.count, moving);
+        s.burst.removeEach(p.at, k);
+        p.count -= k;
+        moving -= k;
+      }
+      lease.provisional = lease.provisional.filter((p) => p.count > 0);
+      for (let i = 0; i < unused + added; i++) s.burst.push(now);
+      if (unused + added > 0) lease.provisional.push({ at: now, count: unused + added });
     }
     lease.allotment = terms.allotment;
     lease.expiresAt = terms.expiresAt;
