@@ -206,28 +206,35 @@ describe('AccountBook leases', () => {
     });
   });
 
-  it("count an extended lease's unused units in the burst window from the extension, not the grant: a silent holder's entries stay there a minute from then", () => {
+  it("count a lease's units in the burst window at the end of its term, the unused ones moved by an extension: a silent holder's entries leave it no sooner than its admissions", () => {
+    // Granted at T for 2 s; its holder uses all 25 at T + 1.9 s and dies.
     const book = bookWith(10);
     const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
     expect(grant.allotment).toBe(25);
-    // 20 used by T + 1 s; the 5 left and the 12 added count from then.
-    const extended = book.extendLease('a', 1, grant.leaseId, 20, T + 1_000, LEASE_MS)!;
-    expect(extended.added).toBe(12);
-    // Its holder goes silent: written off a hold TTL past its expiry.
-    const ends = extended.expiresAt;
-    expect(book.sweep(ends + TTL + 1, { recordedThrough: ends + TTL })).toMatchObject({
+    expect(book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL })).toMatchObject({
       leasesWrittenOff: 1,
     });
-    // Just past a minute from the grant: the 10 admissions and the 20 units used at the grant are out of
-    // the window, the 17 from the extension still in it (60 - 17 - 1 = 42 left after one more).
-    expect(book.admit('x', 'a', caps, T + 60_500)).toMatchObject({
+    // A minute after T + 1.9 s its admissions are still within the minute: so are the 25 entries.
+    expect(book.admit('x', 'a', caps, T + 61_899)).toMatchObject({
       kind: 'admitted',
-      burst: { remaining: 42 },
+      burst: { remaining: 34 },
     });
-    // And a minute from the extension, none.
-    expect(book.admit('y', 'a', caps, T + 61_001)).toMatchObject({
+    expect(book.admit('y', 'a', caps, T + 62_001)).toMatchObject({
       kind: 'admitted',
       burst: { remaining: 58 },
     });
+
+    // Extended at T + 1 s with 20 used: the 5 left and the 12 added move to the new term's end, T + 3 s.
+    const extendedBook = bookWith(10);
+    const leased = extendedBook.grant('a', caps, 1, T, LEASE_MS)!;
+    const extended = extendedBook.extendLease('a', 1, leased.leaseId, 20, T + 1_000, LEASE_MS)!;
+    expect(extended).toMatchObject({ added: 12, expiresAt: T + 3_000 });
+    const ends = extended.expiresAt;
+    expect(extendedBook.sweep(ends + TTL + 1, { recordedThrough: ends + TTL })).toMatchObject({
+      leasesWrittenOff: 1,
+    });
+    // Past a minute from the grant's term (T + 2 s): the 20 used are out, the 17 still in.
+    expect(extendedBook.admit('x', 'a', caps, T + 62_001)).toMatchObject({ burst: { remaining: 42 } });
+    expect(extendedBook.admit('y', 'a', caps, T + 63_001)).toMatchObject({ burst: { remaining: 58 } });
   });
 });

@@ -99,8 +99,8 @@ const holdKey = (accountId: string, requestId: string) => `${accountId}/${reques
 
 /**
  * A lease out on an account (docs/proposals/admission-leases.md): its whole allotment counts against the
- * caps of its IST day and month, and as admitted at the grant in the burst window, until it comes back
- * or, its holder silent, until everything its holder could have charged is recorded.
+ * caps of its IST day and month, and as admitted at the end of its term in the burst window, until it
+ * comes back or, its holder silent, until everything its holder could have charged is recorded.
  */
 interface ShardLease {
   id: string;
@@ -114,8 +114,8 @@ interface ShardLease {
   /** The plan's caps at the grant: an extension is sized against them. */
   caps: Caps;
   /**
-   * Admission times added to the burst window for the allotment, at the grant and at each extension
-   * (none when the plan has no burst cap): how many at each time.
+   * Admission times added to the burst window for the allotment, at the end of the term of the grant and
+   * of each extension (none when the plan has no burst cap): how many at each time.
    */
   provisional: { at: number; count: number }[];
   /** The account's settlements recorded with no hold while it is out: its holder's among them. */
@@ -415,8 +415,11 @@ export class AccountBook {
       grantedAt: now,
       expiresAt: terms.expiresAt,
     };
-    const provisional = caps.burst === null ? [] : [{ at: now, count: terms.allotment }];
-    for (let i = 0; i < terms.allotment && caps.burst !== null; i++) s.burst.push(now);
+    // At the term's end, the latest its holder can use them: a silent holder's entries then leave the
+    // minute no sooner than any admission it made (stamped at the grant, they could leave up to a lease
+    // length sooner, and the shard admit past the burst cap meanwhile).
+    const provisional = caps.burst === null ? [] : [{ at: terms.expiresAt, count: terms.allotment }];
+    for (let i = 0; i < terms.allotment && caps.burst !== null; i++) s.burst.push(terms.expiresAt);
     s.lease = {
       id: grant.leaseId,
       holder,
@@ -484,7 +487,7 @@ export class AccountBook {
    * it lasts another lease length from `now` (`extensionTerms`: within `MAX_LEASE_LENGTHS` of the grant
    * and its IST day), and its allotment grows by what the account's rate under it wants, out of the
    * headroom its whole allotment leaves, the units added counted as the grant's are (against the caps,
-   * and at `now` in the burst window, where the units not used yet move to `now` too). Only the live lease of that holder, not recalled, on an account
+   * and at the new term's end in the burst window, where the units not used yet move too). Only the live lease of that holder, not recalled, on an account
    * seen on no other stream. Returns the lease's terms now, or null (not extended: it ends as it was).
    */
   extendLease(
@@ -516,10 +519,8 @@ export class AccountBook {
     if (!terms) return null;
     const added = terms.allotment - lease.allotment;
     if (lease.caps.burst !== null) {
-      // The units not used yet (the newest entries: units are used oldest first) count from now, so that
-      // no unit's entry is older than its use by more than a lease length, however long the lease lasts,
-      // as with a lease never extended: a silent holder's entries leave the window at most that much
-      // sooner than its admissions would have.
+      // The units not used yet (the newest entries: units are used oldest first) move to the new term's
+      // end with those added: no unit's entry is older than its use, however long the lease lasts.
       const unused = lease.allotment - Math.min(Math.max(0, used), lease.allotment);
       let moving = unused;
       for (let i = lease.provisional.length - 1; i >= 0 && moving > 0; i--) {
@@ -530,8 +531,8 @@ export class AccountBook {
         moving -= k;
       }
       lease.provisional = lease.provisional.filter((p) => p.count > 0);
-      for (let i = 0; i < unused + added; i++) s.burst.push(now);
-      if (unused + added > 0) lease.provisional.push({ at: now, count: unused + added });
+      for (let i = 0; i < unused + added; i++) s.burst.push(terms.expiresAt);
+      if (unused + added > 0) lease.provisional.push({ at: terms.expiresAt, count: unused + added });
     }
     lease.allotment = terms.allotment;
     lease.expiresAt = terms.expiresAt;
