@@ -332,7 +332,10 @@ describe('admission leases', () => {
         allotment: 200,
       }),
     ).toEqual({ allotment: 200, expiresAt: now + 2_000 });
-    // A used count past the allotment is not believed.
+    // A used count past the allotment, or below none, is not believed.
+    expect(extensionTerms({ ...base, used: -5, allotment: 200 })).toEqual(
+      extensionTerms({ ...base, used: 0, allotment: 200 }),
+    );
     expect(extensionTerms({ ...base, used: 10_000, allotment: 200 })?.allotment).toBe(
       extensionTerms({ ...base, used: 200, allotment: 200 })?.allotment,
     );

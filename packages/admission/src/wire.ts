@@ -81,13 +81,16 @@ export const leaseReturnMessage = (accountId: string, r: LeaseReturn): ledger.Le
   })),
 });
 
-/** A lease's terms after its holder asked for an extension (allotment 0: not extended), as the shard sends them. */
-export const leaseExtensionMessage = (e: {
+/** A lease's terms after its holder asked for an extension (allotment 0: not extended), on the shard's clock. */
+export interface LeaseExtensionTerms {
   leaseId: string;
   allotment: number;
   extendedAt: number;
   expiresAt: number;
-}): ledger.LeaseExtension => ({
+}
+
+/** An extension's terms as the shard sends them. */
+export const leaseExtensionMessage = (e: LeaseExtensionTerms): ledger.LeaseExtension => ({
   lease_id: e.leaseId,
   allotment: e.allotment,
   extended_at_ms: e.extendedAt,

@@ -3,6 +3,7 @@ import {
   type Caps,
   type Decision,
   type LeasedAdmission,
+  type LeaseExtensionTerms,
   type LeaseGrant,
 } from '@mdp/admission';
 import type { Clock } from '@mdp/nse-calendar';
@@ -80,14 +81,6 @@ interface ExtensionRequest {
   used: number;
 }
 
-/** The shard's answer to an `ExtensionRequest`: the lease's terms now, or allotment 0 (not extended). */
-interface Extension {
-  leaseId: string;
-  allotment: number;
-  extendedAt: number;
-  expiresAt: number;
-}
-
 /** A request a gateway was told was admitted and has not settled, sent again on a new stream. */
 export interface HeldRequest {
   requestId: string;
@@ -163,7 +156,7 @@ export interface Shard {
   extendLeases(
     stream: AdmissionStream,
     requests: ExtensionRequest[],
-    answer: (extensions: Extension[]) => void,
+    answer: (extensions: LeaseExtensionTerms[]) => void,
   ): void;
   /** Asks every holder for its leases back and waits for them (at most `ms`): a stopping shard's first step. */
   recallAll(ms: number): Promise<void>;
