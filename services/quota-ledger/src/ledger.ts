@@ -36,6 +36,8 @@ export interface LedgerOptions {
   holder: string;
   /** How often the shard registry is refreshed and read (default 1 s). */
   registryIntervalMs?: number;
+  /** The database and schema to LISTEN on for runs that begin or hand over: read at once, not at the next refresh. */
+  registryNotices?: { url: string; schema: string };
   holdTtlMs: number;
   /** How long an admission lease lasts (0: none are granted). */
   leaseMs?: number;
@@ -116,6 +118,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     holdTtlMs: o.holdTtlMs,
     horizons: () => subjects.horizons(),
     intervalMs: o.registryIntervalMs,
+    ...(o.registryNotices ? { notices: o.registryNotices } : {}),
     logger,
     registry,
   });

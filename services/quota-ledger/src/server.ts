@@ -62,6 +62,7 @@ await runGrpcService({
       shardCount: config.SHARD_COUNT,
       holder: `quota-ledger-${config.SHARD_INDEX}@${hostname()}`,
       holdTtlMs: config.HOLD_TTL_MS,
+      registryNotices: { url: config.DATABASE_URL, schema: config.DB_SCHEMA },
       leaseMs: config.LEASE_MS,
       retentionDays: config.USAGE_RETENTION_DAYS,
       replicas: config.USAGE_STREAM_REPLICAS,

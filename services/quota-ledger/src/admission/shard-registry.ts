@@ -1,4 +1,4 @@
-import type { Pool } from '@mdp/db';
+import { type Listener, listen, type Pool } from '@mdp/db';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
 import { type Ownership, type RegistryView, ShardMap, type ShardRun } from './shard-map.ts';
@@ -7,6 +7,12 @@ import { type Ownership, type RegistryView, ShardMap, type ShardRun } from './sh
 const REGISTRY_LIVE_MS = 5_000;
 /** Allowance for the clocks of Postgres, JetStream and the ledgers when a move waits for a horizon. */
 const REGISTRY_SKEW_MS = 1_000;
+/**
+ * Notified (with the schema's name: channels are per database) when a run begins or ends with a
+ * hand-over: every shard then reads the registry at once instead of at its next refresh, so an account
+ * moves as soon as it may, not up to a refresh later at each step of a move.
+ */
+const RUNS_CHANNEL = 'ledger_shard_runs';
 
 export interface ShardRegistry {
   /** The map as last read (null before the first read). */
@@ -79,6 +85,7 @@ export async function writeHandover(
        ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
       [me.shard, endedAt],
     );
+    await client.query('SELECT pg_notify($1, current_schema())', [RUNS_CHANNEL]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
@@ -122,14 +129,18 @@ async function refresh(
   liveMs: number,
 ): Promise<RegistryView> {
   const runs = standIn === null ? [me.count] : [me.count, standIn];
+  // A run that begins (new, lapsed or handed over before) tells the other shards at once.
   await pool.query(
-    `INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in)
-     SELECT c, $2, $3, now(), now(), c <> $1 FROM unnest($5::int[]) AS x(c)
-     ON CONFLICT (shard_count, shard) DO UPDATE
-        SET active_since = CASE WHEN r.last_seen < now() - $4 * interval '1 millisecond' OR r.ended_at IS NOT NULL
-                                THEN now() ELSE r.active_since END,
-            last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL, stand_in = EXCLUDED.stand_in`,
-    [me.count, me.shard, me.holder, liveMs, runs],
+    `WITH up AS (
+       INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in)
+       SELECT c, $2, $3, now(), now(), c <> $1 FROM unnest($5::int[]) AS x(c)
+       ON CONFLICT (shard_count, shard) DO UPDATE
+          SET active_since = CASE WHEN r.last_seen < now() - $4 * interval '1 millisecond' OR r.ended_at IS NOT NULL
+                                  THEN now() ELSE r.active_since END,
+              last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL, stand_in = EXCLUDED.stand_in
+       RETURNING active_since = now() AS began)
+     SELECT pg_notify($6, current_schema()) FROM up WHERE began LIMIT 1`,
+    [me.count, me.shard, me.holder, liveMs, runs, RUNS_CHANNEL],
   );
   await pool.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
   await pool.query(
@@ -175,6 +186,8 @@ export function startShardRegistry(o: {
   horizons: () => ReadonlyMap<number, number>;
   /** How often the registry is refreshed and read (default 1 s). */
   intervalMs?: number;
+  /** Where to LISTEN for runs that begin or hand over (`RUNS_CHANNEL`); without it, refreshes only. */
+  notices?: { url: string; schema: string };
   logger: Logger;
   registry: Registry;
 }): ShardRegistry {
@@ -222,12 +235,35 @@ export function startShardRegistry(o: {
     }
   };
   let running: Promise<void> = tick();
-  const timer = setInterval(() => {
-    running = running.then(() => (stopped ? undefined : tick()));
-  }, o.intervalMs ?? 1_000);
+  // One read at a time; a notice while one is queued asks for nothing more.
+  let queued = false;
+  const readSoon = () => {
+    if (queued || stopped) return;
+    queued = true;
+    running = running.then(() => {
+      queued = false;
+      return stopped ? undefined : tick();
+    });
+  };
+  const timer = setInterval(readSoon, o.intervalMs ?? 1_000);
+  const notices = o.notices;
+  // A notice missed while the connection was down is made up by reading on every (re)connection.
+  const listener: Listener | null = notices
+    ? listen({
+        url: notices.url,
+        channel: RUNS_CHANNEL,
+        applicationName: 'quota-ledger-registry',
+        logger: o.logger,
+        onNotify: (schema) => {
+          if (schema === notices.schema) readSoon();
+        },
+        onConnected: readSoon,
+      })
+    : null;
   const stop = async () => {
     stopped = true;
     clearInterval(timer);
+    await listener?.close();
     await running;
   };
   return {

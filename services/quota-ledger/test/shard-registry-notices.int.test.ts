@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { dropSchema, type Pool } from '@mdp/db';
+import { createLogger, Registry } from '@mdp/telemetry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../test/until.ts';
+import {
+  registryNow,
+  type ShardRegistry,
+  startShardRegistry,
+  writeHandover,
+} from '../src/admission/shard-registry.ts';
+import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+
+// A shard reads the registry every second; a run that begins, or ends with a hand-over, is told to the
+// other shards at once (LISTEN/NOTIFY), so each step of a move waits for no refresh. Here the refresh is
+// a minute apart: only the notices can show one shard's change to another within the test.
+
+const schema = `ledger_notices_${randomBytes(5).toString('hex')}`;
+const logger = createLogger('test', 'silent');
+const MINUTE = 60_000;
+let pool: Pool;
+const registries: ShardRegistry[] = [];
+
+beforeAll(async () => {
+  pool = await ledgerPool(schema, 'registry-notices-test', 4);
+});
+afterAll(async () => {
+  for (const r of registries) await r.close();
+  await pool?.end();
+  await dropSchema(DATABASE_URL, schema);
+});
+
+const start = (shard: number, count: number, notices = true) => {
+  const r = startShardRegistry({
+    pool,
+    shard,
+    count,
+    holder: `test-${shard}-of-${count}`,
+    holdTtlMs: 8_000,
+    horizons: () => new Map(),
+    intervalMs: MINUTE,
+    ...(notices ? { notices: { url: DATABASE_URL, schema } } : {}),
+    logger,
+    registry: new Registry(),
+  });
+  registries.push(r);
+  return r;
+};
+
+describe('the shard registry, told of changes', () => {
+  it('reads a run of another count that begins, and a hand-over, at once rather than at its next refresh', async () => {
+    const zero = start(0, 3);
+    const deaf = start(2, 3, false);
+    await Promise.all([zero.ready, deaf.ready]);
+    expect(zero.map()!.standInCount).toBeNull();
+    // Shard 1 runs a count of 2: shard 0 of 3 stands in for its index under it, told within the minute.
+    const one = start(1, 2);
+    await one.ready;
+    await until('shard 0 to see the count of 2', () => zero.map()!.standInCount === 2, 10_000, 20);
+    // The shard that does not listen still has its first read's map: nothing else moved it.
+    expect(deaf.map()!.standInCount).toBeNull();
+    // Shard 1 hands over: the other shards' maps show its run ended, and its subject recorded through then.
+    await one.stopRefreshing();
+    const endedAt = await registryNow(pool);
+    await writeHandover(pool, { shard: 1, count: 2 }, endedAt, []);
+    await until('shard 0 to read the hand-over', () => zero.map()!.recordedThrough(1) >= endedAt, 10_000, 20);
+    expect(deaf.map()!.recordedThrough(1)).toBe(0);
+  });
+});
