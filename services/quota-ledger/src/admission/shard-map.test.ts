@@ -121,9 +121,9 @@ describe('ShardMap', () => {
 
   it('3 to 2: the count that comes back is newer than the one it replaces', () => {
     const x = accountMoving(0, 2);
-    // 3 has run since T; 2 ran before, lapsed, and shard 0 starts it again at T + 60 s.
+    // 3 has run since T; 2 ran before, lapsed, and shard 0 starts it again at T + 60 s (its row of 2
+    // begins again: one row per count and shard).
     const runs = [
-      run(2, 0, T - 7_200_000, T - 5_000),
       run(2, 1, T - 7_200_000, T - 5_000),
       run(3, 0, T, T + 59_000),
       run(3, 1, T, T + 61_000),
@@ -233,8 +233,10 @@ describe('ShardMap: a stand-in for the newer count', () => {
 
 /**
  * The registry as a rollout writes it, second by second: every live process refreshes its run (and its
- * stand-in, chosen from its last map as the registry does), then reads every run; its consumer records
- * everything at once. Returns, per second, each account's admitters.
+ * stand-in, chosen, and ended, from its last map as the registry does), then reads every run; its
+ * consumer records everything at once. Returns, per second, each account's admitters: a process admits
+ * what its new map gives it and, until this read, what its last one gave it (it acts on a map until it
+ * reads the next).
  */
 function rollout(
   steps: readonly { at: number; shard: number; act: 'start' | 'stop' | 'kill'; count?: number }[],
@@ -242,10 +244,22 @@ function rollout(
   opts: { until: number; standIns: boolean },
 ) {
   const runs = new Map<string, ShardRun>();
-  const procs = new Map<number, { count: number; standIn: number | null }>();
+  interface Proc {
+    count: number;
+    standIn: number | null;
+    standInEnded: boolean;
+    admitted: Set<string>;
+  }
+  const procs = new Map<number, Proc>();
   const owners: { at: number; owners: Map<string, string[]> }[] = [];
+  const started = (count: number): Proc => ({
+    count,
+    standIn: null,
+    standInEnded: false,
+    admitted: new Set(),
+  });
   for (const s of [0, 1]) {
-    procs.set(s, { count: 2, standIn: null });
+    procs.set(s, started(2));
     runs.set(`2/${s}`, run(2, s, old(), T));
   }
   function old() {
@@ -260,7 +274,7 @@ function rollout(
     const now = T + at;
     for (const step of steps.filter((s) => s.at === at)) {
       const p = procs.get(step.shard);
-      if (step.act === 'start') procs.set(step.shard, { count: step.count!, standIn: null });
+      if (step.act === 'start') procs.set(step.shard, started(step.count!));
       else if (p) {
         procs.delete(step.shard);
         const r = runs.get(`${p.count}/${step.shard}`)!;
@@ -278,10 +292,16 @@ function rollout(
     );
     const byAccount = new Map<string, string[]>(accounts.map((a) => [a, []]));
     for (const [shard, p] of procs) {
-      const map = new ShardMap({ shard, count: p.count }, v, settings, p.standIn);
-      if (opts.standIns && p.standIn === null) p.standIn = map.standInCount;
-      for (const a of accounts)
-        if (map.ownership(a).kind === 'owner') byAccount.get(a)!.push(`${shard} of ${p.count}`);
+      let map = new ShardMap({ shard, count: p.count }, v, settings, p.standIn);
+      if (p.standIn !== null && map.standInGone) {
+        p.standIn = null;
+        p.standInEnded = true;
+        map = new ShardMap({ shard, count: p.count }, v, settings);
+      }
+      if (opts.standIns && p.standIn === null && !p.standInEnded) p.standIn = map.standInCount;
+      const admits = new Set(accounts.filter((a) => map.ownership(a).kind === 'owner'));
+      for (const a of new Set([...admits, ...p.admitted])) byAccount.get(a)!.push(`${shard} of ${p.count}`);
+      p.admitted = admits;
     }
     owners.push({ at, owners: byAccount });
   }
@@ -289,7 +309,8 @@ function rollout(
 }
 
 describe('ShardMap through a rollout', () => {
-  const accounts = Array.from({ length: 200 }, (_, i) => `acct-${i}`);
+  // Every pair of owners under 2 and 3 many times over.
+  const accounts = Array.from({ length: 90 }, (_, i) => `acct-${i}`);
   // 2 → 3 (shard 2 starts; 1, then 0, restart with 3), then 3 → 2 (1, then 0, restart with 2; shard 2
   // is killed last), as test/reshard.int.test.ts and a StatefulSet roll them.
   const steps = [
@@ -313,12 +334,33 @@ describe('ShardMap through a rollout', () => {
     { at: 31_000, shard: 1, act: 'start', count: 2 },
   ] as const;
 
+  // 3 → 2 rolled back: shard 1, restarted with 2 (shard 0 of 3 stands in for 0 of 2), goes back to 3.
+  const shrinkRolledBack = [
+    ...steps.slice(0, 7),
+    { at: 140_000, shard: 1, act: 'stop' },
+    { at: 141_000, shard: 1, act: 'start', count: 3 },
+  ] as const;
+
+  // 2 → 3 with shard 0 of 2 killed early, and started again with 2 (its pod's old spec) while shard 1
+  // still runs 2: meanwhile the new count's runs (shard 2, shard 1's stand-in) took its accounts.
+  const crashed = [
+    steps[0],
+    { at: 12_000, shard: 0, act: 'kill' },
+    { at: 60_000, shard: 0, act: 'start', count: 2 },
+    { at: 90_000, shard: 1, act: 'stop' },
+    { at: 93_000, shard: 1, act: 'start', count: 3 },
+    { at: 110_000, shard: 0, act: 'stop' },
+    { at: 113_000, shard: 0, act: 'start', count: 3 },
+  ] as const;
+
   it('never has two shards admitting one account, stand-ins or not', () => {
-    // Gathered, then checked once: an expect per account and second (200 × 261 × 4) was most of the test.
+    // Gathered, then checked once: an expect per account and second (90 × 261 × 8) was most of the test.
     const twice: string[] = [];
     for (const [name, plan] of [
       ['2 → 3 → 2', steps],
       ['2 → 3 rolled back', rolledBack],
+      ['3 → 2 rolled back', shrinkRolledBack],
+      ['2 → 3, shard 0 killed and started again on 2', crashed],
     ] as const)
       for (const standIns of [true, false])
         for (const { at, owners } of rollout(plan, accounts, { until: 260_000, standIns }))
@@ -326,6 +368,23 @@ describe('ShardMap through a rollout', () => {
             if (who.length > 1)
               twice.push(`${name}: ${a} at ${at / 1000} s (stand-ins: ${standIns}): ${who}`);
     expect(twice).toEqual([]);
+  });
+
+  it('once a rollout, a rollback or a restart has settled, admits every account where the gateways send it', () => {
+    const astray: string[] = [];
+    for (const [name, plan, count] of [
+      ['2 → 3 → 2', steps, 2],
+      ['2 → 3 rolled back', rolledBack, 2],
+      ['3 → 2 rolled back', shrinkRolledBack, 3],
+      ['2 → 3, shard 0 killed and started again on 2', crashed, 3],
+    ] as const)
+      for (const standIns of [true, false]) {
+        const last = rollout(plan, accounts, { until: 260_000, standIns }).at(-1)!;
+        for (const [a, who] of last.owners)
+          if (who.join() !== `${shardOf(a, count)} of ${count}`)
+            astray.push(`${name} (stand-ins: ${standIns}): ${a}: ${who}`);
+      }
+    expect(astray).toEqual([]);
   });
 
   it('admits an account whose new owner restarts last as soon as its old owner hands it over', () => {

@@ -63,33 +63,35 @@ const MOVED_RECENTLY_MS = 2 * 60_000;
  * writer per account at every moment, and a new owner only once it can read all its previous owner's
  * charges. Pure: the registry is read (and this shard's run refreshed) elsewhere.
  *
- * - A run is live while refreshed within `liveMs`. Shard counts are ordered by when they became active:
- *   the earliest `activeSince` among a count's live runs; a count with no live run (lapsed) is older
- *   than every live one.
- * - Another live run that owns the account under an older count keeps it (the incumbent): this shard
- *   waits. A run of a newer count waits for this one in turn, so no account has two writers.
- * - An account owned under an older count by another shard moves here only once that shard's run of the
- *   older count has ended, every hold it could still have has expired (`holdTtlMs` after its last
- *   refresh), and its subject is recorded through then: the log then holds all it admitted, and this
- *   shard reads the account's counts and burst window from it.
+ * - A run is live while refreshed within `liveMs`; it began at its `activeSince` (a run that lapsed or
+ *   handed over begins again when its shard runs that count again).
+ * - Of the runs that own an account under their counts, the one that began first keeps it while it is
+ *   live (the incumbent): a run that began later waits. Normally that is the older count's run, as a
+ *   rollout starts the new count's runs one by one beside the old. But an old count's shard that starts
+ *   again after the new count's runs (a crash mid-rollout, a rollback) waits for them in turn: they may
+ *   be admitting its accounts, and a later run never takes an account from a live one.
+ * - An account another shard's earlier run owned moves here only once that run has ended, every hold it
+ *   could still have has expired (`holdTtlMs` after its last refresh), and its subject is recorded
+ *   through then: the log then holds all it admitted, and this shard reads the account's counts and
+ *   burst window from it. A run that began later never admitted what this one owns: it has waited for it
+ *   from its first read.
  *
  * - A shard still running the older count may also run, under its own index, the newer count (a
  *   stand-in, `standInCount`): it then admits the accounts that count gives its index as that count's
  *   run would. Every other shard sees the stand-in as a run of the newer count, so the rules above keep
  *   one writer per account; and the stand-in's process is the only one that ever runs its index, so its
  *   two runs share one subject and one book. An account whose new owner restarts last is then admitted
- *   as soon as its old owner hands it over.
+ *   as soon as its old owner hands it over. A stand-in ends when its count's own runs have gone (the
+ *   change was rolled back: `standInGone`); what it admitted then moves back as after a kill.
  *
  * With one shard count and nothing moving (the steady state) `simple` is true and ownership is one hash.
  */
 export class ShardMap {
-  /** No other count is live and no older count's moves are still settling. */
+  /** No other count is live and no earlier run's moves are still settling. */
   readonly simple: boolean;
   private readonly activation = new Map<number, number>();
-  /** Live runs of other counts. */
-  private readonly rivals: ShardRun[];
-  /** Older counts whose runs ended within the last day, with each shard's run under them. */
-  private readonly older: { count: number; runs: Map<number, ShardRun> }[];
+  /** Runs of other counts and shards (live or ended within the day) that began before this one. */
+  private readonly earlier: ShardRun[];
   private readonly mine: number;
   private readonly liveShards: Set<number>;
   /** The map of this shard's stand-in run, when it has one in the registry. */
@@ -100,6 +102,11 @@ export class ShardMap {
    * has an index this shard's. Null with no other count, with two, or when this shard's is the newer.
    */
   readonly standInCount: number | null;
+  /**
+   * The stand-in count passed in has had no own run (not a stand-in) seen within `liveMs`, ended or not:
+   * the change to it was rolled back, and the stand-in should end.
+   */
+  readonly standInGone: boolean;
 
   /** `standIn`: the newer count this shard runs a stand-in of (a `standInCount` of an earlier map), if any. */
   constructor(
@@ -108,42 +115,40 @@ export class ShardMap {
     private readonly settings: ShardMapSettings,
     standIn: number | null = null,
   ) {
-    const live = view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs && r.endedAt === null);
+    const isLive = (r: ShardRun) => r.lastSeen > view.now - settings.liveMs && r.endedAt === null;
+    const live = view.runs.filter(isLive);
     for (const r of live) {
       const at = this.activation.get(r.count);
       if (at === undefined || r.activeSince < at) this.activation.set(r.count, r.activeSince);
     }
     // This shard's own count is active from its own run at the latest (its first refresh may be unread).
     this.mine = Math.min(this.activation.get(me.count) ?? view.now, view.now);
-    this.rivals = live.filter((r) => r.count !== me.count && r.shard !== me.shard);
+    const own = live.find((r) => r.count === me.count && r.shard === me.shard);
+    const began = own?.activeSince ?? view.now;
+    // Ties (one clock, ms) go to the lower count, then the lower shard: both sides order them alike.
+    const precedes = (r: ShardRun) =>
+      r.activeSince < began ||
+      (r.activeSince === began && (r.count < me.count || (r.count === me.count && r.shard < me.shard)));
+    this.earlier = view.runs.filter((r) => r.count !== me.count && r.shard !== me.shard && precedes(r));
     this.liveShards = new Set(live.map((r) => r.shard));
-    const byCount = new Map<number, Map<number, ShardRun>>();
-    for (const r of view.runs) {
-      if (r.count === me.count || !this.isOlder(r.count)) continue;
-      const runs = byCount.get(r.count) ?? new Map<number, ShardRun>();
-      runs.set(r.shard, r);
-      byCount.set(r.count, runs);
-    }
-    this.older = [...byCount].map(([count, runs]) => ({ count, runs }));
     const others = new Set(
       live.filter((r) => !r.standIn && r.shard !== me.shard && r.count !== me.count).map((r) => r.count),
     );
     const [other] = others;
     this.standInCount =
       others.size === 1 && other !== undefined && me.shard < other && !this.isOlder(other) ? other : null;
+    this.standInGone =
+      standIn !== null &&
+      !view.runs.some((r) => r.count === standIn && !r.standIn && r.lastSeen > view.now - settings.liveMs);
     // Only once the stand-in run is in the registry do the other shards know to wait for it.
     const registered = live.some((r) => r.shard === me.shard && r.count === standIn);
     this.standIn =
       standIn !== null && registered && me.shard < standIn && !this.isOlder(standIn)
         ? new ShardMap({ shard: me.shard, count: standIn }, view, settings)
         : null;
-    this.simple =
-      this.rivals.length === 0 &&
-      this.older.every(({ runs }) =>
-        [...runs].every(
-          ([shard, run]) => run.lastSeen <= view.now - MOVED_RECENTLY_MS && this.settled(runs, shard),
-        ),
-      );
+    this.simple = this.earlier.every(
+      (r) => !isLive(r) && r.lastSeen <= view.now - MOVED_RECENTLY_MS && this.settled(r),
+    );
   }
 
   /** Whether count `c` became active before this shard's count (a lapsed count always did). */
@@ -153,16 +158,14 @@ export class ShardMap {
   }
 
   /**
-   * Whether everything `shard` admitted under a count is in the log, or in its hand-over: once its subject
-   * is recorded through the end of a run that handed over; otherwise a hold TTL after its last refresh,
-   * when every hold it could have had has expired.
+   * Whether everything `run` admitted is in the log, or in its hand-over: once its subject is recorded
+   * through the end of a run that handed over; otherwise a hold TTL after its last refresh, when every
+   * hold it could have had has expired.
    */
-  private settled(runs: ReadonlyMap<number, ShardRun>, shard: number): boolean {
-    const run = runs.get(shard);
-    if (run === undefined) return true;
+  private settled(run: ShardRun): boolean {
     const by =
       run.endedAt !== null ? run.endedAt : run.lastSeen + this.settings.holdTtlMs + this.settings.skewMs;
-    return this.view.now >= by && (this.view.horizons.get(shard) ?? 0) >= by;
+    return this.view.now >= by && (this.view.horizons.get(run.shard) ?? 0) >= by;
   }
 
   /**
@@ -187,21 +190,20 @@ export class ShardMap {
     if (shardOf(accountId, count) !== shard)
       return this.standIn?.ownership(accountId) ?? { kind: 'not_owner' };
     if (this.simple) return { kind: 'owner', moved: false };
-    for (const r of this.rivals) {
-      if (shardOf(accountId, r.count) === r.shard && this.isOlder(r.count))
-        return { kind: 'handoff', why: `shard ${r.shard} of ${r.count} still admits it` };
-    }
     let moved = false;
     const handedOver: HandedOver[] = [];
-    for (const { count: c, runs } of this.older) {
-      const from = shardOf(accountId, c);
-      if (from === shard) continue;
-      if (!this.settled(runs, from))
-        return { kind: 'handoff', why: `shard ${from} of ${c} may still have charges of it to record` };
-      const run = runs.get(from);
-      if ((run?.lastSeen ?? 0) <= this.view.now - MOVED_RECENTLY_MS) continue;
+    for (const r of this.earlier) {
+      if (shardOf(accountId, r.count) !== r.shard) continue;
+      if (r.endedAt === null && r.lastSeen > this.view.now - this.settings.liveMs)
+        return { kind: 'handoff', why: `shard ${r.shard} of ${r.count} still admits it` };
+      if (!this.settled(r))
+        return {
+          kind: 'handoff',
+          why: `shard ${r.shard} of ${r.count} may still have charges of it to record`,
+        };
+      if (r.lastSeen <= this.view.now - MOVED_RECENTLY_MS) continue;
       moved = true;
-      if (run?.endedAt != null) handedOver.push({ count: c, shard: from });
+      if (r.endedAt !== null) handedOver.push({ count: r.count, shard: r.shard });
     }
     return handedOver.length > 0 ? { kind: 'owner', moved, from: handedOver } : { kind: 'owner', moved };
   }

@@ -194,8 +194,9 @@ export function startShardRegistry(o: {
   const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   let current: ShardMap | null = null;
   // Chosen once for the life of the process: a stand-in that came and went would leave accounts in the
-  // book whose counts another shard moved on meanwhile.
+  // book whose counts another shard moved on meanwhile. One that ended is never taken up again.
   let standIn: number | null = null;
+  let standInEnded = false;
   let stopped = false;
   let failing = false;
   let markReady!: () => void;
@@ -211,7 +212,17 @@ export function startShardRegistry(o: {
     try {
       let view = await refresh(o.pool, o, standIn, o.horizons(), settings.liveMs);
       let map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, standIn);
-      if (standIn === null && map.standInCount !== null) {
+      if (standIn !== null && map.standInGone) {
+        o.logger.warn(
+          { standIn: { shard: o.shard, count: standIn } },
+          'the newer shard count has no runs left (rolled back): no longer standing in; what it admitted moves back a hold TTL from now',
+        );
+        // Not refreshed again, its run lapses: the runs that take its accounts wait out its holds.
+        standIn = null;
+        standInEnded = true;
+        map = new ShardMap({ shard: o.shard, count: o.count }, view, settings);
+      }
+      if (standIn === null && !standInEnded && map.standInCount !== null) {
         standIn = map.standInCount;
         o.logger.info(
           { standIn: { shard: o.shard, count: standIn } },
