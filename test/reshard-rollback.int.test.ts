@@ -1,5 +1,5 @@
-import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movingAccount } from './moving-account.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -45,14 +45,7 @@ interface Answer {
 
 describe('a shard-count change rolled back half-way', () => {
   it('gives the moving account back to its old owner, never past its daily cap', async () => {
-    let token = '';
-    for (;;) {
-      const account = await stack.admin('account', 'create', '--plan', 'rollback-daily');
-      if (shardOf(account, 3) === 1 && shardOf(account, 2) === 0) {
-        token = await stack.admin('token', 'issue', account);
-        break;
-      }
-    }
+    const token = await movingAccount(stack, 'rollback-daily', { two: 0, three: 1 });
     const call = async (base: string, via: 3 | 2): Promise<Answer> => {
       const res = await fetch(`${base}${SEARCH}`, { headers: { authorization: `Bearer ${token}` } });
       await res.arrayBuffer();

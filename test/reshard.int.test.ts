@@ -1,5 +1,5 @@
-import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { movingAccount } from './moving-account.ts';
 import { type InstanceName, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -56,24 +56,6 @@ afterAll(async () => {
 
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 const shardName = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const));
-
-/** A new account on `plan` whose owner is `two` of 2 shards and `three` of 3, and a token of it. */
-async function accountMoving(two: number, three: number, plan = 'reshard-daily'): Promise<string> {
-  for (;;) {
-    const account = await stack.admin('account', 'create', '--plan', plan);
-    if (shardOf(account, 2) === two && shardOf(account, 3) === three)
-      return stack.admin('token', 'issue', account);
-  }
-}
-
-/** A new steady account owned by `three` of 3 shards and `two` of 2. */
-async function accountMovingFrom(three: number, two: number): Promise<string> {
-  for (;;) {
-    const account = await stack.admin('account', 'create', '--plan', 'reshard-steady');
-    if (shardOf(account, 3) === three && shardOf(account, 2) === two)
-      return stack.admin('token', 'issue', account);
-  }
-}
 
 interface Answer {
   status: number;
@@ -190,7 +172,7 @@ describe('changing the shard count under load', () => {
   it('2 → 3 → 2: accounts that move never get past their daily cap, nor their burst cap within the minute of the move', async () => {
     const oldMap = stack.baseUrl;
     // Owned by shard 0 of 2 and shard 2 of 3: it moves to the new shard, and back.
-    const token = await accountMoving(0, 2);
+    const token = await movingAccount(stack, 'reshard-daily', { two: 0, three: 2 });
     for (let i = 0; i < 100; i++) expect((await call(oldMap, token)).status).toBe(200);
 
     // 2 → 3. Shard 2 starts; a gateway on the new map serves beside the old one; both carry load.
@@ -199,11 +181,15 @@ describe('changing the shard count under load', () => {
     const gateways = [oldMap, newGateway.baseUrl];
     // And an account on a burst cap of 60 that moves too, its minute filled just before: the minute's
     // admissions go with it, so its new owner admits nothing more within that minute.
-    const burstToken = await accountMoving(0, 2, 'reshard-burst');
+    const burstToken = await movingAccount(stack, 'reshard-burst', { two: 0, three: 2 });
     const minuteStarts = Date.now();
     for (let i = 0; i < 60; i++) expect((await call(oldMap, burstToken)).status).toBe(200);
     // An account with room to spare, moving when shard 0 hands over: how long it goes without a 200.
-    const steadyGrow = load(await accountMoving(0, 2, 'reshard-steady'), () => gateways, 1);
+    const steadyGrow = load(
+      await movingAccount(stack, 'reshard-steady', { two: 0, three: 2 }),
+      () => gateways,
+      1,
+    );
     const grow = load(token, () => gateways, 2);
     const burst = load(burstToken, () => gateways, 1);
     // The old shards restart with the new count, one after the other, as the chart's rolling update
@@ -248,10 +234,14 @@ describe('changing the shard count under load', () => {
     // 3 → 2, with a second account that has room left: the shards come back to 2, and shard 2 is killed
     // (SIGKILL: no hand-over; its subject is then recorded by shard 0, which its accounts move to a hold
     // TTL later). The account moves from it, the steady one from shard 1, which hands over.
-    const back = await accountMoving(0, 2);
+    const back = await movingAccount(stack, 'reshard-daily', { two: 0, three: 2 });
     for (let i = 0; i < 100; i++) expect((await call(newGateway.baseUrl, back)).status).toBe(200);
     const shrink = load(back, () => gateways, 2);
-    const steadyShrink = load(await accountMovingFrom(1, 0), () => gateways, 1);
+    const steadyShrink = load(
+      await movingAccount(stack, 'reshard-steady', { two: 0, three: 1 }),
+      () => gateways,
+      1,
+    );
     const between = await rollShards('2');
     const rolledBack = Date.now();
     await firstOkSince(steadyShrink.answers, rolledBack);

@@ -353,15 +353,18 @@ describe('ShardMap through a rollout', () => {
     { at: 113_000, shard: 0, act: 'start', count: 3 },
   ] as const;
 
+  // Each with the count every shard and gateway runs once it is over.
+  const plans = [
+    ['2 → 3 → 2', steps, 2],
+    ['2 → 3 rolled back', rolledBack, 2],
+    ['3 → 2 rolled back', shrinkRolledBack, 3],
+    ['2 → 3, shard 0 killed and started again on 2', crashed, 3],
+  ] as const;
+
   it('never has two shards admitting one account, stand-ins or not', () => {
     // Gathered, then checked once: an expect per account and second (90 × 261 × 8) was most of the test.
     const twice: string[] = [];
-    for (const [name, plan] of [
-      ['2 → 3 → 2', steps],
-      ['2 → 3 rolled back', rolledBack],
-      ['3 → 2 rolled back', shrinkRolledBack],
-      ['2 → 3, shard 0 killed and started again on 2', crashed],
-    ] as const)
+    for (const [name, plan] of plans)
       for (const standIns of [true, false])
         for (const { at, owners } of rollout(plan, accounts, { until: 260_000, standIns }))
           for (const [a, who] of owners)
@@ -372,12 +375,7 @@ describe('ShardMap through a rollout', () => {
 
   it('once a rollout, a rollback or a restart has settled, admits every account where the gateways send it', () => {
     const astray: string[] = [];
-    for (const [name, plan, count] of [
-      ['2 → 3 → 2', steps, 2],
-      ['2 → 3 rolled back', rolledBack, 2],
-      ['3 → 2 rolled back', shrinkRolledBack, 3],
-      ['2 → 3, shard 0 killed and started again on 2', crashed, 3],
-    ] as const)
+    for (const [name, plan, count] of plans)
       for (const standIns of [true, false]) {
         const last = rollout(plan, accounts, { until: 260_000, standIns }).at(-1)!;
         for (const [a, who] of last.owners)
