@@ -87,7 +87,7 @@ const MOVED_RECENTLY_MS = 2 * 60_000;
  * With one shard count and nothing moving (the steady state) `simple` is true and ownership is one hash.
  */
 export class ShardMap {
-  /** No other count is live and no earlier run's moves are still settling. */
+  /** No earlier run of another count is live, nor ended so lately that its accounts' moves still settle. */
   readonly simple: boolean;
   private readonly activation = new Map<number, number>();
   /** Runs of other counts and shards (live or ended within the day) that began before this one. */
@@ -125,10 +125,9 @@ export class ShardMap {
     this.mine = Math.min(this.activation.get(me.count) ?? view.now, view.now);
     const own = live.find((r) => r.count === me.count && r.shard === me.shard);
     const began = own?.activeSince ?? view.now;
-    // Ties (one clock, ms) go to the lower count, then the lower shard: both sides order them alike.
+    // Ties (one clock, ms) go to the lower count: both sides order them alike.
     const precedes = (r: ShardRun) =>
-      r.activeSince < began ||
-      (r.activeSince === began && (r.count < me.count || (r.count === me.count && r.shard < me.shard)));
+      r.activeSince < began || (r.activeSince === began && r.count < me.count);
     this.earlier = view.runs.filter((r) => r.count !== me.count && r.shard !== me.shard && precedes(r));
     this.liveShards = new Set(live.map((r) => r.shard));
     const others = new Set(
