@@ -1,6 +1,6 @@
 import { shardOf } from '@mdp/usage';
 import { describe, expect, it } from 'vitest';
-import { type RegistryView, ShardMap, type ShardRun } from './shard-map.ts';
+import { nextStandIn, type RegistryView, ShardMap, type ShardRun, type StandInState } from './shard-map.ts';
 
 const settings = { liveMs: 5_000, holdTtlMs: 30_000, skewMs: 1_000 };
 const T = 1_800_000_000_000;
@@ -246,16 +246,14 @@ function rollout(
   const runs = new Map<string, ShardRun>();
   interface Proc {
     count: number;
-    standIn: number | null;
-    standInEnded: boolean;
+    stand: StandInState;
     admitted: Set<string>;
   }
   const procs = new Map<number, Proc>();
   const owners: { at: number; owners: Map<string, string[]> }[] = [];
   const started = (count: number): Proc => ({
     count,
-    standIn: null,
-    standInEnded: false,
+    stand: { standIn: null, ended: false },
     admitted: new Set(),
   });
   for (const s of [0, 1]) {
@@ -283,7 +281,7 @@ function rollout(
     }
     for (const [shard, p] of procs) {
       refresh(p.count, shard, now, false);
-      if (p.standIn !== null) refresh(p.standIn, shard, now, true);
+      if (p.stand.standIn !== null) refresh(p.stand.standIn, shard, now, true);
     }
     const v = view(
       now,
@@ -292,13 +290,11 @@ function rollout(
     );
     const byAccount = new Map<string, string[]>(accounts.map((a) => [a, []]));
     for (const [shard, p] of procs) {
-      let map = new ShardMap({ shard, count: p.count }, v, settings, p.standIn);
-      if (p.standIn !== null && map.standInGone) {
-        p.standIn = null;
-        p.standInEnded = true;
-        map = new ShardMap({ shard, count: p.count }, v, settings);
-      }
-      if (opts.standIns && p.standIn === null && !p.standInEnded) p.standIn = map.standInCount;
+      let map = new ShardMap({ shard, count: p.count }, v, settings, p.stand.standIn);
+      const next = opts.standIns || p.stand.standIn !== null ? nextStandIn(map, p.stand) : p.stand;
+      // An ended stand-in stops now; a new one is registered at the next refresh.
+      if (next.ended && !p.stand.ended) map = new ShardMap({ shard, count: p.count }, v, settings);
+      p.stand = next;
       const admits = new Set(accounts.filter((a) => map.ownership(a).kind === 'owner'));
       for (const a of new Set([...admits, ...p.admitted])) byAccount.get(a)!.push(`${shard} of ${p.count}`);
       p.admitted = admits;

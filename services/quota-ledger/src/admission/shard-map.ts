@@ -207,3 +207,20 @@ export class ShardMap {
     return handedOver.length > 0 ? { kind: 'owner', moved, from: handedOver } : { kind: 'owner', moved };
   }
 }
+
+/** The stand-in a shard process runs (`standIn`), and whether it has ended one (never taken up again). */
+export interface StandInState {
+  standIn: number | null;
+  ended: boolean;
+}
+
+/**
+ * The process's stand-in after reading `map` (made with `state.standIn`): it ends one whose count is gone
+ * (`standInGone`), and takes up `standInCount` once, for the life of the process: a stand-in that came and
+ * went would leave accounts in the book whose counts another shard moved on meanwhile.
+ */
+export function nextStandIn(map: ShardMap, state: StandInState): StandInState {
+  if (state.standIn !== null) return map.standInGone ? { standIn: null, ended: true } : state;
+  if (state.ended || map.standInCount === null) return state;
+  return { standIn: map.standInCount, ended: false };
+}

@@ -1,7 +1,14 @@
 import { type Listener, listen, type Pool } from '@mdp/db';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
-import { type Ownership, type RegistryView, ShardMap, type ShardRun } from './shard-map.ts';
+import {
+  nextStandIn,
+  type Ownership,
+  type RegistryView,
+  ShardMap,
+  type ShardRun,
+  type StandInState,
+} from './shard-map.ts';
 
 /** A run of the shard registry not refreshed for this long has ended (5 refreshes missed). */
 const REGISTRY_LIVE_MS = 5_000;
@@ -193,10 +200,7 @@ export function startShardRegistry(o: {
 }): ShardRegistry {
   const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   let current: ShardMap | null = null;
-  // Chosen once for the life of the process: a stand-in that came and went would leave accounts in the
-  // book whose counts another shard moved on meanwhile. One that ended is never taken up again.
-  let standIn: number | null = null;
-  let standInEnded = false;
+  let stand: StandInState = { standIn: null, ended: false };
   let stopped = false;
   let failing = false;
   let markReady!: () => void;
@@ -210,27 +214,28 @@ export function startShardRegistry(o: {
   });
   const tick = async () => {
     try {
-      let view = await refresh(o.pool, o, standIn, o.horizons(), settings.liveMs);
-      let map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, standIn);
-      if (standIn !== null && map.standInGone) {
-        o.logger.warn(
-          { standIn: { shard: o.shard, count: standIn } },
-          'the newer shard count has no runs left (rolled back): no longer standing in; what it admitted moves back a hold TTL from now',
-        );
-        // Not refreshed again, its run lapses: the runs that take its accounts wait out its holds.
-        standIn = null;
-        standInEnded = true;
-        map = new ShardMap({ shard: o.shard, count: o.count }, view, settings);
-      }
-      if (standIn === null && !standInEnded && map.standInCount !== null) {
-        standIn = map.standInCount;
-        o.logger.info(
-          { standIn: { shard: o.shard, count: standIn } },
-          'the shard count is changing: standing in for this index under the newer count',
-        );
-        // Registered at once: an account handed over to this index under that count is admitted now.
-        view = await refresh(o.pool, o, standIn, o.horizons(), settings.liveMs);
-        map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, standIn);
+      let view = await refresh(o.pool, o, stand.standIn, o.horizons(), settings.liveMs);
+      let map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, stand.standIn);
+      const next = nextStandIn(map, stand);
+      if (next !== stand) {
+        const was = stand.standIn;
+        stand = next;
+        if (was !== null) {
+          o.logger.warn(
+            { standIn: { shard: o.shard, count: was } },
+            'the newer shard count has no runs left (rolled back): no longer standing in; what it admitted moves back a hold TTL from now',
+          );
+          // Not refreshed again, its run lapses: the runs that take its accounts wait out its holds.
+          map = new ShardMap({ shard: o.shard, count: o.count }, view, settings);
+        } else {
+          o.logger.info(
+            { standIn: { shard: o.shard, count: stand.standIn } },
+            'the shard count is changing: standing in for this index under the newer count',
+          );
+          // Registered at once: an account handed over to this index under that count is admitted now.
+          view = await refresh(o.pool, o, stand.standIn, o.horizons(), settings.liveMs);
+          map = new ShardMap({ shard: o.shard, count: o.count }, view, settings, stand.standIn);
+        }
       }
       current = map;
       counts.set(
