@@ -108,6 +108,16 @@ export function shardOf(accountId: string, shardCount: number): number {
   return hash('sha1', accountId, 'buffer').readUInt32BE(0) % shardCount;
 }
 
+/**
+ * Which ledger shard relieves `shard` while its process restarts (after a hand-over): the index before
+ * it (shard 0's is 1). The same under every shard count that has both, so one process relieves all a
+ * stopped process ran (its count's run and a stand-in's), and a gateway on any map sends an account
+ * there while its own shard is unreachable.
+ */
+export function reliefOf(shard: number): number {
+  return shard === 0 ? 1 : shard - 1;
+}
+
 /** Request ids: the gateway's uuids, or (in events published before it made them all) a client's id. */
 const UUIDISH = /^[A-Za-z0-9._:-]{1,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

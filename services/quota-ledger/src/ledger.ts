@@ -117,6 +117,8 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     holder: o.holder,
     holdTtlMs: o.holdTtlMs,
     horizons: () => subjects.horizons(),
+    heldRequests: () => book.heldRequests(),
+    recordedPast,
     intervalMs: o.registryIntervalMs,
     ...(o.registryNotices ? { notices: o.registryNotices } : {}),
     logger,
@@ -164,8 +166,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   const stats = o.stats
     ? startLedgerStats({ shard: o.shard, consumer, book, store, clock, logger, registry, ...o.stats })
     : null;
-  const me = { shard: o.shard, count: o.shardCount };
-  const handingOver = { shard: shardService, book, registry: shardRegistry, pool, me, recordedPast, logger };
+  const handingOver = { shard: shardService, book, registry: shardRegistry, pool, recordedPast, logger };
   return {
     server,
     store,

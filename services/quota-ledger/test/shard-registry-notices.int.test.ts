@@ -38,6 +38,8 @@ const start = (shard: number, count: number, notices = true) => {
     holder: `test-${shard}-of-${count}`,
     holdTtlMs: 8_000,
     horizons: () => new Map(),
+    heldRequests: () => [],
+    recordedPast: async () => {},
     intervalMs: MINUTE,
     ...(notices ? { notices: { url: DATABASE_URL, schema } } : {}),
     logger,
@@ -62,7 +64,7 @@ describe('the shard registry, told of changes', () => {
     // Shard 1 hands over: the other shards' maps show its run ended, and its subject recorded through then.
     await one.stopRefreshing();
     const endedAt = await registryNow(pool);
-    await writeHandover(pool, { shard: 1, count: 2 }, endedAt, []);
+    await writeHandover(pool, one.runs(), endedAt, []);
     await until('shard 0 to read the hand-over', () => zero.map()!.recordedThrough(1) >= endedAt, 10_000, 20);
     expect(deaf.map()!.recordedThrough(1)).toBe(0);
   });

@@ -11,7 +11,7 @@ import type { PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { CellCounter, type Logger, type Registry, type Span, traceparentOf } from '@mdp/telemetry';
-import { INTERFACES, type Interface } from '@mdp/usage';
+import { INTERFACES, type Interface, reliefOf } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
 import type { LedgerShards } from '../ledger-shards.ts';
@@ -185,6 +185,7 @@ export class AdmissionClient {
   private readonly leases = new Map<string, HeldLease>();
   private readonly leaseIds = new Map<string, HeldLease>();
   private readonly leasing: boolean;
+  private readonly relieved: CellCounter<'shard'>;
 
   constructor(o: AdmissionClientOptions) {
     const { deadlineMs, logger, registry, clock, holdTtlMs = HOLD_TTL_MS } = o;
@@ -230,6 +231,12 @@ export class AdmissionClient {
       registers: [registry],
     });
     for (const event of LEASE_EVENTS) this.leaseEvents.cell(event);
+    this.relieved = new CellCounter({
+      name: 'gateway_admissions_relieved_total',
+      help: 'Admissions sent to the shard that relieves their own, by their own shard, while it was out of reach (restarting)',
+      labelNames: ['shard'] as const,
+      registers: [registry],
+    });
   }
 
   /**
@@ -237,7 +244,8 @@ export class AdmissionClient {
    * trace the shard's decision and the settlement event join.
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
-    const { shard, account } = this.ledgerCaller(caller);
+    const { shard: owner, account } = this.ledgerCaller(caller);
+    const shard = this.reachable(owner);
     const asking: Asking = { caller, shard, via, traceparent: traceparentOf(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
@@ -251,11 +259,25 @@ export class AdmissionClient {
       account,
       traceparent: asking.traceparent,
       interface: via,
-      want_lease: this.leasing,
+      // A relief ends while its process runs on: it leases nothing.
+      want_lease: this.leasing && shard === owner,
     };
     const waiter = new AdmissionRequest(request, asking, this);
     this.shards[shard]!.admit(waiter);
     return waiter.promise;
+  }
+
+  /**
+   * The shard to ask for an account of `owner`: `owner`, or while it is out of reach (restarting), the
+   * shard that relieves it (`reliefOf`), which admits its accounts from the moment it hands over until it
+   * runs again. An account its relief does not hold is refused there as it would be at its owner.
+   */
+  private reachable(owner: number): number {
+    if (this.shards.length < 2 || !this.shards[owner]!.unreachable()) return owner;
+    const relief = reliefOf(owner);
+    if (this.shards[relief]!.unreachable()) return owner;
+    this.relieved.cell(String(owner)).inc();
+    return relief;
   }
 
   resend(waiter: AdmissionRequest, shard: number): void {

@@ -143,9 +143,14 @@ export class ShardBook<A extends Waiting, D> {
     this.abandoned = new ExpiringByRequest(holdTtlMs);
   }
 
+  /** No stream is up and one broke a moment ago: a request now would be refused. */
+  refusing(now: number): boolean {
+    return !this.connected && now < this.pausedUntil;
+  }
+
   /** A request to decide: queued for this turn's message, unless a stream broke a moment ago. */
   admit(waiter: A, now: number): Admitting {
-    if (!this.connected && now < this.pausedUntil) return 'refused';
+    if (this.refusing(now)) return 'refused';
     this.pending.set(waiter.request.request_id, waiter);
     this.queue.push(waiter);
     return this.connected ? 'queued' : 'dial';

@@ -1,4 +1,4 @@
-import { Client, type ClientDuplexStream, credentials, Metadata } from '@grpc/grpc-js';
+import { Client, type ClientDuplexStream, connectivityState, credentials, Metadata } from '@grpc/grpc-js';
 import { CHANNEL_OPTIONS } from '@mdp/grpc';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
@@ -25,6 +25,8 @@ const WITHDRAWN: Promise<void> = Promise.resolve();
  */
 export class ShardStream {
   private stream: AdmitStream | null = null;
+  /** A stream broke and no stream since has heard from the shard: it may be away (restarting). */
+  private lost = false;
   private readonly book: ShardBook<AdmissionWaiter, Deferred<void>>;
   private readonly client: Client;
   private flushScheduled = false;
@@ -60,6 +62,16 @@ export class ShardStream {
     }
     if (admitting === 'dial') this.open();
     this.scheduleFlush();
+  }
+
+  /**
+   * Whether the shard is out of reach: its stream broke a moment ago, or it broke and the channel has
+   * no connection since (a restart). Asking makes the channel connect again, so it is seen coming back.
+   */
+  unreachable(): boolean {
+    if (!this.lost) return false;
+    if (this.book.refusing(this.clock())) return true;
+    return this.client.getChannel().getConnectivityState(true) !== connectivityState.READY;
   }
 
   /** Resolves when the shard no longer holds the request, or at the deadline (see `ShardBook.release`). */
@@ -125,6 +137,7 @@ export class ShardStream {
 
   private received(stream: AdmitStream, response: ledger.AdmitResponse): void {
     if (stream !== this.stream) return;
+    this.lost = false;
     for (const id of response.released) this.book.acknowledged(id)?.resolve();
     const now = this.clock();
     for (const res of response.results) this.book.answered(res, now)?.answer(res);
@@ -136,6 +149,7 @@ export class ShardStream {
   private broken(stream: AdmitStream, why: string): void {
     if (stream !== this.stream) return;
     this.stream = null;
+    this.lost = true;
     this.logger.warn({ why }, 'admission stream to the ledger closed');
     this.leases.lost();
     this.end(this.book.broken(this.clock()));

@@ -6,8 +6,8 @@ import { registryNow, type ShardRegistry, writeHandover } from './shard-registry
 
 /**
  * A graceful stop's first step, while the gateways' streams are still open: stop admitting, take the
- * leases back, and once everything published until then is recorded, end this shard's run with a
- * hand-over (the requests it still holds), so the accounts it gives up move at once. Each wait is at most
+ * leases back, and once everything published until then is recorded, end this shard's runs (its own,
+ * its stand-in's, its reliefs') with a hand-over (the requests it still holds), so the accounts it gives up move at once. Each wait is at most
  * about `ms`; without a complete hand-over the accounts move as after a kill, a hold TTL later.
  */
 export async function handOver(
@@ -16,7 +16,6 @@ export async function handOver(
     book: AccountBook;
     registry: ShardRegistry;
     pool: Pool;
-    me: { shard: number; count: number };
     /** Resolves once the consumer has recorded everything the stream held when called. */
     recordedPast: (ms: number) => Promise<void>;
     logger: Logger;
@@ -32,7 +31,7 @@ export async function handOver(
     // A lease not back may still be used until it expires: nothing exact to hand over.
     if (o.book.leasesOut > 0) throw new Error(`${o.book.leasesOut} leases are not back`);
     const holds = o.book.heldRequests();
-    await writeHandover(o.pool, o.me, endedAt, holds);
+    await writeHandover(o.pool, o.registry.runs(), endedAt, holds);
     o.logger.info({ holds: holds.length }, 'handed over: accounts moving elsewhere move now');
   } catch (err) {
     o.logger.warn(

@@ -1,6 +1,14 @@
 import { shardOf } from '@mdp/usage';
 import { describe, expect, it } from 'vitest';
-import { nextStandIn, type RegistryView, ShardMap, type ShardRun, type StandInState } from './shard-map.ts';
+import {
+  nextReliefs,
+  nextStandIn,
+  type RegistryView,
+  type Relief,
+  ShardMap,
+  type ShardRun,
+  type StandInState,
+} from './shard-map.ts';
 
 const settings = { liveMs: 5_000, holdTtlMs: 30_000, skewMs: 1_000 };
 const T = 1_800_000_000_000;
@@ -20,7 +28,8 @@ const run = (
   lastSeen: number,
   endedAt: number | null = null,
   standIn = false,
-): ShardRun => ({ count, shard, activeSince, lastSeen, endedAt, standIn });
+  subject = shard,
+): ShardRun => ({ count, shard, subject, activeSince, lastSeen, endedAt, standIn });
 
 const view = (now: number, runs: ShardRun[], horizons: [number, number][] = []): RegistryView => ({
   now,
@@ -93,7 +102,7 @@ describe('ShardMap', () => {
     expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toEqual({
       kind: 'owner',
       moved: true,
-      from: [{ count: 2, shard: 0 }],
+      from: [{ count: 2, shard: 0, subject: 0 }],
     });
     // A run that ended without one (killed) keeps the hold TTL's wait.
     v = view(
@@ -182,7 +191,11 @@ describe('ShardMap: a stand-in for the newer count', () => {
     ];
     const v = view(T + 11_000, runs(T + 11_000, T + 9_500), [[1, T + 9_500]]);
     const shard0 = new ShardMap({ shard: 0, count: 3 }, v, settings, 2);
-    expect(shard0.ownership(x)).toEqual({ kind: 'owner', moved: true, from: [{ count: 3, shard: 1 }] });
+    expect(shard0.ownership(x)).toEqual({
+      kind: 'owner',
+      moved: true,
+      from: [{ count: 3, shard: 1, subject: 1 }],
+    });
     // Its own accounts as before; the new count's shard 1 waits for it on the ones it keeps meanwhile.
     expect(shard0.ownership(stays)).toEqual({ kind: 'owner', moved: false });
     expect(new ShardMap({ shard: 1, count: 2 }, v, settings).ownership(stays)).toMatchObject({
@@ -231,22 +244,94 @@ describe('ShardMap: a stand-in for the newer count', () => {
   });
 });
 
+describe('ShardMap: a relief while a shard restarts', () => {
+  const old = T - 3_600_000;
+  const x = accountMoving(1, 1);
+  const mine = accountMoving(0, 0);
+  // Three shards of 3; shard 1 stopped gracefully at T + 9.5 s, its subject recorded through then.
+  const stopped = [
+    run(3, 0, old, T + 10_000),
+    run(3, 1, old, T + 9_000, T + 9_500),
+    run(3, 2, old, T + 10_000),
+  ];
+  const horizons: [number, number][] = [
+    [0, T + 10_000],
+    [1, T + 9_500],
+    [2, T + 10_000],
+  ];
+
+  it('is due at the shard before it (1 for shard 0) once the run hands over, and admits its accounts once registered', () => {
+    const v = view(T + 10_000, stopped, horizons);
+    const zero = new ShardMap({ shard: 0, count: 3 }, v, settings);
+    expect(zero.reliefsDue()).toEqual([{ count: 3, shard: 1 }]);
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).reliefsDue()).toEqual([]);
+    // Not before it is in the registry: the other shards would not know to wait for it.
+    expect(
+      new ShardMap({ shard: 0, count: 3 }, v, settings, null, [{ count: 3, shard: 1 }]).ownership(x),
+    ).toEqual({
+      kind: 'not_owner',
+    });
+    const registered = view(
+      T + 10_000,
+      [...stopped, run(3, 1, T + 10_000, T + 10_000, null, false, 0)],
+      horizons,
+    );
+    const relieving = new ShardMap({ shard: 0, count: 3 }, registered, settings, null, [
+      { count: 3, shard: 1 },
+    ]);
+    expect(relieving.ownership(x)).toEqual({
+      kind: 'owner',
+      moved: true,
+      from: [{ count: 3, shard: 1, subject: 1 }],
+      relief: true,
+    });
+    expect(relieving.ownership(mine)).toEqual({ kind: 'owner', moved: false });
+    // Nor for a run that was killed (no hand-over): its holds are waited out as before.
+    const killed = view(T + 10_000, [stopped[0]!, run(3, 1, old, T + 9_000), stopped[2]!], horizons);
+    expect(new ShardMap({ shard: 0, count: 3 }, killed, settings).reliefsDue()).toEqual([]);
+  });
+
+  it('ends when the shard runs again, which waits until the relief has handed over and its subject is recorded', () => {
+    const relief = run(3, 1, T + 10_000, T + 13_000, null, false, 0);
+    const back = run(3, 1, T + 13_000, T + 13_000);
+    const v = view(T + 13_000, [stopped[0]!, back, stopped[2]!, relief], horizons);
+    const zero = new ShardMap({ shard: 0, count: 3 }, v, settings, null, [{ count: 3, shard: 1 }]);
+    expect(zero.reliefOver({ count: 3, shard: 1 })).toBe(true);
+    expect(zero.reliefsDue()).toEqual([]);
+    expect(new ShardMap({ shard: 1, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
+    const ended = { ...relief, endedAt: T + 13_200 };
+    const unrecorded = view(T + 13_300, [stopped[0]!, back, stopped[2]!, ended], horizons);
+    expect(new ShardMap({ shard: 1, count: 3 }, unrecorded, settings).ownership(x)).toMatchObject({
+      kind: 'handoff',
+    });
+    const recorded = view(T + 13_300, [stopped[0]!, back, stopped[2]!, ended], [[0, T + 13_200]]);
+    expect(new ShardMap({ shard: 1, count: 3 }, recorded, settings).ownership(x)).toEqual({
+      kind: 'owner',
+      moved: true,
+      from: [{ count: 3, shard: 1, subject: 0 }],
+    });
+  });
+});
+
 /**
- * The registry as a rollout writes it, second by second: every live process refreshes its run (and its
- * stand-in, chosen, and ended, from its last map as the registry does), then reads every run; its
- * consumer records everything at once. Returns, per second, each account's admitters: a process admits
- * what its new map gives it and, until this read, what its last one gave it (it acts on a map until it
- * reads the next).
+ * The registry as a rollout writes it, second by second: every live process refreshes its runs (its
+ * stand-in and reliefs, chosen, and ended, from its last map as the registry does), then reads every run;
+ * its consumer records everything at once. A stop hands over every run of its process. Returns, per
+ * second, each account's admitters: a process admits what its new map gives it and, until this read, what
+ * its last one gave it (it acts on a map until it reads the next). What a process writes while it reads
+ * (a relief's end) the others read a second later; a run it begins (a stand-in, a relief) it registers
+ * and reads again at once, as the registry does.
  */
 function rollout(
   steps: readonly { at: number; shard: number; act: 'start' | 'stop' | 'kill'; count?: number }[],
   accounts: readonly string[],
-  opts: { until: number; standIns: boolean },
+  opts: { until: number; standIns: boolean; reliefs?: boolean; count?: number },
 ) {
   const runs = new Map<string, ShardRun>();
   interface Proc {
     count: number;
     stand: StandInState;
+    reliefs: Relief[];
     admitted: Set<string>;
   }
   const procs = new Map<number, Proc>();
@@ -254,19 +339,35 @@ function rollout(
   const started = (count: number): Proc => ({
     count,
     stand: { standIn: null, ended: false },
+    reliefs: [],
     admitted: new Set(),
   });
-  for (const s of [0, 1]) {
-    procs.set(s, started(2));
-    runs.set(`2/${s}`, run(2, s, old(), T));
+  const key = (count: number, shard: number, subject = shard) => `${count}/${shard}@${subject}`;
+  const initial = opts.count ?? 2;
+  for (let s = 0; s < initial; s++) {
+    procs.set(s, started(initial));
+    runs.set(key(initial, s), run(initial, s, old(), T));
   }
   function old() {
     return T - 3_600_000;
   }
-  const refresh = (count: number, shard: number, now: number, standIn: boolean) => {
-    const prev = runs.get(`${count}/${shard}`);
+  const refresh = (count: number, shard: number, now: number, standIn: boolean, subject = shard) => {
+    const prev = runs.get(key(count, shard, subject));
     const lapsed = !prev || prev.lastSeen < now - settings.liveMs || prev.endedAt !== null;
-    runs.set(`${count}/${shard}`, run(count, shard, lapsed ? now : prev.activeSince, now, null, standIn));
+    runs.set(
+      key(count, shard, subject),
+      run(count, shard, lapsed ? now : prev.activeSince, now, null, standIn, subject),
+    );
+    return runs.get(key(count, shard, subject))!;
+  };
+  const refreshAll = (subject: number, p: Proc, now: number) => {
+    refresh(p.count, subject, now, false);
+    if (p.stand.standIn !== null) refresh(p.stand.standIn, subject, now, true);
+    for (const r of p.reliefs) refresh(r.count, r.shard, now, false, subject);
+  };
+  const end = (k: string, now: number) => {
+    const r = runs.get(k);
+    if (r) runs.set(k, { ...r, endedAt: now });
   };
   for (let at = 0; at <= opts.until; at += 1_000) {
     const now = T + at;
@@ -275,26 +376,41 @@ function rollout(
       if (step.act === 'start') procs.set(step.shard, started(step.count!));
       else if (p) {
         procs.delete(step.shard);
-        const r = runs.get(`${p.count}/${step.shard}`)!;
-        if (step.act === 'stop') runs.set(`${p.count}/${step.shard}`, { ...r, endedAt: now });
+        if (step.act === 'stop') {
+          end(key(p.count, step.shard), now);
+          if (p.stand.standIn !== null) end(key(p.stand.standIn, step.shard), now);
+          for (const r of p.reliefs) end(key(r.count, r.shard, step.shard), now);
+        }
       }
     }
-    for (const [shard, p] of procs) {
-      refresh(p.count, shard, now, false);
-      if (p.stand.standIn !== null) refresh(p.stand.standIn, shard, now, true);
-    }
-    const v = view(
-      now,
-      [...runs.values()],
-      [0, 1, 2].map((s) => [s, now]),
-    );
+    for (const [shard, p] of procs) refreshAll(shard, p, now);
+    const horizons: [number, number][] = [0, 1, 2].map((s) => [s, now]);
+    const snapshot = new Map(runs);
+    const registered = new Map<string, ShardRun>();
+    const v = view(now, [...snapshot.values()], horizons);
     const byAccount = new Map<string, string[]>(accounts.map((a) => [a, []]));
     for (const [shard, p] of procs) {
-      let map = new ShardMap({ shard, count: p.count }, v, settings, p.stand.standIn);
-      const next = opts.standIns || p.stand.standIn !== null ? nextStandIn(map, p.stand) : p.stand;
-      // An ended stand-in stops now; a new one is registered at the next refresh.
-      if (next.ended && !p.stand.ended) map = new ShardMap({ shard, count: p.count }, v, settings);
-      p.stand = next;
+      const mapOf = (at: RegistryView) =>
+        new ShardMap({ shard, count: p.count }, at, settings, p.stand.standIn, p.reliefs);
+      let map = mapOf(v);
+      // A new stand-in is registered at the next refresh (till then the map leaves it out); one that
+      // ended stops now.
+      if (opts.standIns || p.stand.standIn !== null) p.stand = nextStandIn(map, p.stand);
+      map = mapOf(v);
+      if (opts.reliefs) {
+        const r = nextReliefs(map, p.reliefs);
+        for (const e of r.ended) end(key(e.count, e.shard, shard), now);
+        const begun = r.held.filter((h) => !p.reliefs.includes(h));
+        p.reliefs = r.held;
+        // Registered one at a time (the registry serialises refreshes), each after those before it.
+        for (const b of begun)
+          registered.set(
+            key(b.count, b.shard, shard),
+            refresh(b.count, b.shard, now + registered.size, false, shard),
+          );
+        const mine = new Map([...snapshot, ...registered]);
+        map = mapOf(view(now, [...mine.values()], horizons));
+      }
       const admits = new Set(accounts.filter((a) => map.ownership(a).kind === 'owner'));
       for (const a of new Set([...admits, ...p.admitted])) byAccount.get(a)!.push(`${shard} of ${p.count}`);
       p.admitted = admits;
@@ -302,6 +418,19 @@ function rollout(
     owners.push({ at, owners: byAccount });
   }
   return owners;
+}
+
+/** Each account's longest stretch of seconds without an admitter, over `owners`. */
+function longestGaps(owners: ReturnType<typeof rollout>): Map<string, number> {
+  const gaps = new Map<string, number>();
+  const since = new Map<string, number>();
+  for (const { at, owners: byAccount } of owners)
+    for (const [a, who] of byAccount) {
+      if (who.length > 0) since.delete(a);
+      else if (!since.has(a)) since.set(a, at);
+      if (since.has(a)) gaps.set(a, Math.max(gaps.get(a) ?? 0, at - since.get(a)! + 1_000));
+    }
+  return gaps;
 }
 
 describe('ShardMap through a rollout', () => {
@@ -357,28 +486,64 @@ describe('ShardMap through a rollout', () => {
     ['2 → 3, shard 0 killed and started again on 2', crashed, 3],
   ] as const;
 
-  it('never has two shards admitting one account, stand-ins or not', () => {
-    // Gathered, then checked once: an expect per account and second (90 × 261 × 8) was most of the test.
+  // Every shard of 3 restarted in turn, last index first, as a StatefulSet rolls them.
+  const rolling = [
+    { at: 20_000, shard: 2, act: 'stop' },
+    { at: 23_000, shard: 2, act: 'start', count: 3 },
+    { at: 30_000, shard: 1, act: 'stop' },
+    { at: 33_000, shard: 1, act: 'start', count: 3 },
+    { at: 40_000, shard: 0, act: 'stop' },
+    { at: 43_000, shard: 0, act: 'start', count: 3 },
+  ] as const;
+  // Each from 2 shards but the rolling restart, from 3.
+  const every = [
+    ...plans.map(([name, plan, count]) => [name, plan, count, 2] as const),
+    ['rolling restart of 3', rolling, 3, 3] as const,
+  ];
+
+  const options = [
+    { standIns: true, reliefs: true },
+    { standIns: true, reliefs: false },
+    { standIns: false, reliefs: true },
+    { standIns: false, reliefs: false },
+  ];
+  const named = (o: (typeof options)[number]) => `stand-ins: ${o.standIns}, reliefs: ${o.reliefs}`;
+
+  it('never has two shards admitting one account, with stand-ins, reliefs, both or neither', () => {
+    // Gathered, then checked once: an expect per account and second (90 × 261 × 20) was most of the test.
     const twice: string[] = [];
-    for (const [name, plan] of plans)
-      for (const standIns of [true, false])
-        for (const { at, owners } of rollout(plan, accounts, { until: 260_000, standIns }))
+    for (const [name, plan, , from] of every)
+      for (const o of options)
+        for (const { at, owners } of rollout(plan, accounts, { until: 260_000, count: from, ...o }))
           for (const [a, who] of owners)
-            if (who.length > 1)
-              twice.push(`${name}: ${a} at ${at / 1000} s (stand-ins: ${standIns}): ${who}`);
+            if (who.length > 1) twice.push(`${name}: ${a} at ${at / 1000} s (${named(o)}): ${who}`);
     expect(twice).toEqual([]);
   });
 
   it('once a rollout, a rollback or a restart has settled, admits every account where the gateways send it', () => {
     const astray: string[] = [];
-    for (const [name, plan, count] of plans)
-      for (const standIns of [true, false]) {
-        const last = rollout(plan, accounts, { until: 260_000, standIns }).at(-1)!;
+    for (const [name, plan, count, from] of every)
+      for (const o of options) {
+        const last = rollout(plan, accounts, { until: 260_000, count: from, ...o }).at(-1)!;
         for (const [a, who] of last.owners)
           if (who.join() !== `${shardOf(a, count)} of ${count}`)
-            astray.push(`${name} (stand-ins: ${standIns}): ${a}: ${who}`);
+            astray.push(`${name} (${named(o)}): ${a}: ${who}`);
       }
     expect(astray).toEqual([]);
+  });
+
+  it('with reliefs, leaves no account without an admitter through restarts that hand over', () => {
+    // 2 → 3 → 2 until shard 2 is killed (its accounts then wait out its holds), and a rolling restart.
+    for (const [plan, until, count] of [
+      [steps, 159_000, 2],
+      [rolling, 120_000, 3],
+    ] as const) {
+      const gaps = (reliefs: boolean) =>
+        longestGaps(rollout(plan, accounts, { until, count, standIns: true, reliefs }));
+      expect([...gaps(true).entries()]).toEqual([]);
+      // Without reliefs an account waits through its shard's restart (3 s here; seconds in Kubernetes).
+      expect(Math.max(...gaps(false).values())).toBeGreaterThanOrEqual(3_000);
+    }
   });
 
   it('admits an account whose new owner restarts last as soon as its old owner hands it over', () => {

@@ -129,7 +129,7 @@ export interface ShardDeps {
   handoverHolds: (
     accountId: string,
     from: readonly HandedOver[],
-  ) => Promise<(HandoverHold & { from: number })[]>;
+  ) => Promise<(HandoverHold & { from: HandedOver })[]>;
 }
 
 /** One gateway's admission stream, as the shard sees it: where its recalls go. */
@@ -265,8 +265,10 @@ export function createShard(deps: ShardDeps): Shard {
         for (const f of moved.from ?? [])
           book.adopt(
             accountId,
-            handed.filter((h) => h.from === f.shard),
-            f.shard,
+            handed.filter(
+              (h) => h.from.count === f.count && h.from.shard === f.shard && h.from.subject === f.subject,
+            ),
+            f.subject,
             now,
           );
       });
@@ -347,6 +349,9 @@ export function createShard(deps: ShardDeps): Shard {
       await afterLease(req.accountId);
       return decideLoaded(req, moved, stream, true);
     }
+    // The map may have changed while the account loaded (a relief that ended hands over what it held).
+    const own = deps.ownership(req.accountId);
+    if (own.kind !== 'owner') return refuse(req, own.kind);
     // No grant from here: these answers go out when a group of loads ends, possibly after answers the
     // stream got since, and a LEASED answer must never reach its gateway before the grant it refers to.
     // The grants come with answers written at once (`decideBatch`), in the order they were decided.
@@ -362,7 +367,7 @@ export function createShard(deps: ShardDeps): Shard {
     const ready: Outcome[] = [];
     const later: Promise<Outcome>[] = [];
     const lastWanting = new Map<string, { req: AdmissionRequest; outcome: Outcome }>();
-    for (const req of requests) {
+    for (let req of requests) {
       if (!req.requestId || !req.accountId) {
         ready.push(refuse(req, 'unavailable'));
         continue;
@@ -372,6 +377,8 @@ export function createShard(deps: ShardDeps): Shard {
         ready.push(refuse(req, own.kind));
         continue;
       }
+      // A relief ends while its process runs on: nothing of it is out on a lease then.
+      if (own.relief && req.wantLease) req = { ...req, wantLease: false };
       if (leaseMs > 0) recall(req.accountId, stream, now);
       const holder = book.liveLeaseHolder(req.accountId, now);
       // Sent before its gateway knew of the lease it now holds: the gateway decides it under the lease.

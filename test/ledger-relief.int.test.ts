@@ -1,0 +1,144 @@
+import { shardOf } from '@mdp/usage';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { until } from './until.ts';
+import { usedToday } from './usage-read.ts';
+
+// A rolling update of the ledger (issue 49): each shard stops gracefully (SIGTERM) and starts again, as
+// the chart's StatefulSet rolls them. While a shard's process is away, the shard before it (`reliefOf`:
+// 0 for shard 1, 1 for shard 0) admits its accounts, from its hand-over until it runs again, and the
+// gateways send them there: the accounts are served through the restart, and end exactly at their caps.
+
+let stack: Stack;
+const CAP = 300;
+const PRE = 50;
+
+beforeAll(async () => {
+  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 3 });
+  await stack.admin(
+    'plan',
+    'create',
+    'relief-daily',
+    '--daily',
+    String(CAP),
+    '--monthly',
+    'none',
+    '--burst',
+    'none',
+  );
+}, 300_000);
+afterAll(async () => {
+  await stack?.shutdown();
+}, STACK_SHUTDOWN_MS);
+
+const SEARCH = '/v1/stocks?q=zz&limit=1';
+
+/** A token of a new account on the plan whose shard of 3 is `shard`. */
+async function accountOf(shard: number): Promise<string> {
+  for (;;) {
+    const account = await stack.admin('account', 'create', '--plan', 'relief-daily');
+    if (shardOf(account, 3) === shard) return stack.admin('token', 'issue', account);
+  }
+}
+
+interface Answer {
+  status: number;
+  at: number;
+}
+
+describe('a rolling restart of the ledger', () => {
+  it("serves each restarting shard's accounts through its relief, exactly to their caps", async () => {
+    const one = await accountOf(1);
+    const zero = await accountOf(0);
+    const second = await stack.startSecondGateway({ LEDGER_ADDR: stack.ledgerAddr(3) });
+    // Through both gateways: each account is admitted request by request (no lease), by its shard or its
+    // relief.
+    const bases = [stack.baseUrl, second.baseUrl];
+    const call = async (token: string, i: number): Promise<Answer> => {
+      const res = await fetch(`${bases[i % 2]}${SEARCH}`, { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      return { status: res.status, at: Date.now() };
+    };
+    for (let i = 0; i < PRE; i++) {
+      expect((await call(one, i)).status).toBe(200);
+      expect((await call(zero, i)).status).toBe(200);
+    }
+    const answers = new Map<string, Answer[]>([
+      [one, []],
+      [zero, []],
+    ]);
+    let stopped = false;
+    const load = (async () => {
+      for (let i = 0; !stopped; i++) {
+        const [a, b] = await Promise.all([call(one, i), call(zero, i)]);
+        answers.get(one)!.push(a);
+        answers.get(zero)!.push(b);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    const restart = async (shard: number) => {
+      const name = shard === 0 ? 'quota-ledger' : (`quota-ledger-${shard}` as const);
+      await stack.stop(name);
+      const down = Date.now();
+      await stack.start(name, { SHARD_COUNT: '3' });
+      return { down, up: Date.now() };
+    };
+    try {
+      await new Promise((r) => setTimeout(r, 1_000));
+      const shard1 = await restart(1);
+      await new Promise((r) => setTimeout(r, 2_000));
+      const shard0 = await restart(0);
+      await new Promise((r) => setTimeout(r, 2_000));
+      // Each account is served while its own shard's process is away: by its relief.
+      const servedWhileDown = (token: string, w: { down: number; up: number }) =>
+        answers.get(token)!.filter((a) => a.status === 200 && a.at > w.down && a.at < w.up).length;
+      const gaps = [one, zero].map((t) => longestWithout200(answers.get(t)!));
+      console.log(
+        `rolling restart: shard 1 away ${shard1.up - shard1.down} ms, ${servedWhileDown(one, shard1)} 200s meanwhile; shard 0 away ${shard0.up - shard0.down} ms, ${servedWhileDown(zero, shard0)} 200s meanwhile; longest without a 200: ${gaps[0]} and ${gaps[1]} ms`,
+      );
+      expect(servedWhileDown(one, shard1), tally(answers.get(one)!)).toBeGreaterThan(0);
+      expect(servedWhileDown(zero, shard0), tally(answers.get(zero)!)).toBeGreaterThan(0);
+      // And each ends exactly at its cap: every 200 charged once, none past the cap.
+      for (const token of [one, zero])
+        await until(
+          'the account to reach its cap',
+          async () => (await usedToday(stack.baseUrl, token)) === CAP,
+          120_000,
+          250,
+        );
+      await new Promise((r) => setTimeout(r, 2_000));
+      stopped = true;
+      await load;
+      for (const token of [one, zero]) {
+        const seen = answers.get(token)!;
+        expect(seen.filter((a) => a.status === 200).length + PRE, tally(seen)).toBe(CAP);
+        for (const a of seen) expect([200, 429, 503]).toContain(a.status);
+        expect(await usedToday(stack.baseUrl, token)).toBe(CAP);
+      }
+      // Shard 1 relieved shard 0 (shard 0's process that relieved shard 1 has restarted since).
+      expect(stack.procs.get('quota-ledger-1')!.output.join('')).toContain('relieving a shard');
+    } finally {
+      stopped = true;
+      await load;
+      await second.stop();
+    }
+  }, 300_000);
+});
+
+function tally(answers: Answer[]): string {
+  const by = new Map<number, number>();
+  for (const a of answers) by.set(a.status, (by.get(a.status) ?? 0) + 1);
+  return JSON.stringify(Object.fromEntries(by));
+}
+
+/** The longest stretch of `answers` without a 200, from the first answer to the last. */
+function longestWithout200(answers: Answer[]): number {
+  const marks = [
+    answers[0]!.at,
+    ...answers.filter((a) => a.status === 200).map((a) => a.at),
+    answers.at(-1)!.at,
+  ];
+  let longest = 0;
+  for (let i = 1; i < marks.length; i++) longest = Math.max(longest, marks[i]! - marks[i - 1]!);
+  return longest;
+}
