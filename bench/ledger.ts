@@ -73,6 +73,7 @@ export async function benchLedger(): Promise<string[]> {
               traceparent: '',
               interface: 'rest',
               want_lease: false,
+              relief: false,
             });
           }
           call.write({

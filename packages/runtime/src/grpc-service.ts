@@ -28,6 +28,11 @@ export interface BuiltService {
   ready?: () => boolean;
   /** Work to finish while clients are still connected, before the server drains (within the grace). */
   beforeDrain?: (graceMs: number) => Promise<void>;
+  /**
+   * Listen only once this resolves (the ops port serves meanwhile): clients that cannot connect go
+   * elsewhere until the service can answer them (the ledger's gateways, to a shard's relief).
+   */
+  listenWhen?: Promise<void>;
   close?: () => Promise<void>;
 }
 
@@ -74,13 +79,16 @@ export async function runGrpcService<P extends TProperties = {}>(spec: GrpcServi
       poolLogger: logger,
     });
     const built = await spec.build(rt, pool);
-    const { server, close, ready, beforeDrain }: BuiltService =
+    const { server, close, ready, beforeDrain, listenWhen }: BuiltService =
       built instanceof GrpcServer ? { server: built } : built;
     const dbReady = cachedProbe(async () => (await pool.query('SELECT 1')).rowCount === 1);
-    const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
+    let draining = false;
+    const listen = () => server.listen(config.GRPC_HOST, config.GRPC_PORT);
+    const early = listenWhen ? null : await listen();
     const ops = await serveUntilSignal(rt, config.OPS_PORT, {
       ready: async () => (ready?.() ?? true) && (await dbReady()),
       drain: async (graceMs) => {
+        draining = true;
         const started = Date.now();
         await beforeDrain?.(graceMs);
         await server.shutdown(Math.max(0, graceMs - (Date.now() - started)));
@@ -90,6 +98,10 @@ export async function runGrpcService<P extends TProperties = {}>(spec: GrpcServi
         await pool.end();
       },
     });
+    if (listenWhen) await listenWhen;
+    // Asked to stop while it waited: it never listens.
+    if (draining) return;
+    const port = early ?? (await listen());
     logger.info({ grpcPort: port, opsPort: ops.port, schema: config.DB_SCHEMA }, `${spec.name} listening`);
   } catch (err) {
     exitOnStartupError(rt, err);

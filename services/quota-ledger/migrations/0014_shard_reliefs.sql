@@ -17,6 +17,10 @@ CREATE TABLE ledger_shard_reliefs (
   PRIMARY KEY (shard_count, shard, subject)
 );
 
+-- Whether a run's process admits yet (its consumer has caught up): a relief lasts until the run that
+-- ends it does, so its accounts are admitted throughout. A run of an earlier release counts as admitting.
+ALTER TABLE ledger_shard_runs ADD COLUMN admitting boolean NOT NULL DEFAULT true;
+
 -- The requests a relief still held when it ended (as ledger_handover_holds for a shard's own runs).
 CREATE TABLE ledger_relief_holds (
   shard_count integer NOT NULL,
@@ -30,5 +34,6 @@ CREATE TABLE ledger_relief_holds (
 );
 
 -- Down Migration
+ALTER TABLE ledger_shard_runs DROP COLUMN admitting;
 DROP TABLE ledger_relief_holds;
 DROP TABLE ledger_shard_reliefs;

@@ -40,6 +40,7 @@ const admissionOf = (a: ledger.Admission): AdmissionRequest => ({
   via: interfaceOf(a.interface),
   traceparent: a.traceparent,
   wantLease: a.want_lease,
+  relief: a.relief,
 });
 
 const heldOf = (h: {

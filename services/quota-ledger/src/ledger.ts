@@ -134,6 +134,8 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     clock,
     logger,
   });
+  // A relief of this shard ends once it admits, so its accounts are admitted throughout its restart.
+  catchUp.whenCaughtUp(() => shardRegistry.admitting());
   const tick = startTick({ subjects, shardRegistry, book, leaseMetrics, clock, logger, registry });
   const upkeep = scheduleUpkeep({
     shard: o.shard,

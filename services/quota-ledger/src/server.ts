@@ -88,6 +88,8 @@ await runGrpcService({
     return {
       server: ledger.server,
       ready: () => natsUp && !nc.isClosed() && ledger.caughtUp(),
+      // The gateways send a restarting shard's accounts to its relief until they can connect here.
+      listenWhen: ledger.catchingUp,
       // Leases come back, and accounts are handed over, while the gateways' streams are still open.
       beforeDrain: (graceMs) => ledger.handOver(Math.min(2_000, graceMs / 4)),
       close: async () => {

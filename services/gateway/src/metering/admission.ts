@@ -56,10 +56,11 @@ interface HeldLease {
 type Decisions = CellCounter<'decision' | 'interface' | 'shard'>;
 const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable'] as const;
 
-/** Who is asking: the verified caller, its shard, the front door. */
+/** Who is asking: the verified caller, the shard asked and its own shard (the metrics' label), the front door. */
 interface Asking {
   caller: Principal;
   shard: number;
+  owner: number;
   via: Interface;
   traceparent: string;
 }
@@ -79,11 +80,11 @@ function answerOf(
   decisions: Decisions,
   now: number,
 ): Admission | ApiError | null {
-  const { caller, via, shard } = a;
+  const { caller, via, shard, owner } = a;
   const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, now);
   switch (res.decision) {
     case D.ADMIT_DECISION_ADMITTED:
-      decisions.cell('admitted', via, shard).inc();
+      decisions.cell('admitted', via, owner).inc();
       return {
         requestId: res.request_id,
         accountId: caller.accountId,
@@ -94,14 +95,14 @@ function answerOf(
         headers,
       };
     case D.ADMIT_DECISION_RATE_LIMITED:
-      decisions.cell('rate_limited', via, shard).inc();
+      decisions.cell('rate_limited', via, owner).inc();
       return new ApiError(
         'rate_limited',
         `burst cap of ${caller.burstPerMinute} requests a minute reached; retry in ${res.retry_after_seconds} s`,
         { headers: { ...headers, 'Retry-After': res.retry_after_seconds } },
       );
     case D.ADMIT_DECISION_QUOTA_EXHAUSTED:
-      decisions.cell('quota_exhausted', via, shard).inc();
+      decisions.cell('quota_exhausted', via, owner).inc();
       return new ApiError('quota_exhausted', `plan quota used up; it resets at ${resetAt(headers)}`, {
         headers: { ...headers, 'Retry-After': res.retry_after_seconds },
       });
@@ -215,7 +216,7 @@ export class AdmissionClient {
     );
     this.decisions = new CellCounter({
       name: 'gateway_admissions_total',
-      help: 'Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and ledger shard, whether the shard decided or this gateway under a lease',
+      help: "Admission outcomes seen by the gateway (admitted, rate_limited, quota_exhausted, unavailable) by interface (rest, mcp) and its account's ledger shard (also when its relief decided), whether the shard decided or this gateway under a lease",
       labelNames: ['decision', 'interface', 'shard'] as const,
       registers: [registry],
     });
@@ -246,7 +247,7 @@ export class AdmissionClient {
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
     const { shard: owner, account } = this.ledgerCaller(caller);
     const shard = this.reachable(owner);
-    const asking: Asking = { caller, shard, via, traceparent: traceparentOf(span) };
+    const asking: Asking = { caller, shard, owner, via, traceparent: traceparentOf(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
       const now = this.clock();
@@ -261,6 +262,7 @@ export class AdmissionClient {
       interface: via,
       // A relief ends while its process runs on: it leases nothing.
       want_lease: this.leasing && shard === owner,
+      relief: shard !== owner,
     };
     const waiter = new AdmissionRequest(request, asking, this);
     this.shards[shard]!.admit(waiter);
@@ -346,7 +348,7 @@ export class AdmissionClient {
   }
 
   unavailable(asking: Asking): void {
-    this.decisions.cell('unavailable', asking.via, asking.shard).inc();
+    this.decisions.cell('unavailable', asking.via, asking.owner).inc();
   }
 
   private take(grant: ledger.LeaseGrant, asking: Asking, now: number): void {

@@ -25,6 +25,7 @@ const waiter = (id: string, accountId = `acct-${id}`): Waiter => ({
     traceparent: '',
     interface: 'rest',
     want_lease: false,
+    relief: false,
   },
 });
 const result = (id: string, decision = D.ADMIT_DECISION_ADMITTED, at = 5_000): ledger.AdmissionResult => ({

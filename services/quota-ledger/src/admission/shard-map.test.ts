@@ -29,7 +29,8 @@ const run = (
   endedAt: number | null = null,
   standIn = false,
   subject = shard,
-): ShardRun => ({ count, shard, subject, activeSince, lastSeen, endedAt, standIn });
+  admitting = true,
+): ShardRun => ({ count, shard, subject, activeSince, lastSeen, endedAt, standIn, admitting });
 
 const view = (now: number, runs: ShardRun[], horizons: [number, number][] = []): RegistryView => ({
   now,
@@ -291,9 +292,18 @@ describe('ShardMap: a relief while a shard restarts', () => {
     expect(new ShardMap({ shard: 0, count: 3 }, killed, settings).reliefsDue()).toEqual([]);
   });
 
-  it('ends when the shard runs again, which waits until the relief has handed over and its subject is recorded', () => {
+  it('ends when the shard runs again and admits, which waits until the relief has handed over and its subject is recorded', () => {
     const relief = run(3, 1, T + 10_000, T + 13_000, null, false, 0);
     const back = run(3, 1, T + 13_000, T + 13_000);
+    // Not while the restarted shard is still catching up: its accounts would have nobody to admit them.
+    const catchingUp = view(
+      T + 13_000,
+      [stopped[0]!, { ...back, admitting: false }, stopped[2]!, relief],
+      horizons,
+    );
+    const before = new ShardMap({ shard: 0, count: 3 }, catchingUp, settings, null, [{ count: 3, shard: 1 }]);
+    expect(before.reliefOver({ count: 3, shard: 1 })).toBe(false);
+    expect(before.ownership(x)).toMatchObject({ kind: 'owner', relief: true });
     const v = view(T + 13_000, [stopped[0]!, back, stopped[2]!, relief], horizons);
     const zero = new ShardMap({ shard: 0, count: 3 }, v, settings, null, [{ count: 3, shard: 1 }]);
     expect(zero.reliefOver({ count: 3, shard: 1 })).toBe(true);

@@ -23,6 +23,8 @@ export interface ShardRun {
   endedAt: number | null;
   /** A shard's run of a newer count beside its own (`standInCount`): a run like any other to the map. */
   standIn: boolean;
+  /** Its process admits (its consumer has caught up); a relief it ends lasts until then. */
+  admitting: boolean;
 }
 
 /** What the registry said when last read: the runs of the last day and how far each subject is recorded. */
@@ -100,9 +102,9 @@ const MOVED_RECENTLY_MS = 2 * 60_000;
  *   `standInGone`); what it admitted then moves back as after a kill.
  * - While a shard's process restarts, another (`reliefOf`) runs each of its runs as a relief: a run under
  *   that index and count with the relieving process's subject, begun once the stopped run has handed
- *   over, so it takes the accounts at once, and ended (with a hand-over of its own) as soon as any run
- *   other than a relief begins after it, the restarted shard's first of all (`nextReliefs`). The gateways
- *   send an account there while its own shard is unreachable. To every other run it is a run like any
+ *   over, so it takes the accounts at once, and ended (with a hand-over of its own) as soon as a run
+ *   other than a relief that began after it admits, the restarted shard's first of all (`nextReliefs`).
+ *   The gateways send an account there while its own shard is unreachable. To every other run it is a run like any
  *   other, so the rules above keep one writer per account through it.
  *
  * With one shard count and nothing moving (the steady state) `simple` is true and ownership is one hash.
@@ -241,13 +243,18 @@ export class ShardMap {
 
   /**
    * Whether the relief `r` (one this process runs) is over: a run other than a relief, of another
-   * process, has begun after it (the relieved shard is back, or the shard count is changing).
+   * process, has begun after it (the relieved shard is back, or the shard count is changing) and admits.
    */
   reliefOver(r: Relief): boolean {
     const map = this.reliefs.find((m) => m.me.count === r.count && m.me.shard === r.shard);
     if (!map) return false;
     return this.view.runs.some(
-      (b) => !isRelief(b) && b.subject !== this.subject && this.isLive(b) && b.activeSince > map.began,
+      (b) =>
+        !isRelief(b) &&
+        b.subject !== this.subject &&
+        b.admitting &&
+        this.isLive(b) &&
+        b.activeSince > map.began,
     );
   }
 

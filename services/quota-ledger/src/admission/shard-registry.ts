@@ -38,6 +38,8 @@ export interface ShardRegistry {
   ready: Promise<void>;
   /** The runs this process refreshes now (a stopping shard's hand-over ends them). */
   runs(): ProcessRuns;
+  /** This process admits from now (its consumer has caught up): told at once, a relief of it then ends. */
+  admitting(): void;
   /** Stops refreshing this shard's runs (a hand-over then ends them: `writeHandover`). */
   stopRefreshing(): Promise<void>;
   close(): Promise<void>;
@@ -176,12 +178,12 @@ export async function handoverHolds(
 async function refresh(
   pool: Pool,
   me: { shard: number; count: number; holder: string },
-  standIn: number | null,
-  reliefs: readonly Relief[],
+  runs: { standIn: number | null; reliefs: readonly Relief[]; admitting: boolean; announce: boolean },
   horizons: ReadonlyMap<number, number>,
   liveMs: number,
 ): Promise<RegistryView> {
-  const runs = standIn === null ? [me.count] : [me.count, standIn];
+  const { standIn, reliefs } = runs;
+  const counts = standIn === null ? [me.count] : [me.count, standIn];
   // A run that begins again after it lapsed or handed over.
   const since = (r: string) =>
     `CASE WHEN ${r}.last_seen < now() - $4 * interval '1 millisecond' OR ${r}.ended_at IS NOT NULL
@@ -197,11 +199,11 @@ async function refresh(
     // A run that begins (new, lapsed or handed over before) tells the other shards at once.
     await client.query(
       `WITH up AS (
-         INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in)
-         SELECT c, $2, $3, $9, now(), c <> $1 FROM unnest($5::int[]) AS x(c)
+         INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in, admitting)
+         SELECT c, $2, $3, $9, now(), c <> $1, $10 FROM unnest($5::int[]) AS x(c)
          ON CONFLICT (shard_count, shard) DO UPDATE
-            SET active_since = ${since('r')},
-                last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL, stand_in = EXCLUDED.stand_in
+            SET active_since = ${since('r')}, last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL,
+                stand_in = EXCLUDED.stand_in, admitting = EXCLUDED.admitting
          RETURNING active_since = $9 AS began),
        relieved AS (
          INSERT INTO ledger_shard_reliefs AS r (shard_count, shard, subject, holder, active_since, last_seen)
@@ -210,17 +212,19 @@ async function refresh(
             SET active_since = ${since('r')}, last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL
          RETURNING active_since = $9 AS began)
        SELECT pg_notify($6, current_schema())
-         FROM (SELECT began FROM up UNION ALL SELECT began FROM relieved) b WHERE began LIMIT 1`,
+         FROM (SELECT began FROM up UNION ALL SELECT began FROM relieved UNION ALL SELECT $11::boolean) b WHERE began LIMIT 1`,
       [
         me.count,
         me.shard,
         me.holder,
         liveMs,
-        runs,
+        counts,
         RUNS_CHANNEL,
         reliefs.map((r) => r.count),
         reliefs.map((r) => r.shard),
         locked[0]!.ts,
+        runs.admitting,
+        runs.announce,
       ],
     );
     await client.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
@@ -240,10 +244,10 @@ async function refresh(
          ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
         [[...horizons.keys()], [...horizons.values()]],
       );
-    const run = (subject: string, standIn: string) =>
+    const run = (subject: string, standIn: string, admitting: string) =>
       `json_build_object('count', shard_count, 'shard', shard, 'subject', ${subject},
          'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
-         'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', ${standIn})`;
+         'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', ${standIn}, 'admitting', ${admitting})`;
     const { rows } = await client.query<{
       now: number;
       runs: ShardRun[] | null;
@@ -251,9 +255,9 @@ async function refresh(
     }>(
       `SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now,
               (SELECT json_agg(run) FROM (
-                 SELECT ${run('shard', 'stand_in')} AS run FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day'
+                 SELECT ${run('shard', 'stand_in', 'admitting')} AS run FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day'
                  UNION ALL
-                 SELECT ${run('subject', 'false')} FROM ledger_shard_reliefs WHERE last_seen > now() - interval '1 day') x) AS runs,
+                 SELECT ${run('subject', 'false', 'true')} FROM ledger_shard_reliefs WHERE last_seen > now() - interval '1 day') x) AS runs,
               (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
                  FROM ledger_subject_horizons) AS horizons`,
     );
@@ -297,6 +301,9 @@ export function startShardRegistry(o: {
   let current: ShardMap | null = null;
   let stand: StandInState = { standIn: null, ended: false };
   let reliefs: Relief[] = [];
+  /** Whether this process admits yet (`admitting()`), and whether the registry has been told. */
+  let admitting = false;
+  let told = false;
   let stopped = false;
   let failing = false;
   let markReady!: () => void;
@@ -318,6 +325,7 @@ export function startShardRegistry(o: {
     own: stand.standIn === null ? [me] : [me, { count: stand.standIn, shard: o.shard }],
     reliefs,
   });
+  const runsNow = (announce: boolean) => ({ standIn: stand.standIn, reliefs, admitting, announce });
   const mapOf = (view: RegistryView) => new ShardMap(me, view, settings, stand.standIn, reliefs);
   /** Ends reliefs this process no longer admits (the map without them is in use already). */
   const endReliefs = async (ended: readonly Relief[]) => {
@@ -335,7 +343,9 @@ export function startShardRegistry(o: {
   };
   const tick = async () => {
     try {
-      let view = await refresh(o.pool, o, stand.standIn, reliefs, o.horizons(), settings.liveMs);
+      const announce = admitting && !told;
+      let view = await refresh(o.pool, o, runsNow(announce), o.horizons(), settings.liveMs);
+      told ||= announce;
       let map = mapOf(view);
       let register = false;
       const next = nextStandIn(map, stand);
@@ -374,7 +384,7 @@ export function startShardRegistry(o: {
       }
       // Registered at once: an account handed over to this index under that count is admitted now.
       if (register) {
-        view = await refresh(o.pool, o, stand.standIn, reliefs, o.horizons(), settings.liveMs);
+        view = await refresh(o.pool, o, runsNow(false), o.horizons(), settings.liveMs);
         map = mapOf(view);
       }
       current = map;
@@ -432,6 +442,10 @@ export function startShardRegistry(o: {
         : { kind: 'not_owner' }),
     ready,
     runs,
+    admitting: () => {
+      admitting = true;
+      readSoon();
+    },
     stopRefreshing: stop,
     close: stop,
   };

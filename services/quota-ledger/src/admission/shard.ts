@@ -50,6 +50,8 @@ export interface AdmissionRequest {
   traceparent: string;
   /** Its gateway would take a lease on the account with the answer. */
   wantLease: boolean;
+  /** Sent here as the relief of the account's own shard, which its gateway cannot reach. */
+  relief?: boolean;
 }
 
 /**
@@ -374,7 +376,9 @@ export function createShard(deps: ShardDeps): Shard {
       }
       const own = deps.ownership(req.accountId);
       if (own.kind !== 'owner') {
-        ready.push(refuse(req, own.kind));
+        // Sent here for its restarting shard, which this shard does not relieve (it did not hand over):
+        // nobody admits it now, and no gateway is astray.
+        ready.push(refuse(req, own.kind === 'not_owner' && req.relief ? 'unavailable' : own.kind));
         continue;
       }
       // A relief ends while its process runs on: nothing of it is out on a lease then.

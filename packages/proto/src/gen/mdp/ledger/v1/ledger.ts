@@ -262,6 +262,11 @@ export interface Admission {
   interface: string;
   /** This gateway would take a lease on the account with the answer (it holds none for it). */
   want_lease: boolean;
+  /**
+   * Sent to the shard that relieves the account's own shard, which this gateway cannot reach (it
+   * restarts). A shard not relieving it refuses it as unavailable, not as another shard's account.
+   */
+  relief: boolean;
 }
 
 /** The binding window's figures for the X-RateLimit-* headers. */
@@ -1931,7 +1936,7 @@ export const AdmitResponse: MessageFns<AdmitResponse> = {
 };
 
 function createBaseAdmission(): Admission {
-  return { request_id: "", account: undefined, traceparent: "", interface: "", want_lease: false };
+  return { request_id: "", account: undefined, traceparent: "", interface: "", want_lease: false, relief: false };
 }
 
 export const Admission: MessageFns<Admission> = {
@@ -1950,6 +1955,9 @@ export const Admission: MessageFns<Admission> = {
     }
     if (message.want_lease !== false) {
       writer.uint32(40).bool(message.want_lease);
+    }
+    if (message.relief !== false) {
+      writer.uint32(48).bool(message.relief);
     }
     return writer;
   },
@@ -2007,6 +2015,14 @@ export const Admission: MessageFns<Admission> = {
             message.want_lease = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.relief = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2034,6 +2050,7 @@ export const Admission: MessageFns<Admission> = {
         : isSet(object.want_lease)
         ? globalThis.Boolean(object.want_lease)
         : false,
+      relief: isSet(object.relief) ? globalThis.Boolean(object.relief) : false,
     };
   },
 
@@ -2054,6 +2071,9 @@ export const Admission: MessageFns<Admission> = {
     if (message.want_lease !== false) {
       obj.wantLease = message.want_lease;
     }
+    if (message.relief !== false) {
+      obj.relief = message.relief;
+    }
     return obj;
   },
 
@@ -2069,6 +2089,7 @@ export const Admission: MessageFns<Admission> = {
     message.traceparent = object.traceparent ?? "";
     message.interface = object.interface ?? "";
     message.want_lease = object.want_lease ?? false;
+    message.relief = object.relief ?? false;
     return message;
   },
 };
