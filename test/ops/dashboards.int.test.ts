@@ -474,6 +474,9 @@ describe('dashboards and alert rules against a Prometheus scraping the platform'
       'gateway_leases_total',
       // What a usage read waited for (a leased account's: the lease's charges or the whole stream).
       'ledger_reads_of_usage_total',
+      // Reliefs (issue 49): admissions sent to a restarting shard's relief, and the reliefs running.
+      'gateway_admissions_relieved_total',
+      'ledger_reliefs',
     ])
       expect(exported.has(name), name).toBe(true);
   });

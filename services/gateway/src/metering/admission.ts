@@ -238,6 +238,7 @@ export class AdmissionClient {
       labelNames: ['shard'] as const,
       registers: [registry],
     });
+    for (let shard = 0; shard < this.shards.length; shard++) this.relieved.cell(String(shard));
   }
 
   /**
