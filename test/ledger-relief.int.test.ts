@@ -1,6 +1,7 @@
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { accountWhere, createPlan } from './accounts.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
 
@@ -15,17 +16,7 @@ const PRE = 50;
 
 beforeAll(async () => {
   stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 3 });
-  await stack.admin(
-    'plan',
-    'create',
-    'relief-daily',
-    '--daily',
-    String(CAP),
-    '--monthly',
-    'none',
-    '--burst',
-    'none',
-  );
+  await createPlan(stack, 'relief-daily', { daily: CAP });
 }, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
@@ -34,12 +25,8 @@ afterAll(async () => {
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 
 /** A token of a new account on the plan whose shard of 3 is `shard`. */
-async function accountOf(shard: number): Promise<string> {
-  for (;;) {
-    const account = await stack.admin('account', 'create', '--plan', 'relief-daily');
-    if (shardOf(account, 3) === shard) return stack.admin('token', 'issue', account);
-  }
-}
+const accountOf = async (shard: number) =>
+  (await accountWhere(stack, 'relief-daily', (a) => shardOf(a, 3) === shard)).token;
 
 interface Answer {
   status: number;
@@ -67,17 +54,27 @@ describe('a rolling restart of the ledger', () => {
       [one, []],
       [zero, []],
     ]);
+    // And its usage, read now and then: answered by the relief too.
+    const reads: Answer[] = [];
+    const readUsage = async (): Promise<Answer> => {
+      const res = await fetch(`${stack.baseUrl}/v1/me/usage`, {
+        headers: { authorization: `Bearer ${one}` },
+      });
+      await res.arrayBuffer();
+      return { status: res.status, at: Date.now() };
+    };
     let stopped = false;
     const load = (async () => {
       for (let i = 0; !stopped; i++) {
         const [a, b] = await Promise.all([call(one, i), call(zero, i)]);
         answers.get(one)!.push(a);
         answers.get(zero)!.push(b);
+        if (i % 5 === 0) reads.push(await readUsage());
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
     const restart = async (shard: number) => {
-      const name = shard === 0 ? 'quota-ledger' : (`quota-ledger-${shard}` as const);
+      const name = shardProcess(shard);
       await stack.stop(name);
       const down = Date.now();
       await stack.start(name, { SHARD_COUNT: '3' });
@@ -98,6 +95,8 @@ describe('a rolling restart of the ledger', () => {
       );
       expect(servedWhileDown(one, shard1), tally(answers.get(one)!)).toBeGreaterThan(0);
       expect(servedWhileDown(zero, shard0), tally(answers.get(zero)!)).toBeGreaterThan(0);
+      const readWhileDown = reads.filter((r) => r.at > shard1.down && r.at < shard1.up);
+      expect(readWhileDown.filter((r) => r.status === 200).length, tally(readWhileDown)).toBeGreaterThan(0);
       // And each ends exactly at its cap: every 200 charged once, none past the cap.
       for (const token of [one, zero])
         await until(

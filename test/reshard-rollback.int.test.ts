@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { movingAccount } from './moving-account.ts';
+import { createPlan, movingAccount } from './accounts.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -18,17 +18,7 @@ const PRE = 100;
 beforeAll(async () => {
   // Holds that never settle expire sooner than the default, so the account comes back in about 20 s.
   stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 3 });
-  await stack.admin(
-    'plan',
-    'create',
-    'rollback-daily',
-    '--daily',
-    String(CAP),
-    '--monthly',
-    'none',
-    '--burst',
-    'none',
-  );
+  await createPlan(stack, 'rollback-daily', { daily: CAP });
 }, 300_000);
 afterAll(async () => {
   await stack?.shutdown();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { movingAccount } from './moving-account.ts';
-import { type InstanceName, PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
+import { createPlan, movingAccount } from './accounts.ts';
+import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
 
@@ -16,46 +16,15 @@ const CAP = 150;
 beforeAll(async () => {
   // Holds that never settle expire sooner than the default, so a move settles in about 10 s.
   stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 2 });
-  await stack.admin(
-    'plan',
-    'create',
-    'reshard-burst',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    '60',
-  );
-  await stack.admin(
-    'plan',
-    'create',
-    'reshard-steady',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    'none',
-  );
-  await stack.admin(
-    'plan',
-    'create',
-    'reshard-daily',
-    '--daily',
-    String(CAP),
-    '--monthly',
-    'none',
-    '--burst',
-    'none',
-  );
+  await createPlan(stack, 'reshard-burst', { burst: 60 });
+  await createPlan(stack, 'reshard-steady', {});
+  await createPlan(stack, 'reshard-daily', { daily: CAP });
 }, 300_000);
 afterAll(async () => {
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
 
 const SEARCH = '/v1/stocks?q=zz&limit=1';
-const shardName = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const));
 
 interface Answer {
   status: number;
@@ -158,13 +127,13 @@ const MIN_READY_MS = 5_000;
  * the new count and shard 0 still the old one.
  */
 async function rollShards(count: string): Promise<{ from: number; to: number }> {
-  await stack.stop(shardName(1));
-  await stack.start(shardName(1), { SHARD_COUNT: count });
+  await stack.stop(shardProcess(1));
+  await stack.start(shardProcess(1), { SHARD_COUNT: count });
   const from = Date.now();
   await new Promise((r) => setTimeout(r, MIN_READY_MS));
   const to = Date.now();
-  await stack.stop(shardName(0));
-  await stack.start(shardName(0), { SHARD_COUNT: count });
+  await stack.stop(shardProcess(0));
+  await stack.start(shardProcess(0), { SHARD_COUNT: count });
   return { from, to };
 }
 
@@ -176,7 +145,7 @@ describe('changing the shard count under load', () => {
     for (let i = 0; i < 100; i++) expect((await call(oldMap, token)).status).toBe(200);
 
     // 2 → 3. Shard 2 starts; a gateway on the new map serves beside the old one; both carry load.
-    await stack.start(shardName(2), { SHARD_COUNT: '3' });
+    await stack.start(shardProcess(2), { SHARD_COUNT: '3' });
     const newGateway = await stack.startSecondGateway({ LEDGER_ADDR: stack.ledgerAddr(3) });
     const gateways = [oldMap, newGateway.baseUrl];
     // And an account on a burst cap of 60 that moves too, its minute filled just before: the minute's
@@ -261,7 +230,7 @@ describe('changing the shard count under load', () => {
     expect(
       steadyShrink.answers.filter((a) => a.status === 200 && a.at > between.from && a.at < between.to).length,
     ).toBeGreaterThan(0);
-    await stack.stop(shardName(2), 'SIGKILL');
+    await stack.stop(shardProcess(2), 'SIGKILL');
     await until(
       'the second account to reach its cap on the old map again',
       async () => (await usedToday(oldMap, back)) === CAP,

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { shardOf } from '@mdp/usage';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountWhere, createPlan } from './accounts.ts';
 import { nodeArgsFor } from './bundles.ts';
 import { metric } from './metrics.ts';
 import {
   freePort,
-  type InstanceName,
   PATIENT_DEADLINES,
   STACK_SHUTDOWN_MS,
   type Stack,
+  shardProcess,
   startStack,
 } from './stack.ts';
 import { usedOn } from './usage-read.ts';
@@ -25,28 +26,8 @@ const SHARDS = 2;
 beforeAll(async () => {
   stack = await startStack(PATIENT_DEADLINES, { shards: SHARDS });
   second = await stack.startSecondGateway();
-  await stack.admin(
-    'plan',
-    'create',
-    'shards-daily',
-    '--daily',
-    '50',
-    '--monthly',
-    'none',
-    '--burst',
-    'none',
-  );
-  await stack.admin(
-    'plan',
-    'create',
-    'shards-burst',
-    '--daily',
-    'none',
-    '--monthly',
-    'none',
-    '--burst',
-    '60',
-  );
+  await createPlan(stack, 'shards-daily', { daily: 50 });
+  await createPlan(stack, 'shards-burst', { burst: 60 });
 }, 300_000);
 afterAll(async () => {
   await second?.stop();
@@ -57,16 +38,8 @@ afterAll(async () => {
 const SEARCH = '/v1/stocks?q=zz&limit=1';
 
 /** A new account on `plan` whose owner is `shard`, and a token of it. */
-async function accountOn(plan: string, shard: number): Promise<{ account: string; token: string }> {
-  for (;;) {
-    const account = await stack.admin('account', 'create', '--plan', plan);
-    if (shardOf(account, SHARDS) !== shard) continue;
-    return { account, token: await stack.admin('token', 'issue', account) };
-  }
-}
-
-const shardProcess = (shard: number): InstanceName =>
-  shard === 0 ? 'quota-ledger' : (`quota-ledger-${shard}` as const);
+const accountOn = (plan: string, shard: number) =>
+  accountWhere(stack, plan, (a) => shardOf(a, SHARDS) === shard);
 
 interface Answer {
   status: number;

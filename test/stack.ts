@@ -47,6 +47,9 @@ export async function deleteStream(natsUrl: string, name: string): Promise<void>
  */
 export type InstanceName = ServiceName | `quota-ledger-${number}`;
 
+/** The process of ledger shard `i` in a stack. */
+export const shardProcess = (i: number): InstanceName => (i === 0 ? 'quota-ledger' : `quota-ledger-${i}`);
+
 const serviceOf = (name: InstanceName): ServiceName =>
   name.startsWith('quota-ledger') ? 'quota-ledger' : (name as ServiceName);
 
@@ -168,9 +171,7 @@ export async function startStack(
   if (onCluster) env = { USAGE_STREAM_REPLICAS: '3', ...env };
   const tag = `t${randomBytes(4).toString('hex')}`;
   const shardCount = options.shardCount ?? options.shards ?? 1;
-  const shards: InstanceName[] = Array.from({ length: Math.max(options.shards ?? 1, shardCount) }, (_, i) =>
-    i === 0 ? 'quota-ledger' : (`quota-ledger-${i}` as const),
-  );
+  const shards = Array.from({ length: Math.max(options.shards ?? 1, shardCount) }, (_, i) => shardProcess(i));
   const instances: InstanceName[] = [...ALL_SERVICES, ...shards.slice(1)];
   const ports = new Map<InstanceName, { port: number; ops: number }>();
   for (const name of instances) ports.set(name, { port: await freePort(), ops: await freePort() });

@@ -82,7 +82,7 @@ export function connectUpstreams(
       equities: clients.equities.call,
       filings: clients.filings.call,
       options: clients.options.call,
-      ledger: (accountId: string) => ledgers[shards.of(accountId)]!.call,
+      ledger: (accountId: string) => ledgers[shards.route(shards.of(accountId))]!.call,
     },
     close: () => {
       for (const client of [...all, ...ledgers]) client.close();

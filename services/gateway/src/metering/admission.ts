@@ -11,7 +11,7 @@ import type { PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import { CellCounter, type Logger, type Registry, type Span, traceparentOf } from '@mdp/telemetry';
-import { INTERFACES, type Interface, reliefOf } from '@mdp/usage';
+import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
 import type { LedgerShards } from '../ledger-shards.ts';
@@ -239,6 +239,7 @@ export class AdmissionClient {
       registers: [registry],
     });
     for (let shard = 0; shard < this.shards.length; shard++) this.relieved.cell(String(shard));
+    o.shards.watch((shard) => this.shards[shard]!.unreachable());
   }
 
   /**
@@ -270,17 +271,11 @@ export class AdmissionClient {
     return waiter.promise;
   }
 
-  /**
-   * The shard to ask for an account of `owner`: `owner`, or while it is out of reach (restarting), the
-   * shard that relieves it (`reliefOf`), which admits its accounts from the moment it hands over until it
-   * runs again. An account its relief does not hold is refused there as it would be at its owner.
-   */
+  /** Where to ask for an account of `owner` now (`LedgerShards.route`), counting admissions sent to a relief. */
   private reachable(owner: number): number {
-    if (this.shards.length < 2 || !this.shards[owner]!.unreachable()) return owner;
-    const relief = reliefOf(owner);
-    if (this.shards[relief]!.unreachable()) return owner;
-    this.relieved.cell(String(owner)).inc();
-    return relief;
+    const shard = this.router.route(owner);
+    if (shard !== owner) this.relieved.cell(String(owner)).inc();
+    return shard;
   }
 
   resend(waiter: AdmissionRequest, shard: number): void {

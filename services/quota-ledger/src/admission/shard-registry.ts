@@ -327,6 +327,8 @@ export function startShardRegistry(o: {
   });
   const runsNow = (announce: boolean) => ({ standIn: stand.standIn, reliefs, admitting, announce });
   const mapOf = (view: RegistryView) => new ShardMap(me, view, settings, stand.standIn, reliefs);
+  /** Hand-overs of ended reliefs still being written: a stop waits for them. */
+  let ending: Promise<void> = Promise.resolve();
   /** Ends reliefs this process no longer admits (the map without them is in use already). */
   const endReliefs = async (ended: readonly Relief[]) => {
     try {
@@ -375,7 +377,8 @@ export function startShardRegistry(o: {
         if (relief.ended.length > 0) {
           // Not admitted from here on, before the hand-over's end is taken.
           current = map;
-          void endReliefs(relief.ended);
+          const ended = relief.ended;
+          ending = ending.then(() => endReliefs(ended));
         }
         if (begun.length > 0) {
           o.logger.info({ reliefs: begun }, 'relieving a shard that handed over while its process restarts');
@@ -432,6 +435,7 @@ export function startShardRegistry(o: {
     clearInterval(timer);
     await listener?.close();
     await running;
+    await ending;
   };
   return {
     map: () => current,

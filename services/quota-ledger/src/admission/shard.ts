@@ -235,45 +235,54 @@ export function createShard(deps: ShardDeps): Shard {
   });
 
   /**
-   * Makes sure the account's counts for the current IST day and month are in memory. An account that has
-   * just moved here (`moved`) also brings its burst window: its previous owner's admissions of the last
-   * minute, from the log.
+   * Loads the account's missing periods, under the mutex. An account that has just moved here (`moved`)
+   * also brings its burst window (its previous owner's admissions of the last minute, from the log) and
+   * the requests its previous owners still held when they handed over: in its burst window (they are not
+   * in the log yet) and held here. Whatever loads an account first (an admission, a usage read, a restore)
+   * adopts them: later loads find the periods there and adopt nothing.
    */
-  const loaded = async (accountId: string, moved: Moved = NOT_MOVED): Promise<number> => {
+  const loadNow = async (accountId: string, moved: Moved, now: number): Promise<void> => {
+    const missing = book.missingPeriods(accountId, now);
+    if (!missing) return;
+    const adopting = moved.moved && !book.seeded(accountId);
+    const handed = adopting ? await deps.handoverHolds(accountId, moved.from ?? []) : [];
+    if (adopting) {
+      const logged = await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS);
+      book.seedBurst(
+        accountId,
+        [...logged, ...handed.map((h) => ({ requestId: h.requestId, at: h.admittedAt }))],
+        now,
+      );
+    }
+    const charged = await store.charged(accountId, missing.day, missing.month);
+    book.loaded(
+      accountId,
+      { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
+      now,
+    );
+    for (const f of moved.from ?? [])
+      book.adopt(
+        accountId,
+        handed.filter(
+          (h) => h.from.count === f.count && h.from.shard === f.shard && h.from.subject === f.subject,
+        ),
+        f.subject,
+        now,
+      );
+  };
+
+  /** The account as this shard owns it now: moved here, and from where (nothing to adopt otherwise). */
+  const movedNow = (accountId: string): Moved => {
+    const own = deps.ownership(accountId);
+    return own.kind === 'owner' ? own : NOT_MOVED;
+  };
+
+  /** Makes sure the account's counts for the current IST day and month are in memory (`loadNow`). */
+  const loaded = async (accountId: string, moved: Moved = movedNow(accountId)): Promise<number> => {
     for (;;) {
       const now = clock();
-      const missing = book.missingPeriods(accountId, now);
-      if (!missing) return now;
-      await mutex.run(async () => {
-        if (!book.missingPeriods(accountId, now)) return;
-        const adopting = moved.moved && !book.seeded(accountId);
-        // The requests its previous owner still held when it handed over: in its burst window (they are
-        // not in the log yet) and held here, after the counts are read.
-        const handed = adopting ? await deps.handoverHolds(accountId, moved.from ?? []) : [];
-        if (adopting) {
-          const logged = await store.accountAdmittedSince(accountId, now - BURST_WINDOW_MS);
-          book.seedBurst(
-            accountId,
-            [...logged, ...handed.map((h) => ({ requestId: h.requestId, at: h.admittedAt }))],
-            now,
-          );
-        }
-        const charged = await store.charged(accountId, missing.day, missing.month);
-        book.loaded(
-          accountId,
-          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
-          now,
-        );
-        for (const f of moved.from ?? [])
-          book.adopt(
-            accountId,
-            handed.filter(
-              (h) => h.from.count === f.count && h.from.shard === f.shard && h.from.subject === f.subject,
-            ),
-            f.subject,
-            now,
-          );
-      });
+      if (!book.missingPeriods(accountId, now)) return now;
+      await mutex.run(() => loadNow(accountId, moved, now));
     }
   };
 
@@ -423,16 +432,8 @@ export function createShard(deps: ShardDeps): Shard {
     mutex.run(async () => {
       const valid = holds.filter((h) => deps.ownership(h.accountId).kind === 'owner');
       const now = clock();
-      for (const accountId of new Set(valid.map((h) => h.accountId))) {
-        const missing = book.missingPeriods(accountId, now);
-        if (!missing) continue;
-        const charged = await store.charged(accountId, missing.day, missing.month);
-        book.loaded(
-          accountId,
-          { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
-          now,
-        );
-      }
+      for (const accountId of new Set(valid.map((h) => h.accountId)))
+        await loadNow(accountId, movedNow(accountId), now);
       const settled = await store.settled(
         valid.map((h) => ({ requestId: h.requestId, accountId: h.accountId, admittedAtMs: h.admittedAt })),
       );
