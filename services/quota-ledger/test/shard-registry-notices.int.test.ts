@@ -3,12 +3,8 @@ import { dropSchema, type Pool } from '@mdp/db';
 import { createLogger, Registry } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
-import {
-  registryNow,
-  type ShardRegistry,
-  startShardRegistry,
-  writeHandover,
-} from '../src/admission/shard-registry.ts';
+import { registryNow, writeHandover } from '../src/admission/registry-tables.ts';
+import { type ShardRegistry, startShardRegistry } from '../src/admission/shard-registry.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
 
 // A shard reads the registry every second; a run that begins, or ends with a hand-over, is told to the

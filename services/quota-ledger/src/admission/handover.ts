@@ -1,8 +1,9 @@
 import type { Pool } from '@mdp/db';
 import type { Logger } from '@mdp/telemetry';
 import type { AccountBook } from './account-book.ts';
+import { registryNow, writeHandover } from './registry-tables.ts';
 import type { Shard } from './shard.ts';
-import { registryNow, type ShardRegistry, writeHandover } from './shard-registry.ts';
+import type { ShardRegistry } from './shard-registry.ts';
 
 /**
  * A graceful stop's first step, while the gateways' streams are still open: stop admitting, take the

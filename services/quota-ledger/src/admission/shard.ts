@@ -26,8 +26,8 @@ import { type ProjectionStore, settledKey } from '../settlement/projections.ts';
 import type { StreamSeq } from '../settlement/shard-streams.ts';
 import type { AccountBook } from './account-book.ts';
 import type { LeaseMetrics } from './lease-metrics.ts';
+import type { HandoverHold } from './registry-tables.ts';
 import type { HandedOver, Ownership } from './shard-map.ts';
-import type { HandoverHold } from './shard-registry.ts';
 
 /** Every decision `ledger_admissions_total` counts. */
 const DECISIONS = [

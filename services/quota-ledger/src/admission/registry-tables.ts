@@ -1,0 +1,239 @@
+import type { Pool } from '@mdp/db';
+import { shardOf } from '@mdp/usage';
+import type { HandedOver, RegistryView, Relief, ShardRun } from './shard-map.ts';
+
+// The shard registry's tables (migrations 0008, 0010, 0011, 0014): each process's runs, their hand-overs
+// and the subjects' horizons, as SQL. The loop that refreshes and reads them is shard-registry.ts.
+
+/**
+ * Notified (with the schema's name: channels are per database) when a run begins or ends with a
+ * hand-over: every shard then reads the registry at once instead of at its next refresh, so an account
+ * moves as soon as it may, not up to a refresh later at each step of a move.
+ */
+export const RUNS_CHANNEL = 'ledger_shard_runs';
+/** A request a stopping shard still held, as its hand-over records it. */
+export interface HandoverHold {
+  accountId: string;
+  requestId: string;
+  admittedAt: number;
+  via: string;
+}
+
+/** The registry's clock, ms: a hand-over's end is on it, as every run's times are. */
+export async function registryNow(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ now: number }>(`SELECT extract(epoch FROM now()) * 1000 AS now`);
+  return Number(rows[0]!.now);
+}
+
+/** This process's runs: under its own index (its count, and a stand-in), and its reliefs of other indices. */
+export interface ProcessRuns {
+  subject: number;
+  own: readonly { count: number; shard: number }[];
+  reliefs: readonly Relief[];
+}
+
+/**
+ * Ends `runs` with a hand-over at `endedAt` (registry time): the requests the process still holds of each
+ * run's accounts, and its subject recorded through then. One transaction: a new owner sees all of it or
+ * none (then waits a hold TTL, as after a kill).
+ */
+export async function writeHandover(
+  pool: Pool,
+  runs: ProcessRuns,
+  endedAt: number,
+  holds: readonly HandoverHold[],
+): Promise<void> {
+  const { subject } = runs;
+  const at = (p: string) => `timestamptz 'epoch' + ${p}::float8 * interval '1 millisecond'`;
+  const columns = (of: readonly HandoverHold[]) => [
+    of.map((h) => h.accountId),
+    of.map((h) => h.requestId),
+    of.map((h) => h.admittedAt),
+    of.map((h) => h.via),
+  ];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const r of runs.own) {
+      const mine = holds.filter((h) => shardOf(h.accountId, r.count) === r.shard);
+      await client.query('DELETE FROM ledger_handover_holds WHERE shard_count = $1 AND shard = $2', [
+        r.count,
+        r.shard,
+      ]);
+      await client.query(
+        `INSERT INTO ledger_handover_holds (shard_count, shard, account_id, request_id, admitted_at, interface)
+         SELECT $1, $2, a, r, ${at('t')}, v FROM unnest($3::text[], $4::text[], $5::float8[], $6::text[]) AS x(a, r, t, v)`,
+        [r.count, r.shard, ...columns(mine)],
+      );
+      await client.query(
+        `UPDATE ledger_shard_runs SET ended_at = ${at('$3')} WHERE shard_count = $1 AND shard = $2`,
+        [r.count, r.shard, endedAt],
+      );
+    }
+    for (const r of runs.reliefs) {
+      const mine = holds.filter((h) => shardOf(h.accountId, r.count) === r.shard);
+      const key = [r.count, r.shard, subject];
+      await client.query(
+        'DELETE FROM ledger_relief_holds WHERE shard_count = $1 AND shard = $2 AND subject = $3',
+        key,
+      );
+      await client.query(
+        `INSERT INTO ledger_relief_holds (shard_count, shard, subject, account_id, request_id, admitted_at, interface)
+         SELECT $1, $2, $3, a, r, ${at('t')}, v FROM unnest($4::text[], $5::text[], $6::float8[], $7::text[]) AS x(a, r, t, v)`,
+        [...key, ...columns(mine)],
+      );
+      await client.query(
+        `UPDATE ledger_shard_reliefs SET ended_at = ${at('$4')} WHERE shard_count = $1 AND shard = $2 AND subject = $3`,
+        [...key, endedAt],
+      );
+    }
+    await client.query(
+      `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through) VALUES ($1, ${at('$2')})
+       ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
+      [subject, endedAt],
+    );
+    await client.query('SELECT pg_notify($1, current_schema())', [RUNS_CHANNEL]);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** The requests the hand-overs of `from` recorded for an account, each with the run it came from. */
+export async function handoverHolds(
+  pool: Pool,
+  accountId: string,
+  from: readonly HandedOver[],
+): Promise<(HandoverHold & { from: HandedOver })[]> {
+  if (from.length === 0) return [];
+  const { rows } = await pool.query<{
+    shard_count: number;
+    shard: number;
+    subject: number;
+    request_id: string;
+    at_ms: number;
+    interface: string;
+  }>(
+    `WITH f AS (SELECT * FROM unnest($2::int[], $3::int[], $4::int[]) AS f(c, s, sub))
+     SELECT h.shard_count, h.shard, h.shard AS subject, h.request_id,
+            extract(epoch FROM h.admitted_at) * 1000 AS at_ms, h.interface
+       FROM ledger_handover_holds h JOIN f ON f.c = h.shard_count AND f.s = h.shard AND f.sub = h.shard
+      WHERE h.account_id = $1
+     UNION ALL
+     SELECT h.shard_count, h.shard, h.subject, h.request_id, extract(epoch FROM h.admitted_at) * 1000, h.interface
+       FROM ledger_relief_holds h JOIN f ON f.c = h.shard_count AND f.s = h.shard AND f.sub = h.subject
+      WHERE h.account_id = $1`,
+    [accountId, from.map((f) => f.count), from.map((f) => f.shard), from.map((f) => f.subject)],
+  );
+  return rows.map((r) => ({
+    accountId,
+    requestId: r.request_id,
+    admittedAt: Number(r.at_ms),
+    via: r.interface,
+    from: { count: r.shard_count, shard: r.shard, subject: r.subject },
+  }));
+}
+
+/**
+ * Refreshes this process's runs (its own, its stand-in's, its reliefs') and its subjects' horizons, then
+ * reads every run of the last day.
+ */
+export async function refresh(
+  pool: Pool,
+  me: { shard: number; count: number; holder: string },
+  runs: { standIn: number | null; reliefs: readonly Relief[]; admitting: boolean; announce: boolean },
+  horizons: ReadonlyMap<number, number>,
+  liveMs: number,
+): Promise<RegistryView> {
+  const { standIn, reliefs } = runs;
+  const counts = standIn === null ? [me.count] : [me.count, standIn];
+  // A run that begins again after it lapsed or handed over.
+  const since = (r: string) =>
+    `CASE WHEN ${r}.last_seen < now() - $4 * interval '1 millisecond' OR ${r}.ended_at IS NOT NULL
+          THEN $9::timestamptz ELSE ${r}.active_since END`;
+  const client = await pool.connect();
+  try {
+    // Refreshes one at a time, each run that begins at the time it takes the lock: of two runs that begin
+    // together, the later reads the earlier (and waits for it), and the earlier began first.
+    await client.query('BEGIN');
+    const { rows: locked } = await client.query<{ ts: string }>(
+      `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs')), clock_timestamp()::text AS ts`,
+    );
+    // A run that begins (new, lapsed or handed over before) tells the other shards at once.
+    await client.query(
+      `WITH up AS (
+         INSERT INTO ledger_shard_runs AS r (shard_count, shard, holder, active_since, last_seen, stand_in, admitting)
+         SELECT c, $2, $3, $9, now(), c <> $1, $10 FROM unnest($5::int[]) AS x(c)
+         ON CONFLICT (shard_count, shard) DO UPDATE
+            SET active_since = ${since('r')}, last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL,
+                stand_in = EXCLUDED.stand_in, admitting = EXCLUDED.admitting
+         RETURNING active_since = $9 AS began),
+       relieved AS (
+         INSERT INTO ledger_shard_reliefs AS r (shard_count, shard, subject, holder, active_since, last_seen)
+         SELECT c, s, $2, $3, $9, now() FROM unnest($7::int[], $8::int[]) AS x(c, s)
+         ON CONFLICT (shard_count, shard, subject) DO UPDATE
+            SET active_since = ${since('r')}, last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL
+         RETURNING active_since = $9 AS began)
+       SELECT pg_notify($6, current_schema())
+         FROM (SELECT began FROM up UNION ALL SELECT began FROM relieved UNION ALL SELECT $11::boolean) b WHERE began LIMIT 1`,
+      [
+        me.count,
+        me.shard,
+        me.holder,
+        liveMs,
+        counts,
+        RUNS_CHANNEL,
+        reliefs.map((r) => r.count),
+        reliefs.map((r) => r.shard),
+        locked[0]!.ts,
+        runs.admitting,
+        runs.announce,
+      ],
+    );
+    await client.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
+    await client.query(`DELETE FROM ledger_shard_reliefs WHERE last_seen < now() - interval '1 day'`);
+    await client.query(
+      `DELETE FROM ledger_handover_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_runs r
+         WHERE r.shard_count = h.shard_count AND r.shard = h.shard)`,
+    );
+    await client.query(
+      `DELETE FROM ledger_relief_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_reliefs r
+         WHERE r.shard_count = h.shard_count AND r.shard = h.shard AND r.subject = h.subject)`,
+    );
+    if (horizons.size > 0)
+      await client.query(
+        `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through)
+         SELECT s, timestamptz 'epoch' + t * interval '1 millisecond' FROM unnest($1::int[], $2::float8[]) AS x(s, t)
+         ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
+        [[...horizons.keys()], [...horizons.values()]],
+      );
+    const run = (subject: string, standIn: string, admitting: string) =>
+      `json_build_object('count', shard_count, 'shard', shard, 'subject', ${subject},
+         'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
+         'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', ${standIn}, 'admitting', ${admitting})`;
+    const { rows } = await client.query<{
+      now: number;
+      runs: ShardRun[] | null;
+      horizons: [number, number][] | null;
+    }>(
+      `SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now,
+              (SELECT json_agg(run) FROM (
+                 SELECT ${run('shard', 'stand_in', 'admitting')} AS run FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day'
+                 UNION ALL
+                 SELECT ${run('subject', 'false', 'true')} FROM ledger_shard_reliefs WHERE last_seen > now() - interval '1 day') x) AS runs,
+              (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
+                 FROM ledger_subject_horizons) AS horizons`,
+    );
+    await client.query('COMMIT');
+    const r = rows[0]!;
+    return { now: Number(r.now), runs: r.runs ?? [], horizons: new Map(r.horizons ?? []) };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
