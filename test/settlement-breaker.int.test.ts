@@ -10,7 +10,7 @@ import { usedToday } from './usage-read.ts';
 // as when a clustered stream has lost its leader), metered requests get a fast 503 with Retry-After from
 // the gateway's settlement breaker instead of each waiting out SETTLE_ACK_TIMEOUT_MS; once acknowledgements
 // return, a probe closes the breaker and 200s come back; every 200 seen is charged once. Usage reads get
-// the same 503 meanwhile.
+// the same 503 meanwhile, and probe for themselves when a probe is due.
 
 const ACK_TIMEOUT_MS = 1_500;
 let nats: PrivateServer;
@@ -82,6 +82,17 @@ async function calls(token: string, n: number, concurrency: number) {
 
 const usage = (token: string) => usedToday(stack.baseUrl, token);
 
+interface UsageRead {
+  status: number;
+  retryAfter: string | null;
+}
+
+async function readUsage(token: string): Promise<UsageRead> {
+  const read = await fetch(`${stack.baseUrl}/v1/me/usage`, { headers: { authorization: `Bearer ${token}` } });
+  await read.arrayBuffer();
+  return { status: read.status, retryAfter: read.headers.get('retry-after') };
+}
+
 describe('the settlement breaker', () => {
   it('while charges are not acknowledged, metered requests get fast 503s with Retry-After; then 200s again, each charged once', async () => {
     const account = await stack.admin('account', 'create', '--plan', 'load-test');
@@ -96,33 +107,42 @@ describe('the settlement breaker', () => {
     let stalled: Awaited<ReturnType<typeof calls>>;
     let elapsed: number;
     let open: number;
-    let usageRead: { status: number; retryAfter: string | null };
+    let usageReads: UsageRead[];
     try {
       const started = Date.now();
       stalled = await calls(token, 100, 5);
       elapsed = Date.now() - started;
       open = await metric(gatewayOps, 'gateway_settlement_breaker_open');
-      // Usage reads say the same, at once.
-      const read = await fetch(`${stack.baseUrl}/v1/me/usage`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
-      await read.arrayBuffer();
-      usageRead = { status: read.status, retryAfter: read.headers.get('retry-after') };
+      // Usage reads say the same: at once, and once a probe is due (over a second after the breaker last
+      // opened), after their own probe finds JetStream still silent.
+      const atOnce = await readUsage(token);
+      await new Promise((r) => setTimeout(r, 1_500));
+      usageReads = [atOnce, await readUsage(token)];
     } finally {
       process.kill(nats.pid()!, 'SIGCONT');
       resumedAt = Date.now() - t0;
     }
     console.log(`100 requests while JetStream did not answer: ${elapsed} ms in all`);
     expect(open).toBe(1);
-    expect(usageRead.status).toBe(503);
-    expect(usageRead.retryAfter).toBe('5');
+    expect(usageReads).toEqual([
+      { status: 503, retryAfter: '5' },
+      { status: 503, retryAfter: '5' },
+    ]);
     const unexpected = stalled.filter((a) => a.status !== 503 || a.retryAfter !== '5');
     expect(unexpected.map((a) => explain(a, stoppedAt, resumedAt))).toEqual([]);
     // Each waiting out its acknowledgement, 5 at a time, would take 20 × 1.5 s: the breaker answers at once.
     expect(elapsed).toBeLessThan((100 / 5) * ACK_TIMEOUT_MS * 0.25);
 
-    // Acknowledgements are back: a probe closes the breaker, and 200s follow.
+    // Acknowledgements are back: a usage read's own probe closes the breaker (no metered request needed),
+    // and 200s follow.
     const until = Date.now() + 30_000;
+    let read = await readUsage(token);
+    while (read.status !== 200 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      read = await readUsage(token);
+    }
+    expect(read.status).toBe(200);
+    expect(await metric(gatewayOps, 'gateway_settlement_breaker_open')).toBe(0);
     let after = await call(token);
     while (after.status !== 200 && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 200));

@@ -50,8 +50,10 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
  * on a cluster that check waits for the meta leader, which takes seconds to elect after its server dies
  * (measured with nats-server 2.9: 4 to 8 s), while streams, their information and publishes carry on.
  */
-export function jetstreamManager(nc: NatsConnection): Promise<JetStreamManager> {
-  return nc.jetstreamManager({ checkAPI: false });
+export function jetstreamManager(nc: NatsConnection, timeoutMs?: number): Promise<JetStreamManager> {
+  return nc.jetstreamManager(
+    timeoutMs === undefined ? { checkAPI: false } : { checkAPI: false, timeout: timeoutMs },
+  );
 }
 
 /** A stream's family as JetStream has it: whether `<name>` exists, and the numbered `<name>_<n>`, by n. */

@@ -64,7 +64,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
     if (!route.metered) {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
       if (route.upstream === 'ledger') {
-        if (!metering.available) throw ApiError.serviceUnavailable();
+        if (!(await metering.readable())) throw ApiError.serviceUnavailable();
         if (input.caller) input = { ...input, leaseCharges: metering.leaseCharges(input.caller.accountId) };
       }
       const doc = await documentFor(route, upstreams, input, ctx.span, documents);

@@ -17,12 +17,9 @@ export class Metering {
     private readonly settler: Settler,
   ) {}
 
-  /**
-   * Charges can be made now (connected, the settlement breaker not open). While they cannot, usage
-   * reads say so as admission does: the usage they would read may be missing what is being charged.
-   */
-  get available(): boolean {
-    return this.settler.available;
+  /** Usage can be read now (`Settler.readable`): while it cannot, usage reads say 503 as admission does. */
+  readable(): Promise<boolean> {
+    return this.settler.readable();
   }
 
   /**

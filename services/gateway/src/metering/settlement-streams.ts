@@ -51,6 +51,16 @@ export class SettlementStreams {
       : settlementSubject(this.o.subjectPrefix, shard, kind);
   }
 
+  /**
+   * Resolves once the stream `shard`'s charges go to answers a request for its information within
+   * `timeoutMs`: its leader is there, as a charge's acknowledgement needs. Rejects otherwise.
+   */
+  async answers(shard: number, timeoutMs: number): Promise<void> {
+    const route = this.routes.get(shard) ?? (await this.look(shard));
+    const jsm = await jetstreamManager(this.o.nc, timeoutMs);
+    await jsm.streams.info(route.legacy ? this.o.stream : shardStreamName(this.o.stream, shard));
+  }
+
   private look(shard: number): Promise<Route> {
     let looking = this.looking.get(shard);
     if (looking === undefined) {

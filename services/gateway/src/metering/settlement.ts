@@ -161,6 +161,23 @@ export class Settler {
     );
   }
 
+  /**
+   * Usage can be read now: connected, and charges acknowledged (the breaker closed). While the breaker is
+   * open a read says 503 as admission does, since the usage it would read may still change with what is
+   * being voided. Once a probe is due the read makes one itself (the stream answering for its
+   * information, through the breaker), so a gateway that gets only usage reads still sees JetStream back.
+   */
+  async readable(): Promise<boolean> {
+    if (!this.book.available) return false;
+    if (this.breaker.state === CircuitState.Closed) return true;
+    try {
+      await this.breaker.execute(() => this.streams.answers(0, this.opts.attemptTimeoutMs));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   connectionLost(): void {
     for (const batch of this.book.connectionLost()) this.notCharged(batch, batch.events, CONNECTION_LOST);
     this.publisher.failAll(CONNECTION_LOST);
