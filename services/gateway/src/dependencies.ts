@@ -132,6 +132,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     ackTimeoutMs: o.settleAckTimeoutMs,
     attemptTimeoutMs: o.settleAttemptTimeoutMs ?? o.settleAckTimeoutMs,
     lingerMs: o.settleLingerMs ?? 0,
+    shards: shards.count,
     logger: o.logger,
     registry: o.registry,
     clock: o.clock,

@@ -64,8 +64,8 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
     if (!route.metered) {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
       if (route.upstream === 'ledger') {
-        if (!(await metering.readable())) throw ApiError.serviceUnavailable();
-        if (input.caller) input = { ...input, leaseCharges: metering.leaseCharges(input.caller.accountId) };
+        if (!input.caller || !(await metering.readable(input.caller))) throw ApiError.serviceUnavailable();
+        input = { ...input, leaseCharges: metering.leaseCharges(input.caller.accountId) };
       }
       const doc = await documentFor(route, upstreams, input, ctx.span, documents);
       const now = clock();

@@ -271,6 +271,11 @@ export class AdmissionClient {
     return waiter.promise;
   }
 
+  /** The shard `caller`'s next admission is asked of, and its charge settled through, now. */
+  shardFor(caller: Principal): number {
+    return this.router.route(this.ledgerCaller(caller).shard);
+  }
+
   /** Where to ask for an account of `owner` now (`LedgerShards.route`), counting admissions sent to a relief. */
   private reachable(owner: number): number {
     const shard = this.router.route(owner);

@@ -17,17 +17,19 @@ export class Metering {
     private readonly settler: Settler,
   ) {}
 
-  /** Usage can be read now (`Settler.readable`): while it cannot, usage reads say 503 as admission does. */
-  readable(): Promise<boolean> {
-    return this.settler.readable();
+  /** `caller`'s usage can be read now (`Settler.readable`): while it cannot, reads say 503 as admission does. */
+  readable(caller: Principal): Promise<boolean> {
+    return this.settler.readable(this.admission.shardFor(caller));
   }
 
   /**
-   * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the settlement
-   * stream is unreachable nothing could be charged, so the 503 comes at once, before any admission.
+   * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the caller's
+   * settlement stream is unreachable nothing could be charged, so the 503 comes at once, before any
+   * admission.
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
-    if (!this.settler.available) return Promise.reject(ApiError.serviceUnavailable());
+    if (!this.settler.available(this.admission.shardFor(caller)))
+      return Promise.reject(ApiError.serviceUnavailable());
     return this.admission.admit(requestId, caller, via, span);
   }
 

@@ -86,19 +86,23 @@ describe('SettlementBook', () => {
     expect(b.charge(charge('r5'), 0)!.first).toBe(true);
   });
 
-  it('fails every batch not answered when the breaker opens, and keeps charging afterwards', () => {
+  it("fails a shard's batches not answered when its breaker opens; other shards' go on, and it keeps charging", () => {
     const b = book();
     const published = b.charge(charge('r1'), 0)!.batch;
+    const other = b.charge(charge('r2'), 1)!.batch;
     b.flush(T);
-    const queued = b.charge(charge('r2'), 1)!.batch;
-    expect(b.failAll()).toEqual([published, queued]);
+    const queued = b.charge(charge('r3'), 0)!.batch;
+    const otherQueued = b.charge(charge('r4'), 1)!.batch;
+    expect(b.failShard(0)).toEqual([published, queued]);
     expect(b.failed(published, T)).toBeNull();
     expect(b.acknowledged(queued)).toBe(false);
     expect(b.available).toBe(true);
-    // The flush asked for when r2 came publishes it.
-    const after = b.charge(charge('r3'), 0)!;
+    // Shard 1's batch in flight is still answered by its acknowledgement.
+    expect(b.acknowledged(other)).toBe(true);
+    // The flush asked for when r3 came publishes shard 1's queued batch and shard 0's new one.
+    const after = b.charge(charge('r5'), 0)!;
     expect(after.first).toBe(false);
-    expect(b.flush(T)).toEqual([after.batch]);
+    expect(b.flush(T)).toEqual([otherQueued, after.batch]);
   });
 
   describe('with a linger', () => {

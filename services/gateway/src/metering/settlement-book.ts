@@ -131,16 +131,27 @@ export class SettlementBook<W> {
     return this.failAll();
   }
 
-  /**
-   * Charges stopped being acknowledged (the settlement breaker opened): every batch not answered fails
-   * now rather than at its deadline, so no 200 waits longer than the attempts that opened the breaker.
-   */
-  failAll(): ChargeBatch<W>[] {
+  /** Every batch not answered fails now (their charges are voided). */
+  private failAll(): ChargeBatch<W>[] {
     this.filling.clear();
     this.gathering = [];
     this.inFlight.clear();
     const failed = [...this.open];
     this.open.clear();
+    return failed;
+  }
+
+  /**
+   * `shard`'s charges stopped being acknowledged (its settlement breaker opened): each of its batches not
+   * answered fails now rather than at its deadline, so no 200 waits longer than the attempts that opened
+   * the breaker. Other shards' batches go on.
+   */
+  failShard(shard: number): ChargeBatch<W>[] {
+    this.filling.delete(shard);
+    this.gathering = this.gathering.filter((b) => b.shard !== shard);
+    this.inFlight.delete(shard);
+    const failed = [...this.open].filter((b) => b.shard === shard);
+    for (const batch of failed) this.open.delete(batch);
     return failed;
   }
 

@@ -28,8 +28,10 @@ export interface SettlerOptions {
   ackTimeoutMs: number;
   /** How long one publish attempt waits before it is sent again; the breaker counts its timeouts. */
   attemptTimeoutMs: number;
-  /** How long the breaker stays open before a probe (default 1 s). */
+  /** How long a breaker stays open before a probe (default 1 s). */
   breakerOpenMs?: number;
+  /** How many ledger shards there are (LEDGER_ADDR's addresses): each one's stream has a breaker. */
+  shards: number;
   /**
    * How long a shard's charges may keep gathering while its previous batch awaits its acknowledgement
    * (default 0: each turn's charges are published when the turn ends).
@@ -50,6 +52,19 @@ const NOT_CHARGED: Promise<null> = Promise.resolve(null);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The breaker in front of one shard's settlement stream. Opens after three charge publishes in a row
+ * time out or fail (a stream without a leader, a stalled server): that shard's charges waiting then, and
+ * its metered requests after, get a fast 503 instead of each waiting out its acknowledgement, so no answer
+ * takes much over one attempt's timeout; after `breakerOpenMs` one publish probes, and its acknowledgement
+ * closes it. One a shard, since on a JetStream cluster each shard's stream has its own leader: a server's
+ * loss stops only the shards whose streams it led.
+ */
+interface ShardBreaker {
+  readonly policy: CircuitBreakerPolicy;
+  openedAt: number;
+}
+
+/**
  * Settlement at the gateway: exactly one event per admitted request, each keyed by its request id. A
  * charge is awaited (the 200 waits for the ack); the charges of one event-loop turn for one shard (and,
  * with a linger, of the turns while its previous message awaits its acknowledgement) travel as one
@@ -67,14 +82,8 @@ export class Settler {
   private readonly batchSize: Histogram;
   /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
   private readonly book: SettlementBook<Deferred<PubAck | null>>;
-  /**
-   * Opens after three charge publishes in a row time out or fail (a stream without a leader, a stalled
-   * server): the charges waiting then and the metered requests after get a fast 503 instead of each
-   * waiting out its acknowledgement, so no answer takes much over one attempt's timeout; after
-   * `breakerOpenMs` one publish probes, and its acknowledgement closes it.
-   */
-  private readonly breaker: CircuitBreakerPolicy;
-  private openedAt = 0;
+  /** By shard. */
+  private readonly breakers: ShardBreaker[];
   private lingerTimer: NodeJS.Timeout | null = null;
   private readonly flushTurn = () => this.flush();
   private readonly lingerOver = () => {
@@ -92,26 +101,19 @@ export class Settler {
       () => new Deferred<PubAck | null>(),
       opts.lingerMs ?? 0,
     );
-    this.breaker = circuitBreaker(handleAll, {
-      halfOpenAfter: opts.breakerOpenMs ?? 1_000,
-      breaker: new ConsecutiveBreaker(3),
-    });
-    const breaker = this.breaker;
+    this.breakers = Array.from({ length: opts.shards }, (_, shard) => this.breakerOf(shard));
+    const breakers = this.breakers;
     new Gauge({
       name: 'gateway_settlement_breaker_open',
-      help: 'Whether the settlement breaker is open: charges are not being acknowledged by JetStream, and metered requests get a fast 503',
+      help: "Whether a shard's settlement breaker is open: its charges are not being acknowledged by JetStream, and its accounts' metered requests get a fast 503",
+      labelNames: ['shard'] as const,
       registers: [opts.registry],
       collect() {
-        this.set(breaker.state === CircuitState.Open ? 1 : 0);
+        breakers.forEach((b, shard) => {
+          this.set({ shard: String(shard) }, b.policy.state === CircuitState.Open ? 1 : 0);
+        });
       },
     });
-    this.breaker.onBreak(() => {
-      this.openedAt = opts.clock();
-      opts.logger.warn('charges are not acknowledged: settlement breaker open');
-      // The charges still waiting are answered now (503, voided), not each at its own deadline.
-      for (const batch of this.book.failAll()) this.notCharged(batch, batch.events, BREAKER_OPEN);
-    });
-    this.breaker.onReset(() => opts.logger.info('charges are acknowledged again: settlement breaker closed'));
     this.published = new Counter({
       name: 'gateway_settlements_total',
       help: 'Settlement events published by the gateway, by kind and outcome (acked, duplicate, failed)',
@@ -142,6 +144,25 @@ export class Settler {
     });
   }
 
+  private breakerOf(shard: number): ShardBreaker {
+    const { opts } = this;
+    const policy = circuitBreaker(handleAll, {
+      halfOpenAfter: opts.breakerOpenMs ?? 1_000,
+      breaker: new ConsecutiveBreaker(3),
+    });
+    const breaker: ShardBreaker = { policy, openedAt: 0 };
+    policy.onBreak(() => {
+      breaker.openedAt = opts.clock();
+      opts.logger.warn({ shard }, 'charges are not acknowledged: settlement breaker open');
+      // The shard's charges still waiting are answered now (503, voided), not each at its own deadline.
+      for (const batch of this.book.failShard(shard)) this.notCharged(batch, batch.events, BREAKER_OPEN);
+    });
+    policy.onReset(() =>
+      opts.logger.info({ shard }, 'charges are acknowledged again: settlement breaker closed'),
+    );
+    return breaker;
+  }
+
   /** Resolves once JetStream answers and shard 0's events have a stream to go to. */
   static async create(opts: SettlerOptions): Promise<Settler> {
     const streams = new SettlementStreams(opts);
@@ -150,28 +171,31 @@ export class Settler {
   }
 
   /**
-   * Charges can be made now: connected, and the breaker not open, or open long enough that the next
-   * charge is its probe (cockatiel moves to half-open only when called).
+   * `shard`'s charges can be made now: connected, and its breaker not open, or open long enough that the
+   * next charge is its probe (cockatiel moves to half-open only when called).
    */
-  get available(): boolean {
+  available(shard: number): boolean {
+    const breaker = this.breakers[shard]!;
     return (
       this.book.available &&
-      (this.breaker.state !== CircuitState.Open ||
-        this.opts.clock() - this.openedAt >= (this.opts.breakerOpenMs ?? 1_000))
+      (breaker.policy.state !== CircuitState.Open ||
+        this.opts.clock() - breaker.openedAt >= (this.opts.breakerOpenMs ?? 1_000))
     );
   }
 
   /**
-   * Usage can be read now: connected, and charges acknowledged (the breaker closed). While the breaker is
-   * open a read says 503 as admission does, since the usage it would read may still change with what is
-   * being voided. Once a probe is due the read makes one itself (the stream answering for its
-   * information, through the breaker), so a gateway that gets only usage reads still sees JetStream back.
+   * The usage of `shard`'s accounts can be read now: connected, and their charges acknowledged (its
+   * breaker closed). While it is open a read says 503 as admission does, since the usage it would read
+   * may still change with what is being voided. Once a probe is due the read makes one itself (the
+   * stream answering for its information, through the breaker), so a gateway that gets only usage reads
+   * still sees JetStream back.
    */
-  async readable(): Promise<boolean> {
+  async readable(shard: number): Promise<boolean> {
     if (!this.book.available) return false;
-    if (this.breaker.state === CircuitState.Closed) return true;
+    const { policy } = this.breakers[shard]!;
+    if (policy.state === CircuitState.Closed) return true;
     try {
-      await this.breaker.execute(() => this.streams.answers(0, this.opts.attemptTimeoutMs));
+      await policy.execute(() => this.streams.answers(shard, this.opts.attemptTimeoutMs));
       return true;
     } catch {
       return false;
@@ -254,7 +278,7 @@ export class Settler {
       try {
         if (!this.book.available) throw new Error(CONNECTION_LOST);
         const timeoutMs = Math.max(20, Math.min(this.opts.attemptTimeoutMs, deadline - this.opts.clock()));
-        const ack = await this.breaker.execute(() =>
+        const ack = await this.breakers[shard]!.policy.execute(() =>
           this.publish('charged', events.length, shard, payload, msgID, timeoutMs),
         );
         if (this.book.acknowledged(batch)) {
