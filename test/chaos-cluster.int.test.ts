@@ -3,10 +3,10 @@ import { createPool, type Pool } from '@mdp/db';
 import { shardStreamName } from '@mdp/usage';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientLoad, type Sample } from './chaos/load.ts';
+import { ClientLoad } from './chaos/load.ts';
+import { sleep, startStackOnCluster, stepDown, summary, within } from './chaos/on-cluster.ts';
 import { type ClusterServer, type PrivateNatsCluster, startPrivateNatsCluster } from './private-infra.ts';
-import { type Stack, startStack } from './stack.ts';
-import { until } from './until.ts';
+import type { Stack } from './stack.ts';
 import { usedToday } from './usage-read.ts';
 
 // Issue 50's chaos cases on a real three-server JetStream cluster: the whole platform (one ledger shard,
@@ -31,26 +31,12 @@ let load: ClientLoad;
 /** The harness's own connection, for moving the stream's leader. */
 let nc: NatsConnection;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` until it returns a value, for at most `ms`; a check that throws has not returned one. */
-const within = <T>(ms: number, what: string, check: () => Promise<T | undefined>) =>
-  until(what, () => check().catch(() => undefined), ms);
-
 /** The answers to requests sent from `from` (performance.now()) on. */
 const since = (from: number) => load.samples.filter((s) => s.start >= from);
 const firstOkAfter = (from: number) =>
   within(60_000, 'a 200 after the fault', async () =>
     load.samples.find((s) => s.start >= from && s.outcome === 200),
   );
-
-function summary(samples: Sample[]): string {
-  const by = new Map<string, number>();
-  for (const s of samples) by.set(String(s.outcome), (by.get(String(s.outcome)) ?? 0) + 1);
-  const slowest = Math.max(0, ...samples.map((s) => s.end - s.start));
-  const over = samples.filter((s) => s.end - s.start > 250).length;
-  return `${samples.length} answers (${[...by].map(([k, n]) => `${k}: ${n}`).join(', ')}), slowest ${slowest.toFixed(0)} ms, ${over} over 250 ms`;
-}
 
 /** When each fault began (performance.now()), for the report of an unexpected charge. */
 const marks: { what: string; at: number }[] = [];
@@ -143,24 +129,18 @@ async function leaderAwayFromHome(): Promise<ClusterServer> {
   return within(60_000, `a leader of ${usageStream()} other than ${home().name}`, async () => {
     const leader = await cluster.streamLeader(usageStream());
     if (leader && leader !== home()) return leader;
-    if (leader) await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${usageStream()}`, '', { timeout: 2_000 });
-    await sleep(500);
+    if (leader) await stepDown(nc, `STREAM.LEADER.STEPDOWN.${usageStream()}`);
+    else await sleep(500);
     return undefined;
   });
 }
 
 beforeAll(async () => {
   cluster = await startPrivateNatsCluster(3);
-  stack = await startStack(
-    {
-      USAGE_STREAM_REPLICAS: '3',
-      AUTH_DEADLINE_MS: '5000',
-      ADMISSION_DEADLINE_MS: '5000',
-      SETTLE_ACK_TIMEOUT_MS: String(ACK_TIMEOUT_MS),
-      SETTLE_ATTEMPT_TIMEOUT_MS: String(ATTEMPT_TIMEOUT_MS),
-    },
-    { natsUrl: home().url },
-  );
+  stack = await startStackOnCluster(cluster, {
+    ackTimeoutMs: ACK_TIMEOUT_MS,
+    attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+  });
   nc = await connect({ servers: cluster.url });
   const account = await stack.admin('account', 'create', '--plan', 'load-test');
   token = await stack.admin('token', 'issue', account);
