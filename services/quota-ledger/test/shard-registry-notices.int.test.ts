@@ -1,49 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { dropSchema, type Pool } from '@mdp/db';
-import { createLogger, Registry } from '@mdp/telemetry';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
 import { registryNow, writeHandover } from '../src/admission/registry-tables.ts';
-import { type ShardRegistry, startShardRegistry } from '../src/admission/shard-registry.ts';
-import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { registriesOnOwnSchema } from './registries.ts';
 
 // A shard reads the registry every second; a run that begins, or ends with a hand-over, is told to the
 // other shards at once (LISTEN/NOTIFY), so each step of a move waits for no refresh. Here the refresh is
 // a minute apart: only the notices can show one shard's change to another within the test.
 
-const schema = `ledger_notices_${randomBytes(5).toString('hex')}`;
-const logger = createLogger('test', 'silent');
 const MINUTE = 60_000;
-let pool: Pool;
-const registries: ShardRegistry[] = [];
+const registries = registriesOnOwnSchema('ledger_notices', 4);
 
-beforeAll(async () => {
-  pool = await ledgerPool(schema, 'registry-notices-test', 4);
-});
-afterAll(async () => {
-  for (const r of registries) await r.close();
-  await pool?.end();
-  await dropSchema(DATABASE_URL, schema);
-});
-
-const start = (shard: number, count: number, notices = true) => {
-  const r = startShardRegistry({
-    pool,
+const start = (shard: number, count: number, notices = true) =>
+  registries.start({
     shard,
     count,
     holder: `test-${shard}-of-${count}`,
     holdTtlMs: 8_000,
-    horizons: () => new Map(),
-    heldRequests: () => [],
-    recordedPast: async () => {},
     intervalMs: MINUTE,
-    ...(notices ? { notices: { url: DATABASE_URL, schema } } : {}),
-    logger,
-    registry: new Registry(),
+    ...(notices ? { notices: registries.notices } : {}),
   });
-  registries.push(r);
-  return r;
-};
 
 describe('the shard registry, told of changes', () => {
   it('reads a run of another count that begins, and a hand-over, at once rather than at its next refresh', async () => {
@@ -59,8 +34,8 @@ describe('the shard registry, told of changes', () => {
     expect(deaf.map()!.standInCount).toBeNull();
     // Shard 1 hands over: the other shards' maps show its run ended, and its subject recorded through then.
     await one.stopRefreshing();
-    const endedAt = await registryNow(pool);
-    await writeHandover(pool, one.runs(), endedAt, []);
+    const endedAt = await registryNow(registries.pool());
+    await writeHandover(registries.pool(), one.runs(), endedAt, []);
     await until('shard 0 to read the hand-over', () => zero.map()!.recordedThrough(1) >= endedAt, 10_000, 20);
     expect(deaf.map()!.recordedThrough(1)).toBe(0);
   });

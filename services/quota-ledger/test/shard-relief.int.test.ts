@@ -1,51 +1,28 @@
-import { randomBytes } from 'node:crypto';
-import { dropSchema, type Pool } from '@mdp/db';
-import { createLogger, Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
 import { registryNow, writeHandover } from '../src/admission/registry-tables.ts';
-import { type ShardRegistry, startShardRegistry } from '../src/admission/shard-registry.ts';
-import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { registriesOnOwnSchema } from './registries.ts';
 
 // A relief that cannot hand over when it ends (its subject not recorded in time, Postgres gone) lapses:
 // the restarted shard then waits out every hold it could have had, as after a kill, and never admits the
 // account while the relief might still have charges of it to record.
 
-const schema = `relief_${randomBytes(4).toString('hex')}`;
-const logger = createLogger('test', 'silent');
 const HOLD_TTL_MS = 4_000;
-let pool: Pool;
-const registries: ShardRegistry[] = [];
+const registries = registriesOnOwnSchema('relief', 6);
 
-beforeAll(async () => {
-  pool = await ledgerPool(schema, 'relief-test', 6);
-});
-afterAll(async () => {
-  for (const r of registries) await r.close();
-  await pool?.end();
-  await dropSchema(DATABASE_URL, schema);
-});
-
-const start = (shard: number, recorded: () => Promise<void>) => {
-  const r = startShardRegistry({
-    pool,
+const start = (shard: number, recorded: () => Promise<void>) =>
+  registries.start({
     shard,
     count: 3,
     holder: `test-${shard}`,
     holdTtlMs: HOLD_TTL_MS,
     // Every subject recorded up to now: only the runs' ends and holds decide.
     horizons: () => new Map([[shard, Date.now()]]),
-    heldRequests: () => [],
     recordedPast: recorded,
     intervalMs: 200,
-    notices: { url: DATABASE_URL, schema },
-    logger,
-    registry: new Registry(),
+    notices: registries.notices,
   });
-  registries.push(r);
-  return r;
-};
 
 describe('a relief that cannot hand over', () => {
   it('lapses, and the restarted shard waits out its holds before it admits', async () => {
@@ -60,7 +37,7 @@ describe('a relief that cannot hand over', () => {
     expect(zero.ownership(x)).toEqual({ kind: 'not_owner' });
     // Shard 1 stops and hands over: shard 0 relieves it.
     await one.stopRefreshing();
-    await writeHandover(pool, one.runs(), await registryNow(pool), []);
+    await writeHandover(registries.pool(), one.runs(), await registryNow(registries.pool()), []);
     await until('shard 0 to relieve shard 1', () => zero.ownership(x).kind === 'owner', 10_000, 20);
     expect(zero.ownership(x)).toMatchObject({ relief: true });
     // Shard 1 runs again and admits: the relief ends, but its hand-over fails.
