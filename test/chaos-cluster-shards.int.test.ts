@@ -34,9 +34,9 @@ const home = () => cluster.servers[0]!;
 /**
  * Shard 1's stream led by a server that is neither the services' own nor the leader of shard 0's stream
  * or of any of its consumers (a consumer has a leader of its own, and shard 0's recording, which its
- * usage reads wait for, stops while its consumer has none). Resolves once shard 0's consumers deliver
- * again: a pull is lost with its consumer's leader, and the ledger makes it again when it expires
- * (`PULL_EXPIRES_MS`, 5 s), so a consumer moved here stops recording for that long.
+ * usage reads wait for, stops while its consumer has none). Resolves once shard 0's consumers have
+ * delivered everything again: a pull is lost with its consumer's leader, and the ledger pulls again when
+ * the new leader announces itself.
  */
 async function placeLeaders(): Promise<ClusterServer> {
   const jsm = await nc.jetstreamManager();

@@ -58,6 +58,10 @@ interface TestConsumer {
   adopt?: boolean;
   /** How long a batch gathers (the consumer's default unless given). */
   gatherMs?: number;
+  /** How long one pull lasts (the consumer's default unless given). */
+  pullExpiresMs?: number;
+  /** Replicas of the shard's stream (1 unless given). */
+  replicas?: number;
 }
 
 /** A shard's consumer as the consumer tests start it: its own stream made if missing, nothing logged. */
@@ -65,7 +69,13 @@ export const startTestConsumer = (o: TestConsumer) =>
   startShardConsumer({
     create: !o.adopt,
     nc: o.nc,
-    spec: { stream: o.stream, subjectPrefix: o.prefix, shard: o.shard ?? 0, retentionDays: 1 },
+    spec: {
+      stream: o.stream,
+      subjectPrefix: o.prefix,
+      shard: o.shard ?? 0,
+      retentionDays: 1,
+      ...(o.replicas === undefined ? {} : { replicas: o.replicas }),
+    },
     mutex: o.mutex ?? new Mutex(),
     positions: o.positions ?? NO_POSITIONS,
     apply: o.apply,
@@ -73,4 +83,5 @@ export const startTestConsumer = (o: TestConsumer) =>
     metrics: consumerMetrics(o.registry ?? createRegistry('quota-ledger')),
     ...(o.tracer ? { tracer: o.tracer } : {}),
     ...(o.gatherMs === undefined ? {} : { gatherMs: o.gatherMs }),
+    ...(o.pullExpiresMs === undefined ? {} : { pullExpiresMs: o.pullExpiresMs }),
   });

@@ -99,6 +99,8 @@ export interface Recording {
   clock?: () => number;
   /** How long a batch gathers (`GATHER_MS` unless given). */
   gatherMs?: number;
+  /** How long one pull lasts (`PULL_EXPIRES_MS` unless given; at least the client's 1 s). */
+  pullExpiresMs?: number;
 }
 
 /** What the consumers of one process count, shared by the streams they read. */
@@ -107,7 +109,7 @@ export interface ConsumerMetrics {
   redelivered: Counter;
   madeAgain: Counter<'lost'>;
   batchSeconds: Histogram;
-  pulledAgain: Counter;
+  pulledAgain: Counter<'cause'>;
 }
 
 export function consumerMetrics(registry: Registry): ConsumerMetrics {
@@ -117,8 +119,15 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
     labelNames: ['lost'] as const,
     registers: [registry],
   });
+  const pulledAgain = new Counter({
+    name: 'ledger_settlement_pulls_again_total',
+    help: 'Pulls a settlement consumer made again because the one it waited on was lost; cause: leader_moved (JetStream elected its consumer a new leader, which does not know the pull), lost (messages waited in JetStream for it and none came for an interval)',
+    labelNames: ['cause'] as const,
+    registers: [registry],
+  });
   // Both series from the start: an alert's increase() sees the first one.
   for (const lost of ['consumer', 'stream']) madeAgain.inc({ lost }, 0);
+  for (const cause of ['leader_moved', 'lost']) pulledAgain.inc({ cause }, 0);
   return {
     madeAgain,
     recorded: new Counter({
@@ -132,11 +141,7 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
       help: 'Settlement messages JetStream delivered again (not acknowledged within ack_wait: a crashed replica, or recording that fell behind)',
       registers: [registry],
     }),
-    pulledAgain: new Counter({
-      name: 'ledger_settlement_pulls_again_total',
-      help: 'Pulls a settlement consumer made again because the one it waited on was lost (messages waited in JetStream for it and none came for an interval)',
-      registers: [registry],
-    }),
+    pulledAgain,
     batchSeconds: new Histogram({
       name: 'ledger_event_append_seconds',
       help: 'Time to append a batch of events and update the projections',
@@ -237,10 +242,11 @@ const BATCH = 500;
  * delivered again after ack_wait: harmless to the log, but repeated work exactly when there is least time.
  */
 const WORKING_EVERY_MS = 2_000;
-/** How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). */
+/**
+ * How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). JetStream
+ * asks whether the consumer's pull is lost (`PullWatch`) every two pulls' lives.
+ */
 const PULL_EXPIRES_MS = 5_000;
-/** How often JetStream is asked whether the consumer's pull is lost (`PullWatch`): two pulls' lives. */
-const PULL_WATCH_MS = 2 * PULL_EXPIRES_MS;
 /**
  * How long the first message of a batch waits for others, unless a batch's worth (`BATCH` messages) has
  * come or something waits for what is in hand to be recorded (a usage read of a leased account, a
@@ -286,8 +292,9 @@ export async function startStreamConsumer(
   // A pull lost with the servers (a whole cluster restarted) is made again when it expires or two
   // heartbeats are missed: with the client's 30 s, recording stopped for 15 to 20 s (contributors.md).
   // Where the client's own recovery does not (see `PullWatch`), the watch below pulls again.
+  const pullExpiresMs = opts.pullExpiresMs ?? PULL_EXPIRES_MS;
   const pull = async () => {
-    const pulled = await consumer.consume({ max_messages: 2_000, expires: PULL_EXPIRES_MS });
+    const pulled = await consumer.consume({ max_messages: 2_000, expires: pullExpiresMs });
     watchFor(pulled).catch(() => {});
     return pulled;
   };
@@ -520,6 +527,23 @@ export async function startStreamConsumer(
     messages = fresh;
     loop = receive().catch(logStop);
   };
+  let repulling: Promise<void> | null = null;
+  /** The pull in hand is lost: another is made, unless the consumer is being made again (that pulls). */
+  const repull = (cause: 'leader_moved' | 'lost') => {
+    if (reopening || stopping) return;
+    const of = generation;
+    repulling ??= (async () => {
+      pulledAgain.inc({ cause });
+      await stopPulling();
+      if (of === generation && !reopening && !stopping) await pullAgain();
+    })()
+      .catch((err) =>
+        logger.warn({ err: (err as Error).message }, 'settlement consumer: could not pull again'),
+      )
+      .finally(() => {
+        repulling = null;
+      });
+  };
 
   let reopening: Promise<void> | null = null;
   /**
@@ -536,6 +560,7 @@ export async function startStreamConsumer(
         { stream: spec.stream, durable, why },
         'settlement consumer lost by JetStream: making it again after what the log has recorded',
       );
+      await repulling;
       await stopPulling();
       hurry();
       await flushing;
@@ -589,20 +614,29 @@ export async function startStreamConsumer(
       if (!info) return reopen('not found');
       const look = { pending: info.num_pending, ackPending: info.num_ack_pending, received };
       received = 0;
-      if (!pullWatch.lost(look)) return;
+      if (!pullWatch.lost(look) || of !== generation) return;
       logger.warn(
         { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
         'settlement consumer: messages waited a whole interval and none came; pulling again',
       );
-      pulledAgain.inc();
-      await stopPulling();
-      // Made again meanwhile: that pulled afresh.
-      if (of === generation && !reopening) await pullAgain();
+      repull('lost');
     })().catch((err) =>
       logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its pull'),
     );
-  }, PULL_WATCH_MS);
+  }, 2 * pullExpiresMs);
   watch.unref();
+
+  // A consumer's new leader (a stepdown, or its server lost) knows nothing of the pulls its predecessor
+  // held, and nats-server 2.9 tells the puller nothing: the client would notice only when two heartbeats
+  // are missed (a whole pull's life, `PULL_EXPIRES_MS`), and the shard records nothing until then. The
+  // new leader announces itself, so the pull is made again at once.
+  const elected = nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${spec.stream}.${durable}`, {
+    callback: (err) => {
+      if (err) return;
+      logger.info({ stream: spec.stream, durable }, 'settlement consumer: a new leader; pulling again');
+      repull('leader_moved');
+    },
+  });
 
   const timedOut = (until: number) => {
     if (clock() >= until) throw new Error('the usage stream is not recorded up to the read yet');
@@ -629,7 +663,9 @@ export async function startStreamConsumer(
       stopping = true;
       clearInterval(holes);
       clearInterval(watch);
+      elected.unsubscribe();
       await reopening;
+      await repulling;
       messages.stop();
       await loop.catch(() => {});
       hurry();
