@@ -243,8 +243,8 @@ const BATCH = 500;
  */
 const WORKING_EVERY_MS = 2_000;
 /**
- * How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). JetStream
- * asks whether the consumer's pull is lost (`PullWatch`) every two pulls' lives.
+ * How long one pull of the consumer's lasts before it is made again (heartbeats at half of it). The
+ * consumer asks JetStream whether its pull is lost (`PullWatch`) every two pulls' lives.
  */
 const PULL_EXPIRES_MS = 5_000;
 /**
