@@ -123,7 +123,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
       o.logger,
     );
   }
-  settler = await Settler.create({
+  const settlement = await Settler.create({
     nc,
     stream: o.usageStream,
     subjectPrefix: o.usageSubject,
@@ -137,6 +137,7 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     registry: o.registry,
     clock: o.clock,
   });
+  settler = settlement;
   const metering = new Metering(
     new AdmissionClient({
       shards,
@@ -145,8 +146,9 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
       registry: o.registry,
       clock: o.clock,
       ...(o.holdTtlMs === undefined ? {} : { holdTtlMs: o.holdTtlMs }),
+      chargeable: (shard) => settlement.available(shard),
     }),
-    settler,
+    settlement,
   );
   return {
     upstreams,

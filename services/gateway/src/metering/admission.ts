@@ -165,6 +165,11 @@ export interface AdmissionClientOptions {
   holdTtlMs?: number;
   /** Ask shards for leases (docs/proposals/admission-leases.md); default true. */
   leases?: boolean;
+  /**
+   * Whether the charges of a shard's accounts can be made now (`Settler.available`): while they cannot,
+   * an admission is refused 503 before anything is held or asked. Default: always.
+   */
+  chargeable?: (shard: number) => boolean;
 }
 
 const LEASE_EVENTS = ['granted', 'extended', 'returned', 'recalled', 'lost'] as const;
@@ -186,6 +191,7 @@ export class AdmissionClient {
   private readonly leases = new Map<string, HeldLease>();
   private readonly leaseIds = new Map<string, HeldLease>();
   private readonly leasing: boolean;
+  private readonly chargeable: (shard: number) => boolean;
   private readonly relieved: CellCounter<'shard'>;
 
   constructor(o: AdmissionClientOptions) {
@@ -193,6 +199,7 @@ export class AdmissionClient {
     this.router = o.shards;
     this.clock = clock;
     this.leasing = o.leases ?? true;
+    this.chargeable = o.chargeable ?? (() => true);
     this.shards = o.shards.addresses.map(
       (a, shard) =>
         new ShardStream(a, logger, deadlineMs, holdTtlMs, clock, {
@@ -248,7 +255,9 @@ export class AdmissionClient {
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
     const { shard: owner, account } = this.ledgerCaller(caller);
-    const shard = this.reachable(owner);
+    const shard = this.router.route(owner);
+    if (!this.chargeable(shard)) return Promise.reject(ApiError.serviceUnavailable());
+    if (shard !== owner) this.relieved.cell(String(owner)).inc();
     const asking: Asking = { caller, shard, owner, via, traceparent: traceparentOf(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
@@ -274,13 +283,6 @@ export class AdmissionClient {
   /** The shard `caller`'s next admission is asked of, and its charge settled through, now. */
   shardFor(caller: Principal): number {
     return this.router.route(this.ledgerCaller(caller).shard);
-  }
-
-  /** Where to ask for an account of `owner` now (`LedgerShards.route`), counting admissions sent to a relief. */
-  private reachable(owner: number): number {
-    const shard = this.router.route(owner);
-    if (shard !== owner) this.relieved.cell(String(owner)).inc();
-    return shard;
   }
 
   resend(waiter: AdmissionRequest, shard: number): void {

@@ -1,4 +1,3 @@
-import { ApiError } from '@mdp/errors';
 import type { ledger } from '@mdp/proto';
 import type { Span } from '@mdp/telemetry';
 import type { Interface } from '@mdp/usage';
@@ -25,11 +24,9 @@ export class Metering {
   /**
    * Admits or rejects with the 429/503 to answer; nothing is held on a rejection. While the caller's
    * settlement stream is unreachable nothing could be charged, so the 503 comes at once, before any
-   * admission.
+   * admission (the admission client is built with `Settler.available` as its `chargeable`).
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
-    if (!this.settler.available(this.admission.shardFor(caller)))
-      return Promise.reject(ApiError.serviceUnavailable());
     return this.admission.admit(requestId, caller, via, span);
   }
 
