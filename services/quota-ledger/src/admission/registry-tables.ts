@@ -150,9 +150,13 @@ export async function refresh(
 ): Promise<RegistryView> {
   const { standIn, reliefs } = runs;
   const counts = standIn === null ? [me.count] : [me.count, standIn];
-  // A run that begins again after it lapsed or handed over.
+  // A run begins again once it has handed over, or after it lapsed in another process (a restart). One
+  // that lapsed in this process (its refreshes failed or were slow) has admitted all along on its last
+  // map: begun again, it would be later than a run waiting for its accounts, which would then take them at
+  // once, before its holds expire or its charges are recorded.
   const since = (r: string) =>
-    `CASE WHEN ${r}.last_seen < now() - $4 * interval '1 millisecond' OR ${r}.ended_at IS NOT NULL
+    `CASE WHEN ${r}.ended_at IS NOT NULL
+            OR (${r}.last_seen < now() - $4 * interval '1 millisecond' AND ${r}.holder <> $3)
           THEN $9::timestamptz ELSE ${r}.active_since END`;
   const client = await pool.connect();
   try {

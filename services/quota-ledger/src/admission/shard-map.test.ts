@@ -332,48 +332,80 @@ describe('ShardMap: a relief while a shard restarts', () => {
  * (a relief's end) the others read a second later; a run it begins (a stand-in, a relief) it registers
  * and reads again at once, as the registry does.
  */
+/**
+ * A plan's steps. `cut` and `mend`: the process's registry reads and refreshes fail from then until it is
+ * mended (Postgres away or slow for it alone); it admits on its last map meanwhile, and its subject's
+ * horizon stays where it was.
+ */
+type Step = { at: number; shard: number; act: 'start' | 'stop' | 'kill' | 'cut' | 'mend'; count?: number };
+
 function rollout(
-  steps: readonly { at: number; shard: number; act: 'start' | 'stop' | 'kill'; count?: number }[],
+  steps: readonly Step[],
   accounts: readonly string[],
   opts: { until: number; standIns: boolean; reliefs?: boolean; count?: number },
 ) {
   const runs = new Map<string, ShardRun>();
+  /** Which process refreshed each run last (the registry's `holder`). */
+  const holders = new Map<string, number>();
   interface Proc {
+    id: number;
     count: number;
     stand: StandInState;
     reliefs: Relief[];
     admitted: Set<string>;
+    cutAt: number | null;
   }
   const procs = new Map<number, Proc>();
-  const owners: { at: number; owners: Map<string, string[]> }[] = [];
+  /**
+   * Each second, the accounts' admitters, and the accounts taken from another process before that
+   * process's holds of them could have expired and without its hand-over (`early`).
+   */
+  const owners: { at: number; owners: Map<string, string[]>; early: string[] }[] = [];
+  /** By account, when each process last admitted it; by process, when it last handed over. */
+  const lastAdmitted = new Map<string, Map<number, number>>(accounts.map((a) => [a, new Map()]));
+  const handedOver = new Map<number, number>();
+  let processes = 0;
   const started = (count: number): Proc => ({
+    id: ++processes,
     count,
     stand: { standIn: null, ended: false },
     reliefs: [],
     admitted: new Set(),
+    cutAt: null,
   });
   const key = (count: number, shard: number, subject = shard) => `${count}/${shard}@${subject}`;
   const initial = opts.count ?? 2;
   for (let s = 0; s < initial; s++) {
-    procs.set(s, started(initial));
+    const p = started(initial);
+    procs.set(s, p);
     runs.set(key(initial, s), run(initial, s, old(), T));
+    holders.set(key(initial, s), p.id);
   }
   function old() {
     return T - 3_600_000;
   }
-  const refresh = (count: number, shard: number, now: number, standIn: boolean, subject = shard) => {
-    const prev = runs.get(key(count, shard, subject));
-    const lapsed = !prev || prev.lastSeen < now - settings.liveMs || prev.endedAt !== null;
-    runs.set(
-      key(count, shard, subject),
-      run(count, shard, lapsed ? now : prev.activeSince, now, null, standIn, subject),
-    );
-    return runs.get(key(count, shard, subject))!;
+  // As `refresh` in registry-tables.ts: a run begins again once it has handed over, or after it lapsed in
+  // another process.
+  const refresh = (
+    count: number,
+    shard: number,
+    now: number,
+    standIn: boolean,
+    id: number,
+    subject = shard,
+  ) => {
+    const k = key(count, shard, subject);
+    const prev = runs.get(k);
+    const begins =
+      !prev || prev.endedAt !== null || (prev.lastSeen < now - settings.liveMs && holders.get(k) !== id);
+    runs.set(k, run(count, shard, begins ? now : prev.activeSince, now, null, standIn, subject));
+    holders.set(k, id);
+    return runs.get(k)!;
   };
   const refreshAll = (subject: number, p: Proc, now: number) => {
-    refresh(p.count, subject, now, false);
-    if (p.stand.standIn !== null) refresh(p.stand.standIn, subject, now, true);
-    for (const r of p.reliefs) refresh(r.count, r.shard, now, false, subject);
+    refresh(p.count, subject, now, false, p.id);
+    if (p.stand.standIn !== null) refresh(p.stand.standIn, subject, now, true, p.id);
+    for (const r of p.reliefs) refresh(r.count, r.shard, now, false, p.id, subject);
   };
   const end = (k: string, now: number) => {
     const r = runs.get(k);
@@ -384,22 +416,30 @@ function rollout(
     for (const step of steps.filter((s) => s.at === at)) {
       const p = procs.get(step.shard);
       if (step.act === 'start') procs.set(step.shard, started(step.count!));
+      else if (step.act === 'cut') p!.cutAt = now;
+      else if (step.act === 'mend') p!.cutAt = null;
       else if (p) {
         procs.delete(step.shard);
         if (step.act === 'stop') {
           end(key(p.count, step.shard), now);
           if (p.stand.standIn !== null) end(key(p.stand.standIn, step.shard), now);
           for (const r of p.reliefs) end(key(r.count, r.shard, step.shard), now);
+          handedOver.set(p.id, at);
         }
       }
     }
-    for (const [shard, p] of procs) refreshAll(shard, p, now);
-    const horizons: [number, number][] = [0, 1, 2].map((s) => [s, now]);
+    for (const [shard, p] of procs) if (p.cutAt === null) refreshAll(shard, p, now);
+    const horizons: [number, number][] = [0, 1, 2].map((s) => [s, procs.get(s)?.cutAt ?? now]);
     const snapshot = new Map(runs);
     const registered = new Map<string, ShardRun>();
     const v = view(now, [...snapshot.values()], horizons);
     const byAccount = new Map<string, string[]>(accounts.map((a) => [a, []]));
+    const early: string[] = [];
     for (const [shard, p] of procs) {
+      if (p.cutAt !== null) {
+        for (const a of p.admitted) byAccount.get(a)!.push(`${shard} of ${p.count}`);
+        continue;
+      }
       const mapOf = (at: RegistryView) =>
         new ShardMap({ shard, count: p.count }, at, settings, p.stand.standIn, p.reliefs);
       let map = mapOf(v);
@@ -410,13 +450,14 @@ function rollout(
       if (opts.reliefs) {
         const r = nextReliefs(map, p.reliefs);
         for (const e of r.ended) end(key(e.count, e.shard, shard), now);
+        if (r.ended.length > 0) handedOver.set(p.id, at);
         const begun = r.held.filter((h) => !p.reliefs.includes(h));
         p.reliefs = r.held;
         // Registered one at a time (the registry serialises refreshes), each after those before it.
         for (const b of begun)
           registered.set(
             key(b.count, b.shard, shard),
-            refresh(b.count, b.shard, now + registered.size, false, shard),
+            refresh(b.count, b.shard, now + registered.size, false, p.id, shard),
           );
         const mine = new Map([...snapshot, ...registered]);
         map = mapOf(view(now, [...mine.values()], horizons));
@@ -425,7 +466,17 @@ function rollout(
       for (const a of new Set([...admits, ...p.admitted])) byAccount.get(a)!.push(`${shard} of ${p.count}`);
       p.admitted = admits;
     }
-    owners.push({ at, owners: byAccount });
+    for (const [shard, p] of procs)
+      for (const a of p.admitted) {
+        const last = lastAdmitted.get(a)!;
+        for (const [other, s] of last)
+          if (other !== p.id && (handedOver.get(other) ?? -1) < s && at < s + settings.holdTtlMs)
+            early.push(
+              `${a} at ${at / 1000} s by shard ${shard} of ${p.count}, ${(at - s) / 1000} s after another`,
+            );
+        last.set(p.id, at);
+      }
+    owners.push({ at, owners: byAccount, early });
   }
   return owners;
 }
@@ -488,12 +539,25 @@ describe('ShardMap through a rollout', () => {
     { at: 113_000, shard: 0, act: 'start', count: 3 },
   ] as const;
 
+  // 2 → 3 → 2 with a shard cut off from the registry while accounts move: shard 0 of 2 as shard 2 of 3
+  // waits for its accounts, then shard 2 of 3, which leaves, while shards 0 and 1 of 2 wait for its.
+  const cut = [
+    ...steps.slice(0, 1),
+    { at: 12_000, shard: 0, act: 'cut' },
+    { at: 30_000, shard: 0, act: 'mend' },
+    ...steps.slice(1, 7),
+    { at: 135_000, shard: 2, act: 'cut' },
+    { at: 158_000, shard: 2, act: 'mend' },
+    ...steps.slice(7),
+  ] as const;
+
   // Each with the count every shard and gateway runs once it is over.
   const plans = [
     ['2 → 3 → 2', steps, 2],
     ['2 → 3 rolled back', rolledBack, 2],
     ['3 → 2 rolled back', shrinkRolledBack, 3],
     ['2 → 3, shard 0 killed and started again on 2', crashed, 3],
+    ['2 → 3 → 2, shards cut off from the registry', cut, 2],
   ] as const;
 
   // Every shard of 3 restarted in turn, last index first, as a StatefulSet rolls them.
@@ -528,6 +592,26 @@ describe('ShardMap through a rollout', () => {
           for (const [a, who] of owners)
             if (who.length > 1) twice.push(`${name}: ${a} at ${at / 1000} s (${named(o)}): ${who}`);
     expect(twice).toEqual([]);
+  });
+
+  it('takes an account from another process only once it handed over or its holds have expired', () => {
+    const early: string[] = [];
+    for (const [name, plan, , from] of every)
+      for (const o of options)
+        for (const second of rollout(plan, accounts, { until: 260_000, count: from, ...o }))
+          for (const e of second.early) early.push(`${name} (${named(o)}): ${e}`);
+    expect(early).toEqual([]);
+  });
+
+  it('a shard cut off from the registry stays the one admitter of its accounts: it runs on when it is back', () => {
+    const grow = accountMoving(0, 2);
+    const owners = (at: number) => rollout(cut, [grow], { until: at, standIns: true, reliefs: true }).at(-1)!;
+    // Shard 0 of 2, cut off from 12 to 30 s, admits on its last map; shard 2 of 3 waits for it throughout,
+    // and after it, as it still began first.
+    for (const at of [11_000, 20_000, 31_000, 34_000])
+      expect(owners(at).owners.get(grow)).toEqual(['0 of 2']);
+    // It hands over at its stop (35 s): the account moves at once.
+    expect(owners(35_000).owners.get(grow)).toEqual(['2 of 3']);
   });
 
   it('once a rollout, a rollback or a restart has settled, admits every account where the gateways send it', () => {

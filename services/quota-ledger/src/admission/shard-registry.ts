@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Listener, listen, type Pool } from '@mdp/db';
 import { Gauge, type Logger, type Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
@@ -71,6 +72,9 @@ export function startShardRegistry(o: {
 }): ShardRegistry {
   const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   const me = { shard: o.shard, count: o.count };
+  // This process's runs, told apart from another process's of the same index and host (a restart): a run
+  // that lapsed begins again only in another process (`refresh`).
+  const runner = { ...me, holder: `${o.holder} ${randomUUID().slice(0, 8)}` };
   let current: ShardMap | null = null;
   let stand: StandInState = { standIn: null, ended: false };
   let reliefs: Relief[] = [];
@@ -119,7 +123,7 @@ export function startShardRegistry(o: {
   const tick = async () => {
     try {
       const announce = admitting && !told;
-      let view = await refresh(o.pool, o, runsNow(announce), o.horizons(), settings.liveMs);
+      let view = await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs);
       told ||= announce;
       let map = mapOf(view);
       let register = false;
@@ -160,7 +164,7 @@ export function startShardRegistry(o: {
       }
       // Registered at once: an account handed over to this index under that count is admitted now.
       if (register) {
-        view = await refresh(o.pool, o, runsNow(false), o.horizons(), settings.liveMs);
+        view = await refresh(o.pool, runner, runsNow(false), o.horizons(), settings.liveMs);
         map = mapOf(view);
       }
       current = map;
