@@ -124,6 +124,7 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
     ...(o.registryNotices ? { notices: o.registryNotices } : {}),
     logger,
     registry,
+    clock,
   });
   const catchUp = startCatchUp({
     shard: o.shard,

@@ -41,6 +41,7 @@ export function registriesOnOwnSchema(name: string, poolSize: number) {
         recordedPast: async () => {},
         logger,
         registry: new Registry(),
+        clock: Date.now,
         ...o,
       });
       started.push(r);

@@ -1,3 +1,4 @@
+import { Registry } from '@mdp/telemetry';
 import { shardOf } from '@mdp/usage';
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
@@ -83,5 +84,44 @@ describe('the shard registry, a run that lapses', () => {
     const after = await runOfZero();
     expect(after.activeSince.getTime()).toBeGreaterThan(before.activeSince.getTime());
     expect(zero.ownership(account).kind).toBe('handoff');
+  });
+
+  it('shows how long ago it read the registry, and admits on its last map while it cannot', async () => {
+    const metrics = new Registry();
+    const zero = registries.start({
+      shard: 1,
+      count: 2,
+      holder: 'test-1-of-2',
+      holdTtlMs: 8_000,
+      intervalMs: 100,
+      registry: metrics,
+    });
+    await zero.ready;
+    const age = async () => {
+      const { values } = await metrics.getSingleMetric('ledger_shard_registry_read_age_seconds')!.get();
+      expect(values[0]!.labels).toEqual({ shard: '1' });
+      return values[0]!.value;
+    };
+    // An account of shard 1 of 2 and of 1 of 3, which no run of 3 holds (shards 2 of 3 and 0 of 2 run
+    // still, the latter standing in for 0 of 3).
+    const own = (() => {
+      for (let i = 0; ; i++)
+        if (shardOf(`acct-${i}`, 2) === 1 && shardOf(`acct-${i}`, 3) === 1) return `acct-${i}`;
+    })();
+    expect(zero.ownership(own)).toEqual({ kind: 'owner', moved: false });
+    expect(await age()).toBeLessThan(1);
+    // Every refresh takes this lock first: held here, none can be made.
+    const blocker = await registries.pool().connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs'))`);
+      await until('the read age to pass 1.5 s', async () => (await age()) > 1.5, 10_000, 50);
+      expect(zero.ownership(own)).toEqual({ kind: 'owner', moved: false });
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    await until('the registry to be read again', async () => (await age()) < 1, 10_000, 50);
+    await zero.close();
   });
 });

@@ -69,6 +69,7 @@ export function startShardRegistry(o: {
   notices?: { url: string; schema: string };
   logger: Logger;
   registry: Registry;
+  clock: () => number;
 }): ShardRegistry {
   const settings = { liveMs: REGISTRY_LIVE_MS, holdTtlMs: o.holdTtlMs, skewMs: REGISTRY_SKEW_MS };
   const me = { shard: o.shard, count: o.count };
@@ -91,6 +92,19 @@ export function startShardRegistry(o: {
     name: 'ledger_shard_counts_live',
     help: 'Shard counts with a live run, as this shard last read the registry (more than 1 while the shard count changes)',
     registers: [o.registry],
+  });
+  /** When the last refresh that succeeded began (this process's clock); null before the first. */
+  let readAt: number | null = null;
+  const started = o.clock();
+  const shardLabel = String(o.shard);
+  new Gauge({
+    name: 'ledger_shard_registry_read_age_seconds',
+    help: 'Seconds since this shard last refreshed its run and read the shard registry (since its start before the first read). Past 5 s the other shards see its run lapsed; it admits on the map it last read',
+    labelNames: ['shard'] as const,
+    registers: [o.registry],
+    collect() {
+      this.set({ shard: shardLabel }, (o.clock() - (readAt ?? started)) / 1000);
+    },
   });
   const relieving = new Gauge({
     name: 'ledger_reliefs',
@@ -121,6 +135,7 @@ export function startShardRegistry(o: {
     }
   };
   const tick = async () => {
+    const began = o.clock();
     try {
       const announce = admitting && !told;
       let view = await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs);
@@ -174,6 +189,7 @@ export function startShardRegistry(o: {
       );
       if (failing) o.logger.info('shard registry read again');
       failing = false;
+      readAt = began;
       markReady();
     } catch (err) {
       if (!failing)
