@@ -324,21 +324,21 @@ describe('ShardMap: a relief while a shard restarts', () => {
 });
 
 /**
- * The registry as a rollout writes it, second by second: every live process refreshes its runs (its
- * stand-in and reliefs, chosen, and ended, from its last map as the registry does), then reads every run;
- * its consumer records everything at once. A stop hands over every run of its process. Returns, per
- * second, each account's admitters: a process admits what its new map gives it and, until this read, what
- * its last one gave it (it acts on a map until it reads the next). What a process writes while it reads
- * (a relief's end) the others read a second later; a run it begins (a stand-in, a relief) it registers
- * and reads again at once, as the registry does.
- */
-/**
  * A plan's steps. `cut` and `mend`: the process's registry reads and refreshes fail from then until it is
  * mended (Postgres away or slow for it alone); it admits on its last map meanwhile, and its subject's
  * horizon stays where it was.
  */
 type Step = { at: number; shard: number; act: 'start' | 'stop' | 'kill' | 'cut' | 'mend'; count?: number };
 
+/**
+ * The registry as a rollout writes it, second by second: every live process refreshes its runs (its
+ * stand-in and reliefs, chosen, and ended, from its last map as the registry does), then reads every run;
+ * its consumer records everything at once (a cut process's, nothing). A stop hands over every run of its
+ * process. Returns, per second, each account's admitters: a process admits what its new map gives it
+ * and, until this read, what its last one gave it (it acts on a map until it reads the next). What a
+ * process writes while it reads (a relief's end) the others read a second later; a run it begins (a
+ * stand-in, a relief) it registers and reads again at once, as the registry does.
+ */
 function rollout(
   steps: readonly Step[],
   accounts: readonly string[],
