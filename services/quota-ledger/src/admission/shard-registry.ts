@@ -93,9 +93,8 @@ export function startShardRegistry(o: {
     help: 'Shard counts with a live run, as this shard last read the registry (more than 1 while the shard count changes)',
     registers: [o.registry],
   });
-  /** When the last refresh that succeeded began (this process's clock); null before the first. */
-  let readAt: number | null = null;
-  const started = o.clock();
+  /** When the last refresh that succeeded began (this process's clock); its start before the first. */
+  let readAt = o.clock();
   const shardLabel = String(o.shard);
   new Gauge({
     name: 'ledger_shard_registry_read_age_seconds',
@@ -103,7 +102,7 @@ export function startShardRegistry(o: {
     labelNames: ['shard'] as const,
     registers: [o.registry],
     collect() {
-      this.set({ shard: shardLabel }, (o.clock() - (readAt ?? started)) / 1000);
+      this.set({ shard: shardLabel }, (o.clock() - readAt) / 1000);
     },
   });
   const relieving = new Gauge({
