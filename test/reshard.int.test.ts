@@ -97,6 +97,11 @@ async function firstOkSince(answers: Answer[], from: number, ms = 20_000): Promi
 }
 
 function longestWithout200(answers: Answer[]): number {
+  return longestStretch(answers).ms;
+}
+
+/** The longest stretch without a 200, and when it began and ended (ms since the epoch). */
+function longestStretch(answers: Answer[]): { ms: number; from: number; to: number } {
   const times = answers
     .filter((a) => a.status === 200)
     .map((a) => a.at)
@@ -105,9 +110,35 @@ function longestWithout200(answers: Answer[]): number {
   const end = Math.max(...answers.map((a) => a.at));
   // From the load's first answer to the first 200, between 200s, and from the last 200 to the end.
   const marks = [start, ...times, end];
-  let longest = 0;
-  for (let i = 1; i < marks.length; i++) longest = Math.max(longest, marks[i]! - marks[i - 1]!);
+  let longest = { ms: 0, from: start, to: start };
+  for (let i = 1; i < marks.length; i++)
+    if (marks[i]! - marks[i - 1]! > longest.ms)
+      longest = { ms: marks[i]! - marks[i - 1]!, from: marks[i - 1]!, to: marks[i]! };
   return longest;
+}
+
+/**
+ * The longest stretch without a 200, told for a person reading a slow run: when it began against `mark`
+ * (a shard's stop), and what was answered in it (fast 503s mean no admitter; none at all, slow answers).
+ */
+function describeStretch(answers: Answer[], mark: number, markName: string): string {
+  const s = longestStretch(answers);
+  const inside = answers.filter((a) => a.at > s.from && a.at < s.to);
+  return `${s.ms} ms from ${s.from - mark} ms after ${markName}, answered in it: ${JSON.stringify(tally(inside).by)}`;
+}
+
+/** The longest stretch without a 200 over shard 1's restart (up to `from`) and over shard 0's (from `to`). */
+function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
+  return {
+    shard1: longestWithout200(answers.filter((a) => a.at <= rolled.from)),
+    shard0: longestWithout200(answers.filter((a) => a.at >= rolled.to)),
+  };
+}
+
+/** Shard 0's restart, told from its stop: its old process's hand-over and its new one ready. */
+function restartTimes(r: { to: number; ready: number; handedOver: number | null }): string {
+  const handed = r.handedOver === null ? 'no hand-over logged' : `handed over at ${r.handedOver - r.to} ms`;
+  return `shard 0, from its stop: ${handed}, ready again at ${r.ready - r.to} ms`;
 }
 
 /** The outcome of a move: 200s seen in all, and what was refused and why. */
@@ -124,17 +155,32 @@ const MIN_READY_MS = 5_000;
 /**
  * Restarts shards 1 and 0 with `count`, as the chart's StatefulSet rolls them: highest first, each
  * stopped gracefully and ready for `MIN_READY_MS` before the next. Returns the stretch when shard 1 ran
- * the new count and shard 0 still the old one.
+ * the new count and shard 0 still the old one, when shard 0 was ready again, and when its old process
+ * logged its hand-over (null when it did not).
  */
-async function rollShards(count: string): Promise<{ from: number; to: number }> {
+async function rollShards(
+  count: string,
+): Promise<{ from: number; to: number; ready: number; handedOver: number | null }> {
   await stack.stop(shardProcess(1));
   await stack.start(shardProcess(1), { SHARD_COUNT: count });
   const from = Date.now();
   await new Promise((r) => setTimeout(r, MIN_READY_MS));
   const to = Date.now();
+  const stopped = stack.procs.get(shardProcess(0))!.output;
   await stack.stop(shardProcess(0));
+  const handedOver = loggedAt(stopped, 'handed over');
   await stack.start(shardProcess(0), { SHARD_COUNT: count });
-  return { from, to };
+  return { from, to, ready: Date.now(), handedOver };
+}
+
+/** When a process's JSON log first has a message starting with `msg` (ms since the epoch), or null. */
+function loggedAt(output: string[], msg: string): number | null {
+  for (const line of output.join('').split('\n')) {
+    if (!line.includes(`"msg":"${msg}`)) continue;
+    const time = (JSON.parse(line) as { time?: string }).time;
+    return time ? Date.parse(time) : null;
+  }
+  return null;
 }
 
 describe('changing the shard count under load', () => {
@@ -163,13 +209,14 @@ describe('changing the shard count under load', () => {
     const burst = load(burstToken, () => gateways, 1);
     // The old shards restart with the new count, one after the other, as the chart's rolling update
     // does: each stops gracefully (SIGTERM) and hands its accounts over.
-    await rollShards('3');
+    const grown1 = await rollShards('3');
     const rolledOut = Date.now();
     await firstOkSince(steadyGrow.answers, rolledOut);
     await steadyGrow.stop();
     const growGap = without200(steadyGrow.answers, rolledOut);
+    const { shard1: grow1, shard0: grow0 } = byRestart(steadyGrow.answers, grown1);
     console.log(
-      `2 → 3, graceful: the moving account went at most ${growGap.longest} ms without a 200, and got its first 200 ${growGap.afterRollout} ms after the rollout ended (goal: 2 s)`,
+      `2 → 3, graceful: the moving account went at most ${growGap.longest} ms without a 200 (${grow1} ms over shard 1's restart, ${grow0} ms over shard 0's), and got its first 200 ${growGap.afterRollout} ms after the rollout ended (goal: 2 s); ${restartTimes(grown1)}; the longest stretch ${describeStretch(steadyGrow.answers, grown1.to, "shard 0's stop")}`,
     );
     // A hand-over, not a hold TTL (8 s here) after the old owner's last refresh.
     expect(growGap.afterRollout, JSON.stringify(tally(steadyGrow.answers).by)).toBeLessThan(8_000);
@@ -219,10 +266,9 @@ describe('changing the shard count under load', () => {
     // The longest is about a restart of shard 0: its old owner's stop until shard 0 (of 3) stands in for
     // it, and shard 0's own restart as 0 of 2.
     // Each restart apart: shard 1's (until shard 0 stands in) and shard 0's own.
-    const shard1 = longestWithout200(steadyShrink.answers.filter((a) => a.at <= between.from));
-    const shard0 = longestWithout200(steadyShrink.answers.filter((a) => a.at >= between.to));
+    const { shard1, shard0 } = byRestart(steadyShrink.answers, between);
     console.log(
-      `3 → 2, graceful: the moving account went at most ${shrinkGap.longest} ms without a 200 (${shard1} ms over shard 1's restart, ${shard0} ms over shard 0's), and got its first 200 ${shrinkGap.afterRollout} ms after the rollout ended (goal: 2 s)`,
+      `3 → 2, graceful: the moving account went at most ${shrinkGap.longest} ms without a 200 (${shard1} ms over shard 1's restart, ${shard0} ms over shard 0's), and got its first 200 ${shrinkGap.afterRollout} ms after the rollout ended (goal: 2 s); ${restartTimes(between)}; the longest stretch ${describeStretch(steadyShrink.answers, between.to, "shard 0's stop")}`,
     );
     expect(shrinkGap.afterRollout, JSON.stringify(tally(steadyShrink.answers).by)).toBeLessThan(8_000);
     // Its new owner, shard 0 of 2, restarts last; meanwhile shard 0, still of 3, stands in for it and
