@@ -1,6 +1,7 @@
 import { createPool, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyToolResponse, MCP_HEADERS, toolCallBody } from '../load-tests/lib/mcp.js';
+import { SEARCH } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 
 // SPEC 1, 7 and 8 as a subscriber who sends its own request ids checks them, on real processes: a
@@ -10,8 +11,6 @@ import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './
 
 const HOLD_TTL_MS = 4_000;
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-// The stack's data schemas are empty: a search is a metered 200 (no match).
-const SEARCH = '/v1/stocks?q=zz&limit=1';
 const FREE_DAILY = 50;
 
 let stack: Stack;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Answer, call, hammer } from './answers.ts';
 import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
@@ -29,43 +30,6 @@ afterAll(async () => {
   await second?.stop();
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
-
-// The stack's data schemas are empty: a search is a metered 200 (no match).
-const SEARCH = '/v1/stocks?q=zz&limit=1';
-
-interface Answer {
-  status: number;
-  code?: string;
-  remaining: number | null;
-}
-
-async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = (await res.json()) as { error?: { code: string } };
-  const remaining = res.headers.get('x-ratelimit-remaining');
-  return {
-    status: res.status,
-    code: body.error?.code,
-    remaining: remaining === null ? null : Number(remaining),
-  };
-}
-
-/** `n` calls, `concurrency` at a time, the i-th to `bases[i % bases.length]`. */
-async function hammer(bases: string[], token: string, n: number, concurrency: number): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const i = next++;
-        answers.push(
-          await call(bases[i % bases.length]!, token).catch(() => ({ status: 0, remaining: null })),
-        );
-      }
-    }),
-  );
-  return answers;
-}
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
 

@@ -1,6 +1,7 @@
 import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWhere, createPlan } from './accounts.ts';
+import { type Answer, call, longestWithout200, outcomes } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -22,16 +23,9 @@ afterAll(async () => {
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
 
-const SEARCH = '/v1/stocks?q=zz&limit=1';
-
 /** A token of a new account on the plan whose shard of 3 is `shard`. */
 const accountOf = async (shard: number) =>
   (await accountWhere(stack, 'relief-daily', (a) => shardOf(a, 3) === shard)).token;
-
-interface Answer {
-  status: number;
-  at: number;
-}
 
 describe('a rolling restart of the ledger', () => {
   it("serves each restarting shard's accounts through its relief, exactly to their caps", async () => {
@@ -41,14 +35,10 @@ describe('a rolling restart of the ledger', () => {
     // Through both gateways: each account is admitted request by request (no lease), by its shard or its
     // relief.
     const bases = [stack.baseUrl, second.baseUrl];
-    const call = async (token: string, i: number): Promise<Answer> => {
-      const res = await fetch(`${bases[i % 2]}${SEARCH}`, { headers: { authorization: `Bearer ${token}` } });
-      await res.arrayBuffer();
-      return { status: res.status, at: Date.now() };
-    };
+    const callAs = (token: string, i: number) => call(bases[i % 2]!, token);
     for (let i = 0; i < PRE; i++) {
-      expect((await call(one, i)).status).toBe(200);
-      expect((await call(zero, i)).status).toBe(200);
+      expect((await callAs(one, i)).status).toBe(200);
+      expect((await callAs(zero, i)).status).toBe(200);
     }
     const answers = new Map<string, Answer[]>([
       [one, []],
@@ -56,17 +46,11 @@ describe('a rolling restart of the ledger', () => {
     ]);
     // And its usage, read now and then: answered by the relief too.
     const reads: Answer[] = [];
-    const readUsage = async (): Promise<Answer> => {
-      const res = await fetch(`${stack.baseUrl}/v1/me/usage`, {
-        headers: { authorization: `Bearer ${one}` },
-      });
-      await res.arrayBuffer();
-      return { status: res.status, at: Date.now() };
-    };
+    const readUsage = () => call(stack.baseUrl, one, '/v1/me/usage');
     let stopped = false;
     const load = (async () => {
       for (let i = 0; !stopped; i++) {
-        const [a, b] = await Promise.all([call(one, i), call(zero, i)]);
+        const [a, b] = await Promise.all([callAs(one, i), callAs(zero, i)]);
         answers.get(one)!.push(a);
         answers.get(zero)!.push(b);
         if (i % 5 === 0) reads.push(await readUsage());
@@ -93,10 +77,12 @@ describe('a rolling restart of the ledger', () => {
       console.log(
         `rolling restart: shard 1 away ${shard1.up - shard1.down} ms, ${servedWhileDown(one, shard1)} 200s meanwhile; shard 0 away ${shard0.up - shard0.down} ms, ${servedWhileDown(zero, shard0)} 200s meanwhile; longest without a 200: ${gaps[0]} and ${gaps[1]} ms`,
       );
-      expect(servedWhileDown(one, shard1), tally(answers.get(one)!)).toBeGreaterThan(0);
-      expect(servedWhileDown(zero, shard0), tally(answers.get(zero)!)).toBeGreaterThan(0);
+      expect(servedWhileDown(one, shard1), outcomes(answers.get(one)!)).toBeGreaterThan(0);
+      expect(servedWhileDown(zero, shard0), outcomes(answers.get(zero)!)).toBeGreaterThan(0);
       const readWhileDown = reads.filter((r) => r.at > shard1.down && r.at < shard1.up);
-      expect(readWhileDown.filter((r) => r.status === 200).length, tally(readWhileDown)).toBeGreaterThan(0);
+      expect(readWhileDown.filter((r) => r.status === 200).length, outcomes(readWhileDown)).toBeGreaterThan(
+        0,
+      );
       // And each ends exactly at its cap: every 200 charged once, none past the cap.
       for (const token of [one, zero])
         await until(
@@ -110,7 +96,7 @@ describe('a rolling restart of the ledger', () => {
       await load;
       for (const token of [one, zero]) {
         const seen = answers.get(token)!;
-        expect(seen.filter((a) => a.status === 200).length + PRE, tally(seen)).toBe(CAP);
+        expect(seen.filter((a) => a.status === 200).length + PRE, outcomes(seen)).toBe(CAP);
         for (const a of seen) expect([200, 429, 503]).toContain(a.status);
         expect(await usedToday(stack.baseUrl, token)).toBe(CAP);
       }
@@ -123,21 +109,3 @@ describe('a rolling restart of the ledger', () => {
     }
   }, 300_000);
 });
-
-function tally(answers: Answer[]): string {
-  const by = new Map<number, number>();
-  for (const a of answers) by.set(a.status, (by.get(a.status) ?? 0) + 1);
-  return JSON.stringify(Object.fromEntries(by));
-}
-
-/** The longest stretch of `answers` without a 200, from the first answer to the last. */
-function longestWithout200(answers: Answer[]): number {
-  const marks = [
-    answers[0]!.at,
-    ...answers.filter((a) => a.status === 200).map((a) => a.at),
-    answers.at(-1)!.at,
-  ];
-  let longest = 0;
-  for (let i = 1; i < marks.length; i++) longest = Math.max(longest, marks[i]! - marks[i - 1]!);
-  return longest;
-}

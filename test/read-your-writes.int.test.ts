@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { usageOf } from './usage-read.ts';
 
@@ -34,8 +35,7 @@ async function call(base: string, token: string, path: string) {
   };
 }
 
-// The stack's data schemas are empty: a search is a metered 200 (no match), a quote a refunded 404.
-const SEARCH = '/v1/stocks?q=zz&limit=1';
+// The stack's data schemas are empty: a quote is a refunded 404.
 const MISSING = '/v1/stocks/NOSUCHCO/quote';
 
 describe('usage reads its own writes', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlan, movingAccount } from './accounts.ts';
+import { type Answer, call, outcomes } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -24,30 +25,25 @@ afterAll(async () => {
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
 
-const SEARCH = '/v1/stocks?q=zz&limit=1';
-
-interface Answer {
-  status: number;
+interface Seen extends Answer {
   /** Which gateway answered: the one on the map of 3 or the one on the map of 2. */
   via: 3 | 2;
-  at: number;
 }
 
 describe('a shard-count change rolled back half-way', () => {
   it('gives the moving account back to its old owner, never past its daily cap', async () => {
     const token = await movingAccount(stack, 'rollback-daily', { two: 0, three: 1 });
-    const call = async (base: string, via: 3 | 2): Promise<Answer> => {
-      const res = await fetch(`${base}${SEARCH}`, { headers: { authorization: `Bearer ${token}` } });
-      await res.arrayBuffer();
-      return { status: res.status, via, at: Date.now() };
-    };
-    for (let i = 0; i < PRE; i++) expect((await call(stack.baseUrl, 3)).status).toBe(200);
+    const callVia = async (base: string, via: 3 | 2): Promise<Seen> => ({
+      ...(await call(base, token)),
+      via,
+    });
+    for (let i = 0; i < PRE; i++) expect((await callVia(stack.baseUrl, 3)).status).toBe(200);
     const two = await stack.startSecondGateway({ LEDGER_ADDR: stack.ledgerAddr(2) });
-    const answers: Answer[] = [];
+    const answers: Seen[] = [];
     let stopped = false;
     const load = (async () => {
       while (!stopped) {
-        answers.push(...(await Promise.all([call(stack.baseUrl, 3), call(two.baseUrl, 2)])));
+        answers.push(...(await Promise.all([callVia(stack.baseUrl, 3), callVia(two.baseUrl, 2)])));
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -77,14 +73,7 @@ describe('a shard-count change rolled back half-way', () => {
       stopped = true;
       await load;
       const ok = answers.filter((a) => a.status === 200);
-      const by = JSON.stringify(
-        Object.fromEntries(
-          [...new Set(answers.map((a) => `${a.status} via ${a.via}`))].map((k) => [
-            k,
-            answers.filter((a) => `${a.status} via ${a.via}` === k).length,
-          ]),
-        ),
-      );
+      const by = outcomes(answers, (a) => `${a.status} via ${a.via}`);
       expect(ok.length + PRE, by).toBe(CAP);
       for (const a of answers) expect([200, 429, 503]).toContain(a.status);
       // Back with its old owner: the map of 3 serves it after the rollback.

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlan, movingAccount } from './accounts.ts';
+import { type Answer, call, longestStretch, longestWithout200, outcomes, tally } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -23,27 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
-
-const SEARCH = '/v1/stocks?q=zz&limit=1';
-
-interface Answer {
-  status: number;
-  code?: string;
-  retryAfter: string | null;
-  /** When the answer arrived (ms since the epoch). */
-  at: number;
-}
-
-async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = (await res.json()) as { error?: { code: string } };
-  return {
-    status: res.status,
-    code: body.error?.code,
-    retryAfter: res.headers.get('retry-after'),
-    at: Date.now(),
-  };
-}
 
 /** Calls through each of `gateways()` (re-read each round), `perGateway` at once, until `stop()`. */
 function load(token: string, gateways: () => string[], perGateway: number) {
@@ -96,27 +76,6 @@ async function firstOkSince(answers: Answer[], from: number, ms = 20_000): Promi
   await new Promise((r) => setTimeout(r, 1_000));
 }
 
-function longestWithout200(answers: Answer[]): number {
-  return longestStretch(answers).ms;
-}
-
-/** The longest stretch without a 200, and when it began and ended (ms since the epoch). */
-function longestStretch(answers: Answer[]): { ms: number; from: number; to: number } {
-  const times = answers
-    .filter((a) => a.status === 200)
-    .map((a) => a.at)
-    .sort((a, b) => a - b);
-  const start = Math.min(...answers.map((a) => a.at));
-  const end = Math.max(...answers.map((a) => a.at));
-  // From the load's first answer to the first 200, between 200s, and from the last 200 to the end.
-  const marks = [start, ...times, end];
-  let longest = { ms: 0, from: start, to: start };
-  for (let i = 1; i < marks.length; i++)
-    if (marks[i]! - marks[i - 1]! > longest.ms)
-      longest = { ms: marks[i]! - marks[i - 1]!, from: marks[i - 1]!, to: marks[i]! };
-  return longest;
-}
-
 /**
  * The longest stretch without a 200, told for a person reading a slow run: when it began against `mark`
  * (a shard's stop), and what was answered in it (fast 503s mean no admitter; none at all, slow answers).
@@ -124,7 +83,7 @@ function longestStretch(answers: Answer[]): { ms: number; from: number; to: numb
 function describeStretch(answers: Answer[], mark: number, markName: string): string {
   const s = longestStretch(answers);
   const inside = answers.filter((a) => a.at > s.from && a.at < s.to);
-  return `${s.ms} ms from ${s.from - mark} ms after ${markName}, answered in it: ${JSON.stringify(tally(inside).by)}`;
+  return `${s.ms} ms from ${s.from - mark} ms after ${markName}, answered in it: ${outcomes(inside)}`;
 }
 
 /** The longest stretch without a 200 over shard 1's restart (up to `from`) and over shard 0's (from `to`). */
@@ -139,14 +98,6 @@ function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
 function restartTimes(r: { to: number; ready: number; handedOver: number | null }): string {
   const handed = r.handedOver === null ? 'no hand-over logged' : `handed over at ${r.handedOver - r.to} ms`;
   return `shard 0, from its stop: ${handed}, ready again at ${r.ready - r.to} ms`;
-}
-
-/** The outcome of a move: 200s seen in all, and what was refused and why. */
-function tally(answers: Answer[]) {
-  const by = new Map<string, number>();
-  for (const a of answers)
-    by.set(`${a.status} ${a.code ?? ''}`.trim(), (by.get(`${a.status} ${a.code ?? ''}`.trim()) ?? 0) + 1);
-  return { ok: answers.filter((a) => a.status === 200).length, by: Object.fromEntries(by) };
 }
 
 /** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
@@ -219,7 +170,7 @@ describe('changing the shard count under load', () => {
       `2 → 3, graceful: the moving account went at most ${growGap.longest} ms without a 200 (${grow1} ms over shard 1's restart, ${grow0} ms over shard 0's), and got its first 200 ${growGap.afterRollout} ms after the rollout ended (goal: 2 s); ${restartTimes(grown1)}; the longest stretch ${describeStretch(steadyGrow.answers, grown1.to, "shard 0's stop")}`,
     );
     // A hand-over, not a hold TTL (8 s here) after the old owner's last refresh.
-    expect(growGap.afterRollout, JSON.stringify(tally(steadyGrow.answers).by)).toBeLessThan(8_000);
+    expect(growGap.afterRollout, outcomes(steadyGrow.answers)).toBeLessThan(8_000);
     // Then only the new owner admits it, once its old owner's charges are all recorded: the cap holds.
     await until(
       'the account to reach its cap on the new map',
@@ -233,7 +184,7 @@ describe('changing the shard count under load', () => {
     const burstInMinute = burst.answers.filter((a) => a.at < minuteStarts + 60_000);
     expect(
       burstInMinute.filter((a) => a.status === 200),
-      JSON.stringify(tally(burstInMinute).by),
+      outcomes(burstInMinute),
     ).toEqual([]);
     for (const a of burstInMinute) expect([429, 503]).toContain(a.status);
     const grown = tally(grow.answers);
@@ -270,7 +221,7 @@ describe('changing the shard count under load', () => {
     console.log(
       `3 → 2, graceful: the moving account went at most ${shrinkGap.longest} ms without a 200 (${shard1} ms over shard 1's restart, ${shard0} ms over shard 0's), and got its first 200 ${shrinkGap.afterRollout} ms after the rollout ended (goal: 2 s); ${restartTimes(between)}; the longest stretch ${describeStretch(steadyShrink.answers, between.to, "shard 0's stop")}`,
     );
-    expect(shrinkGap.afterRollout, JSON.stringify(tally(steadyShrink.answers).by)).toBeLessThan(8_000);
+    expect(shrinkGap.afterRollout, outcomes(steadyShrink.answers)).toBeLessThan(8_000);
     // Its new owner, shard 0 of 2, restarts last; meanwhile shard 0, still of 3, stands in for it and
     // admits it once shard 1 has handed it over.
     expect(

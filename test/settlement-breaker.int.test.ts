@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH } from './answers.ts';
 import { metric } from './metrics.ts';
 import { type PrivateServer, startPrivateNats } from './private-infra.ts';
 import { pauseProcess } from './process-pause.ts';
@@ -32,8 +33,6 @@ afterAll(async () => {
   await stack?.shutdown();
   await nats?.cleanup();
 }, STACK_SHUTDOWN_MS);
-
-const SEARCH = '/v1/stocks?q=zz&limit=1';
 
 interface Answer {
   status: number;

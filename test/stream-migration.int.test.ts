@@ -3,6 +3,7 @@ import { connectNats, ensureStream, jetstreamManager, type NatsConnection } from
 import { createLogger } from '@mdp/telemetry';
 import { LEGACY_STREAM, type SettlementEvent, settlementMsgId, shardStreamName } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEARCH } from './answers.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { usedToday } from './usage-read.ts';
 
@@ -26,8 +27,6 @@ afterAll(async () => {
   await nc?.close();
   await stack?.shutdown();
 }, STACK_SHUTDOWN_MS);
-
-const SEARCH = '/v1/stocks?q=zz&limit=1';
 
 const used = (token: string) => usedToday(stack.baseUrl, token);
 

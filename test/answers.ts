@@ -1,0 +1,105 @@
+// The metered load the multi-process tests put on an account (shards, leases, re-sharding, reliefs), and
+// what they read off its answers: one client for all of them, so each asserts on the same fields.
+
+/** The stack's data schemas are empty: a search is a metered 200 (no match), cheap on every service. */
+export const SEARCH = '/v1/stocks?q=zz&limit=1';
+
+export interface Answer {
+  status: number;
+  /** The SPEC's error code of a refusal. */
+  code?: string;
+  retryAfter: string | null;
+  /** `X-RateLimit-Remaining`: what is left in the binding daily or monthly window. */
+  remaining: number | null;
+  /** What is left in the burst window, from the `RateLimit` header. */
+  burstRemaining: number | null;
+  /** When the answer arrived (ms since the epoch). */
+  at: number;
+}
+
+export async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await res.json()) as { error?: { code: string } };
+  const remaining = res.headers.get('x-ratelimit-remaining');
+  const burst = /"burst";r=(\d+)/.exec(res.headers.get('ratelimit') ?? '');
+  return {
+    status: res.status,
+    code: body.error?.code,
+    retryAfter: res.headers.get('retry-after'),
+    remaining: remaining === null ? null : Number(remaining),
+    burstRemaining: burst ? Number(burst[1]) : null,
+    at: Date.now(),
+  };
+}
+
+/**
+ * `n` calls, `concurrency` at a time, the i-th to `bases[i % bases.length]`. A call whose connection
+ * failed (a gateway killed under it) is an answer of status 0, for the test's checks to see.
+ */
+export async function hammer(
+  bases: string[],
+  token: string,
+  n: number,
+  concurrency: number,
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        answers.push(
+          await call(bases[i % bases.length]!, token).catch(() => ({
+            status: 0,
+            retryAfter: null,
+            remaining: null,
+            burstRemaining: null,
+            at: Date.now(),
+          })),
+        );
+      }
+    }),
+  );
+  return answers;
+}
+
+/** 200s seen in all, and every outcome counted by `key` (status and code unless told), for a failure's message. */
+export function tally<A extends Answer>(
+  answers: A[],
+  key: (a: A) => string = (a) => `${a.status} ${a.code ?? ''}`.trim(),
+): { ok: number; by: Record<string, number> } {
+  const by: Record<string, number> = {};
+  for (const a of answers) by[key(a)] = (by[key(a)] ?? 0) + 1;
+  return { ok: answers.filter((a) => a.status === 200).length, by };
+}
+
+/** Every outcome counted, as a failure's message says it. */
+export function outcomes<A extends Answer>(answers: A[], key?: (a: A) => string): string {
+  return JSON.stringify(tally(answers, key).by);
+}
+
+/**
+ * The longest stretch of `answers` without a 200, and when it began and ended (ms since the epoch): from
+ * the first answer to the first 200, between 200s, and from the last 200 to the last answer.
+ */
+export function longestStretch(answers: Answer[]): { ms: number; from: number; to: number } {
+  const times = answers.map((a) => a.at);
+  const start = Math.min(...times);
+  const marks = [
+    start,
+    ...answers
+      .filter((a) => a.status === 200)
+      .map((a) => a.at)
+      .sort((a, b) => a - b),
+    Math.max(...times),
+  ];
+  let longest = { ms: 0, from: start, to: start };
+  for (let i = 1; i < marks.length; i++)
+    if (marks[i]! - marks[i - 1]! > longest.ms)
+      longest = { ms: marks[i]! - marks[i - 1]!, from: marks[i - 1]!, to: marks[i]! };
+  return longest;
+}
+
+export function longestWithout200(answers: Answer[]): number {
+  return longestStretch(answers).ms;
+}
