@@ -94,10 +94,17 @@ function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
   };
 }
 
-/** Shard 0's restart, told from its stop: its old process's hand-over and its new one ready. */
+/**
+ * Shard 0's restart, told from its stop: its old process's hand-over, each shard process's first log of
+ * taking accounts over after it, and the new process ready.
+ */
 function restartTimes(r: { to: number; ready: number; handedOver: number | null }): string {
   const handed = r.handedOver === null ? 'no hand-over logged' : `handed over at ${r.handedOver - r.to} ms`;
-  return `shard 0, from its stop: ${handed}, ready again at ${r.ready - r.to} ms`;
+  const taken = [0, 1, 2].flatMap((shard) => {
+    const at = loggedAt(stack.procs.get(shardProcess(shard))?.output ?? [], 'taking over', r.to);
+    return at === null ? [] : [`shard ${shard} took over at ${at - r.to} ms`];
+  });
+  return `shard 0, from its stop: ${[handed, ...taken].join(', ')}, ready again at ${r.ready - r.to} ms`;
 }
 
 /** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
@@ -124,12 +131,12 @@ async function rollShards(
   return { from, to, ready: Date.now(), handedOver };
 }
 
-/** When a process's JSON log first has a message starting with `msg` (ms since the epoch), or null. */
-function loggedAt(output: string[], msg: string): number | null {
+/** When a process's JSON log first has a message starting with `msg` at `after` or later (ms since the epoch), or null. */
+function loggedAt(output: string[], msg: string, after = 0): number | null {
   for (const line of output.join('').split('\n')) {
     if (!line.includes(`"msg":"${msg}`)) continue;
-    const time = (JSON.parse(line) as { time?: string }).time;
-    return time ? Date.parse(time) : null;
+    const time = Date.parse((JSON.parse(line) as { time: string }).time);
+    if (time >= after) return time;
   }
   return null;
 }

@@ -98,6 +98,7 @@ describe('ShardMap', () => {
     ];
     let v = view(T + 10_000, runs(T + 10_000), [[0, T + 9_000]]);
     expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).takenOver()).toEqual([]);
     v = view(T + 10_000, runs(T + 10_000), [[0, T + 9_500]]);
     // Not a hold TTL later: at once, with the requests it still held to be read from its hand-over.
     expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toEqual({
@@ -105,6 +106,10 @@ describe('ShardMap', () => {
       moved: true,
       from: [{ count: 2, shard: 0, subject: 0 }],
     });
+    // What its log says it takes over; not shard 1 of 2, which runs on.
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).takenOver()).toEqual([
+      { count: 2, shard: 0, subject: 0, endedAt: T + 9_500 },
+    ]);
     // A run that ended without one (killed) keeps the hold TTL's wait.
     v = view(
       T + 10_000,
@@ -112,6 +117,7 @@ describe('ShardMap', () => {
       [[0, T + 9_500]],
     );
     expect(new ShardMap({ shard: 2, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
+    expect(new ShardMap({ shard: 2, count: 3 }, v, settings).takenOver()).toEqual([]);
   });
 
   it('an account whose owner does not change is never held up by a move', () => {
@@ -287,6 +293,7 @@ describe('ShardMap: a relief while a shard restarts', () => {
       relief: true,
     });
     expect(relieving.ownership(mine)).toEqual({ kind: 'owner', moved: false });
+    expect(relieving.takenOver()).toEqual([{ count: 3, shard: 1, subject: 1, endedAt: T + 9_500 }]);
     // Nor for a run that was killed (no hand-over): its holds are waited out as before.
     const killed = view(T + 10_000, [stopped[0]!, run(3, 1, old, T + 9_000), stopped[2]!], horizons);
     expect(new ShardMap({ shard: 0, count: 3 }, killed, settings).reliefsDue()).toEqual([]);

@@ -44,6 +44,11 @@ export interface HandedOver {
   subject: number;
 }
 
+/** A run that handed over, and when (the registry's clock, ms). */
+export interface HandedOverRun extends HandedOver {
+  endedAt: number;
+}
+
 /** A run of another index, under one of its counts, that this shard's process runs as a relief. */
 export interface Relief {
   count: number;
@@ -218,6 +223,17 @@ export class ShardMap {
     const by =
       run.endedAt !== null ? run.endedAt : run.lastSeen + this.settings.holdTtlMs + this.settings.skewMs;
     return this.view.now >= by && (this.view.horizons.get(run.subject) ?? 0) >= by;
+  }
+
+  /**
+   * The runs of other processes whose accounts this map admits in their place now: ended with a hand-over
+   * within `MOVED_RECENTLY_MS` and settled (its stand-in's and reliefs' too). For the log of a move.
+   */
+  takenOver(): HandedOverRun[] {
+    const own = this.earlier
+      .filter((r) => r.endedAt !== null && r.endedAt > this.view.now - MOVED_RECENTLY_MS && this.settled(r))
+      .map((r) => ({ count: r.count, shard: r.shard, subject: r.subject, endedAt: r.endedAt! }));
+    return [...own, ...(this.standIn?.takenOver() ?? []), ...this.reliefs.flatMap((m) => m.takenOver())];
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   writeHandover,
 } from './registry-tables.ts';
 import {
+  type HandedOverRun,
   nextReliefs,
   nextStandIn,
   type Ownership,
@@ -19,6 +20,8 @@ import {
   ShardMap,
   type StandInState,
 } from './shard-map.ts';
+
+const handOverKey = (r: HandedOverRun) => `${r.count}/${r.shard}/${r.subject}/${r.endedAt}`;
 
 /** A run of the shard registry not refreshed for this long has ended (5 refreshes missed). */
 const REGISTRY_LIVE_MS = 5_000;
@@ -133,6 +136,18 @@ export function startShardRegistry(o: {
       );
     }
   };
+  /** The hand-overs this process has said it takes over, by `handOverKey`: each is logged once. */
+  let takenOver = new Set<string>();
+  const tellTakenOver = (runs: readonly HandedOverRun[]) => {
+    const keys = new Set(runs.map(handOverKey));
+    const fresh = runs.filter((r) => !takenOver.has(handOverKey(r)));
+    takenOver = keys;
+    if (fresh.length === 0) return;
+    o.logger.info(
+      { from: fresh.map(({ count, shard, subject }) => ({ count, shard, subject })) },
+      'taking over: the accounts these runs handed over are admitted here now',
+    );
+  };
   const tick = async () => {
     const began = o.clock();
     try {
@@ -182,6 +197,7 @@ export function startShardRegistry(o: {
         map = mapOf(view);
       }
       current = map;
+      tellTakenOver(map.takenOver());
       relieving.set(reliefs.length);
       counts.set(
         new Set(view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs).map((r) => r.count)).size,
