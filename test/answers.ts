@@ -15,9 +15,12 @@ export interface Answer {
   burstRemaining: number | null;
   /** When the answer arrived (ms since the epoch). */
   at: number;
+  /** How long it took to come (ms). */
+  ms: number;
 }
 
 export async function call(base: string, token: string, path = SEARCH): Promise<Answer> {
+  const sent = Date.now();
   const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { error?: { code: string } };
   const remaining = res.headers.get('x-ratelimit-remaining');
@@ -29,6 +32,7 @@ export async function call(base: string, token: string, path = SEARCH): Promise<
     remaining: remaining === null ? null : Number(remaining),
     burstRemaining: burst ? Number(burst[1]) : null,
     at: Date.now(),
+    ms: Date.now() - sent,
   };
 }
 
@@ -48,6 +52,7 @@ export async function hammer(
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         const i = next++;
+        const sent = Date.now();
         answers.push(
           await call(bases[i % bases.length]!, token).catch(() => ({
             status: 0,
@@ -55,6 +60,7 @@ export async function hammer(
             remaining: null,
             burstRemaining: null,
             at: Date.now(),
+            ms: Date.now() - sent,
           })),
         );
       }

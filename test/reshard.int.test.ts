@@ -78,12 +78,15 @@ async function firstOkSince(answers: Answer[], from: number, ms = 20_000): Promi
 
 /**
  * The longest stretch without a 200, told for a person reading a slow run: when it began against `mark`
- * (a shard's stop), and what was answered in it (fast 503s mean no admitter; none at all, slow answers).
+ * (a shard's stop), what was answered in it and the slowest answer's time (fast 503s mean no admitter;
+ * few and slow ones, a gateway slow to answer).
  */
 function describeStretch(answers: Answer[], mark: number, markName: string): string {
   const s = longestStretch(answers);
   const inside = answers.filter((a) => a.at > s.from && a.at < s.to);
-  return `${s.ms} ms from ${s.from - mark} ms after ${markName}, answered in it: ${outcomes(inside)}`;
+  // The 200 that ended it counts too: it may have been sent long before.
+  const slowest = answers.filter((a) => a.at > s.from && a.at <= s.to).reduce((m, a) => Math.max(m, a.ms), 0);
+  return `${s.ms} ms from ${s.from - mark} ms after ${markName}, answered in it: ${outcomes(inside)}, the slowest answer (or the 200 ending it) in ${slowest} ms`;
 }
 
 /** The longest stretch without a 200 over shard 1's restart (up to `from`) and over shard 0's (from `to`). */
