@@ -138,7 +138,13 @@ async function rollShards(
 function loggedAt(output: string[], msg: string, after = 0): number | null {
   for (const line of output.join('').split('\n')) {
     if (!line.includes(`"msg":"${msg}`)) continue;
-    const time = Date.parse((JSON.parse(line) as { time: string }).time);
+    // The last line may still be being written: a diagnostic never fails the test.
+    let time: number;
+    try {
+      time = Date.parse((JSON.parse(line) as { time: string }).time);
+    } catch {
+      continue;
+    }
     if (time >= after) return time;
   }
   return null;

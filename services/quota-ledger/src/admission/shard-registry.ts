@@ -139,9 +139,10 @@ export function startShardRegistry(o: {
   /** The hand-overs this process has said it takes over, by `handOverKey`: each is logged once. */
   let takenOver = new Set<string>();
   const tellTakenOver = (runs: readonly HandedOverRun[]) => {
-    const keys = new Set(runs.map(handOverKey));
-    const fresh = runs.filter((r) => !takenOver.has(handOverKey(r)));
-    takenOver = keys;
+    // One run may be earlier to this shard's own map and to its stand-in's or a relief's: listed once.
+    const byKey = new Map(runs.map((r) => [handOverKey(r), r]));
+    const fresh = [...byKey].filter(([k]) => !takenOver.has(k)).map(([, r]) => r);
+    takenOver = new Set(byKey.keys());
     if (fresh.length === 0) return;
     o.logger.info(
       { from: fresh.map(({ count, shard, subject }) => ({ count, shard, subject })) },
