@@ -1,12 +1,14 @@
 // `make chaos`'s SIGSTOP faults in small (test/chaos/replicas.ts): equities-data stopped under a paced
 // load of uncached quotes, with private Postgres, NATS and platform processes. Asserted here is what
 // holds on a machine however busy: 200s seen = units charged; with two replicas every request answered
-// 200 and, after the first deadline miss, none waiting on the stopped one; with one, only 502s and, once
-// its breaker is open, none waiting out a deadline; only 200s again after SIGCONT. The latency limits
-// (100 ms after the first miss, 502s within 50 ms, only 200s within 2 s of SIGCONT) are benchmark
-// figures: printed here, enforced by `make chaos` on a quiet machine.
+// 200; with one, only 502s; either way, once the gateway has ejected the stopped address, no call sent
+// to it (its per-address call counter flat until SIGCONT); only 200s again after SIGCONT. The latency
+// limits (100 ms after the first miss, 502s within 50 ms, only 200s within 2 s of SIGCONT) are
+// benchmark figures: printed here, enforced by `make chaos` on a quiet machine. A CI run on 2 December
+// saw an answer begun after the first miss take 1.8 s, which a latency bound read as a wait on the
+// stopped replica; the counter tells the two apart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEADLINE_MS, REPLICA_FAULTS, type ReplicaFaultResult } from './chaos/replicas.ts';
+import { REPLICA_FAULTS, type ReplicaFaultResult } from './chaos/replicas.ts';
 import { type ChaosReport, formatReport, HANG_MS, runChaos } from './chaos/runner.ts';
 
 /** What a busy machine may add to any fault: an admission refused in time, nothing charged. */
@@ -55,9 +57,10 @@ describe.each(REPLICA_FAULTS)('SIGSTOP: %s under load', (fault) => {
     expect(r.chargedInLog, 'the event log agrees').toBe(r.charged);
   });
 
-  it('shows the stopped address ejected in the gateway metrics, and no process dies', () => {
+  it('ejects the stopped address, sends it no call until SIGCONT, and no process dies', () => {
     const r = result(fault);
-    expect(r.ejectedS).not.toBeNull();
+    expect(r.ejectedS, 'the gateway metrics showed it ejected').not.toBeNull();
+    expect(r.sentWhileEjected, 'calls sent to the stopped address while ejected').toBe(0);
     expect(r.deaths).toEqual([]);
   });
 
@@ -67,22 +70,19 @@ describe.each(REPLICA_FAULTS)('SIGSTOP: %s under load', (fault) => {
 });
 
 describe('two replicas, one stopped', () => {
-  it('answers every request 200 (or 503 when admission is refused), and after the first deadline miss none waits on the stopped replica', () => {
+  it('answers every request 200 (or 503 when admission is refused), with requests begun after the first deadline miss', () => {
     const r = result('equities-data-paused-1-of-2');
     // A 503 is the admission refused on a starved machine (uncharged, with Retry-After), not the data path.
     expect(Object.keys(r.outcomes).filter((k) => k !== BUSY)).toEqual([]);
     expect(r.firstMissS, 'a request waited out a deadline').not.toBeNull();
     expect(r.after.count).toBeGreaterThan(20);
-    // A request sent to the stopped replica takes at least its first attempt's half of the budget.
-    expect(r.after.maxMs!).toBeLessThan(DEADLINE_MS / 2);
   });
 });
 
 describe('the only replica stopped', () => {
-  it('answers 502 upstream_unavailable, and once the breaker is open none waits out a deadline', () => {
+  it('answers 502 upstream_unavailable, many of them once the breaker is open', () => {
     const r = result('equities-data-paused-only');
     expect(Object.keys(r.outcomes).filter((k) => k !== BUSY)).toEqual(['502 upstream_unavailable']);
     expect(r.after.count).toBeGreaterThan(20);
-    expect(r.after.maxMs!).toBeLessThan(DEADLINE_MS);
   });
 });

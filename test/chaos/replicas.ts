@@ -7,6 +7,8 @@
 // - `equities-data-paused-only`: the stack's only replica is stopped. Once the gateway shows its address
 //   ejected (the upstream's breaker open), every 502 answers within 50 ms; after SIGCONT, only 200s
 //   again within 2 s.
+// Either way the gateway sends the stopped address no call from its ejection to SIGCONT, as its own
+// per-address call counter shows: the latencies above are what that looks like on a quiet machine.
 // Every process is continued and ended however the fault ends. 200s seen must equal units charged.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -56,6 +58,8 @@ export interface ReplicaFaultResult {
   firstMissS: number | null;
   /** From SIGSTOP to the gateway's metrics showing the address ejected (s). */
   ejectedS: number | null;
+  /** Calls the gateway sent the stopped address from its ejection to SIGCONT (health probes apart). */
+  sentWhileEjected: number | null;
   /** Requests begun after the first miss (two replicas) or the ejection (one): count, slowest, p99 (ms). */
   after: { count: number; maxMs: number | null; p99Ms: number | null };
   /** From SIGCONT to the first 200 after which every answer was a 200 (s). */
@@ -111,14 +115,29 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   );
 }
 
-/** Whether the gateway's metrics show an equities-data address ejected. */
-async function ejected(opsPort: number): Promise<boolean> {
+/** The equities-data address the gateway's metrics show ejected, with the calls it has sent it. */
+async function ejectedAddress(opsPort: number): Promise<{ address: string; calls: number } | undefined> {
+  let text: string;
   try {
-    const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-    return /^grpc_client_address_ejected\{[^}]*target="equities-data"[^}]*\} 1$/m.test(text);
+    text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
   } catch {
-    return false;
+    return undefined;
   }
+  const labels = (line: string) =>
+    Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  const series = (name: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}{`))
+      .map((l) => ({
+        ...labels(l.slice(0, l.lastIndexOf('}'))),
+        value: Number(l.slice(l.lastIndexOf(' ') + 1)),
+      }))
+      .filter((x) => x.target === 'equities-data');
+  const out = series('grpc_client_address_ejected').find((x) => x.value === 1);
+  if (!out?.address) return undefined;
+  const calls = series('grpc_client_address_calls_total').find((x) => x.address === out.address)?.value;
+  return calls === undefined ? undefined : { address: out.address, calls };
 }
 
 /** A second equities-data on the stack's schema and a gateway whose upstream name lists both replicas. */
@@ -183,6 +202,7 @@ export async function runReplicaFault(
   let samples: Sample[] = [];
   let stoppedAt = 0;
   let ejectedAt: number | undefined;
+  let sentWhileEjected: number | null = null;
   let back: number | undefined;
   try {
     const load = new ClientLoad({
@@ -201,12 +221,18 @@ export async function runReplicaFault(
       // Held until the gateway has ejected it (a deadline or so), then as long again as the SIGKILL faults' outage.
       const until = now() + DEADLINE_MS * 4;
       while (ejectedAt === undefined && now() < until) {
-        if (await ejected(opsPort)) ejectedAt = now();
+        if (await ejectedAddress(opsPort)) ejectedAt = now();
         else await sleep(20);
       }
+      // The count from a scrape begun after the ejection: the one that showed it may have read the
+      // counter just before the breaker opened.
+      const atEjection = ejectedAt === undefined ? undefined : await ejectedAddress(opsPort);
       // A lone replica: every client is held by a request sent before the ejection, which waits out its
       // deadline; only then does the load see the open breaker's fast 502s, for the outage's length.
       await sleep(o.downMs + (two ? 0 : DEADLINE_MS));
+      const atEnd = await ejectedAddress(opsPort);
+      if (atEjection && atEnd?.address === atEjection.address)
+        sentWhileEjected = atEnd.calls - atEjection.calls;
     } finally {
       victim.kill('SIGCONT');
       back = now();
@@ -220,7 +246,7 @@ export async function runReplicaFault(
     await load.stop();
     samples = load.samples;
     const { counts, settled } = await settle(ctx, account, o.settleTimeoutMs, opsPort);
-    return measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx);
+    return measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx, sentWhileEjected);
   } finally {
     victim.kill('SIGCONT');
     if (extra) await stopAll([extra.gateway, extra.replica]);
@@ -234,6 +260,7 @@ function measure(
   counts: { projection: number; log: number } | null,
   settled: boolean,
   ctx: ChaosContext,
+  sentWhileEjected: number | null,
 ): ReplicaFaultResult {
   const two = fault === 'equities-data-paused-1-of-2';
   const outcomes: Record<string, number> = {};
@@ -261,6 +288,7 @@ function measure(
     outcomes,
     firstMissS: firstMiss === undefined ? null : (firstMiss - t.stoppedAt) / 1000,
     ejectedS: t.ejectedAt === undefined ? null : (t.ejectedAt - t.stoppedAt) / 1000,
+    sentWhileEjected,
     after: { count: latencies.length, maxMs: latencies.at(-1) ?? null, p99Ms: percentile(latencies, 99) },
     recoveryS: at === undefined ? null : Math.max(0, at - t.back) / 1000,
     deaths: [],
@@ -281,6 +309,9 @@ export function replicaViolations(r: ReplicaFaultResult): string[] {
     v.push(`projection ${r.charged} differs from the event log's ${r.chargedInLog}`);
   if (!r.settled) v.push('the ledger had not settled at the deadline');
   if (r.ejectedS === null) v.push('the gateway never showed the stopped address ejected');
+  else if (r.sentWhileEjected === null) v.push('the stopped address was not ejected until SIGCONT');
+  else if (r.sentWhileEjected > 0)
+    v.push(`${r.sentWhileEjected} calls sent to the stopped address while ejected`);
   const allowed = two ? [] : ['502 upstream_unavailable'];
   const other = Object.entries(r.outcomes).filter(([k]) => !allowed.includes(k));
   if (other.length > 0)
@@ -315,6 +346,7 @@ export function formatReplicaReport(results: ReplicaFaultResult[]): string {
     'charged',
     'miss s',
     'ejected s',
+    'sent ej',
     'after n',
     'after max',
     'after p99',
@@ -328,6 +360,7 @@ export function formatReplicaReport(results: ReplicaFaultResult[]): string {
     chargedCell(r),
     s2(r.firstMissS),
     s2(r.ejectedS),
+    r.sentWhileEjected === null ? '-' : String(r.sentWhileEjected),
     String(r.after.count),
     ms(r.after.maxMs),
     ms(r.after.p99Ms),
@@ -338,7 +371,7 @@ export function formatReplicaReport(results: ReplicaFaultResult[]): string {
     ...tableLines(head, rows),
     '',
     'miss s / ejected s: from SIGSTOP to the first request that waited out a deadline / to the gateway showing the',
-    `address ejected; after: requests begun after the first miss (1-of-2: every answer, limit ${REPLICA_LIMITS.afterFirstMissMs} ms)`,
+    `address ejected; sent ej: calls sent to it from then to SIGCONT (must be 0); after: requests begun after the first miss (1-of-2: every answer, limit ${REPLICA_LIMITS.afterFirstMissMs} ms)`,
     `or after the ejection (only: the 502s, limit ${REPLICA_LIMITS.openRefusalMs} ms), in ms; recov s: SIGCONT to only 200s (limit ${REPLICA_LIMITS.recoveryS} s).`,
   ].join('\n');
 }

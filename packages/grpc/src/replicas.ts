@@ -68,6 +68,12 @@ export const ADDRESS_CHANNEL_OPTIONS = {
 
 export function replicaMetrics(registry: Registry) {
   return {
+    calls: new Counter({
+      name: 'grpc_client_address_calls_total',
+      help: 'Calls sent to an upstream address, retries included and health probes not (none while it is ejected)',
+      labelNames: ['target', 'address'] as const,
+      registers: [registry],
+    }),
     ejections: new Counter({
       name: 'grpc_client_address_ejections_total',
       help: 'Times an upstream address was ejected after consecutive deadline misses or UNAVAILABLE answers',
@@ -280,6 +286,7 @@ export class ReplicaSet {
     return r.breaker.execute(
       () =>
         new Promise<Res>((resolve, reject) => {
+          this.metrics?.calls.inc({ target: this.label, address: r.address });
           const call = r.channel.makeUnaryRequest(
             method.path,
             method.requestSerialize,
@@ -385,6 +392,7 @@ export class ReplicaSet {
       r.close();
       this.metrics?.ejected.remove({ target: this.label, address: a });
       this.metrics?.ejections.remove({ target: this.label, address: a });
+      this.metrics?.calls.remove({ target: this.label, address: a });
     }
     this.list = [...this.replicas.values()];
   }
@@ -394,6 +402,7 @@ export class ReplicaSet {
     const labels = { target: this.label, address };
     this.metrics?.ejected.set(labels, 0);
     this.metrics?.ejections.inc(labels, 0);
+    this.metrics?.calls.inc(labels, 0);
     let previous = CircuitState.Closed;
     r.breaker.onStateChange((state) => {
       if (state === CircuitState.Open && previous === CircuitState.Closed) {
