@@ -13,6 +13,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { nodeArgsFor } from '../bundles.ts';
+import { metric } from '../metrics.ts';
 import { atProcessEnd } from '../process-end.ts';
 import { pauseProcess } from '../process-pause.ts';
 import { freePort } from '../stack.ts';
@@ -115,29 +116,15 @@ async function stopAll(children: ChildProcess[]): Promise<void> {
   );
 }
 
-/** The equities-data address the gateway's metrics show ejected, with the calls it has sent it. */
-async function ejectedAddress(opsPort: number): Promise<{ address: string; calls: number } | undefined> {
-  let text: string;
+/** The calls the gateway has sent `address` of equities-data, or undefined while it is not ejected. */
+async function sentWhileOut(opsPort: number, address: string): Promise<number | undefined> {
+  const labels = { target: 'equities-data', address };
   try {
-    text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+    if ((await metric(opsPort, 'grpc_client_address_ejected', labels)) !== 1) return undefined;
+    return await metric(opsPort, 'grpc_client_address_calls_total', labels);
   } catch {
     return undefined;
   }
-  const labels = (line: string) =>
-    Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-  const series = (name: string) =>
-    text
-      .split('\n')
-      .filter((l) => l.startsWith(`${name}{`))
-      .map((l) => ({
-        ...labels(l.slice(0, l.lastIndexOf('}'))),
-        value: Number(l.slice(l.lastIndexOf(' ') + 1)),
-      }))
-      .filter((x) => x.target === 'equities-data');
-  const out = series('grpc_client_address_ejected').find((x) => x.value === 1);
-  if (!out?.address) return undefined;
-  const calls = series('grpc_client_address_calls_total').find((x) => x.address === out.address)?.value;
-  return calls === undefined ? undefined : { address: out.address, calls };
 }
 
 /** A second equities-data on the stack's schema and a gateway whose upstream name lists both replicas. */
@@ -181,7 +168,13 @@ async function secondReplicaAndGateway(ctx: ChaosContext) {
     await stopAll([replica]);
     throw err;
   });
-  return { replica, gateway, baseUrl: `http://127.0.0.1:${httpPort}`, opsPort: gatewayOps };
+  return {
+    replica,
+    gateway,
+    baseUrl: `http://127.0.0.1:${httpPort}`,
+    opsPort: gatewayOps,
+    address: `127.0.0.1:${grpcPort}`,
+  };
 }
 
 /** One SIGSTOP fault: load, stop, hold, continue, load until stable, settle, count. */
@@ -198,6 +191,7 @@ export async function runReplicaFault(
   const opsPort = extra?.opsPort ?? stack.procs.get('gateway')!.opsPort;
   // The stopped process: the second replica, or the stack's only one.
   const victim = extra?.replica ?? stack.procs.get('equities-data')!.child;
+  const victimAddress = extra?.address ?? stack.envOf('gateway').EQUITIES_ADDR!;
   ctx.watch.observe();
   let samples: Sample[] = [];
   let stoppedAt = 0;
@@ -221,18 +215,17 @@ export async function runReplicaFault(
       // Held until the gateway has ejected it (a deadline or so), then as long again as the SIGKILL faults' outage.
       const until = now() + DEADLINE_MS * 4;
       while (ejectedAt === undefined && now() < until) {
-        if (await ejectedAddress(opsPort)) ejectedAt = now();
+        if ((await sentWhileOut(opsPort, victimAddress)) !== undefined) ejectedAt = now();
         else await sleep(20);
       }
       // The count from a scrape begun after the ejection: the one that showed it may have read the
       // counter just before the breaker opened.
-      const atEjection = ejectedAt === undefined ? undefined : await ejectedAddress(opsPort);
+      const atEjection = ejectedAt === undefined ? undefined : await sentWhileOut(opsPort, victimAddress);
       // A lone replica: every client is held by a request sent before the ejection, which waits out its
       // deadline; only then does the load see the open breaker's fast 502s, for the outage's length.
       await sleep(o.downMs + (two ? 0 : DEADLINE_MS));
-      const atEnd = await ejectedAddress(opsPort);
-      if (atEjection && atEnd?.address === atEjection.address)
-        sentWhileEjected = atEnd.calls - atEjection.calls;
+      const atEnd = await sentWhileOut(opsPort, victimAddress);
+      if (atEjection !== undefined && atEnd !== undefined) sentWhileEjected = atEnd - atEjection;
     } finally {
       victim.kill('SIGCONT');
       back = now();
