@@ -1,5 +1,6 @@
+import { REPORT_EVERY } from '@mdp/admission';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Answer, call, hammer } from './answers.ts';
+import { type Answer, call, hammer, SEARCH } from './answers.ts';
 import { metric } from './metrics.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, startStack } from './stack.ts';
 import { until } from './until.ts';
@@ -23,6 +24,7 @@ beforeAll(async () => {
     ['lease-120', '120'],
     ['lease-400', '400'],
     ['lease-steady', '5000'],
+    ['lease-busy', '100000'],
   ] as const)
     await stack.admin('plan', 'create', name, '--daily', daily, '--monthly', 'none', '--burst', 'none');
 }, 300_000);
@@ -146,6 +148,39 @@ describe('admission leases', () => {
     expect(await metric(ledgerOps(), 'ledger_leases_total', { event: 'recalled' })).toBeGreaterThan(
       recallsBefore,
     );
+  }, 120_000);
+
+  it('a busy account reports its admissions while its lease stays out: the shard takes them in, a refund after a report is released there, and usage counts exactly the 200s', async () => {
+    const token = await newToken('lease-busy');
+    const units = (outcome: string) => metric(ledgerOps(), 'ledger_lease_units_total', { outcome });
+    const reportedBefore = await units('reported');
+    // Three reports' worth at 16 at a time, one in seven a quote of a symbol the empty stack does not
+    // have: admitted, then refunded (a 404), some of them after their admission was reported.
+    const n = 3 * REPORT_EVERY + 200;
+    const answers: Answer[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < n) {
+          const i = next++;
+          answers.push(await call(stack.baseUrl, token, i % 7 === 3 ? '/v1/stocks/NOSUCHCO/quote' : SEARCH));
+        }
+      }),
+    );
+    const refunded = answers.filter((a) => a.status === 404);
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 404)).toEqual([]);
+    expect(refunded.length).toBeGreaterThan(400);
+    const reported = (await units('reported')) - reportedBefore;
+    expect(reported, 'admissions the shard took in from reports').toBeGreaterThanOrEqual(REPORT_EVERY);
+    // Exact through both gateways with the lease out, and once it is back (the return leaves out what
+    // the reports carried): every 200 once, no 404.
+    const served = ok(answers).length;
+    expect(await usedOn(stack.baseUrl, token)).toBe(served);
+    expect(await usedOn(second.baseUrl, token)).toBe(served);
+    const gatewayOps = stack.procs.get('gateway')!.opsPort;
+    await until('the lease to come back', async () => ((await leasesHeld(gatewayOps)) === 0 ? true : null));
+    expect(await usedOn(second.baseUrl, token)).toBe(served);
+    expect(await call(second.baseUrl, token)).toMatchObject({ status: 200, remaining: 100_000 - served - 1 });
   }, 120_000);
 
   it('a lease holder SIGKILLed under load: no 200 past the cap, every 200 seen charged, and the account reaches exactly its cap once the lease is written off', async () => {

@@ -2,7 +2,15 @@ import { istDay, istMonth, istNextDayStart } from '@mdp/nse-calendar';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BURST_WINDOW_MS, type Caps, type Decision, decide } from './decide.ts';
-import { extensionTerms, LeaseHolder, leaseTerms, MAX_LEASE_LENGTHS } from './lease.ts';
+import {
+  extensionTerms,
+  type LeasedAdmission,
+  LeaseHolder,
+  leaseTerms,
+  MAX_ALLOTMENT,
+  MAX_LEASE_LENGTHS,
+  REPORT_EVERY,
+} from './lease.ts';
 
 /**
  * The shard's own bookkeeping of one account, as the ledger keeps it per request: admission times, and
@@ -281,6 +289,7 @@ describe('admission leases', () => {
     holder.settle('b', 'refunded');
     expect(holder.returned()).toEqual({
       leaseId: 'l1',
+      from: 0,
       admitted: [
         { requestId: 'a', at, via: 'rest', refunded: false },
         { requestId: 'b', at: at + 10, via: 'rest', refunded: true },
@@ -421,5 +430,140 @@ describe('admission leases', () => {
     expect(holder.endsSoon(at + 2_950)).toBe(false);
     expect(holder.endsSoon(at + 4_200)).toBe(true);
     expect(holder.admit('j', at + 4_600)).toBeNull();
+  });
+
+  it('report each admission to the shard once, through reports and the return, however the answers to reports fall', () => {
+    const op = fc.oneof(
+      { weight: 6, arbitrary: fc.constant({ kind: 'admit' as const }) },
+      {
+        weight: 3,
+        arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), refund: fc.boolean() }),
+      },
+      { weight: 1, arbitrary: fc.constant({ kind: 'report' as const }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('answer' as const), lost: fc.boolean() }) },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const at = START;
+        const holder = new LeaseHolder({
+          leaseId: 'l1',
+          caps: { daily: null, monthly: null, burst: null },
+          day: 0,
+          month: 0,
+          burst: [],
+          inFlight: [],
+          allotment: 1_000,
+          grantedAt: at,
+          expiresAt: at + 60_000,
+        });
+        // The shard's side, as AccountBook takes reports and the return: by number, in stream order.
+        let taken = 0;
+        const atShard: LeasedAdmission[] = [];
+        const takeIn = (from: number, admitted: LeasedAdmission[]) => {
+          if (from > taken) return;
+          const fresh = admitted.slice(taken - from);
+          atShard.push(...fresh);
+          taken += fresh.length;
+        };
+        /** Reports sent and not answered yet, in order: each answer says how far the shard has taken in. */
+        const unanswered: number[] = [];
+        const admitted: string[] = [];
+        const inFlight = new Set<string>();
+        /** Refunds the shard must hear of (settle said the lease alone did not count them). */
+        const toRelease = new Set<string>();
+        const refunded = new Set<string>();
+        for (const o of ops) {
+          if (o.kind === 'admit') {
+            const id = `r${admitted.length}`;
+            if (holder.admit(id, at + admitted.length) === null) continue;
+            admitted.push(id);
+            inFlight.add(id);
+          } else if (o.kind === 'settle') {
+            const ids = [...inFlight];
+            if (ids.length === 0) continue;
+            const id = ids[o.pick % ids.length]!;
+            inFlight.delete(id);
+            const onlyHere = holder.settle(id, o.refund ? 'refunded' : 'charged');
+            if (!o.refund) expect(onlyHere).toBe(false);
+            else {
+              refunded.add(id);
+              if (!onlyHere) toRelease.add(id);
+            }
+          } else if (o.kind === 'report') {
+            const report = holder.report();
+            if (report === undefined) continue;
+            takeIn(report.from, report.admissions);
+            unanswered.push(taken);
+          } else {
+            const through = unanswered.shift();
+            if (through !== undefined && !o.lost) holder.reportedThrough(through);
+          }
+        }
+        const back = holder.returned();
+        takeIn(back.from, back.admitted);
+        // Every admission once, in the order made; the count the holder gives agrees.
+        expect(atShard.map((a) => a.requestId)).toEqual(admitted);
+        expect(holder.used).toBe(admitted.length);
+        // A refund the shard took in as charged-or-in-flight is one it hears of as a release.
+        for (const a of atShard)
+          if (refunded.has(a.requestId) && !a.refunded) expect(toRelease.has(a.requestId)).toBe(true);
+        // And one it was told of as refunded needed no release (the lease alone counted it).
+        for (const a of atShard) if (a.refunded) expect(toRelease.has(a.requestId)).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reports only without a burst cap, once enough admissions are unreported', () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const make = (burst: number | null) =>
+      new LeaseHolder({
+        leaseId: 'l1',
+        caps: { daily: null, monthly: null, burst },
+        day: 0,
+        month: 0,
+        burst: [],
+        inFlight: [],
+        allotment: 3 * REPORT_EVERY,
+        grantedAt: at,
+        expiresAt: at + 2_000,
+      });
+    const capped = make(5_000);
+    const open = make(null);
+    for (let i = 0; i < REPORT_EVERY; i++) {
+      expect(open.reportDue()).toBe(false);
+      capped.admit(`c${i}`, at);
+      open.admit(`o${i}`, at);
+    }
+    expect(open.reportDue()).toBe(true);
+    expect(capped.reportDue()).toBe(false);
+    expect(capped.report()).toBeUndefined();
+    const report = open.report()!;
+    expect(report.from).toBe(0);
+    expect(report.admissions).toHaveLength(REPORT_EVERY);
+    expect(open.reportDue()).toBe(false);
+    // Taken in: the return starts after it; the allotment still counts every admission made.
+    open.reportedThrough(REPORT_EVERY);
+    open.admit('next', at + 1);
+    expect(open.returned()).toMatchObject({ from: REPORT_EVERY, admitted: [{ requestId: 'next' }] });
+    expect(open.remaining).toBe(2 * REPORT_EVERY - 1);
+  });
+
+  it('lets an extension add admissions past MAX_ALLOTMENT once the shard has taken reported ones in, never more than MAX_ALLOTMENT out', () => {
+    const grantedAt = Date.parse('2026-12-01T06:00:00Z');
+    const base = {
+      caps: { daily: null, monthly: null, burst: null } as Caps,
+      day: 0,
+      month: 0,
+      recentAdmissions: 0,
+      grantedAt,
+      expiresAt: grantedAt + 2_000,
+      leaseMs: 2_000,
+      now: grantedAt + 500,
+    };
+    // 9,000 of 10,000 used in half a second: the rate wants far more than MAX_ALLOTMENT.
+    const busy = { ...base, used: 9_000, allotment: MAX_ALLOTMENT };
+    expect(extensionTerms(busy)!.allotment).toBe(MAX_ALLOTMENT);
+    expect(extensionTerms({ ...busy, reported: 8_000 })!.allotment).toBe(8_000 + MAX_ALLOTMENT);
   });
 });

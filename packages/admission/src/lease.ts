@@ -41,8 +41,19 @@ export interface LeaseTerms {
   expiresAt: number;
 }
 
-/** The most admissions one grant allows, whatever the account's rate. */
+/**
+ * The most admissions a lease may have out at once, whatever the account's rate: allotted and not yet
+ * reported to its shard (`LeaseHolder.report`). A return carries at most that many.
+ */
 export const MAX_ALLOTMENT = 10_000;
+
+/**
+ * Admissions made and not reported that make a report due (`LeaseHolder.reportDue`): a busy account's
+ * admissions reach its shard in reports of about this many, each a few tens of kilobytes, where a
+ * lease used up at `MAX_ALLOTMENT` came back with 10,000 in one message (about 0.5 MB, which took each
+ * side milliseconds to encode and decode while the account's requests waited for the shard).
+ */
+export const REPORT_EVERY = 1_000;
 
 /**
  * A grant's terms: enough admissions for the account's recent rate over the lease (a quarter more, so
@@ -96,6 +107,8 @@ export function extensionTerms(opts: {
   recentAdmissions: number;
   used: number;
   allotment: number;
+  /** Admissions of the lease its shard has taken in from reports: no longer out on it. */
+  reported?: number;
   grantedAt: number;
   expiresAt: number;
   leaseMs: number;
@@ -115,7 +128,8 @@ export function extensionTerms(opts: {
     burst === null ? Number.POSITIVE_INFINITY : burst - opts.recentAdmissions,
   );
   const added = Math.max(0, Math.min(wanted - opts.allotment, Math.floor(headroom / 2)));
-  return { allotment: Math.min(MAX_ALLOTMENT, opts.allotment + added), expiresAt };
+  const most = (opts.reported ?? 0) + MAX_ALLOTMENT;
+  return { allotment: Math.max(opts.allotment, Math.min(most, opts.allotment + added)), expiresAt };
 }
 
 /** An admission made under a lease, as it goes back to the shard. */
@@ -135,13 +149,28 @@ export interface LeasedAdmission {
 interface Hold {
   inDay: boolean;
   inMonth: boolean;
-  own: LeasedAdmission | undefined;
+  own: Own | undefined;
 }
 
-/** What goes back to the shard: the admissions made under the lease, oldest first. */
+/**
+ * What goes back to the shard: the admissions made under the lease that it has not taken in from a
+ * report, oldest first, numbered from `from` (the lease's admissions are numbered from 0 as made).
+ */
 export interface LeaseReturn {
   leaseId: string;
+  from: number;
   admitted: LeasedAdmission[];
+}
+
+/** Admissions made under a lease and not reported before, numbered from `from`. */
+export interface LeaseReport {
+  from: number;
+  admissions: LeasedAdmission[];
+}
+
+/** An admission made under this lease, with its number among the lease's admissions. */
+interface Own extends LeasedAdmission {
+  readonly n: number;
 }
 
 /**
@@ -165,7 +194,14 @@ export class LeaseHolder {
    * `admitted`, so the map stays as large as what is in flight, not as the allotment.
    */
   private readonly holds = new Map<string, Hold>();
-  private readonly admitted: LeasedAdmission[] = [];
+  /** Admissions made here, oldest first, from number `taken` on: those before it the shard has taken in. */
+  private readonly admitted: Own[] = [];
+  /** Admissions made here in all. */
+  private made = 0;
+  /** Admissions the shard has taken in from reports (numbers below this). */
+  private taken = 0;
+  /** Admissions sent in a report (numbers below this), taken in or not yet. */
+  private sent = 0;
   /** The IST day the grant's counts are of. */
   private readonly grantDay: string;
   /** The grant's, until an extension raises them. */
@@ -191,12 +227,37 @@ export class LeaseHolder {
 
   /** Admissions still allowed under the lease. */
   get remaining(): number {
-    return this.allotment - this.admitted.length;
+    return this.allotment - this.made;
   }
 
   /** Admissions made under the lease so far. */
   get used(): number {
-    return this.admitted.length;
+    return this.made;
+  }
+
+  /**
+   * Whether enough admissions are unreported to send a report (with an extension request). Only a lease
+   * on a plan without a burst cap reports: with one, the shard places the allotment in the burst window
+   * until the lease is back, and a lease allots at most the cap a minute anyway.
+   */
+  reportDue(): boolean {
+    return !this.windowed && this.made - this.sent >= REPORT_EVERY;
+  }
+
+  /** The admissions not reported yet (none with a burst cap); from now on a refund of any is the shard's to hear. */
+  report(): LeaseReport | undefined {
+    if (this.windowed || this.made === this.sent) return undefined;
+    const from = this.sent;
+    this.sent = this.made;
+    return { from, admissions: this.admitted.slice(from - this.taken).map(plain) };
+  }
+
+  /** The shard has taken in the admissions numbered below `through`: they are not returned with the lease. */
+  reportedThrough(through: number): void {
+    const upTo = Math.min(through, this.sent);
+    if (upTo <= this.taken) return;
+    this.admitted.splice(0, upTo - this.taken);
+    this.taken = upTo;
   }
 
   /** When the lease ends, on this holder's clock (the grant's expiry, or an extension's). */
@@ -206,13 +267,14 @@ export class LeaseHolder {
 
   /**
    * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
-   * (from its grant or its last extension), or a quarter of its allotment (one admission, of a small
-   * one), unless the last extension added none (the caps, or the most a lease allots): asking again would
-   * only move its expiry, and it is used up first.
+   * (from its grant or its last extension), or a quarter of what it has out (its allotment less what the
+   * shard has taken in from reports; one admission, of a small one), unless the last extension added none
+   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up
+   * first.
    */
   endsSoon(now: number): boolean {
     if (this.ends - now < (this.ends - this.termFrom) / 4) return true;
-    return this.unitsAdded && this.remaining <= Math.max(1, this.allotment / 4);
+    return this.unitsAdded && this.remaining <= Math.max(1, (this.allotment - this.taken) / 4);
   }
 
   /**
@@ -237,7 +299,7 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(now);
     this.day++;
     this.month++;
-    const own = { requestId, at: now, via, refunded: false };
+    const own: Own = { requestId, at: now, via, refunded: false, n: this.made++ };
     this.admitted.push(own);
     this.holds.set(requestId, { inDay: true, inMonth: true, own });
     return decision;
@@ -263,20 +325,30 @@ export class LeaseHolder {
 
   /**
    * A request of this account settled: a charge keeps its unit, a refund (or void) frees it, as the
-   * shard's counts do. A request the lease does not know is not its to count.
+   * shard's counts do. A request the lease does not know is not its to count. True when the request was
+   * admitted here and not reported: nobody but this lease counts it, so the shard need not hear of its
+   * refund (it goes back marked refunded, if at all); false when the shard may hold it.
    */
-  settle(requestId: string, outcome: 'charged' | 'refunded'): void {
+  settle(requestId: string, outcome: 'charged' | 'refunded'): boolean {
     const hold = this.holds.get(requestId);
-    if (!hold) return;
+    if (!hold) return false;
     this.holds.delete(requestId);
-    if (outcome === 'charged') return;
+    if (outcome === 'charged') return false;
     if (hold.own) hold.own.refunded = true;
     if (hold.inDay) this.day--;
     if (hold.inMonth) this.month--;
+    return hold.own !== undefined && hold.own.n >= this.sent;
   }
 
   /** The lease as it goes back to the shard. */
   returned(): LeaseReturn {
-    return { leaseId: this.grant.leaseId, admitted: this.admitted.map((a) => ({ ...a })) };
+    return { leaseId: this.grant.leaseId, from: this.taken, admitted: this.admitted.map(plain) };
   }
 }
+
+const plain = (a: Own): LeasedAdmission => ({
+  requestId: a.requestId,
+  at: a.at,
+  via: a.via,
+  refunded: a.refunded,
+});

@@ -1,6 +1,6 @@
 import { ledger } from '@mdp/proto';
 import type { Decision } from './decide.ts';
-import type { LeaseGrant, LeaseReturn } from './lease.ts';
+import type { LeasedAdmission, LeaseGrant, LeaseReport, LeaseReturn } from './lease.ts';
 
 /**
  * Decisions and leases as the admission stream carries them (proto/mdp/ledger/v1/ledger.proto), one
@@ -70,23 +70,48 @@ export function leaseGrantOf(m: ledger.LeaseGrant, caps: LeaseGrant['caps'], rec
   };
 }
 
+const leasedAdmissionMessage = (a: LeasedAdmission): ledger.LeasedAdmission => ({
+  request_id: a.requestId,
+  at_ms: a.at,
+  refunded: a.refunded,
+  interface: a.via,
+});
+
+/** Admissions made under a lease as the shard takes them in, from a return or a report. */
+export const leasedAdmissionsOf = (admitted: readonly ledger.LeasedAdmission[]): LeasedAdmission[] =>
+  admitted.map((a) => ({ requestId: a.request_id, at: a.at_ms, refunded: a.refunded, via: a.interface }));
+
 export const leaseReturnMessage = (accountId: string, r: LeaseReturn): ledger.LeaseReturn => ({
   lease_id: r.leaseId,
   account_id: accountId,
-  admitted: r.admitted.map((a) => ({
-    request_id: a.requestId,
-    at_ms: a.at,
-    refunded: a.refunded,
-    interface: a.via,
-  })),
+  admitted: r.admitted.map(leasedAdmissionMessage),
+  admitted_from: r.from,
 });
 
-/** A lease's terms after its holder asked for an extension (allotment 0: not extended), on the shard's clock. */
+/** A request to extend a lease, with the admissions it reports (`LeaseHolder.report`), if any. */
+export const leaseExtensionRequest = (
+  accountId: string,
+  leaseId: string,
+  used: number,
+  report: LeaseReport | undefined,
+): ledger.LeaseExtensionRequest => ({
+  lease_id: leaseId,
+  account_id: accountId,
+  used,
+  reported_from: report?.from ?? 0,
+  reported: report?.admissions.map(leasedAdmissionMessage) ?? [],
+});
+
+/**
+ * A lease's terms after its holder asked for an extension (allotment 0: not extended), on the shard's
+ * clock, and how many of its admissions the shard has taken in from reports.
+ */
 export interface LeaseExtensionTerms {
   leaseId: string;
   allotment: number;
   extendedAt: number;
   expiresAt: number;
+  reportedThrough: number;
 }
 
 /** An extension's terms as the shard sends them. */
@@ -95,16 +120,18 @@ export const leaseExtensionMessage = (e: LeaseExtensionTerms): ledger.LeaseExten
   allotment: e.allotment,
   extended_at_ms: e.extendedAt,
   expires_at_ms: e.expiresAt,
+  reported_through: e.reportedThrough,
 });
 
 /** A shard's extension of a lease, as its holder applies it: the new expiry on the holder's clock (see `leaseGrantOf`). */
 export function leaseExtensionOf(
   m: ledger.LeaseExtension,
   receivedAt: number,
-): { leaseId: string; allotment: number; expiresAt: number } {
+): { leaseId: string; allotment: number; expiresAt: number; reportedThrough: number } {
   return {
     leaseId: m.lease_id,
     allotment: m.allotment,
     expiresAt: m.expires_at_ms + (receivedAt - m.extended_at_ms),
+    reportedThrough: m.reported_through,
   };
 }

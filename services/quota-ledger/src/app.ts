@@ -1,5 +1,11 @@
 import type { ServerDuplexStream } from '@grpc/grpc-js';
-import { admissionResult, type Caps, leaseExtensionMessage, leaseGrantMessage } from '@mdp/admission';
+import {
+  admissionResult,
+  type Caps,
+  leasedAdmissionsOf,
+  leaseExtensionMessage,
+  leaseGrantMessage,
+} from '@mdp/admission';
 import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
@@ -93,8 +99,8 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
   const { shard, clock } = deps;
 
   /**
-   * One batch in, answers out: the restores first, then releases and voids (each acknowledged by request
-   * id), then the admissions: those whose account is in memory answered in one message, the rest when
+   * One batch in, answers out: the restores first, then lease returns and extensions (with their
+   * reports), then releases and voids (each acknowledged by request id), then the admissions: those whose account is in memory answered in one message, the rest when
    * their account has loaded.
    */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
@@ -107,6 +113,36 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
           .filter((h) => !!h.request_id && !!h.account)
           .map((h) => heldOf({ ...h, account_id: h.account!.account_id })),
       );
+      // Leases and their reports first: a release or void in the same message may be of an admission
+      // they carry (refunded after the gateway queued them), which the shard then holds to release.
+      if (batch.lease_returns.length > 0)
+        shard.returnLeases(
+          stream,
+          batch.lease_returns.map((r) => ({
+            leaseId: r.lease_id,
+            accountId: r.account_id,
+            from: r.admitted_from,
+            admitted: leasedAdmissionsOf(r.admitted),
+          })),
+        );
+      if (batch.lease_extensions.length > 0)
+        shard.extendLeases(
+          stream,
+          batch.lease_extensions.map((e) => ({
+            leaseId: e.lease_id,
+            accountId: e.account_id,
+            used: e.used,
+            reportedFrom: e.reported_from,
+            reported: leasedAdmissionsOf(e.reported),
+          })),
+          (extended) =>
+            call.write({
+              results: [],
+              released: [],
+              recalls: [],
+              extensions: extended.map(leaseExtensionMessage),
+            }),
+        );
       if (batch.releases.length > 0)
         shard.release(
           batch.releases.map((r) => ({ requestId: r.request_id, accountId: r.account_id })),
@@ -126,36 +162,6 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
             recalls: [],
             extensions: [],
           }),
-        );
-      if (batch.lease_returns.length > 0)
-        shard.returnLeases(
-          stream,
-          batch.lease_returns.map((r) => ({
-            leaseId: r.lease_id,
-            accountId: r.account_id,
-            admitted: r.admitted.map((a) => ({
-              requestId: a.request_id,
-              at: a.at_ms,
-              refunded: a.refunded,
-              via: a.interface,
-            })),
-          })),
-        );
-      if (batch.lease_extensions.length > 0)
-        shard.extendLeases(
-          stream,
-          batch.lease_extensions.map((e) => ({
-            leaseId: e.lease_id,
-            accountId: e.account_id,
-            used: e.used,
-          })),
-          (extended) =>
-            call.write({
-              results: [],
-              released: [],
-              recalls: [],
-              extensions: extended.map(leaseExtensionMessage),
-            }),
         );
       shard.admit(
         batch.admissions.map(admissionOf),

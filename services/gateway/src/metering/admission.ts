@@ -3,6 +3,7 @@ import {
   type Caps,
   LeaseHolder,
   leaseExtensionOf,
+  leaseExtensionRequest,
   leaseGrantOf,
   leaseReturnMessage,
 } from '@mdp/admission';
@@ -307,13 +308,14 @@ export class AdmissionClient {
     const answer = answerOf(admissionResult(requestId, decision, now), asking, this.decisions, now)!;
     if (answer instanceof ApiError) return answer;
     answer.lease = held;
-    // Asked before it runs out, so that no request of a busy account waits for its shard at the lease's end.
-    if (!held.extending && held.holder.endsSoon(now))
-      held.extending = this.shards[held.shard]!.extendLease({
-        lease_id: held.holder.grant.leaseId,
-        account_id: held.accountId,
-        used: held.holder.used,
-      });
+    // Asked before it runs out, so that no request of a busy account waits for its shard at the lease's
+    // end; and with a report of what it admitted, so that the lease never has to come back for that.
+    if (!held.extending && (held.holder.endsSoon(now) || held.holder.reportDue())) {
+      const holder = held.holder;
+      held.extending = this.shards[held.shard]!.extendLease(
+        leaseExtensionRequest(held.accountId, holder.grant.leaseId, holder.used, holder.report()),
+      );
+    }
     this.shards[held.shard]!.admittedLocally({
       request_id: requestId,
       account: this.ledgerCaller(asking.caller).account,
@@ -377,8 +379,16 @@ export class AdmissionClient {
     return setTimeout(() => this.giveBack(held(), 'returned'), Math.max(0, expiresAt - now)).unref();
   }
 
-  /** The shard's answer to an extension asked of it: applied, or (allotment 0) none is asked again. */
-  private extended(held: HeldLease, terms: { allotment: number; expiresAt: number }, now: number): void {
+  /**
+   * The shard's answer to an extension asked of it: what it took in of the report, then the terms
+   * applied, or (allotment 0) none is asked again.
+   */
+  private extended(
+    held: HeldLease,
+    terms: { allotment: number; expiresAt: number; reportedThrough: number },
+    now: number,
+  ): void {
+    held.holder.reportedThrough(terms.reportedThrough);
     if (terms.allotment === 0 || !held.holder.extend(terms.allotment, terms.expiresAt, now)) return;
     clearTimeout(held.timer);
     held.timer = this.returnAt(() => held, terms.expiresAt, now);
@@ -426,12 +436,13 @@ export class AdmissionClient {
 
   /**
    * The request ended without a 200; resolves once its shard no longer counts it (bounded). One admitted
-   * under a lease still held here is counted by nobody else: the lease frees its unit, no round trip.
+   * under a lease still held here and not reported is counted by nobody else: the lease frees its unit,
+   * no round trip.
    */
   release(admission: Admission): Promise<void> {
     const held = this.leaseOf(admission);
-    held?.holder.settle(admission.requestId, 'refunded');
-    if (admission.lease !== undefined && held === admission.lease) return RELEASED;
+    const onlyHere = held?.holder.settle(admission.requestId, 'refunded') ?? false;
+    if (onlyHere && admission.lease !== undefined && held === admission.lease) return RELEASED;
     return this.shards[admission.shard]!.release({
       request_id: admission.requestId,
       account_id: admission.accountId,

@@ -357,8 +357,8 @@ describe('ShardBook: releases and voids', () => {
 describe('ShardBook: lease returns and extensions', () => {
   it("asks for an extension in the turn's message, beside a return; none while no stream is up, and none left for the next stream", () => {
     const { book } = connected(0);
-    const asked = { lease_id: '1.1.0', account_id: 'acct-x', used: 30 };
-    const back = { lease_id: '1.2.0', account_id: 'acct-y', admitted: [] };
+    const asked = { lease_id: '1.1.0', account_id: 'acct-x', used: 30, reported_from: 0, reported: [] };
+    const back = { lease_id: '1.2.0', account_id: 'acct-y', admitted: [], admitted_from: 0 };
     expect(book.extendLease(asked)).toBe(true);
     expect(book.returnLease(back)).toBe(true);
     expect(book.due).toBe(true);

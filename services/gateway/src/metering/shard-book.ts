@@ -200,7 +200,12 @@ export class ShardBook<A extends Waiting, D> {
       if (key !== undefined && res.decision === ADMITTED) this.releases.push(key);
       // A lease granted with it goes back unused, so the shard does not count it until it expires.
       if (key !== undefined && res.lease)
-        this.returns.push({ lease_id: res.lease.lease_id, account_id: key.account_id, admitted: [] });
+        this.returns.push({
+          lease_id: res.lease.lease_id,
+          account_id: key.account_id,
+          admitted: [],
+          admitted_from: 0,
+        });
       return undefined;
     }
     this.pending.delete(id);

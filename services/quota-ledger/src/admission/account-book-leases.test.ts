@@ -238,3 +238,93 @@ describe('AccountBook leases', () => {
     expect(extendedBook.admit('y', 'a', caps, T + 63_001)).toMatchObject({ burst: { remaining: 58 } });
   });
 });
+
+describe('AccountBook lease reports', () => {
+  const open = { daily: 100, monthly: null, burst: null };
+
+  it('take reported admissions in as holds while the lease stays out, so the caps count them once, and the return carries the rest', () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', open, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(25);
+    const holder = new LeaseHolder(grant);
+    for (const id of ['l0', 'l1', 'l2', 'l3']) holder.admit(id, T + 100);
+    holder.settle('l1', 'refunded');
+    // l0's charge is recorded before its report reaches the shard.
+    settle(book, 'l0');
+    // 10 held + l0 charged + the whole allotment of 25 out: 36, and one more leaves 63 of 100.
+    expect(book.admit('x1', 'a', open, T + 150)).toMatchObject({ rateLimit: { remaining: 63 } });
+    book.release('x1', 'a');
+    const report = holder.report()!;
+    expect(book.takeReport('a', 2, grant.leaseId, report.from, report.admissions)).toBeNull(); // not its holder
+    expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toEqual({
+      through: 4,
+      taken: 4,
+    });
+    expect(book.leaseOut('a')).toBe(grant.leaseId);
+    // l0 charged, l2 and l3 held, l1 refunded nowhere; 21 still out: 10 + 1 + 2 + 21 = 34, 65 after one more.
+    expect(book.usage('a', T + 200).used.day).toBe(13);
+    expect(book.admit('x2', 'a', open, T + 200)).toMatchObject({ rateLimit: { remaining: 65 } });
+    book.release('x2', 'a');
+    // Sent again (its answer lost): nothing twice.
+    expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toEqual({
+      through: 4,
+      taken: 0,
+    });
+    expect(book.usage('a', T + 200).used.day).toBe(13);
+    // A report that starts past what was taken in is not applied.
+    expect(book.takeReport('a', 1, grant.leaseId, 6, [])).toEqual({ through: 4, taken: 0 });
+    // l3's refund after the report reaches the shard as a release; l2's charge is recorded.
+    book.release('l3', 'a');
+    settle(book, 'l2');
+    holder.admit('l4', T + 300);
+    // The return starts at 0 (the holder never heard the report was taken in): l0 to l3 are not taken twice.
+    const back = holder.returned();
+    expect(back.from).toBe(0);
+    expect(book.returnLease('a', 1, grant.leaseId, back.admitted, T + 400, back.from)).toEqual({
+      used: 5,
+      allotment: 25,
+    });
+    // 10 held, l0 and l2 charged, l4 held: 13, and 86 left after one more.
+    expect(book.usage('a', T + 400).used.day).toBe(13);
+    expect(book.admit('x3', 'a', open, T + 400)).toMatchObject({ rateLimit: { remaining: 86 } });
+  });
+
+  it('not take a report for a lease on a plan with a burst cap, and not take a return that leaves out admissions not taken in', () => {
+    const book = bookWith(10);
+    const grant = book.grant('a', caps, 1, T, LEASE_MS)!;
+    const holder = new LeaseHolder(grant);
+    holder.admit('l0', T + 100);
+    holder.admit('l1', T + 100);
+    const admissions = [
+      { requestId: 'l0', at: T + 100, via: 'rest', refunded: false },
+      { requestId: 'l1', at: T + 100, via: 'rest', refunded: false },
+    ];
+    expect(book.takeReport('a', 1, grant.leaseId, 0, admissions)).toEqual({ through: 0, taken: 0 });
+    // A return from number 1 would leave l0 out: the lease stays out, to be written off.
+    expect(book.returnLease('a', 1, grant.leaseId, admissions.slice(1), T + 200, 1)).toBeNull();
+    expect(book.leaseOut('a')).toBe(grant.leaseId);
+    expect(book.returnLease('a', 1, grant.leaseId, admissions, T + 200, 0)).toEqual({
+      used: 2,
+      allotment: 25,
+    });
+  });
+
+  it('write a silent holder off with the reported admissions held, and count as stranded only what was never used', () => {
+    const book = bookWith(4);
+    const grant = book.grant('a', { daily: 20, monthly: null, burst: null }, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(8); // half of the 16 left
+    const holder = new LeaseHolder(grant);
+    for (const id of ['l0', 'l1', 'l2']) holder.admit(id, T + 100);
+    const report = holder.report()!;
+    expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toMatchObject({
+      through: 3,
+    });
+    // Two more charged and recorded after the report; then the holder dies.
+    holder.admit('l3', T + 200);
+    holder.admit('l4', T + 200);
+    settle(book, 'l3');
+    settle(book, 'l4');
+    const swept = book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL });
+    expect(swept).toMatchObject({ leasesWrittenOff: 1, stranded: 3 });
+  });
+});

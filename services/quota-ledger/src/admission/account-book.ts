@@ -121,6 +121,13 @@ interface ShardLease {
   /** The account's settlements recorded with no hold while it is out: its holder's among them. */
   recorded: Map<string, string>;
   recalled: boolean;
+  /**
+   * Its admissions taken in from its holder's reports (numbered below this), each held as a return's
+   * would be: no longer out on the lease, so the caps count them as held or charged, not in `allotment`.
+   */
+  reported: number;
+  /** When the last admission taken in from a report was made (the lease's rate, at its return). */
+  reportedAt: number;
 }
 
 /** A lease to give back to its holder's stream. */
@@ -189,10 +196,12 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
 const counted = (s: AccountState | undefined, k: string) =>
   (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0) - (s?.withheld.get(k) ?? 0);
 
-/** What a period counts against the caps: `counted`, and the allotment of a lease out in it. */
+/** What a period counts against the caps: `counted`, and what a lease out in it still has out. */
 const admissionCount = (s: AccountState, period: string) =>
   counted(s, period) +
-  (s.lease !== undefined && (s.lease.day === period || s.lease.month === period) ? s.lease.allotment : 0);
+  (s.lease !== undefined && (s.lease.day === period || s.lease.month === period)
+    ? s.lease.allotment - s.lease.reported
+    : 0);
 
 /** Admissions a second, from the last whole second's count (or this one's, when higher). */
 const rateOf = (s: AccountState, now: number) => {
@@ -432,16 +441,21 @@ export class AccountBook {
       provisional,
       recorded: new Map(),
       recalled: false,
+      reported: 0,
+      reportedAt: now,
     };
     this.leased.set(accountId, s);
     return grant;
   }
 
   /**
-   * A lease comes back from its holder with what it admitted: the allotment's provisional entries give
-   * way to the real ones, in the burst window, and as holds for those that may have been charged and
-   * whose settlement is not recorded yet. Applied once; a lease unknown here (back already, written off,
-   * or from before a restart) changes nothing. Returns how many of the allotment were used, or null.
+   * A lease comes back from its holder with what it admitted and had not reported (numbered from
+   * `from`): the allotment's provisional entries give way to the real ones, in the burst window, and
+   * as holds for those that may have been charged and whose settlement is not recorded yet. Applied
+   * once; a lease unknown here (back already, written off, or from before a restart) changes nothing,
+   * nor does one that leaves out admissions not taken in from a report (it is written off instead,
+   * counted until all its holder could have charged is recorded). Returns how many of the allotment
+   * were used, or null.
    */
   returnLease(
     accountId: string,
@@ -449,37 +463,73 @@ export class AccountBook {
     leaseId: string,
     admitted: readonly LeasedAdmission[],
     now: number,
+    from = 0,
   ): { used: number; allotment: number } | null {
     const s = this.accounts.get(accountId);
     const lease = s?.lease;
-    if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
+    if (!s || !lease || lease.id !== leaseId || lease.holder !== holder || from > lease.reported) return null;
     this.endLease(accountId, s);
     for (const p of lease.provisional) s.burst.removeEach(p.at, p.count);
-    // A holder never admits more than its allotment: anything past it is not believed.
-    const used = admitted.slice(0, lease.allotment);
+    // Those taken in from a report already go; a holder never admits more than its allotment: anything
+    // past it is not believed.
+    const used = admitted.slice(lease.reported - from, Math.max(0, lease.allotment - from));
+    const usedInAll = lease.reported + used.length;
     // The rate while the account was busy: until the lease was used up (it comes back with the request
     // that found it so), else until its last admission. A lease that went back at its expiry after a
     // burst would otherwise shrink the next grant for every quiet moment that followed the burst.
     let end = now;
-    if (used.length < lease.allotment) {
-      end = lease.grantedAt;
+    if (usedInAll < lease.allotment) {
+      end = lease.reported > 0 ? lease.reportedAt : lease.grantedAt;
       for (const a of used) if (a.at > end && a.at <= now) end = a.at;
     }
-    s.leasedRate = { perSecond: used.length / Math.max(0.25, (end - lease.grantedAt) / 1000), at: now };
+    s.leasedRate = { perSecond: usedInAll / Math.max(0.25, (end - lease.grantedAt) / 1000), at: now };
     for (const a of used) {
       if (lease.caps.burst !== null && a.at > now - BURST_WINDOW_MS) s.burst.insert(a.at);
-      const k = holdKey(accountId, a.requestId);
-      if (a.refunded || lease.recorded.has(a.requestId) || this.holds.has(k)) continue;
-      const via = interfaceOf(a.via);
-      this.hold(s, k, a.requestId, {
-        accountId,
-        day: istDay(a.at),
-        month: istMonth(a.at),
-        via,
-        expiresAt: Math.max(a.at, lease.grantedAt) + this.holdTtlMs,
-      });
+      this.takeIn(accountId, s, lease, a);
     }
-    return { used: used.length, allotment: lease.allotment };
+    return { used: usedInAll, allotment: lease.allotment };
+  }
+
+  /**
+   * Admissions its holder reports while the lease stays out (numbered from `from`; only on a plan
+   * without a burst cap, where nothing of the lease is in the burst window): each is taken in as a
+   * return would take it (held until its settlement is recorded), and no longer counts in the lease's
+   * allotment. Reports come in order on the holder's stream, so one that starts past what was taken in
+   * is not applied (the return, which starts no later, then decides). Returns how many of the lease's
+   * admissions are taken in (`through`) and how many of them this report added, or null for a lease not
+   * out to this holder.
+   */
+  takeReport(
+    accountId: string,
+    holder: number,
+    leaseId: string,
+    from: number,
+    admitted: readonly LeasedAdmission[],
+  ): { through: number; taken: number } | null {
+    const s = this.accounts.get(accountId);
+    const lease = s?.lease;
+    if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
+    if (lease.caps.burst !== null || from > lease.reported) return { through: lease.reported, taken: 0 };
+    const fresh = admitted.slice(lease.reported - from, Math.max(0, lease.allotment - from));
+    for (const a of fresh) {
+      this.takeIn(accountId, s, lease, a);
+      if (a.at > lease.reportedAt) lease.reportedAt = a.at;
+    }
+    lease.reported += fresh.length;
+    return { through: lease.reported, taken: fresh.length };
+  }
+
+  /** An admission its holder made under the lease, held until its settlement is recorded (if it may be charged). */
+  private takeIn(accountId: string, s: AccountState, lease: ShardLease, a: LeasedAdmission): void {
+    const k = holdKey(accountId, a.requestId);
+    if (a.refunded || lease.recorded.has(a.requestId) || this.holds.has(k)) return;
+    this.hold(s, k, a.requestId, {
+      accountId,
+      day: istDay(a.at),
+      month: istMonth(a.at),
+      via: interfaceOf(a.via),
+      expiresAt: Math.max(a.at, lease.grantedAt) + this.holdTtlMs,
+    });
   }
 
   /**
@@ -511,6 +561,7 @@ export class AccountBook {
       recentAdmissions: lease.caps.burst === null ? 0 : s.burst.length,
       used,
       allotment: lease.allotment,
+      reported: lease.reported,
       grantedAt: lease.grantedAt,
       expiresAt: lease.expiresAt,
       leaseMs,
@@ -820,7 +871,7 @@ export class AccountBook {
       if (lease.expiresAt + this.holdTtlMs > horizon) continue;
       this.endLease(accountId, s);
       leasesWrittenOff++;
-      stranded += Math.max(0, lease.allotment - lease.recorded.size);
+      stranded += Math.max(0, lease.allotment - lease.reported - lease.recorded.size);
     }
     let expired = 0;
     for (const [k, hold] of this.holds) {

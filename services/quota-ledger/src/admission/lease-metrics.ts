@@ -19,13 +19,14 @@ export class LeaseMetrics {
     });
     this.units = new Counter({
       name: 'ledger_lease_units_total',
-      help: 'Admissions allotted by leases, at their grant and extensions (allotted), used by their holder (used), given back unused (unused), stranded by leases written off (stranded: held against the caps until written off)',
+      help: 'Admissions allotted by leases, at their grant and extensions (allotted), used by their holder (used), taken in from reports by their holder while the lease stayed out (reported: part of used), given back unused (unused), stranded by leases written off (stranded: held against the caps until written off)',
       labelNames: ['outcome'] as const,
       registers: [registry],
     });
     for (const event of ['granted', 'extended', 'recalled', 'returned', 'written_off'])
       this.leases.inc({ event }, 0);
-    for (const outcome of ['allotted', 'used', 'unused', 'stranded']) this.units.inc({ outcome }, 0);
+    for (const outcome of ['allotted', 'used', 'reported', 'unused', 'stranded'])
+      this.units.inc({ outcome }, 0);
     new Gauge({
       name: 'ledger_leases_out',
       help: 'Admission leases out now (live, or not yet written off)',
@@ -47,6 +48,11 @@ export class LeaseMetrics {
   extended(added: number): void {
     this.leases.inc({ event: 'extended' });
     this.units.inc({ outcome: 'allotted' }, added);
+  }
+
+  /** Admissions a holder reported, taken in while its lease stays out. */
+  reported(taken: number): void {
+    if (taken > 0) this.units.inc({ outcome: 'reported' }, taken);
   }
 
   returned(used: number, allotment: number): void {

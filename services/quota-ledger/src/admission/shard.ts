@@ -69,18 +69,24 @@ export interface Outcome {
   lease?: LeaseGrant;
 }
 
-/** A lease given back by its holder. */
+/** A lease given back by its holder, with its admissions not reported before (numbered from `from`). */
 interface ReturnedLease {
   leaseId: string;
   accountId: string;
+  from: number;
   admitted: LeasedAdmission[];
 }
 
-/** A lease its holder would keep longer, with the admissions it has made under it so far. */
+/**
+ * A lease its holder would keep longer, with how many admissions it has made under it so far and those
+ * it reports (numbered from `reportedFrom`).
+ */
 interface ExtensionRequest {
   leaseId: string;
   accountId: string;
   used: number;
+  reportedFrom: number;
+  reported: LeasedAdmission[];
 }
 
 /** A request a gateway was told was admitted and has not settled, sent again on a new stream. */
@@ -152,8 +158,9 @@ export interface Shard {
   /** Leases its holder gives back, applied before the admissions of the same message. */
   returnLeases(stream: AdmissionStream, returns: ReturnedLease[]): void;
   /**
-   * Leases their holder would keep longer (`AccountBook.extendLease`); `answer` with each one's terms
-   * now, after any restore in progress.
+   * Leases their holder would keep longer (`AccountBook.extendLease`), with the admissions it reports
+   * (`AccountBook.takeReport`, taken in whether or not the lease is extended); `answer` with each one's
+   * terms now, after any restore in progress.
    */
   extendLeases(
     stream: AdmissionStream,
@@ -511,7 +518,7 @@ export function createShard(deps: ShardDeps): Shard {
       afterRestores(() => {
         const now = clock();
         for (const r of returns) {
-          const back = book.returnLease(r.accountId, stream.id, r.leaseId, r.admitted, now);
+          const back = book.returnLease(r.accountId, stream.id, r.leaseId, r.admitted, now, r.from);
           if (back) leaseMetrics.returned(back.used, back.allotment);
           wakeParked(r.accountId);
         }
@@ -521,6 +528,8 @@ export function createShard(deps: ShardDeps): Shard {
         const now = clock();
         answer(
           requests.map((r) => {
+            const report = book.takeReport(r.accountId, stream.id, r.leaseId, r.reportedFrom, r.reported);
+            if (report) leaseMetrics.reported(report.taken);
             const terms = stopped
               ? null
               : book.extendLease(r.accountId, stream.id, r.leaseId, r.used, now, leaseMs);
@@ -530,6 +539,7 @@ export function createShard(deps: ShardDeps): Shard {
               allotment: terms?.allotment ?? 0,
               extendedAt: now,
               expiresAt: terms?.expiresAt ?? 0,
+              reportedThrough: report?.through ?? 0,
             };
           }),
         );

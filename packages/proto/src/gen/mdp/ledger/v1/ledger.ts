@@ -148,6 +148,17 @@ export interface LeaseExtensionRequest {
   lease_id: string;
   account_id: string;
   used: number;
+  /**
+   * Admissions made under the lease, numbered from 0 in the order they were made, that the holder has
+   * not reported before: `reported` holds those from `reported_from` on. The shard takes them in as a
+   * return would (held until recorded), the lease staying out, so a busy account's lease never needs to
+   * come back for its allotment: the holder's unreported admissions stay few, and so does what a return
+   * carries. Only for a plan without a burst cap. The shard says how far it has taken them in
+   * (`LeaseExtension.reported_through`); a shard that does not know these fields takes nothing, and the
+   * holder then returns every admission with the lease, as before.
+   */
+  reported_from: number;
+  reported: LeasedAdmission[];
 }
 
 /**
@@ -160,6 +171,11 @@ export interface LeaseExtension {
   allotment: number;
   extended_at_ms: number;
   expires_at_ms: number;
+  /**
+   * The lease's admissions the shard has taken in from reports (`LeaseExtensionRequest.reported`): the
+   * holder need not send those again. Set whether or not the lease was extended.
+   */
+  reported_through: number;
 }
 
 /**
@@ -188,11 +204,15 @@ export interface LeasedHold {
   in_month: boolean;
 }
 
-/** A lease given back, with each admission made under it. */
+/**
+ * A lease given back, with each admission made under it that the shard has not taken in from a report:
+ * `admitted` holds those from `admitted_from` on (the numbering of `LeaseExtensionRequest.reported`).
+ */
 export interface LeaseReturn {
   lease_id: string;
   account_id: string;
   admitted: LeasedAdmission[];
+  admitted_from: number;
 }
 
 export interface LeasedAdmission {
@@ -655,7 +675,7 @@ export const AdmitRequest: MessageFns<AdmitRequest> = {
 };
 
 function createBaseLeaseExtensionRequest(): LeaseExtensionRequest {
-  return { lease_id: "", account_id: "", used: 0 };
+  return { lease_id: "", account_id: "", used: 0, reported_from: 0, reported: [] };
 }
 
 export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
@@ -668,6 +688,12 @@ export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
     }
     if (message.used !== 0) {
       writer.uint32(24).int32(message.used);
+    }
+    if (message.reported_from !== 0) {
+      writer.uint32(32).int32(message.reported_from);
+    }
+    for (const v of message.reported) {
+      LeasedAdmission.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -709,6 +735,22 @@ export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
             message.used = reader.int32();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reported_from = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reported.push(LeasedAdmission.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -734,6 +776,14 @@ export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
         ? globalThis.String(object.account_id)
         : "",
       used: isSet(object.used) ? globalThis.Number(object.used) : 0,
+      reported_from: isSet(object.reportedFrom)
+        ? globalThis.Number(object.reportedFrom)
+        : isSet(object.reported_from)
+        ? globalThis.Number(object.reported_from)
+        : 0,
+      reported: globalThis.Array.isArray(object?.reported)
+        ? object.reported.map((e: any) => LeasedAdmission.fromJSON(e))
+        : [],
     };
   },
 
@@ -748,6 +798,12 @@ export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
     if (message.used !== 0) {
       obj.used = Math.round(message.used);
     }
+    if (message.reported_from !== 0) {
+      obj.reportedFrom = Math.round(message.reported_from);
+    }
+    if (message.reported?.length) {
+      obj.reported = message.reported.map((e) => LeasedAdmission.toJSON(e));
+    }
     return obj;
   },
 
@@ -759,12 +815,14 @@ export const LeaseExtensionRequest: MessageFns<LeaseExtensionRequest> = {
     message.lease_id = object.lease_id ?? "";
     message.account_id = object.account_id ?? "";
     message.used = object.used ?? 0;
+    message.reported_from = object.reported_from ?? 0;
+    message.reported = object.reported?.map((e) => LeasedAdmission.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseLeaseExtension(): LeaseExtension {
-  return { lease_id: "", allotment: 0, extended_at_ms: 0, expires_at_ms: 0 };
+  return { lease_id: "", allotment: 0, extended_at_ms: 0, expires_at_ms: 0, reported_through: 0 };
 }
 
 export const LeaseExtension: MessageFns<LeaseExtension> = {
@@ -780,6 +838,9 @@ export const LeaseExtension: MessageFns<LeaseExtension> = {
     }
     if (message.expires_at_ms !== 0) {
       writer.uint32(32).int64(message.expires_at_ms);
+    }
+    if (message.reported_through !== 0) {
+      writer.uint32(40).int32(message.reported_through);
     }
     return writer;
   },
@@ -829,6 +890,14 @@ export const LeaseExtension: MessageFns<LeaseExtension> = {
             message.expires_at_ms = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.reported_through = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -859,6 +928,11 @@ export const LeaseExtension: MessageFns<LeaseExtension> = {
         : isSet(object.expires_at_ms)
         ? globalThis.Number(object.expires_at_ms)
         : 0,
+      reported_through: isSet(object.reportedThrough)
+        ? globalThis.Number(object.reportedThrough)
+        : isSet(object.reported_through)
+        ? globalThis.Number(object.reported_through)
+        : 0,
     };
   },
 
@@ -876,6 +950,9 @@ export const LeaseExtension: MessageFns<LeaseExtension> = {
     if (message.expires_at_ms !== 0) {
       obj.expiresAtMs = Math.round(message.expires_at_ms);
     }
+    if (message.reported_through !== 0) {
+      obj.reportedThrough = Math.round(message.reported_through);
+    }
     return obj;
   },
 
@@ -888,6 +965,7 @@ export const LeaseExtension: MessageFns<LeaseExtension> = {
     message.allotment = object.allotment ?? 0;
     message.extended_at_ms = object.extended_at_ms ?? 0;
     message.expires_at_ms = object.expires_at_ms ?? 0;
+    message.reported_through = object.reported_through ?? 0;
     return message;
   },
 };
@@ -1230,7 +1308,7 @@ export const LeasedHold: MessageFns<LeasedHold> = {
 };
 
 function createBaseLeaseReturn(): LeaseReturn {
-  return { lease_id: "", account_id: "", admitted: [] };
+  return { lease_id: "", account_id: "", admitted: [], admitted_from: 0 };
 }
 
 export const LeaseReturn: MessageFns<LeaseReturn> = {
@@ -1243,6 +1321,9 @@ export const LeaseReturn: MessageFns<LeaseReturn> = {
     }
     for (const v of message.admitted) {
       LeasedAdmission.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.admitted_from !== 0) {
+      writer.uint32(32).int32(message.admitted_from);
     }
     return writer;
   },
@@ -1284,6 +1365,14 @@ export const LeaseReturn: MessageFns<LeaseReturn> = {
             message.admitted.push(LeasedAdmission.decode(reader, reader.uint32()));
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.admitted_from = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1311,6 +1400,11 @@ export const LeaseReturn: MessageFns<LeaseReturn> = {
       admitted: globalThis.Array.isArray(object?.admitted)
         ? object.admitted.map((e: any) => LeasedAdmission.fromJSON(e))
         : [],
+      admitted_from: isSet(object.admittedFrom)
+        ? globalThis.Number(object.admittedFrom)
+        : isSet(object.admitted_from)
+        ? globalThis.Number(object.admitted_from)
+        : 0,
     };
   },
 
@@ -1325,6 +1419,9 @@ export const LeaseReturn: MessageFns<LeaseReturn> = {
     if (message.admitted?.length) {
       obj.admitted = message.admitted.map((e) => LeasedAdmission.toJSON(e));
     }
+    if (message.admitted_from !== 0) {
+      obj.admittedFrom = Math.round(message.admitted_from);
+    }
     return obj;
   },
 
@@ -1336,6 +1433,7 @@ export const LeaseReturn: MessageFns<LeaseReturn> = {
     message.lease_id = object.lease_id ?? "";
     message.account_id = object.account_id ?? "";
     message.admitted = object.admitted?.map((e) => LeasedAdmission.fromPartial(e)) || [];
+    message.admitted_from = object.admitted_from ?? 0;
     return message;
   },
 };
