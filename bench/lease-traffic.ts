@@ -1,7 +1,7 @@
 // What a ledger shard's admission leases (issue 49, docs/proposals/admission-leases.md) did over one
 // measured run of `make bench` (bench/run.ts), from the shard's own counters read before and after it:
 // leases granted, extended, returned, recalled and written off, the admissions the shard decided itself, and the
-// admissions leases allotted against those their holders used.
+// admissions leases allotted against those their holders used (and reported while the lease was out).
 import { gaugeValue, metricsPage, type OpsProbe, seriesSum } from './ops-metrics.ts';
 
 /** The shard's lease and admission counters at one moment. */
@@ -15,6 +15,8 @@ export interface LeaseCounters {
   admitted: number;
   allotted: number;
   used: number;
+  /** Of `used`, those the shard took in from its holder's reports while the lease was out. */
+  reported: number;
 }
 
 /** The counters' change over a run, with the run's requests and 200s. */
@@ -52,6 +54,7 @@ export async function leaseCounters(
       admitted: seriesSum(text, 'ledger_admissions_total', { decision: 'admitted' }),
       allotted: units('allotted'),
       used: units('used'),
+      reported: units('reported'),
     },
     out: gaugeValue(text, 'ledger_leases_out'),
   };
@@ -80,7 +83,7 @@ export function leaseLine(t: LeaseTraffic): string {
     `${per1k(t.recalled, t.requests)} recalled` +
     (t.writtenOff > 0 ? `, ${per1k(t.writtenOff, t.requests)} written off` : '') +
     `; the shard decided ${share(t.admitted, t.ok)} of the run's ${t.ok} 200s itself; ` +
-    `units ${t.allotted} allotted, ${t.used} used (${share(t.used, t.allotted)})` +
+    `units ${t.allotted} allotted, ${t.used} used (${share(t.used, t.allotted)}), ${t.reported} of them reported while out` +
     (t.outAfter > 0 ? `; ${t.outAfter} still out at the reading` : '')
   );
 }
@@ -95,6 +98,7 @@ export const LEASE_HEAD = [
   'allotted'.padStart(9),
   'used'.padStart(7),
   'used/allotted'.padStart(14),
+  'reported'.padStart(9),
 ].join('');
 
 export function leaseCells(t: LeaseTraffic): string {
@@ -107,5 +111,6 @@ export function leaseCells(t: LeaseTraffic): string {
     String(t.allotted).padStart(9),
     String(t.used).padStart(7),
     share(t.used, t.allotted).padStart(14),
+    String(t.reported).padStart(9),
   ].join('');
 }

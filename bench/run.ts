@@ -581,7 +581,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       "\nthe ledger shard's leases over each metered run (its /metrics before and after, each read once no lease " +
         'was out): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
         'ledger_admissions_total{decision="admitted"} over the run\'s 200s (the rest admitted by a gateway under a ' +
-        'lease); units: admissions the grants and extensions allotted, and those their holders used\n' +
+        'lease); units: admissions the grants and extensions allotted, and those their holders used (and, of them, reported while the lease was out)\n' +
         `${' '.repeat(44)}${LEASE_HEAD}`,
     );
     for (const f of leased) console.log(`${f.name.padEnd(44)}${leaseCells(f.leases!)}`);
