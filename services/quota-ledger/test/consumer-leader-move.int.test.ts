@@ -95,7 +95,22 @@ async function recordAcrossMove(move: (leader: string, own: string, durable: str
       30_000,
     );
     const moved = Date.now();
-    await until('the events after the move recorded', () => recorded.size === 50, BOUND_MS);
+    // Said at the timeout: how far recording got, and where the consumer's leadership went meanwhile.
+    let lastLeader: string | undefined;
+    const pullsAgain = async () =>
+      (await registry.metrics()).match(/ledger_settlement_pulls_again_total\{[^}]*\} \d+/g);
+    await until(
+      () =>
+        `the events after the move recorded (${recorded.size - 20} of 30; consumer leader ${before} → ${after}, last seen ${lastLeader})`,
+      async () => {
+        if (recorded.size === 50) return true;
+        lastLeader = await leader();
+        return false;
+      },
+      BOUND_MS,
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}; ${(await pullsAgain())?.join(', ')}`);
+    });
     console.log(
       `consumer leader ${before} → ${after}: 30 events after it recorded ${Date.now() - moved} ms after their publishing`,
     );

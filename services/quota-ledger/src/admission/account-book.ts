@@ -196,6 +196,13 @@ function add(counts: Map<string, number>, period: string, via: Interface, n: num
 const counted = (s: AccountState | undefined, k: string) =>
   (s?.charged.get(k) ?? 0) + (s?.held.get(k) ?? 0) - (s?.withheld.get(k) ?? 0);
 
+/**
+ * Of a lease's admissions numbered from `from`, those the shard has not taken in from a report yet; a
+ * holder never admits more than its allotment, so none past it is believed.
+ */
+const notTakenIn = (lease: ShardLease, from: number, admitted: readonly LeasedAdmission[]) =>
+  admitted.slice(lease.reported - from, Math.max(0, lease.allotment - from));
+
 /** What a period counts against the caps: `counted`, and what a lease out in it still has out. */
 const admissionCount = (s: AccountState, period: string) =>
   counted(s, period) +
@@ -470,9 +477,7 @@ export class AccountBook {
     if (!s || !lease || lease.id !== leaseId || lease.holder !== holder || from > lease.reported) return null;
     this.endLease(accountId, s);
     for (const p of lease.provisional) s.burst.removeEach(p.at, p.count);
-    // Those taken in from a report already go; a holder never admits more than its allotment: anything
-    // past it is not believed.
-    const used = admitted.slice(lease.reported - from, Math.max(0, lease.allotment - from));
+    const used = notTakenIn(lease, from, admitted);
     const usedInAll = lease.reported + used.length;
     // The rate while the account was busy: until the lease was used up (it comes back with the request
     // that found it so), else until its last admission. A lease that went back at its expiry after a
@@ -510,7 +515,7 @@ export class AccountBook {
     const lease = s?.lease;
     if (!s || !lease || lease.id !== leaseId || lease.holder !== holder) return null;
     if (lease.caps.burst !== null || from > lease.reported) return { through: lease.reported, taken: 0 };
-    const fresh = admitted.slice(lease.reported - from, Math.max(0, lease.allotment - from));
+    const fresh = notTakenIn(lease, from, admitted);
     for (const a of fresh) {
       this.takeIn(accountId, s, lease, a);
       if (a.at > lease.reportedAt) lease.reportedAt = a.at;
