@@ -179,8 +179,9 @@ it('charges each account exactly the 200s it was served, whatever the headers, f
           await services.ledgerIdle();
           let units = 0;
           for (const day of days) {
-            const counts = await services.projections.charged(account.id, day, day.slice(0, 7));
-            units += counts.day.rest + counts.day.mcp;
+            const counts = await services.projections.charged([account.id], day, day.slice(0, 7));
+            const { rest, mcp } = counts.get(account.id)!.day;
+            units += rest + mcp;
           }
           return units;
         };

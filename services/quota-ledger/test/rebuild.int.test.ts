@@ -74,9 +74,12 @@ describe('ledger rebuild', () => {
       { account_id: ACCT_1, day: '2026-03-14', interface: 'rest', charged: 1 },
       { account_id: ACCT_2, day: '2026-03-15', interface: 'rest', charged: 1 },
     ]);
-    expect(await store.charged(ACCT_1, '2026-03-14', '2026-03')).toEqual({
-      day: { rest: 1, mcp: 1 },
-      month: { rest: 1, mcp: 1 },
+    // Read together, each account gets its own counts: ACCT_2's charge is of another day.
+    const charged = await store.charged([ACCT_1, ACCT_2, ACCT_9], '2026-03-14', '2026-03');
+    expect(Object.fromEntries(charged)).toEqual({
+      [ACCT_1]: { day: { rest: 1, mcp: 1 }, month: { rest: 1, mcp: 1 } },
+      [ACCT_2]: { day: { rest: 0, mcp: 0 }, month: { rest: 1, mcp: 0 } },
+      [ACCT_9]: { day: { rest: 0, mcp: 0 }, month: { rest: 0, mcp: 0 } },
     });
   });
 
@@ -118,7 +121,7 @@ describe('ledger rebuild', () => {
       ),
     });
     // The daily and monthly figures are its sums: they drifted with it.
-    expect(await store.charged(ACCT_1, '2026-03-14', '2026-03')).toEqual({
+    expect((await store.charged([ACCT_1], '2026-03-14', '2026-03')).get(ACCT_1)).toEqual({
       day: { rest: 3, mcp: 1 },
       month: { rest: 3, mcp: 1 },
     });
@@ -167,7 +170,7 @@ describe('the by-route projection on a log recorded before it existed', () => {
         // by-route projection's sums, so they count the log's charges too.
         const migrated = new ProjectionStore(after);
         expect(await migrated.rebuildDifferences()).toEqual([]);
-        expect(await migrated.charged(ACCT_9, '2026-03-15', '2026-03')).toEqual({
+        expect((await migrated.charged([ACCT_9], '2026-03-15', '2026-03')).get(ACCT_9)).toEqual({
           day: { rest: 0, mcp: 1 },
           month: { rest: 1, mcp: 1 },
         });

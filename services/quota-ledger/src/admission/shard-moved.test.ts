@@ -22,7 +22,7 @@ function movedHere() {
   const book = new AccountBook(HOLD_TTL_MS);
   const nothing = async () => {};
   const store = {
-    charged: async () => ({ day: noUnits(), month: noUnits() }),
+    charged: async (ids: string[]) => new Map(ids.map((id) => [id, { day: noUnits(), month: noUnits() }])),
     accountAdmittedSince: async () => [],
     settled: async () => new Set<string>(),
   } as unknown as ProjectionStore;

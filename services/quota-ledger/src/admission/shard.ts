@@ -110,6 +110,9 @@ interface LeaseCharges {
 /** How long a usage read of a leased account waits for the stream to be recorded up to the read. */
 const RECORDED_PAST_WAIT_MS = 2_000;
 
+/** The most accounts one statement loads (`loadAll`). */
+const LOAD_BATCH = 500;
+
 export interface ShardDeps {
   book: AccountBook;
   store: ProjectionStore;
@@ -242,6 +245,34 @@ export function createShard(deps: ShardDeps): Shard {
   });
 
   /**
+   * Loads the missing periods of these accounts (of the IST day and month of `now`) from the projections,
+   * `LOAD_BATCH` accounts a statement; under the mutex. Those loaded already are left as they are.
+   */
+  const loadAll = async (accountIds: readonly string[], now: number): Promise<void> => {
+    const missing = accountIds.filter((a) => book.missingPeriods(a, now) !== null);
+    const periods = missing.length > 0 ? book.missingPeriods(missing[0]!, now)! : null;
+    if (periods === null) return;
+    const { day, month } = periods;
+    for (let i = 0; i < missing.length; i += LOAD_BATCH) {
+      const part = missing.slice(i, i + LOAD_BATCH);
+      const charged = await store.charged(part, day, month);
+      for (const accountId of part) {
+        const c = charged.get(accountId)!;
+        book.loaded(accountId, { day, dayCharged: c.day, month, monthCharged: c.month }, now);
+      }
+    }
+  };
+
+  /**
+   * Loads of accounts that have not just moved here, gathered: every account asked for while the mutex
+   * is busy (a batch being recorded, the loads before) is loaded with the others in one statement when
+   * it frees, so a burst of accounts not in memory (callers back after a quiet spell, a restarted shard)
+   * costs a statement a `LOAD_BATCH`, not one each in turn, every first request of theirs waiting for
+   * all the loads before its own.
+   */
+  const loadGathered = mutex.gathering<string>((accountIds) => loadAll(accountIds, clock()));
+
+  /**
    * Loads the account's missing periods, under the mutex. An account that has just moved here (`moved`)
    * also brings its burst window (its previous owner's admissions of the last minute, from the log) and
    * the requests its previous owners still held when they handed over: in its burst window (they are not
@@ -261,12 +292,7 @@ export function createShard(deps: ShardDeps): Shard {
         now,
       );
     }
-    const charged = await store.charged(accountId, missing.day, missing.month);
-    book.loaded(
-      accountId,
-      { day: missing.day, dayCharged: charged.day, month: missing.month, monthCharged: charged.month },
-      now,
-    );
+    await loadAll([accountId], now);
     for (const f of moved.from ?? [])
       book.adopt(
         accountId,
@@ -289,7 +315,8 @@ export function createShard(deps: ShardDeps): Shard {
     for (;;) {
       const now = clock();
       if (!book.missingPeriods(accountId, now)) return now;
-      await mutex.run(() => loadNow(accountId, moved, now));
+      if (moved.moved) await mutex.run(() => loadNow(accountId, moved, now));
+      else await loadGathered(accountId);
     }
   };
 
@@ -439,8 +466,12 @@ export function createShard(deps: ShardDeps): Shard {
     mutex.run(async () => {
       const valid = holds.filter((h) => deps.ownership(h.accountId).kind === 'owner');
       const now = clock();
-      for (const accountId of new Set(valid.map((h) => h.accountId)))
-        await loadNow(accountId, movedNow(accountId), now);
+      const accounts = [...new Set(valid.map((h) => h.accountId))];
+      for (const accountId of accounts) {
+        const moved = movedNow(accountId);
+        if (moved.moved) await loadNow(accountId, moved, now);
+      }
+      await loadAll(accounts, now);
       const settled = await store.settled(
         valid.map((h) => ({ requestId: h.requestId, accountId: h.accountId, admittedAtMs: h.admittedAt })),
       );

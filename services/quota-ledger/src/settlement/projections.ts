@@ -376,25 +376,38 @@ export class ProjectionStore implements StreamPositions {
     return rows.map((r) => ({ requestId: r.request_id, at: Number(r.at_ms) }));
   }
 
-  /** Charged counts of one account's day and month by interface, as the projections hold them. */
+  /**
+   * Charged counts of these accounts' day and month by interface, as the projections hold them, by
+   * account (every one asked for, at 0 when it has none): one statement, each account's month read by
+   * the primary key's range (account, day), the day being one of its days.
+   */
   async charged(
-    accountId: string,
+    accountIds: readonly string[],
     day: string,
     month: string,
-  ): Promise<{ day: ByInterface; month: ByInterface }> {
-    // The month's days by the primary key's range (account, day); the day is one of them.
-    const { rows } = await this.pool.query<{ window: 'day' | 'month'; via: Interface; charged: number }>(
+  ): Promise<Map<string, { day: ByInterface; month: ByInterface }>> {
+    const counts = new Map(accountIds.map((id) => [id, { day: noUnits(), month: noUnits() }]));
+    if (accountIds.length === 0) return counts;
+    const { rows } = await this.pool.query<{
+      account_id: string;
+      window: 'day' | 'month';
+      via: Interface;
+      charged: number;
+    }>(
       `WITH days AS (
-         SELECT day, interface, charged FROM usage_route_daily
-          WHERE account_id = $1 AND day >= ($3::text || '-01')::date
+         SELECT account_id, day, interface, charged FROM usage_route_daily
+          WHERE account_id = ANY($1::text[]) AND day >= ($3::text || '-01')::date
             AND day < (($3::text || '-01')::date + interval '1 month')::date)
-       SELECT 'day' AS window, interface AS via, sum(charged)::int AS charged FROM days WHERE day = $2::date GROUP BY 2
+       SELECT account_id, 'day' AS window, interface AS via, sum(charged)::int AS charged
+         FROM days WHERE day = $2::date GROUP BY 1, 3
        UNION ALL
-       SELECT 'month', interface, sum(charged)::int FROM days GROUP BY 2`,
-      [accountId, day, month],
+       SELECT account_id, 'month', interface, sum(charged)::int FROM days GROUP BY 1, 3`,
+      [accountIds, day, month],
     );
-    const counts = { day: noUnits(), month: noUnits() };
-    for (const row of rows) counts[row.window][row.via] = row.charged;
+    for (const row of rows) {
+      const c = counts.get(row.account_id);
+      if (c) c[row.window][row.via] = row.charged;
+    }
     return counts;
   }
 
