@@ -107,9 +107,13 @@ const SCENARIOS = [
  * and through a second gateway of the same source under `BENCH_COMPARE_NODE`, in alternating rounds.
  * `no-leases`: after the other scenarios, the quota ledger started again with `LEASE_MS=0` (no leases: the
  * shard decides every admission), then the quote on the hot account and over a fresh pool of `business`
- * accounts, each as before.
+ * accounts, each as before. `cold`: a fresh pool of `business` accounts whose tokens the gateway has
+ * verified (the priming), the quota ledger then started again, so that every account's first request of
+ * the run is decided after its counts are loaded from the projections: what callers back after a quiet
+ * spell (idle accounts are forgotten after 10 minutes) or a shard's restart see. Its p50 and p99 against
+ * the capped row's are the cost of those loads.
  */
-const OPT_IN = ['burst', 'node-compare', 'no-leases'] as const;
+const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold'] as const;
 const scenarios = envScenarios('BENCH_SCENARIOS', SCENARIOS, OPT_IN);
 const runs = (key: (typeof SCENARIOS)[number] | (typeof OPT_IN)[number]) => scenarios.includes(key);
 /** The burst scenario: how many accounts, how many consecutive runs of how many seconds, and the cap. */
@@ -235,6 +239,8 @@ interface LoadOptions {
   settlements?: OpsProbe;
   /** The measured run held to this row's req/s (autocannon's `overallRate`); its warm-up is not held. */
   pacedAs?: Figure;
+  /** Done after the priming and the warm-up, before anything of the run is read (`cold`: the ledger started again). */
+  beforeRun?: () => Promise<void>;
 }
 
 /**
@@ -286,6 +292,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const warm = warmup > 0 ? await run(warmup) : undefined;
   const okBefore = (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0);
   await opts.settle?.(okBefore);
+  await opts.beforeRun?.();
   // Before the delay window starts: each scrape of a process's /metrics restarts it.
   const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
@@ -785,7 +792,7 @@ async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
 // imports `load` and `chargedUnits` from it.
 if (import.meta.url === `file://${process.argv[1]}`) {
   // Settings that cannot work stop the run before anything starts.
-  if (runs('capped') || runs('no-leases')) {
+  if (runs('capped') || runs('no-leases') || runs('cold')) {
     // Every request of the scenario (the priming, one per account, and the warm-up included) may fall in
     // the same minute of its account's burst window; round robin over the pool gives each account at most
     // this many.
@@ -1227,6 +1234,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           `${base}${QUOTE}`,
           meteredBy(noLeasePool),
         ),
+      );
+    }
+    if (runs('cold')) {
+      const coldPool = await tokenPool(CAPPED_PLAN, POOL_ACCOUNTS);
+      figures.push(
+        await metered(`quote, ${coldPool.length} accounts (${CAPPED_PLAN}), not loaded`, `${base}${QUOTE}`, {
+          ...meteredBy(coldPool),
+          warmup: 0,
+          beforeRun: async () => {
+            console.log("starting the quota ledger again: the cold pool's accounts are not loaded (cold)…");
+            await stack.stop('quota-ledger');
+            await stack.start('quota-ledger');
+          },
+        }),
       );
     }
     if (runs('price')) figures.push(await load('bare price page again', barePage, bareRun('page')));
