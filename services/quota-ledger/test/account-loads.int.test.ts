@@ -1,14 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
-import { createLogger, createRegistry, trace } from '@mdp/telemetry';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountBook } from '../src/admission/account-book.ts';
-import { LeaseMetrics } from '../src/admission/lease-metrics.ts';
 import { createShard, type Outcome } from '../src/admission/shard.ts';
 import { Mutex } from '../src/mutex.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { shardDeps } from './shard-deps.ts';
 
 const schema = `ledger_loads_${randomBytes(5).toString('hex')}`;
 // 15:30 IST on 14 March.
@@ -54,25 +52,9 @@ afterAll(async () => {
 
 describe('loading accounts not in memory', () => {
   it('loads the accounts whose first requests come while the ledger is busy in one statement, each with its own counts', async () => {
-    const registry = createRegistry('shard');
     const store = new CountingStore(pool);
     const mutex = new Mutex();
-    const shard = createShard({
-      book: new AccountBook(30_000),
-      store,
-      mutex,
-      clock: () => NOW,
-      logger: createLogger('test', 'silent'),
-      tracer: trace.getTracer('t'),
-      registry,
-      caughtUp: () => true,
-      ownership: () => ({ kind: 'owner', moved: false }),
-      leaseMs: 0,
-      leaseMetrics: new LeaseMetrics(registry, () => 0),
-      recordedPast: async () => {},
-      recordedTo: async () => {},
-      handoverHolds: async () => [],
-    });
+    const shard = createShard(shardDeps(pool, () => NOW, { store, mutex }));
     const stream = shard.openStream(() => {});
     const admit = (accountId: string, daily: number) =>
       new Promise<Outcome>((resolve) =>

@@ -8,13 +8,12 @@ import { type SettlementEvent, settlementMsgId, settlementSubject } from '@mdp/u
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountBook } from '../src/admission/account-book.ts';
 import { chargedCounts } from '../src/admission/charged-counts.ts';
-import { LeaseMetrics } from '../src/admission/lease-metrics.ts';
 import { createShard, type ShardDeps } from '../src/admission/shard.ts';
 import { buildApp } from '../src/app.ts';
 import { assembleLedger, type Ledger } from '../src/ledger.ts';
-import { Mutex } from '../src/mutex.ts';
-import { openRecorder, ProjectionStore } from '../src/settlement/projections.ts';
+import { openRecorder } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool } from './ledger-db.ts';
+import { shardDeps } from './shard-deps.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
 const tag = randomBytes(5).toString('hex');
@@ -114,26 +113,11 @@ function connect(address: string) {
 
 /** A client of a shard of its own over the test's schema, caught up and owning every account unless `o` says. */
 async function shardServer(o: Partial<ShardDeps>) {
-  const registry = createRegistry('shard');
-  const tracer = trace.getTracer('t');
-  const shard = createShard({
-    book: new AccountBook(30_000),
-    store: new ProjectionStore(pool),
-    mutex: new Mutex(),
-    clock: () => NOW,
-    logger,
-    tracer,
-    registry,
-    caughtUp: () => true,
-    ownership: () => ({ kind: 'owner', moved: false }),
-    leaseMs: 0,
-    leaseMetrics: new LeaseMetrics(registry, () => 0),
-    recordedPast: async () => {},
-    recordedTo: async () => {},
-    handoverHolds: async () => [],
-    ...o,
-  });
-  return connect(await listen(buildApp({ logger, tracer, registry, shard, clock: () => NOW })));
+  const deps = shardDeps(pool, () => NOW, { logger, ...o });
+  const { tracer, registry } = deps;
+  return connect(
+    await listen(buildApp({ logger, tracer, registry, shard: createShard(deps), clock: () => NOW })),
+  );
 }
 
 beforeAll(async () => {
