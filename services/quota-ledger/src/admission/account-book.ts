@@ -158,7 +158,7 @@ interface AccountState {
   held: Map<string, number>;
   /** Charges recorded whose void is on its way (`Withdrawn.withheld`), per counter key: not counted. */
   withheld: Map<string, number>;
-  /** The ids of its requests held now. */
+  /** The ids of its requests held now: its entries of the book's `holds`, kept with them (`hold`, `releaseHold`). */
   holding: Set<string>;
   lastSeen: number;
   lease?: ShardLease;
@@ -693,6 +693,8 @@ export class AccountBook {
 
   /** The request has settled (whatever the outcome): it no longer counts as in flight. */
   release(requestId: string, accountId: string): boolean {
+    // An account in memory names its holds: most settlements of a leased account were never held here.
+    if (this.accounts.get(accountId)?.holding.has(requestId) === false) return false;
     return this.releaseHold(holdKey(accountId, requestId));
   }
 
@@ -793,9 +795,8 @@ export class AccountBook {
     // Called before the events release their holds: one with no hold may be a lease holder's.
     if (this.leased.size > 0)
       for (const e of events) {
-        const lease = this.leased.get(e.account_id)?.lease;
-        if (lease && !this.holds.has(holdKey(e.account_id, e.request_id)))
-          lease.recorded.set(e.request_id, e.kind);
+        const s = this.leased.get(e.account_id);
+        if (s?.lease && !s.holding.has(e.request_id)) s.lease.recorded.set(e.request_id, e.kind);
       }
     if (this.withdrawn.size === 0) return;
     const voided = new Set<string>();
