@@ -250,9 +250,9 @@ export function createShard(deps: ShardDeps): Shard {
    */
   const loadAll = async (accountIds: readonly string[], now: number): Promise<void> => {
     const missing = accountIds.filter((a) => book.missingPeriods(a, now) !== null);
-    const periods = missing.length > 0 ? book.missingPeriods(missing[0]!, now)! : null;
-    if (periods === null) return;
-    const { day, month } = periods;
+    if (missing.length === 0) return;
+    // Every account's missing periods are those of `now`.
+    const { day, month } = book.missingPeriods(missing[0]!, now)!;
     for (let i = 0; i < missing.length; i += LOAD_BATCH) {
       const part = missing.slice(i, i + LOAD_BATCH);
       const charged = await store.charged(part, day, month);
