@@ -150,12 +150,13 @@ describe('admission leases', () => {
     );
   }, 120_000);
 
-  it('a busy account reports its admissions while its lease stays out: the shard takes them in, a refund after a report is released there, and usage counts exactly the 200s', async () => {
+  it('a busy account reports its admissions while its lease stays out: the shard takes them in once settled (its refunds marked so), and usage counts exactly the 200s', async () => {
     const token = await newToken('lease-busy');
     const units = (outcome: string) => metric(ledgerOps(), 'ledger_lease_units_total', { outcome });
     const reportedBefore = await units('reported');
     // Three reports' worth at 16 at a time, one in seven a quote of a symbol the empty stack does not
-    // have: admitted, then refunded (a 404), some of them after their admission was reported.
+    // have: admitted, then refunded (a 404). A report carries admissions once they have settled, so the
+    // shard takes each 404 in as refunded and each 200 as charged, held until its charge is recorded.
     const n = 3 * REPORT_EVERY + 200;
     const answers: Answer[] = [];
     let next = 0;

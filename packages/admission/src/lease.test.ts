@@ -496,6 +496,8 @@ describe('admission leases', () => {
           } else if (o.kind === 'report') {
             const report = holder.report();
             if (report === undefined) continue;
+            // Only what has settled: the shard forgets what it recorded of a reported admission.
+            for (const a of report.admissions) expect(inFlight.has(a.requestId)).toBe(false);
             takeIn(report.from, report.admissions);
             unanswered.push(taken);
           } else {
@@ -538,7 +540,12 @@ describe('admission leases', () => {
       expect(open.reportDue()).toBe(false);
       capped.admit(`c${i}`, at);
       open.admit(`o${i}`, at);
+      if (i > 0) open.settle(`o${i}`, 'charged');
     }
+    // The first is still in flight: nothing after it is reported either.
+    expect(open.reportDue()).toBe(false);
+    expect(open.report()).toBeUndefined();
+    open.settle('o0', 'charged');
     expect(open.reportDue()).toBe(true);
     expect(capped.reportDue()).toBe(false);
     expect(capped.report()).toBeUndefined();
@@ -551,5 +558,44 @@ describe('admission leases', () => {
     open.admit('next', at + 1);
     expect(open.returned()).toMatchObject({ from: REPORT_EVERY, admitted: [{ requestId: 'next' }] });
     expect(open.remaining).toBe(2 * REPORT_EVERY - 1);
+  });
+
+  it('report admissions once they have settled, up to the first still in flight', () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const holder = new LeaseHolder({
+      leaseId: 'l1',
+      caps: { daily: null, monthly: null, burst: null },
+      day: 0,
+      month: 0,
+      burst: [],
+      inFlight: [],
+      allotment: 10,
+      grantedAt: at,
+      expiresAt: at + 2_000,
+    });
+    for (const id of ['a', 'b', 'c', 'd']) holder.admit(id, at);
+    holder.settle('a', 'charged');
+    holder.settle('c', 'refunded');
+    const ids = (r: ReturnType<LeaseHolder['report']>) => r?.admissions.map((a) => a.requestId);
+    expect(holder.report()).toMatchObject({ from: 0 });
+    expect(ids(holder.report())).toBeUndefined();
+    holder.settle('b', 'charged');
+    const second = holder.report()!;
+    expect(second.from).toBe(1);
+    expect(second.admissions).toEqual([
+      { requestId: 'b', at, via: 'rest', refunded: false },
+      { requestId: 'c', at, via: 'rest', refunded: true },
+    ]);
+    // d, never reported, goes back with the lease; a refund of it is the lease's alone.
+    expect(holder.settle('d', 'refunded')).toBe(true);
+    expect(holder.returned()).toMatchObject({
+      from: 0,
+      admitted: [
+        { requestId: 'a' },
+        { requestId: 'b' },
+        { requestId: 'c' },
+        { requestId: 'd', refunded: true },
+      ],
+    });
   });
 });

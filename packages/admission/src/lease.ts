@@ -202,6 +202,12 @@ export class LeaseHolder {
   private taken = 0;
   /** Admissions sent in a report (numbers below this), taken in or not yet. */
   private sent = 0;
+  /**
+   * Admissions settled, with every one before them (numbers below this): what a report may carry. One
+   * whose charge is not acknowledged yet may still be voided, and the shard forgets what it recorded of
+   * an admission once a report has brought it (`AccountBook.takeIn`), so none is reported before then.
+   */
+  private settledThrough = 0;
   /** The IST day the grant's counts are of. */
   private readonly grantDay: string;
   /** The grant's, until an extension raises them. */
@@ -241,15 +247,28 @@ export class LeaseHolder {
    * until the lease is back, and a lease allots at most the cap a minute anyway.
    */
   reportDue(): boolean {
-    return !this.windowed && this.made - this.sent >= REPORT_EVERY;
+    return !this.windowed && this.reportable() - this.sent >= REPORT_EVERY;
   }
 
-  /** The admissions not reported yet (none with a burst cap); from now on a refund of any is the shard's to hear. */
+  /**
+   * The settled admissions not reported yet, up to the first still in flight (none with a burst cap);
+   * from now on a refund of any is the shard's to hear.
+   */
   report(): LeaseReport | undefined {
-    if (this.windowed || this.made === this.sent) return undefined;
+    if (this.windowed) return undefined;
+    const through = this.reportable();
+    if (through === this.sent) return undefined;
     const from = this.sent;
-    this.sent = this.made;
-    return { from, admissions: this.admitted.slice(from - this.taken).map(plain) };
+    this.sent = through;
+    return { from, admissions: this.admitted.slice(from - this.taken, through - this.taken).map(plain) };
+  }
+
+  /** `settledThrough`, moved past what has settled since (each admission is passed once). */
+  private reportable(): number {
+    let n = this.settledThrough;
+    while (n < this.made && !this.holds.has(this.admitted[n - this.taken]!.requestId)) n++;
+    this.settledThrough = n;
+    return n;
   }
 
   /** The shard has taken in the admissions numbered below `through`: they are not returned with the lease. */

@@ -248,7 +248,11 @@ describe('AccountBook lease reports', () => {
     expect(grant.allotment).toBe(25);
     const holder = new LeaseHolder(grant);
     for (const id of ['l0', 'l1', 'l2', 'l3']) holder.admit(id, T + 100);
+    // A holder reports an admission once it has settled: l0 and l2 charged, l1 and l3 refunded.
+    holder.settle('l0', 'charged');
     holder.settle('l1', 'refunded');
+    holder.settle('l2', 'charged');
+    holder.settle('l3', 'refunded');
     // l0's charge is recorded before its report reaches the shard.
     settle(book, 'l0');
     // 10 held + l0 charged + the whole allotment of 25 out: 36, and one more leaves 63 of 100.
@@ -261,20 +265,19 @@ describe('AccountBook lease reports', () => {
       taken: 4,
     });
     expect(book.leaseOut('a')).toBe(grant.leaseId);
-    // l0 charged, l2 and l3 held, l1 refunded nowhere; 21 still out: 10 + 1 + 2 + 21 = 34, 65 after one more.
-    expect(book.usage('a', T + 200).used.day).toBe(13);
-    expect(book.admit('x2', 'a', open, T + 200)).toMatchObject({ rateLimit: { remaining: 65 } });
+    // l0 charged, l2 held, l1 and l3 refunded nowhere; 21 still out: 10 + 1 + 1 + 21 = 33, 66 after one more.
+    expect(book.usage('a', T + 200).used.day).toBe(12);
+    expect(book.admit('x2', 'a', open, T + 200)).toMatchObject({ rateLimit: { remaining: 66 } });
     book.release('x2', 'a');
     // Sent again (its answer lost): nothing twice.
     expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toEqual({
       through: 4,
       taken: 0,
     });
-    expect(book.usage('a', T + 200).used.day).toBe(13);
+    expect(book.usage('a', T + 200).used.day).toBe(12);
     // A report that starts past what was taken in is not applied.
     expect(book.takeReport('a', 1, grant.leaseId, 6, [])).toEqual({ through: 4, taken: 0 });
-    // l3's refund after the report reaches the shard as a release; l2's charge is recorded.
-    book.release('l3', 'a');
+    // l2's charge is recorded.
     settle(book, 'l2');
     holder.admit('l4', T + 300);
     // The return starts at 0 (the holder never heard the report was taken in): l0 to l3 are not taken twice.
@@ -314,7 +317,10 @@ describe('AccountBook lease reports', () => {
     const grant = book.grant('a', { daily: 20, monthly: null, burst: null }, 1, T, LEASE_MS)!;
     expect(grant.allotment).toBe(8); // half of the 16 left
     const holder = new LeaseHolder(grant);
-    for (const id of ['l0', 'l1', 'l2']) holder.admit(id, T + 100);
+    for (const id of ['l0', 'l1', 'l2']) {
+      holder.admit(id, T + 100);
+      holder.settle(id, 'charged');
+    }
     const report = holder.report()!;
     expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toMatchObject({
       through: 3,
@@ -326,5 +332,35 @@ describe('AccountBook lease reports', () => {
     settle(book, 'l4');
     const swept = book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL });
     expect(swept).toMatchObject({ leasesWrittenOff: 1, stranded: 3 });
+  });
+
+  it('take in a reported admission already recorded without a hold, and not count it twice when the holder is written off', () => {
+    const book = bookWith(4);
+    const grant = book.grant('a', { daily: 20, monthly: null, burst: null }, 1, T, LEASE_MS)!;
+    expect(grant.allotment).toBe(8);
+    const holder = new LeaseHolder(grant);
+    for (const id of ['l0', 'l1', 'l2', 'l3']) {
+      holder.admit(id, T + 100);
+      holder.settle(id, 'charged');
+    }
+    // l0 and l1 are recorded before the report reaches the shard; l2 and l3 after.
+    settle(book, 'l0');
+    settle(book, 'l1');
+    const report = holder.report()!;
+    expect(book.takeReport('a', 1, grant.leaseId, report.from, report.admissions)).toEqual({
+      through: 4,
+      taken: 4,
+    });
+    // 4 before the grant and l0, l1 charged; l2 and l3 held (not recorded yet); the rest of the
+    // allotment (4) still out: 4 + 2 + 2 + 4 of the day's 20 counted against the cap.
+    expect(book.usage('a', T + 300).used.day).toBe(8);
+    settle(book, 'l2');
+    settle(book, 'l3');
+    expect(book.usage('a', T + 300).used.day).toBe(8);
+    // The holder dies: its four unused units were stranded, no fewer.
+    const swept = book.sweep(T + LEASE_MS + TTL + 1, { recordedThrough: T + LEASE_MS + TTL });
+    expect(swept).toMatchObject({ leasesWrittenOff: 1, stranded: 4 });
+    // The four admitted before the grant never settled: their holds expire; the four charges stay.
+    expect(book.usage('a', T + LEASE_MS + TTL + 1).used.day).toBe(4);
   });
 });
