@@ -449,6 +449,10 @@ export async function startStreamConsumer(
       const spans: Span[] = [];
       for (const m of batch) {
         const parsed = parsedOf.get(m) ?? parse(m);
+        // Now, not when the message is collected: a message promoted to the old generation (one that
+        // waited through a scavenge) would keep its events alive through every scavenge until the next
+        // full collection, and they would be promoted in turn.
+        parsedOf.delete(m);
         if (typeof parsed === 'string') {
           poison(m, parsed);
           // Under AckAll a termination acknowledges everything below it too: the batch's
