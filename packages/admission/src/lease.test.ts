@@ -12,6 +12,21 @@ import {
   REPORT_EVERY,
 } from './lease.ts';
 
+/** A holder of a fresh lease with no daily or monthly cap: nothing counted or in flight at its grant. */
+function freshHolder(o: { allotment: number; at: number; lengthMs: number; burst?: number | null }) {
+  return new LeaseHolder({
+    leaseId: 'l1',
+    caps: { daily: null, monthly: null, burst: o.burst ?? null },
+    day: 0,
+    month: 0,
+    burst: [],
+    inFlight: [],
+    allotment: o.allotment,
+    grantedAt: o.at,
+    expiresAt: o.at + o.lengthMs,
+  });
+}
+
 /**
  * The shard's own bookkeeping of one account, as the ledger keeps it per request: admission times, and
  * units counted per IST day and month (charged and in flight; a refund frees its unit).
@@ -400,17 +415,7 @@ describe('admission leases', () => {
 
   it("admits under an extension past the grant's expiry and allotment, and never takes one that would shorten it", () => {
     const at = Date.parse('2026-12-01T06:00:00Z');
-    const holder = new LeaseHolder({
-      leaseId: 'l1',
-      caps: { daily: null, monthly: null, burst: null },
-      day: 0,
-      month: 0,
-      burst: [],
-      inFlight: [],
-      allotment: 8,
-      grantedAt: at,
-      expiresAt: at + 2_000,
-    });
+    const holder = freshHolder({ allotment: 8, at, lengthMs: 2_000 });
     for (const id of ['a', 'b', 'c', 'd', 'e']) expect(holder.admit(id, at + 100)).not.toBeNull();
     expect(holder.endsSoon(at + 100)).toBe(false);
     // A quarter of its length left: ask.
@@ -449,17 +454,7 @@ describe('admission leases', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
         const at = START;
-        const holder = new LeaseHolder({
-          leaseId: 'l1',
-          caps: { daily: null, monthly: null, burst: null },
-          day: 0,
-          month: 0,
-          burst: [],
-          inFlight: [],
-          allotment: 1_000,
-          grantedAt: at,
-          expiresAt: at + 60_000,
-        });
+        const holder = freshHolder({ allotment: 1_000, at, lengthMs: 60_000 });
         // The shard's side, as AccountBook takes reports and the return: by number, in stream order.
         let taken = 0;
         const atShard: LeasedAdmission[] = [];
@@ -523,22 +518,13 @@ describe('admission leases', () => {
   it('reports only without a burst cap, once enough admissions are unreported', () => {
     const at = Date.parse('2026-12-01T06:00:00Z');
     const make = (burst: number | null) =>
-      new LeaseHolder({
-        leaseId: 'l1',
-        caps: { daily: null, monthly: null, burst },
-        day: 0,
-        month: 0,
-        burst: [],
-        inFlight: [],
-        allotment: 3 * REPORT_EVERY,
-        grantedAt: at,
-        expiresAt: at + 2_000,
-      });
+      freshHolder({ allotment: 3 * REPORT_EVERY, at, lengthMs: 2_000, burst });
     const capped = make(5_000);
     const open = make(null);
     for (let i = 0; i < REPORT_EVERY; i++) {
       expect(open.reportDue()).toBe(false);
       capped.admit(`c${i}`, at);
+      capped.settle(`c${i}`, 'charged');
       open.admit(`o${i}`, at);
       if (i > 0) open.settle(`o${i}`, 'charged');
     }
@@ -562,17 +548,7 @@ describe('admission leases', () => {
 
   it('report admissions once they have settled, up to the first still in flight', () => {
     const at = Date.parse('2026-12-01T06:00:00Z');
-    const holder = new LeaseHolder({
-      leaseId: 'l1',
-      caps: { daily: null, monthly: null, burst: null },
-      day: 0,
-      month: 0,
-      burst: [],
-      inFlight: [],
-      allotment: 10,
-      grantedAt: at,
-      expiresAt: at + 2_000,
-    });
+    const holder = freshHolder({ allotment: 10, at, lengthMs: 2_000 });
     for (const id of ['a', 'b', 'c', 'd']) holder.admit(id, at);
     holder.settle('a', 'charged');
     holder.settle('c', 'refunded');
