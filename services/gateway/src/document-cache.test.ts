@@ -1,3 +1,4 @@
+import type { common } from '@mdp/proto';
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import { DocumentCache } from './document-cache.ts';
@@ -30,5 +31,38 @@ describe('document cache keys', () => {
     expect(cache.key('getStockQuote', params, query)).toBe(before);
     const reversed = Object.fromEntries(Object.entries(query).reverse());
     expect(cache.key('getStockQuote', params, reversed)).toBe(before);
+  });
+});
+
+describe('document cache lookups', () => {
+  it('misses at once share one load, a hit asks nothing, and a data change drops the entry', async () => {
+    const cache = new DocumentCache({
+      maxBytes: 1 << 20,
+      ttlMs: 60_000,
+      registry: createRegistry('gateway'),
+    });
+    const doc: common.Document = {
+      data_json: Buffer.from('{"symbol":"ARAVALIHOU"}'),
+      meta_json: Buffer.alloc(0),
+    };
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return doc;
+    };
+    const key = cache.key('getStockQuote', { symbol: 'ARAVALIHOU' }, {});
+    const [first, second] = await Promise.all([
+      cache.get(key, 'equities', load),
+      cache.get(key, 'equities', load),
+    ]);
+    expect([first, second, loads]).toEqual([doc, doc, 1]);
+    expect(await cache.get(key, 'equities', load)).toBe(doc);
+    expect(loads).toBe(1);
+    cache.dropUpstream('options');
+    expect(await cache.get(key, 'equities', load)).toBe(doc);
+    expect(loads).toBe(1);
+    cache.dropUpstream('equities');
+    await cache.get(key, 'equities', load);
+    expect(loads).toBe(2);
   });
 });
