@@ -9,6 +9,8 @@ export interface OpsProbe {
 export interface LoopDelay {
   p99Ms: number;
   maxMs: number;
+  /** The process's garbage-collection pauses so far, all kinds, in ms (cumulative: read one before a run). */
+  gcMs: number;
 }
 
 /** The value of the first series named `name` on a Prometheus text page, whatever its labels; NaN if absent. */
@@ -57,10 +59,11 @@ export async function loopDelays(probes: OpsProbe[]): Promise<Map<string, LoopDe
         {
           p99Ms: delayMs(text, 'nodejs_eventloop_lag_p99_seconds'),
           maxMs: delayMs(text, 'nodejs_eventloop_lag_max_seconds'),
+          gcMs: gcPauseMs(text),
         },
       ];
     } catch {
-      return [p.name, { p99Ms: Number.NaN, maxMs: Number.NaN }];
+      return [p.name, { p99Ms: Number.NaN, maxMs: Number.NaN, gcMs: Number.NaN }];
     }
   };
   return new Map(await Promise.all(probes.map(read)));
@@ -98,6 +101,13 @@ export async function waitForReady(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${probe.name} did not become ready${gone() ? ' (it exited)' : ` within ${timeoutMs} ms`}`);
+}
+
+/** Every garbage-collection pause a process has made so far, in ms, from prom-client's GC histogram; NaN if absent. */
+export function gcPauseMs(text: string): number {
+  return /^nodejs_gc_duration_seconds_sum\{/m.test(text)
+    ? seriesSum(text, 'nodejs_gc_duration_seconds_sum') * 1000
+    : Number.NaN;
 }
 
 /** Major (mark-compact) collections a process has run, from prom-client's GC histogram; NaN if absent. */

@@ -172,8 +172,10 @@ interface Figure {
   unread: number;
   failed: Record<string, number>;
   cpuPer1k: Map<string, number>;
-  /** Event-loop delay of the probed processes over the measured run. */
+  /** Event-loop delay of the probed processes over the measured run, and their GC pauses in it (`gcMs`). */
   loop: Map<string, LoopDelay>;
+  /** The measured run's wall time, s. */
+  elapsedS: number;
   /** Mean response size. */
   kb: number;
   /** The bare route this figure is (`bare`) or is compared with: quote-sized or price-page-sized. */
@@ -296,7 +298,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   // Before the delay window starts: each scrape of a process's /metrics restarts it.
   const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
-  await loopDelays(probes);
+  const loopBefore = await loopDelays(probes);
   const before = snapshot(groups);
   const started = performance.now();
   const result = await run(
@@ -307,7 +309,13 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const elapsed = (lastResponse - started) / 1000;
   await opts.settle?.(okBefore + result['2xx']);
   const after = snapshot(groups);
-  const loop = await loopDelays(probes);
+  const loopAfter = await loopDelays(probes);
+  const loop = new Map(
+    [...loopAfter].map(([name, d]) => [
+      name,
+      { ...d, gcMs: d.gcMs - (loopBefore.get(name)?.gcMs ?? Number.NaN) },
+    ]),
+  );
   const requests = result.requests.total;
   const batchesAfter = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const settlements =
@@ -348,6 +356,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
       groups.map((g) => [g.name, (cpuBetween(before.get(g.name)!, after.get(g.name)!) / requests) * 1_000]),
     ),
     loop,
+    elapsedS: elapsed,
     kb: result.throughput.total / requests / 1024,
     shape,
     bare,
@@ -597,12 +606,16 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   const probed = [...new Set(figures.flatMap((f) => [...f.loop.keys()]))];
   if (probed.length === 0) return;
   // A request waits for every loop it crosses: a process's delay tail shows up in the p99 above.
-  console.log(`\nevent-loop delay over each run, p99 / max ms:${probed.map((n) => n.padStart(22)).join('')}`);
+  // And the share of the run its garbage collector paused it: a pause is a delay every request then waits out.
+  console.log(
+    `\nevent-loop delay over each run, p99 / max ms, and GC pauses, % of the run:${probed.map((n) => n.padStart(26)).join('')}`,
+  );
   for (const f of figures) {
     if (f.loop.size === 0) continue;
     const cell = (n: string) => {
       const d = f.loop.get(n);
-      return (d ? `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}` : '-').padStart(22);
+      const gc = d ? (100 * d.gcMs) / (f.elapsedS * 1000) : Number.NaN;
+      return (d ? `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}, ${gc.toFixed(1)}%` : '-').padStart(26);
     };
     console.log(`${f.name.padEnd(44)}${probed.map(cell).join('')}`);
   }

@@ -1,6 +1,6 @@
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { delayMs, gaugeValue, majorCollections } from '../../bench/ops-metrics.ts';
+import { delayMs, gaugeValue, gcPauseMs, majorCollections } from '../../bench/ops-metrics.ts';
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
   it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
@@ -31,6 +31,16 @@ describe('event-loop delay read from a service metrics page (bench)', () => {
     ].join('\n');
     expect(majorCollections(page)).toBe(7);
     expect(majorCollections('nodejs_heap_size_used_bytes 1')).toBeNaN();
+  });
+
+  it('sums the GC pauses of every kind, in ms', () => {
+    const page = [
+      'nodejs_gc_duration_seconds_sum{kind="minor",service="quota-ledger"} 0.352',
+      'nodejs_gc_duration_seconds_sum{kind="major",service="quota-ledger"} 0.099',
+      'nodejs_gc_duration_seconds_count{kind="major",service="quota-ledger"} 4',
+    ].join('\n');
+    expect(gcPauseMs(page)).toBeCloseTo(451, 6);
+    expect(gcPauseMs('nodejs_heap_size_used_bytes 1')).toBeNaN();
   });
 
   it("finds the gauges in a real service registry's page", async () => {
