@@ -1,13 +1,12 @@
 // Reads V8 CPU profiles (node --cpu-prof, e.g. from BENCH_PROFILE_DIR) and prints where each process
-// spent its samples: by package or project folder, and the top functions by self time.
+// spent its samples: by package or project folder, the top functions by self time, and what held its
+// event loop for STRETCH_MS or more at a time (bench/profile-stretches.ts).
 //   npx tsx bench/profile-top.ts <file.cpuprofile>…
 import { readFileSync } from 'node:fs';
+import { busyStretches, type CpuProfile, type ProfileNode, stretchesByWhat } from './profile-stretches.ts';
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
+/** The shortest busy stretch listed: about what a request notices at the 99th percentile. */
+const STRETCH_MS = 4;
 
 /** node_modules/<pkg>, a project folder (services/gateway/src), or node's own internals. */
 function owner(url: string, functionName: string): string {
@@ -20,7 +19,7 @@ function owner(url: string, functionName: string): string {
 }
 
 for (const file of process.argv.slice(2)) {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   // Shares are of the time the process was busy: idle samples are left out.
   const busy = (n: ProfileNode) => n.callFrame.functionName !== '(idle)';
   const total = profile.nodes.filter(busy).reduce((sum, n) => sum + (n.hitCount ?? 0), 0);
@@ -44,4 +43,10 @@ for (const file of process.argv.slice(2)) {
   console.log(
     `\n${file}: ${total} samples\n by owner:\n${top(byOwner, 15)}\n top functions (self):\n${top(byFunction, 25)}`,
   );
+  const held = busyStretches(profile, STRETCH_MS);
+  console.log(` busy stretches of ${STRETCH_MS} ms or more: ${held.length}, by what held most of each`);
+  for (const h of stretchesByWhat(held).slice(0, 12))
+    console.log(
+      `  ${String(h.count).padStart(5)}  longest ${h.longestMs.toFixed(1).padStart(7)} ms  ${h.what}`,
+    );
 }
