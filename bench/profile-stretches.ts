@@ -26,6 +26,25 @@ export interface Stretch {
   what: string;
 }
 
+/** A file's text as a V8 CPU profile (`node --cpu-prof`), or an error naming the file. */
+export function parseCpuProfile(text: string, file: string): CpuProfile {
+  let value: Partial<CpuProfile> | null;
+  try {
+    value = JSON.parse(text) as Partial<CpuProfile> | null;
+  } catch {
+    value = null;
+  }
+  if (
+    value === null ||
+    !Array.isArray(value.nodes) ||
+    !Array.isArray(value.samples) ||
+    !Array.isArray(value.timeDeltas) ||
+    typeof value.startTime !== 'number'
+  )
+    throw new Error(`${file} is not a V8 CPU profile (node --cpu-prof writes them)`);
+  return value as CpuProfile;
+}
+
 const WAITING = new Set(['(idle)', '(program)']);
 /** A frame of the project's own code (a service or package, bundled or not). */
 const OWN = /\/(services|packages)\/[^/]+\//;

@@ -3,7 +3,7 @@
 // event loop for STRETCH_MS or more at a time (bench/profile-stretches.ts).
 //   npx tsx bench/profile-top.ts <file.cpuprofile>…
 import { readFileSync } from 'node:fs';
-import { busyStretches, type CpuProfile, type ProfileNode, stretchesByWhat } from './profile-stretches.ts';
+import { busyStretches, type ProfileNode, parseCpuProfile, stretchesByWhat } from './profile-stretches.ts';
 
 /** The shortest busy stretch listed: about what a request notices at the 99th percentile. */
 const STRETCH_MS = 4;
@@ -19,7 +19,13 @@ function owner(url: string, functionName: string): string {
 }
 
 for (const file of process.argv.slice(2)) {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  let profile: ReturnType<typeof parseCpuProfile>;
+  try {
+    profile = parseCpuProfile(readFileSync(file, 'utf8'), file);
+  } catch (err) {
+    console.error(`profile-top: ${(err as Error).message}`);
+    process.exit(2);
+  }
   // Shares are of the time the process was busy: idle samples are left out.
   const busy = (n: ProfileNode) => n.callFrame.functionName !== '(idle)';
   const total = profile.nodes.filter(busy).reduce((sum, n) => sum + (n.hitCount ?? 0), 0);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { busyStretches, type CpuProfile, stretchesByWhat } from '../../bench/profile-stretches.ts';
+import {
+  busyStretches,
+  type CpuProfile,
+  parseCpuProfile,
+  stretchesByWhat,
+} from '../../bench/profile-stretches.ts';
 
 /**
  * A profile of a bundled service: root > run loop > the project's `recordedBatch` > a builtin; root >
@@ -51,5 +56,14 @@ describe('busy stretches of a CPU profile (bench/profile-top.ts)', () => {
   it('measures a stretch by the time its samples stand for, not by their number', () => {
     const p = profile([6, 3, 3, 6], [1_000, 1_000, 9_000, 1_000]);
     expect(busyStretches(p, 0)).toEqual([{ startUs: 1_000, ms: 10, what: 'recordedBatch' }]);
+  });
+
+  it('reads a profile file, and names a file that is not one', () => {
+    const p = profile([6, 3]);
+    expect(parseCpuProfile(JSON.stringify(p), 'a.cpuprofile')).toEqual(p);
+    for (const text of ['{"nodes":[]}', 'not json', 'null', '[]'])
+      expect(() => parseCpuProfile(text, 'heap.heapsnapshot')).toThrow(
+        'heap.heapsnapshot is not a V8 CPU profile (node --cpu-prof writes them)',
+      );
   });
 });
