@@ -76,18 +76,27 @@ describe('IST windows', () => {
       '2026-01-31T18:30:00.000Z',
     ];
     const expected = [
-      ['2026-01-31', '2026-01'],
-      ['2026-02-01', '2026-02'],
-      ['2026-01-31', '2026-01'],
-      ['2026-02-15', '2026-02'],
-      ['2025-07-01', '2025-07'],
-      ['2026-02-01', '2026-02'],
+      ['2026-01-31', '2026-01', '2026-01-31T18:30:00.000Z'],
+      ['2026-02-01', '2026-02', '2026-02-28T18:30:00.000Z'],
+      ['2026-01-31', '2026-01', '2026-01-31T18:30:00.000Z'],
+      ['2026-02-15', '2026-02', '2026-02-28T18:30:00.000Z'],
+      ['2025-07-01', '2025-07', '2025-07-31T18:30:00.000Z'],
+      ['2026-02-01', '2026-02', '2026-02-28T18:30:00.000Z'],
     ];
     for (const round of [0, 1]) {
       instants.forEach((iso, i) => {
-        expect([istDay(at(iso)), istMonth(at(iso))], `${iso}, round ${round}`).toEqual(expected[i]);
+        // Asked in two orders in turn, so that the month and its end are each the first to be remembered.
+        const t = at(iso);
+        const answers =
+          (i + round) % 2 === 0
+            ? [istDay(t), istMonth(t), new Date(istNextMonthStart(t)).toISOString()]
+            : [istDay(t), new Date(istNextMonthStart(t)).toISOString(), istMonth(t)];
+        const want =
+          (i + round) % 2 === 0 ? expected[i] : [expected[i]![0], expected[i]![2], expected[i]![1]];
+        expect(answers, `${iso}, round ${round}`).toEqual(want);
       });
       expect(istDay(Number.NaN)).toMatch(/NaN/);
+      expect(istNextMonthStart(Number.NaN)).toBeNaN();
     }
   });
 });

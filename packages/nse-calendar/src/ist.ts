@@ -44,7 +44,7 @@ export function istMonth(epochMs: number): string {
   const d = istWall(epochMs);
   const text = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}`;
   lastMonth.from = istMonthStart(epochMs);
-  lastMonth.to = istNextMonthStart(epochMs);
+  lastMonth.to = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - IST_OFFSET_MS;
   lastMonth.text = text;
   return text;
 }
@@ -75,10 +75,13 @@ export function istMonthStart(epochMs: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) - IST_OFFSET_MS;
 }
 
-/** Epoch ms of 00:00 IST on the first of the next month (when the monthly window resets). */
+/**
+ * Epoch ms of 00:00 IST on the first of the next month (when the monthly window resets): the remembered
+ * month's end (`istMonth`), asked for with every capped admission.
+ */
 export function istNextMonthStart(epochMs: number): number {
-  const d = istWall(epochMs);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) - IST_OFFSET_MS;
+  if (!(epochMs >= lastMonth.from && epochMs < lastMonth.to)) istMonth(epochMs);
+  return lastMonth.to;
 }
 
 /** Today's date in IST as YYYY-MM-DD: the upper bound for any date a client may ask about. */
