@@ -112,6 +112,32 @@ export async function migratedPool(opts: {
   return createPool({ url, schema, max, applicationName, logger: opts.poolLogger });
 }
 
+/**
+ * Undoes the last `count` migrations applied to `schema` from `dir`, in one transaction, under the same
+ * per-schema lock as `migrate` (a down migration of one schema never waits for, or fails beside, another's).
+ */
+export async function migrateDown(opts: {
+  url: string;
+  schema: string;
+  dir: string;
+  count: number;
+}): Promise<void> {
+  const schema = assertSchemaName(opts.schema);
+  await runner({
+    databaseUrl: opts.url,
+    dir: opts.dir,
+    direction: 'down',
+    count: opts.count,
+    migrationsTable: 'pgmigrations',
+    schema,
+    migrationsSchema: schema,
+    singleTransaction: true,
+    lockValue: lockValueFor(schema),
+    advisoryLockMode: 'wait',
+    log: () => {},
+  });
+}
+
 /** Drops a schema and everything in it; for test teardown. */
 export async function dropSchema(url: string, schema: string): Promise<void> {
   await withClient(url, (c) => c.query(`DROP SCHEMA IF EXISTS "${assertSchemaName(schema)}" CASCADE`));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@mdp/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPool, dropSchema, migratedPool } from '../src/index.ts';
+import { createPool, dropSchema, migrateDown, migratedPool } from '../src/index.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const schema = `t${randomBytes(4).toString('hex')}_migrated_pool`;
@@ -74,6 +74,33 @@ describe('migratedPool', () => {
       expect((await again.query('SELECT count(*)::int AS n FROM widgets')).rows[0].n).toBe(1);
     } finally {
       await again.end();
+    }
+  });
+});
+
+describe('migrateDown', () => {
+  it("undoes a schema's migrations while other schemas are migrated down at the same moment", async () => {
+    const schemas = Array.from({ length: 4 }, (_, i) => `${schema}_down${i}`);
+    try {
+      const pools = await Promise.all(
+        schemas.map((s) =>
+          migratedPool({ url: DATABASE_URL, schema: s, dir, max: 1, applicationName: 'db-down-test' }),
+        ),
+      );
+      try {
+        // Each schema's own lock: none waits for another's, none is refused as "already running".
+        await Promise.all(schemas.map((s) => migrateDown({ url: DATABASE_URL, schema: s, dir, count: 1 })));
+        for (const pool of pools) {
+          const { rows } = await pool.query(
+            "SELECT to_regclass('widgets') IS NULL AS gone, (SELECT count(*)::int FROM pgmigrations) AS applied",
+          );
+          expect(rows[0]).toEqual({ gone: true, applied: 0 });
+        }
+      } finally {
+        await Promise.all(pools.map((p) => p.end()));
+      }
+    } finally {
+      for (const s of schemas) await dropSchema(DATABASE_URL, s);
     }
   });
 });

@@ -1,16 +1,12 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import { newRequestId } from '@mdp/usage';
-import { runner } from 'node-pg-migrate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CanonicalEvent, canonicalLine } from '../src/log/usage-day.ts';
 import { logUuid } from '../src/log/usage-log.ts';
 import { sealDifferences } from '../src/log/usage-seals.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
 
 // Migration 0006 numbers the log's accounts. A log of migration 0005 is moved over whole: every event in
 // its IST day's partition, a day sealed before still equal to its seal (count, digest and figures), a
@@ -94,15 +90,11 @@ const ON_14TH = events.slice(0, 6);
 const order = (x: CanonicalEvent, y: CanonicalEvent) =>
   `${x.request_id} ${x.account_id} ${x.kind}` < `${y.request_id} ${y.account_id} ${y.kind}` ? -1 : 1;
 
-let dir: string;
 let pool: Pool;
 
 /** A schema at migration 0005 holding `events`, the 14th sealed as the ledger seals a day. */
 async function log0005(): Promise<void> {
-  dir = mkdtempSync(join(tmpdir(), 'ledger-0005-'));
-  for (const f of readdirSync(LEDGER_MIGRATIONS).filter((f) => f < '0006'))
-    copyFileSync(join(LEDGER_MIGRATIONS, f), join(dir, f));
-  const before = await migratedPool({ url: DATABASE_URL, schema, dir, max: 1, applicationName: 'an' });
+  const before = await ledgerPoolBefore(schema, '0006', 'an');
   try {
     await before.query(
       "SELECT usage_events_ensure_partition(d::date) FROM unnest('{2026-03-14,2026-03-15}'::text[]) d",
@@ -142,7 +134,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await dropSchema(DATABASE_URL, schema);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 it('moves the 0005 log over whole: every event in its day, the sealed day equal to its seal', async () => {
@@ -198,18 +189,7 @@ it('keeps a row to 64 bytes, and the request key within its account', async () =
 });
 
 it('migrates down to the 0005 log with every event', async () => {
-  await runner({
-    databaseUrl: DATABASE_URL,
-    dir: LEDGER_MIGRATIONS,
-    direction: 'down',
-    // 0006 and every migration after it.
-    count: readdirSync(LEDGER_MIGRATIONS).filter((f) => f >= '0006').length,
-    migrationsTable: 'pgmigrations',
-    schema,
-    migrationsSchema: schema,
-    singleTransaction: true,
-    log: () => {},
-  });
+  await migrateLedgerDown(schema, '0006');
   const { rows } = await pool.query(
     `SELECT count(*)::int AS n, count(DISTINCT account_id)::int AS accounts,
             to_regclass('usage_accounts') IS NULL AS gone FROM usage_events`,

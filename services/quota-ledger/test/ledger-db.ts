@@ -1,9 +1,38 @@
-import { migratedPool, type Pool } from '@mdp/db';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateDown, migratedPool, type Pool } from '@mdp/db';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
-export const LEDGER_MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
+const LEDGER_MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
 
 /** A pool on `schema` with the ledger's migrations applied (the schema is created when missing). */
 export function ledgerPool(schema: string, applicationName: string, max = 2): Promise<Pool> {
   return migratedPool({ url: DATABASE_URL, schema, dir: LEDGER_MIGRATIONS, max, applicationName });
+}
+
+/**
+ * A pool of one connection on `schema` with the ledger's migrations applied up to, not including, the one
+ * numbered `before` ('0015'): the ledger as an earlier release left it, to fill before migrating on. End
+ * the pool before `ledgerPool` migrates the schema the rest of the way.
+ */
+export async function ledgerPoolBefore(
+  schema: string,
+  before: string,
+  applicationName: string,
+): Promise<Pool> {
+  const dir = mkdtempSync(join(tmpdir(), `ledger-${before}-`));
+  try {
+    for (const f of readdirSync(LEDGER_MIGRATIONS).filter((f) => f < before))
+      copyFileSync(join(LEDGER_MIGRATIONS, f), join(dir, f));
+    return await migratedPool({ url: DATABASE_URL, schema, dir, max: 1, applicationName });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Undoes, on `schema`, the ledger's migration numbered `from` ('0006') and every one after it. */
+export function migrateLedgerDown(schema: string, from: string): Promise<void> {
+  const count = readdirSync(LEDGER_MIGRATIONS).filter((f) => f >= from).length;
+  return migrateDown({ url: DATABASE_URL, schema, dir: LEDGER_MIGRATIONS, count });
 }

@@ -1,13 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import { newRequestId } from '@mdp/usage';
-import { runner } from 'node-pg-migrate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
 
 // Migration 0015 keys the projection by the log's numbers. A projection of migration 0014 is moved over
 // whole (an account the log has not numbered yet gets its number), reads the same through the views and
@@ -30,15 +26,11 @@ const byKey = (x: { account_id: string; day: string; route: string; interface: s
 const sorted = <T extends (typeof ROWS)[number]>(rows: T[]) =>
   [...rows].sort((x, y) => (byKey(x) < byKey(y) ? -1 : 1));
 
-let dir: string;
 let pool: Pool;
 
 /** A schema at migration 0014 holding `ROWS`, A numbered (it has events), B not. */
 async function projection0014(): Promise<void> {
-  dir = mkdtempSync(join(tmpdir(), 'ledger-0014-'));
-  for (const f of readdirSync(LEDGER_MIGRATIONS).filter((f) => f < '0015'))
-    copyFileSync(join(LEDGER_MIGRATIONS, f), join(dir, f));
-  const before = await migratedPool({ url: DATABASE_URL, schema, dir, max: 1, applicationName: 'pn' });
+  const before = await ledgerPoolBefore(schema, '0015', 'pn');
   try {
     await before.query('INSERT INTO usage_accounts (account_id) VALUES ($1)', [A]);
     for (const r of ROWS)
@@ -66,7 +58,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await dropSchema(DATABASE_URL, schema);
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 it('moves the 0014 projection over whole, each account and route by its number', async () => {
@@ -126,17 +117,7 @@ it('reads and moves the same figures by number: the day and month counts, and a 
 });
 
 it('migrates down to the 0014 projection with every figure', async () => {
-  await runner({
-    databaseUrl: DATABASE_URL,
-    dir: LEDGER_MIGRATIONS,
-    direction: 'down',
-    count: readdirSync(LEDGER_MIGRATIONS).filter((f) => f >= '0015').length,
-    migrationsTable: 'pgmigrations',
-    schema,
-    migrationsSchema: schema,
-    singleTransaction: true,
-    log: () => {},
-  });
+  await migrateLedgerDown(schema, '0015');
   const { rows } = await pool.query(
     `SELECT to_regclass('usage_cells') IS NULL AS gone,
             (SELECT relkind::text FROM pg_class WHERE oid = to_regclass('usage_route_daily')) AS kind`,

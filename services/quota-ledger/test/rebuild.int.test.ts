@@ -1,15 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dropSchema, migratedPool, type Pool } from '@mdp/db';
+import { dropSchema, type Pool } from '@mdp/db';
 import type { SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeArgsFor } from '../../../test/bundles.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, LEDGER_MIGRATIONS, ledgerPool } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPool, ledgerPoolBefore } from './ledger-db.ts';
 
 const schema = `ledger_rb_${randomBytes(5).toString('hex')}`;
 let pool: Pool;
@@ -139,17 +136,8 @@ describe('ledger rebuild', () => {
 
 describe('the by-route projection on a log recorded before it existed', () => {
   it('is filled from the log by its migration: charged, not voided requests', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ledger-migrations-'));
     const older = `ledger_rt_${randomBytes(5).toString('hex')}`;
-    for (const f of readdirSync(LEDGER_MIGRATIONS).filter((f) => f < '0003'))
-      copyFileSync(join(LEDGER_MIGRATIONS, f), join(dir, f));
-    const before = await migratedPool({
-      url: DATABASE_URL,
-      schema: older,
-      dir,
-      max: 1,
-      applicationName: 'rt',
-    });
+    const before = await ledgerPoolBefore(older, '0003', 'rt');
     try {
       await before.query(
         `INSERT INTO usage_events (request_id, kind, account_id, admitted_at, settled_at, day, month, route, status, interface)
@@ -194,7 +182,6 @@ describe('the by-route projection on a log recorded before it existed', () => {
     } finally {
       await before.end();
       await dropSchema(DATABASE_URL, older);
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
