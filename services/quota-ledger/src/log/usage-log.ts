@@ -54,6 +54,30 @@ export function logRow(e: SettlementEvent, routeId: number, account: number): Lo
   };
 }
 
+/** Log order: by request id (right-edge inserts into the request key's index), then account, then kind. */
+function logOrder(x: LogRow, y: LogRow): number {
+  if (x.request_id !== y.request_id) return x.request_id < y.request_id ? -1 : 1;
+  if (x.account !== y.account) return x.account - y.account;
+  return x.kind === y.kind ? 0 : x.kind < y.kind ? -1 : 1;
+}
+
+/**
+ * A batch's rows as the record statement takes them: in log order, one per request, account and kind
+ * (the log's key; of the same event delivered twice, the later). Sorts `rows` in place.
+ */
+export function uniqueLogRows(rows: LogRow[]): LogRow[] {
+  rows.sort(logOrder);
+  let kept = 0;
+  for (let i = 0; i < rows.length; i++) {
+    // The sort is stable: the last of a run of equal keys is the one delivered last.
+    const next = rows[i + 1];
+    if (next !== undefined && logOrder(rows[i]!, next) === 0) continue;
+    rows[kept++] = rows[i]!;
+  }
+  rows.length = kept;
+  return rows;
+}
+
 /**
  * The rows as the record statement's parameters: one array literal a column, in `LogRow`'s order.
  * Every element is a uuid, a number or one letter, so none needs quoting. Postgres reads typed arrays

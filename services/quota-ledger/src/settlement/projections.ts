@@ -5,7 +5,7 @@ import type { Interface, SettlementEvent } from '@mdp/usage';
 import { LRUCache } from 'lru-cache';
 import { type ByInterface, type ChargeDelta, noUnits } from '../admission/account-book.ts';
 import { type HistoryRows, type HistoryWindow, IST_HOUR_PHASE_MS } from '../log/usage-history.ts';
-import { isUuid, type LogRow, logColumns, logRow, logUuid, NO_ACCOUNT } from '../log/usage-log.ts';
+import { isUuid, logColumns, logRow, logUuid, NO_ACCOUNT, uniqueLogRows } from '../log/usage-log.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /**
@@ -243,12 +243,9 @@ export class ProjectionStore implements StreamPositions {
       'accounts',
       events.map((e) => e.account_id.toLowerCase()),
     );
-    const rows = new Map<string, LogRow>();
-    for (const e of events) {
-      const row = logRow(e, routes.get(e.route)!, accounts.get(e.account_id.toLowerCase())!);
-      rows.set(`${row.request_id}/${row.account}/${row.kind}`, row);
-    }
-    const sorted = [...rows.values()].sort((x, y) => (x.request_id < y.request_id ? -1 : 1));
+    const sorted = uniqueLogRows(
+      events.map((e) => logRow(e, routes.get(e.route)!, accounts.get(e.account_id.toLowerCase())!)),
+    );
     const statement = {
       name: 'record_batch',
       text: RECORD_BATCH,
