@@ -261,14 +261,14 @@ async function loadLog(count: number, ctx: LoadContext): Promise<number> {
   const started = performance.now();
   const client = await ctx.pool.connect();
   try {
-    const rows = await copyRows(client, 'usage_cells', PROJECTION_COLUMNS, async (write, drained) => {
+    const rows = await copyRows(client, 'usage_route_daily', PROJECTION_COLUMNS, async (write, drained) => {
       let n = 0;
-      for (const values of cells.rows(ctx.accountIds, ctx.routeIds)) {
+      for (const values of cells.rows(ctx.accountNames, ctx.routeNames)) {
         write(values.map(String));
         if (++n % 100_000 === 0) await drained();
       }
     });
-    console.log(`  usage_cells: ${fmt(rows)} rows`);
+    console.log(`  usage_route_daily: ${fmt(rows)} rows`);
   } finally {
     client.release();
   }
