@@ -13,7 +13,7 @@ export function ledgerPool(schema: string, applicationName: string, max = 2): Pr
 
 /**
  * A pool of one connection on `schema` with the ledger's migrations applied up to, not including, the one
- * numbered `before` ('0015'): the ledger as an earlier release left it, to fill before migrating on. End
+ * numbered `before` ('0006'): the ledger as an earlier release left it, to fill before migrating on. End
  * the pool before `ledgerPool` migrates the schema the rest of the way.
  */
 export async function ledgerPoolBefore(
