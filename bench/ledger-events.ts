@@ -275,10 +275,10 @@ export class ChargedCells {
   }
 
   /**
-   * Rows of the projection, `usage_route_daily` (account, day, route, interface, charged), none with 0
-   * charged, with the accounts' and routes' names (the daily and monthly figures are its sums).
+   * Rows of the projection, `usage_cells` (account, day, route, interface, charged), none with 0
+   * charged, with the accounts' and routes' numbers (the daily and monthly figures are its sums).
    */
-  *rows(accountNames: readonly string[], routeNames: readonly string[]): Generator<(string | number)[]> {
+  *rows(accountIds: readonly number[], routeIds: readonly number[]): Generator<(string | number)[]> {
     const cells = this.cells;
     for (let a = 0; a < this.accounts; a++)
       for (let d = 0; d < this.days; d++) {
@@ -286,13 +286,14 @@ export class ChargedCells {
         for (let r = 0; r < this.routes; r++)
           for (let v = 0; v < 2; v++) {
             const n = cells[((a * this.days + d) * this.routes + r) * 2 + v]!;
-            if (n > 0) yield [accountNames[a]!, day, routeNames[r]!, VIA[v]!, n];
+            if (n > 0) yield [accountIds[a]!, day, routeIds[r]!, VIA[v]!, n];
           }
       }
   }
 }
 
-const VIA = ['rest', 'mcp'] as const;
+/** The log's letters for REST and MCP. */
+const VIA = ['r', 'm'] as const;
 
 /** The projection's columns, as `ChargedCells.rows` gives their values. */
-export const PROJECTION_COLUMNS = ['account_id', 'day', 'route', 'interface', 'charged'];
+export const PROJECTION_COLUMNS = ['account', 'day', 'route', 'interface', 'charged'];

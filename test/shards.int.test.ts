@@ -120,7 +120,7 @@ describe('two ledger shards, two gateways', () => {
     const blocker = new pg.Client({ connectionString: stack.databaseUrl });
     await blocker.connect();
     await blocker.query('BEGIN');
-    await blocker.query(`LOCK TABLE "${schema}".usage_route_daily IN EXCLUSIVE MODE`);
+    await blocker.query(`LOCK TABLE "${schema}".usage_cells IN EXCLUSIVE MODE`);
     let locked = true;
     try {
       const start = Date.now();

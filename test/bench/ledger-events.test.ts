@@ -147,16 +147,16 @@ describe('generated usage events (make bench-ledger)', () => {
     }
     const charged = events.filter((e) => e.kind === 'c');
     expect(cells.total()).toBe(charged.length);
-    const names = Array.from({ length: shape.accounts }, (_, i) => `a${i}`);
-    const routes = Array.from({ length: shape.routes }, (_, i) => `r${i}`);
+    const numbers = Array.from({ length: shape.accounts }, (_, i) => 1_000 + i);
+    const routes = Array.from({ length: shape.routes }, (_, i) => 100 + i);
     const sum = (rows: (string | number)[][]) => rows.reduce((n, r) => n + (r.at(-1) as number), 0);
-    const byRoute = [...cells.rows(names, routes)];
+    const byRoute = [...cells.rows(numbers, routes)];
     expect(sum(byRoute)).toBe(charged.length);
     expect(byRoute.every((r) => (r.at(-1) as number) > 0)).toBe(true);
     // The busiest account's MCP charges on the first day.
     const expected = charged.filter((e) => e.account === 0 && e.day === first && e.via === 'm').length;
     expect(expected).toBeGreaterThan(0);
-    expect(sum(byRoute.filter((r) => r[0] === 'a0' && r[1] === dayDate(first) && r[3] === 'mcp'))).toBe(
+    expect(sum(byRoute.filter((r) => r[0] === 1_000 && r[1] === dayDate(first) && r[3] === 'm'))).toBe(
       expected,
     );
     expect(byRoute.every((r) => String(r[1]).startsWith('2026-11'))).toBe(true);

@@ -108,7 +108,7 @@ describe('ledger rebuild', () => {
 
   it('a projection that drifted from the log is reported, with exit code 1', async () => {
     await pool.query(
-      "UPDATE usage_route_daily SET charged = charged + 2 WHERE account_id = $1 AND interface = 'rest'",
+      "UPDATE usage_cells SET charged = charged + 2 WHERE account = usage_account($1) AND interface = 'r'",
       [ACCT_1],
     );
     await expect(rebuild()).rejects.toMatchObject({
@@ -122,7 +122,9 @@ describe('ledger rebuild', () => {
       day: { rest: 3, mcp: 1 },
       month: { rest: 3, mcp: 1 },
     });
-    await pool.query('UPDATE usage_route_daily SET charged = charged + 1 WHERE account_id = $1', [ACCT_2]);
+    await pool.query('UPDATE usage_cells SET charged = charged + 1 WHERE account = usage_account($1)', [
+      ACCT_2,
+    ]);
     await expect(rebuild()).rejects.toMatchObject({
       code: 1,
       stdout: expect.stringContaining(

@@ -68,7 +68,7 @@ export function historyWindow(clock: Clock): HistoryWindow {
 
 /** What the store read for one account (only non-zero groups; anything outside the window is ignored). */
 export interface HistoryRows {
-  /** Charged units per IST day and interface (the usage_daily view: the by-route projection's sums). */
+  /** Charged units per IST day and interface (the projection's cells summed by day and interface). */
   daily: { day: string; via: Interface; units: number }[];
   /** Charged, not voided requests per clock hour of admission (epoch ms of the hour's start). */
   hourly: { hourMs: number; units: number }[];

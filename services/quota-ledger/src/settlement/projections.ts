@@ -15,11 +15,12 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * after the batch minus before it. "Before" reads the log as the statement found it (a data-modifying
  * CTE's rows are invisible to the rest of the statement), which is exactly the log without this batch,
  * so the result does not depend on arrival order. The requests' deltas are summed once into cells of
- * (account, IST day, route, interface): the projection's rows (usage_route_daily; the daily figures are
- * a view of its sums, and a month's the sum of its days, migration 0013), so a batch moves one row per
- * account, day and route in it. The deltas returned (the account book's day and month) are the cells'
- * sums by day and interface, and only the cells are named (the dictionaries give the account's uuid and
- * the route's name), so per event the statement reads nothing but the log's own columns. Each cell gets
+ * (account, IST day, route, interface): the projection's rows (usage_cells, keyed by the log's own
+ * numbers, migration 0015; the daily figures are its sums, and a month's the sum of its days), so a
+ * batch moves one row per account, day and route in it. Until the release after 0015, the same figures
+ * by name (usage_route_daily, for a ledger of the release before) follow the cells by trigger. The deltas returned (the account book's day
+ * and month) are the cells' sums by day and interface, as arrays a column, the account by its number
+ * (`record` names it), so per event the statement reads nothing but the log's own columns. Each cell gets
  * one net delta: increments upsert, decrements update rows that must exist (a row proposed for insertion
  * is checked against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's
  * consumer writes its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
@@ -71,55 +72,80 @@ per_request AS (
       WHERE u.request_id = r.request_id AND u.admitted_at = r.admitted_at) AS b
 ),
 cells AS (
+  SELECT account, day, route, interface, sum(delta)::int AS delta FROM per_request
+   GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0
+),
+daily AS (
+  SELECT account, day, interface, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
+),
+cells_up AS (
+  INSERT INTO usage_cells (account, day, route, interface, charged)
+  SELECT account, day, route, interface, delta FROM cells WHERE delta > 0
+  ON CONFLICT (account, day, route, interface)
+  DO UPDATE SET charged = usage_cells.charged + EXCLUDED.charged
+),
+cells_down AS (
+  UPDATE usage_cells t SET charged = t.charged + d.delta FROM cells d
+   WHERE d.delta < 0 AND t.account = d.account AND t.day = d.day AND t.route = d.route
+     AND t.interface = d.interface
+),
+named AS (
   -- Names looked up a cell at a time by key: a join could be planned as a merge over the dictionary's
   -- whole index, whose cost would grow with the accounts the ledger has ever seen.
   SELECT (SELECT a.account_id::text FROM usage_accounts a WHERE a.id = c.account) AS account_id, c.day,
          (SELECT n.name FROM usage_routes n WHERE n.id = c.route) AS route,
          CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.delta
-    FROM (SELECT account, day, route, interface, sum(delta)::int AS delta FROM per_request
-           GROUP BY 1, 2, 3, 4 HAVING sum(delta) <> 0) AS c
+    FROM cells c
 ),
-daily AS (
-  SELECT account_id, day, via, sum(delta)::int AS delta FROM cells GROUP BY 1, 2, 3 HAVING sum(delta) <> 0
-),
-by_route_up AS (
+by_name_up AS (
   INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
-  SELECT account_id, day, route, via, delta FROM cells WHERE delta > 0
+  SELECT account_id, day, route, via, delta FROM named WHERE delta > 0
   ON CONFLICT (account_id, day, route, interface)
   DO UPDATE SET charged = usage_route_daily.charged + EXCLUDED.charged
 ),
-by_route_down AS (
-  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM cells d
+by_name_down AS (
+  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM named d
    WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.route = d.route
      AND t.interface = d.via
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
        (SELECT count(*) FROM input i
          WHERE (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = (i.admitted_at AT TIME ZONE 'Asia/Kolkata')::date)))::int AS late,
-       coalesce((SELECT json_agg(json_build_object(
-                   'accountId', account_id, 'day', to_char(day, 'YYYY-MM-DD'), 'month', to_char(day, 'YYYY-MM'), 'via', via, 'delta', delta))
-                   FROM daily), '[]'::json) AS deltas`;
+       d.accounts, d.days, d.vias, d.deltas
+  FROM (SELECT coalesce(array_agg(account), '{}') AS accounts, coalesce(array_agg(to_char(day, 'YYYY-MM-DD')), '{}') AS days,
+               coalesce(array_agg(interface::text), '{}') AS vias, coalesce(array_agg(delta), '{}') AS deltas
+          FROM daily) AS d
+ -- This statement writes usage_route_daily itself: migration 0015's trigger, which carries the earlier
+ -- release's writes of it to the cells, leaves it alone (until the transaction's end; after the statement).
+ WHERE set_config('mdp.records_cells', 'on', true) = 'on'`;
 
 /** See `ProjectionStore.history`. */
 const HISTORY = `
-WITH charged AS (
+WITH account AS (SELECT usage_account($8::uuid) AS n),
+charged AS (
   SELECT e.admitted_at
     FROM usage_events e
-   WHERE e.account = usage_account($9::uuid) AND e.admitted_at >= $4 AND e.admitted_at < $5
+   WHERE e.account = (SELECT n FROM account) AND e.admitted_at >= $3 AND e.admitted_at < $4
    GROUP BY e.request_id, e.admitted_at
   HAVING usage_charged(array_agg(e.kind))
+),
+cells AS (
+  SELECT c.day, c.route, c.interface, c.charged
+    FROM usage_cells c
+   WHERE c.account = (SELECT n FROM account) AND c.day BETWEEN least($1::date, $5::date) AND greatest($2::date, $6::date)
 )
 SELECT
-  (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', interface, 'units', charged)),
+  (SELECT coalesce(json_agg(json_build_object('day', to_char(day, 'YYYY-MM-DD'), 'via', via, 'units', units)),
                    '[]'::json)
-     FROM usage_daily WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date AND charged > 0) AS daily,
+     FROM (SELECT day, CASE interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, sum(charged)::int AS units
+             FROM cells WHERE day BETWEEN $1::date AND $2::date GROUP BY 1, 2 HAVING sum(charged) > 0) AS d) AS daily,
   (SELECT coalesce(json_agg(json_build_object('hourMs', hour_ms, 'units', n)), '[]'::json)
-     FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $8) / 3600000) * 3600000 + $8)::bigint AS hour_ms, count(*)::int AS n
+     FROM (SELECT (floor((extract(epoch FROM admitted_at) * 1000 - $7) / 3600000) * 3600000 + $7)::bigint AS hour_ms, count(*)::int AS n
              FROM charged GROUP BY 1) AS h) AS hourly,
   (SELECT coalesce(json_agg(json_build_object('route', route, 'day', d, 'month', m)), '[]'::json)
-     FROM (SELECT route, (coalesce(sum(charged) FILTER (WHERE day = $7::date), 0))::int AS d, sum(charged)::int AS m
-             FROM usage_route_daily WHERE account_id = $1 AND day BETWEEN $6::date AND $7::date
-            GROUP BY route HAVING sum(charged) > 0) AS r) AS routes`;
+     FROM (SELECT r.name AS route, (coalesce(sum(c.charged) FILTER (WHERE c.day = $6::date), 0))::int AS d, sum(c.charged)::int AS m
+             FROM cells c JOIN usage_routes r ON r.id = c.route WHERE c.day BETWEEN $5::date AND $6::date
+            GROUP BY r.name HAVING sum(c.charged) > 0) AS r) AS routes`;
 
 /**
  * The log's dictionaries: a route by its name and an account by its uuid, each a number in the log's rows.
@@ -155,6 +181,16 @@ const LOGGED = {
   any: 'bool_or(e.account = usage_account(r.account_id))',
   charged: 'usage_charged(array_agg(e.kind) FILTER (WHERE e.account = usage_account(r.account_id)))',
 } as const;
+
+/** RECORD_BATCH's one row: the deltas as arrays a column, the account by its number. */
+interface RecordedRow {
+  recorded: number;
+  late: number;
+  accounts: number[];
+  days: string[];
+  vias: string[];
+  deltas: number[];
+}
 
 export interface BatchResult {
   /** Events not seen before (the rest were duplicates or re-deliveries). */
@@ -243,16 +279,30 @@ export class ProjectionStore implements StreamPositions {
         position?.through ?? null,
       ],
     };
+    let result: RecordedRow;
     try {
-      return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
+      result = (await this.recorder.query<RecordedRow>(statement)).rows[0]!;
     } catch (err) {
       if (!isMissingPartition(err)) throw err;
       // Never a lost event: make the days' partitions (not a sealed day's) and record the batch again.
       const days = [...new Set(sorted.map((r) => istDay(r.admitted_at_ms)))];
       this.onMissingPartition(days);
       await this.ensurePartitions(days, this.recorder);
-      return (await this.recorder.query<BatchResult>(statement)).rows[0]!;
+      result = (await this.recorder.query<RecordedRow>(statement)).rows[0]!;
     }
+    const named = new Map<number, string>();
+    for (const [id, n] of accounts) named.set(n, id);
+    const deltas: ChargeDelta[] = result.accounts.map((n, i) => {
+      const day = result.days[i]!;
+      return {
+        accountId: named.get(n)!,
+        day,
+        month: day.slice(0, 7),
+        via: result.vias[i] === 'm' ? 'mcp' : 'rest',
+        delta: result.deltas[i]!,
+      };
+    });
+    return { recorded: result.recorded, late: result.late, deltas };
   }
 
   async streamPosition(stream: string): Promise<StreamPosition | null> {
@@ -384,7 +434,9 @@ export class ProjectionStore implements StreamPositions {
     month: string,
   ): Promise<Map<string, { day: ByInterface; month: ByInterface }>> {
     const counts = new Map(accountIds.map((id) => [id, { day: noUnits(), month: noUnits() }]));
-    if (accountIds.length === 0) return counts;
+    // An account id the auth service did not make has nothing charged.
+    const keyed = accountIds.filter(isUuid);
+    if (keyed.length === 0) return counts;
     const { rows } = await this.pool.query<{
       account_id: string;
       window: 'day' | 'month';
@@ -392,14 +444,17 @@ export class ProjectionStore implements StreamPositions {
       charged: number;
     }>(
       `WITH days AS (
-         SELECT account_id, day, interface, charged FROM usage_route_daily
-          WHERE account_id = ANY($1::text[]) AND day >= ($3::text || '-01')::date
-            AND day < (($3::text || '-01')::date + interval '1 month')::date)
-       SELECT account_id, 'day' AS window, interface AS via, sum(charged)::int AS charged
+         SELECT a.account_id, c.day, CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.charged
+           FROM unnest($1::text[]) AS a(account_id)
+           JOIN usage_accounts n ON n.account_id = a.account_id::uuid
+           JOIN usage_cells c ON c.account = n.id
+          WHERE c.day >= ($3::text || '-01')::date
+            AND c.day < (($3::text || '-01')::date + interval '1 month')::date)
+       SELECT account_id, 'day' AS window, via, sum(charged)::int AS charged
          FROM days WHERE day = $2::date GROUP BY 1, 3
        UNION ALL
-       SELECT account_id, 'month', interface, sum(charged)::int FROM days GROUP BY 1, 3`,
-      [accountIds, day, month],
+       SELECT account_id, 'month', via, sum(charged)::int FROM days GROUP BY 1, 3`,
+      [keyed, day, month],
     );
     for (const row of rows) {
       const c = counts.get(row.account_id);
@@ -411,14 +466,13 @@ export class ProjectionStore implements StreamPositions {
   /**
    * One account's usage history over `w`, in one statement (one snapshot: the consumer's batch
    * statements are atomic, so days, hours and routes never straddle a batch). Days and routes come from
-   * the usage_daily and usage_route_daily projections (primary-key ranges). Hours come from the log,
+   * the projection's cells (the account's primary-key range). Hours come from the log,
    * with the projections' rule: a request counts when it has a `charged` event and no `voided` one
    * (`refunded` never carried a charge); read by the account index of the partitions the hours touch
    * (at most two days), a request's events grouped together (they share its account and admission).
    */
   async history(accountId: string, w: HistoryWindow): Promise<HistoryRows> {
     const { rows } = await this.pool.query<HistoryRows>(HISTORY, [
-      accountId,
       w.days[0],
       w.days[w.days.length - 1],
       new Date(w.hoursFrom),
@@ -433,8 +487,8 @@ export class ProjectionStore implements StreamPositions {
   }
   /**
    * Replays the event log into a fresh projection and lists every (account, `<day> <route>`, interface)
-   * where it differs from the live one (usage_route_daily; the daily and monthly figures are its sums,
-   * so they agree when it does). Empty means the live projection is exactly what the log implies. Days
+   * where it differs from the live one (usage_cells, named by the dictionaries; the daily and monthly
+   * figures are its sums, so they agree when it does). Empty means the live projection is exactly what the log implies. Days
    * whose partition was archived and dropped are replayed from their seals' figures. With `sinceDay`,
    * only days from it on are compared: the periodic check of recent days.
    */
@@ -462,8 +516,10 @@ export class ProjectionStore implements StreamPositions {
            FROM usage_seal_figures f JOIN usage_seals s USING (day)
           WHERE s.dropped_at IS NOT NULL AND f.day >= $1::date AND f.charged > 0),
        live AS (
-         SELECT account_id, day, route, interface AS via, charged AS n
-           FROM usage_route_daily WHERE charged <> 0 AND day >= $1::date)
+         SELECT a.account_id::text AS account_id, c.day, r.name AS route,
+                CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.charged AS n
+           FROM usage_cells c JOIN usage_accounts a ON a.id = c.account JOIN usage_routes r ON r.id = c.route
+          WHERE c.charged <> 0 AND c.day >= $1::date)
        SELECT account_id, to_char(day, 'YYYY-MM-DD') || ' ' || route AS period, via,
               coalesce(l.n, 0) AS live, coalesce(r.n, 0) AS rebuilt
          FROM live l FULL JOIN rebuilt r USING (account_id, day, route, via)
