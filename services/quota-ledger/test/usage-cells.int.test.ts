@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { dropSchema, type Pool } from '@mdp/db';
 import { newRequestId, type SettlementEvent } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODE_LEVEL, refresh } from '../src/admission/registry-tables.ts';
 import { logColumns, logRow, uniqueLogRows } from '../src/log/usage-log.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
 import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
@@ -170,6 +171,24 @@ describe('the projection by numbers beside the one by names (migration 0015)', (
     sent.push(...events);
     expect(await byName(pool)).toEqual(implied());
     expect(await cells(pool)).toEqual(implied());
+  });
+
+  it('knows each ledger run’s release: this one’s by its code level, an earlier one’s as none', async () => {
+    const me = { shard: 0, count: 1, holder: 'quota-ledger-0@uc' };
+    const runs = { standIn: null, reliefs: [], admitting: true, announce: false };
+    await refresh(pool, me, runs, new Map(), 10_000);
+    const level = async () =>
+      (await pool.query('SELECT code_level FROM ledger_shard_runs WHERE shard_count = 1 AND shard = 0'))
+        .rows[0];
+    expect(await level()).toEqual({ code_level: CODE_LEVEL });
+    // A refresh of the release before (its statement names no level), then this release's again.
+    await pool.query(
+      'UPDATE ledger_shard_runs SET last_seen = now(), holder = $1 WHERE shard_count = 1 AND shard = 0',
+      [me.holder],
+    );
+    expect(await level()).toEqual({ code_level: null });
+    await refresh(pool, me, runs, new Map(), 10_000);
+    expect(await level()).toEqual({ code_level: CODE_LEVEL });
   });
 
   it('migrates down with the earlier release’s table whole, and that release records on', async () => {

@@ -2,7 +2,7 @@ import type { Pool } from '@mdp/db';
 import { shardOf } from '@mdp/usage';
 import type { HandedOver, RegistryView, Relief, ShardRun } from './shard-map.ts';
 
-// The shard registry's tables (migrations 0008, 0010, 0011, 0014): each process's runs, their hand-overs
+// The shard registry's tables (migrations 0008, 0010, 0011, 0014, 0015): each process's runs, their hand-overs
 // and the subjects' horizons, as SQL. The loop that refreshes and reads them is shard-registry.ts.
 
 /**
@@ -11,6 +11,12 @@ import type { HandedOver, RegistryView, Relief, ShardRun } from './shard-map.ts'
  * moves as soon as it may, not up to a refresh later at each step of a move.
  */
 export const RUNS_CHANNEL = 'ledger_shard_runs';
+/**
+ * The newest ledger migration this code was written against, kept on each of its runs (`code_level`,
+ * migration 0015) so that a migration that removes what an earlier release uses can refuse while a
+ * ledger of that release is running. The newest migration's number (checked by a test).
+ */
+export const CODE_LEVEL = '0015';
 /** A request a stopping shard still held, as its hand-over records it. */
 export interface HandoverHold {
   accountId: string;
@@ -164,7 +170,9 @@ export async function refresh(
     // together, the later reads the earlier (and waits for it), and the earlier began first.
     await client.query('BEGIN');
     const { rows: locked } = await client.query<{ ts: string }>(
-      `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs')), clock_timestamp()::text AS ts`,
+      `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs')), clock_timestamp()::text AS ts,
+              set_config('mdp.ledger_code_level', $1, true)`,
+      [CODE_LEVEL],
     );
     // A run that begins (new, lapsed or handed over before) tells the other shards at once.
     await client.query(
