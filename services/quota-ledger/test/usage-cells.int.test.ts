@@ -16,7 +16,8 @@ import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from '.
 const OLD_RECORD = readFileSync(new URL('./fixtures/record-batch-0014.sql', import.meta.url), 'utf8');
 
 const schema = `ledger_uc_${randomBytes(5).toString('hex')}`;
-const ACCOUNTS = [randomUUID(), randomUUID(), randomUUID()];
+/** The first three have figures before the migration; the others first appear after it (new rows). */
+const ACCOUNTS = Array.from({ length: 5 }, () => randomUUID());
 const ROUTES = ['getStockQuote', 'searchStocks', 'getIndexQuote'];
 const DAYS = ['2026-03-13', '2026-03-14'];
 
@@ -24,8 +25,11 @@ const DAYS = ['2026-03-13', '2026-03-14'];
 const sent: SettlementEvent[] = [];
 let nextAt = Date.parse('2026-03-13T04:00:00Z');
 
-/** `n` charges spread over the accounts, routes, interfaces and both IST days; and a void of each `voidEvery`th. */
-function batch(n: number, voidEvery = 0): SettlementEvent[] {
+/**
+ * `n` charges spread over `accounts`, the routes, the interfaces and both IST days; and a void of every
+ * `voidEvery`th event sent so far.
+ */
+function batch(n: number, voidEvery: number, accounts: readonly string[]): SettlementEvent[] {
   const events: SettlementEvent[] = [];
   for (let i = 0; i < n; i++) {
     nextAt += 61_000;
@@ -33,7 +37,7 @@ function batch(n: number, voidEvery = 0): SettlementEvent[] {
     const charge: SettlementEvent = {
       v: 1,
       request_id: newRequestId(),
-      account_id: ACCOUNTS[i % ACCOUNTS.length]!,
+      account_id: accounts[i % accounts.length]!,
       kind: 'charged',
       admitted_at_ms: day + (nextAt % 3_600_000),
       settled_at_ms: day + (nextAt % 3_600_000) + 5,
@@ -114,8 +118,8 @@ beforeAll(async () => {
   const before = await ledgerPoolBefore(schema, '0015', 'uc-before');
   try {
     for (const day of DAYS) await before.query('SELECT usage_events_ensure_partition($1::date)', [day]);
-    await recordAsBefore(before, batch(40));
-    await recordAsBefore(before, batch(20, 4));
+    await recordAsBefore(before, batch(40, 0, ACCOUNTS.slice(0, 3)));
+    await recordAsBefore(before, batch(20, 4, ACCOUNTS.slice(0, 3)));
   } finally {
     await before.end();
   }
@@ -135,38 +139,41 @@ describe('the projection by numbers beside the one by names (migration 0015)', (
   });
 
   it('follows batches the earlier release records after the migration, charges and voids', async () => {
-    await recordAsBefore(pool, batch(30, 3));
+    // An account new to both tables: the earlier release inserts its rows.
+    await recordAsBefore(pool, batch(30, 3, [ACCOUNTS[0]!, ACCOUNTS[3]!]));
     expect(await byName(pool)).toEqual(implied());
     expect(await cells(pool)).toEqual(implied());
   });
 
   it('keeps the earlier release’s table equal to what this release records, and reads it back', async () => {
     const store = new ProjectionStore(pool);
-    const events = batch(30, 5);
+    const events = batch(30, 5, [ACCOUNTS[1]!, ACCOUNTS[4]!]);
     const result = await store.record(events);
     sent.push(...events);
     expect(result.recorded).toBe(events.length);
     expect(await cells(pool)).toEqual(implied());
     expect(await byName(pool)).toEqual(implied());
     expect(await store.rebuildDifferences()).toEqual([]);
-    // The day and month counts admission loads, by number, agree with the rows by name.
-    const [account] = ACCOUNTS;
-    const counts = (await store.charged([account!], '2026-03-14', '2026-03')).get(account!)!;
-    const units = (day: string | null, via: string) =>
-      implied()
-        .map((r) => r.split(' '))
-        .filter((r) => r[0] === account && (day === null || r[1] === day) && r[3] === via)
-        .reduce((n, r) => n + Number(r[4]), 0);
-    expect(counts).toEqual({
-      day: { rest: units('2026-03-14', 'rest'), mcp: units('2026-03-14', 'mcp') },
-      month: { rest: units(null, 'rest'), mcp: units(null, 'mcp') },
-    });
+    // The day and month counts admission loads, by number, agree with the rows by name: an account the
+    // earlier release recorded, and one only this release has.
+    for (const account of [ACCOUNTS[3]!, ACCOUNTS[4]!]) {
+      const units = (day: string | null, via: string) =>
+        implied()
+          .map((r) => r.split(' '))
+          .filter((r) => r[0] === account && (day === null || r[1] === day) && r[3] === via)
+          .reduce((n, r) => n + Number(r[4]), 0);
+      expect(units(null, 'rest') + units(null, 'mcp')).toBeGreaterThan(0);
+      expect((await store.charged([account], '2026-03-14', '2026-03')).get(account)).toEqual({
+        day: { rest: units('2026-03-14', 'rest'), mcp: units('2026-03-14', 'mcp') },
+        month: { rest: units(null, 'rest'), mcp: units(null, 'mcp') },
+      });
+    }
   });
 
   it('a batch of either release after the other, again', async () => {
-    await recordAsBefore(pool, batch(10, 2));
+    await recordAsBefore(pool, batch(10, 2, ACCOUNTS));
     const store = new ProjectionStore(pool);
-    const events = batch(10, 2);
+    const events = batch(10, 2, ACCOUNTS);
     await store.record(events);
     sent.push(...events);
     expect(await byName(pool)).toEqual(implied());
@@ -196,7 +203,7 @@ describe('the projection by numbers beside the one by names (migration 0015)', (
     const { rows } = await pool.query(`SELECT to_regclass('usage_cells') IS NULL AS gone`);
     expect(rows[0]).toEqual({ gone: true });
     expect(await byName(pool)).toEqual(implied());
-    await recordAsBefore(pool, batch(10, 3));
+    await recordAsBefore(pool, batch(10, 3, ACCOUNTS));
     expect(await byName(pool)).toEqual(implied());
   });
 });
