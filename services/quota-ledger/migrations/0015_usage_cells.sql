@@ -78,14 +78,17 @@ CREATE TRIGGER usage_route_daily_inserted_to_cells AFTER INSERT ON usage_route_d
 CREATE TRIGGER usage_route_daily_updated_to_cells AFTER UPDATE ON usage_route_daily
   REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION usage_route_daily_to_cells();
 
--- Each ledger run says which release it is, as the newest migration its code knows (its refreshes set
--- mdp.ledger_code_level for their transaction; a release before this one sets nothing, so its runs read
--- NULL, also when it refreshes a row a newer run wrote). The contract step after this one refuses while a
--- run of a release before 0015 is live, instead of dropping usage_route_daily under it.
+-- Each ledger run says which release it is, as the newest migration its code knows: its refreshes set
+-- mdp.ledger_code_level for their transaction, and a refresh (it moves last_seen) stamps the row with
+-- it. A release before this one sets nothing, so its runs read NULL, also when it refreshes a row a newer
+-- run wrote; other updates (a run's end) keep the stamp. The contract step after this one refuses while
+-- a run of a release before 0015 is live, instead of dropping usage_route_daily under it.
 ALTER TABLE ledger_shard_runs ADD COLUMN code_level text;
 CREATE FUNCTION ledger_shard_runs_code_level() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW.code_level := nullif(current_setting('mdp.ledger_code_level', true), '');
+  IF TG_OP = 'INSERT' OR NEW.last_seen IS DISTINCT FROM OLD.last_seen THEN
+    NEW.code_level := nullif(current_setting('mdp.ledger_code_level', true), '');
+  END IF;
   RETURN NEW;
 END $$;
 CREATE TRIGGER ledger_shard_runs_code_level BEFORE INSERT OR UPDATE ON ledger_shard_runs
