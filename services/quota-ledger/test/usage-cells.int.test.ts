@@ -168,6 +168,12 @@ describe('the projection by numbers beside the one by names (migration 0015)', (
         month: { rest: units(null, 'rest'), mcp: units(null, 'mcp') },
       });
     }
+    // An id that is no account (not a uuid) has nothing charged, and does not fail the others' read.
+    const mixed = await store.charged(['not-an-account', ACCOUNTS[4]!], '2026-03-14', '2026-03');
+    expect(mixed.get('not-an-account')).toEqual({ day: { rest: 0, mcp: 0 }, month: { rest: 0, mcp: 0 } });
+    expect(mixed.get(ACCOUNTS[4]!)).toEqual(
+      (await store.charged([ACCOUNTS[4]!], '2026-03-14', '2026-03')).get(ACCOUNTS[4]!),
+    );
   });
 
   it('a batch of either release after the other, again', async () => {

@@ -17,10 +17,10 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * so the result does not depend on arrival order. The requests' deltas are summed once into cells of
  * (account, IST day, route, interface): the projection's rows (usage_cells, keyed by the log's own
  * numbers, migration 0015; the daily figures are its sums, and a month's the sum of its days), so a
- * batch moves one row per account, day and route in it. Until the release after 0015, the same figures
- * by name (usage_route_daily, for a ledger of the release before) follow the cells by trigger. The deltas returned (the account book's day
- * and month) are the cells' sums by day and interface, as arrays a column, the account by its number
- * (`record` names it), so per event the statement reads nothing but the log's own columns. Each cell gets
+ * batch moves one row per account, day and route in it. Until the release after 0015 it also writes the
+ * same deltas by name (usage_route_daily, what a ledger of the release before reads). The deltas
+ * returned (the account book's day and month) are the cells' sums by day and interface, as arrays a
+ * column, the account by its number (`record` names it). Each cell gets
  * one net delta: increments upsert, decrements update rows that must exist (a row proposed for insertion
  * is checked against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's
  * consumer writes its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
@@ -488,7 +488,8 @@ export class ProjectionStore implements StreamPositions {
   /**
    * Replays the event log into a fresh projection and lists every (account, `<day> <route>`, interface)
    * where it differs from the live one (usage_cells, named by the dictionaries; the daily and monthly
-   * figures are its sums, so they agree when it does). Empty means the live projection is exactly what the log implies. Days
+   * figures are its sums, so they agree when it does). Empty means the live projection is exactly what
+   * the log implies. Days
    * whose partition was archived and dropped are replayed from their seals' figures. With `sinceDay`,
    * only days from it on are compared: the periodic check of recent days.
    */
