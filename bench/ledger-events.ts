@@ -10,7 +10,7 @@ import { day as dayNumber, formatDay, istDateStart, istDay } from '@mdp/nse-cale
 export const istDayNumber = (ms: number): number => dayNumber(istDay(ms));
 /** The Unix millisecond at which an IST day (a day number) begins. */
 export const istDayStartMs = (day: number): number => istDateStart(formatDay(day));
-/** A day number as YYYY-MM-DD (what `usage_route_daily.day` holds), and its IST month YYYY-MM. */
+/** A day number as YYYY-MM-DD (what `usage_cells.day` holds), and its IST month YYYY-MM. */
 export const dayDate = (day: number): string => formatDay(day);
 export const dayMonth = (day: number): string => dayDate(day).slice(0, 7);
 /** A day's partition of the log, as `usage_events_ensure_partition` names it. */

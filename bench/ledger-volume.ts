@@ -269,15 +269,6 @@ async function loadLog(count: number, ctx: LoadContext): Promise<number> {
       }
     });
     console.log(`  usage_cells: ${fmt(rows)} rows`);
-    // The same figures by name, as the batch statement writes them for a ledger of the release before
-    // migration 0015 (which leaves such a write alone when told the cells are written already).
-    await client.query("SET mdp.records_cells = 'on'");
-    await client.query(
-      `INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
-       SELECT a.account_id::text, c.day, r.name, CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END, c.charged
-         FROM usage_cells c JOIN usage_accounts a ON a.id = c.account JOIN usage_routes r ON r.id = c.route`,
-    );
-    await client.query('RESET mdp.records_cells');
   } finally {
     client.release();
   }

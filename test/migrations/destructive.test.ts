@@ -74,6 +74,7 @@ describe('reviewMigration', () => {
             'ALTER TABLE t ALTER COLUMN a TYPE bigint;',
             'ALTER TABLE t DROP CONSTRAINT t_pkey;',
             'drop view v;',
+            '  TRUNCATE usage_route_daily;',
           ].join('\n'),
         ),
       ).destructive,
@@ -83,6 +84,7 @@ describe('reviewMigration', () => {
       'ALTER TABLE t ALTER COLUMN a TYPE bigint;',
       'ALTER TABLE t DROP CONSTRAINT t_pkey;',
       'drop view v;',
+      'TRUNCATE usage_route_daily;',
     ]);
   });
 
@@ -92,6 +94,7 @@ describe('reviewMigration', () => {
         '-- The old table is dropped a release later.',
         'ALTER TABLE plans ALTER COLUMN burst DROP NOT NULL;',
         'ALTER TABLE plans ADD COLUMN note text;',
+        'CREATE TRIGGER kept BEFORE UPDATE OR DELETE OR TRUNCATE ON usage_events',
       ].join('\n'),
     );
     expect(reviewMigration(sql).destructive).toEqual([]);

@@ -7,9 +7,9 @@
  * the file: a comment line `-- Contract: <what goes>, unused since <the release or migration>`.
  */
 
-/** Statements that remove or rename something, or change a column's type. */
+/** Statements that remove or rename something, empty a table, or change a column's type. */
 const DESTRUCTIVE =
-  /\b(DROP\s+(TABLE|VIEW|MATERIALIZED\s+VIEW|FUNCTION|TRIGGER|INDEX|COLUMN|CONSTRAINT|TYPE|SCHEMA)\b|RENAME\b|ALTER\s+COLUMN\s+\S+\s+(SET\s+DATA\s+)?TYPE\b)/i;
+  /\b(DROP\s+(TABLE|VIEW|MATERIALIZED\s+VIEW|FUNCTION|TRIGGER|INDEX|COLUMN|CONSTRAINT|TYPE|SCHEMA)\b|RENAME\b|ALTER\s+COLUMN\s+\S+\s+(SET\s+DATA\s+)?TYPE\b)|^\s*TRUNCATE\b/i;
 
 export interface MigrationReview {
   /** The Up section's destructive statements, one line each as written. */

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateDown, migratedPool, type Pool } from '@mdp/db';
+import { createPool, migrateDown, migratedPool, type Pool } from '@mdp/db';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@localhost:5432/mdp';
 const LEDGER_MIGRATIONS = new URL('../migrations/', import.meta.url).pathname;
@@ -31,8 +31,16 @@ export async function ledgerPoolBefore(
   }
 }
 
-/** Undoes, on `schema`, the ledger's migration numbered `from` ('0006') and every one after it. */
-export function migrateLedgerDown(schema: string, from: string): Promise<void> {
-  const count = readdirSync(LEDGER_MIGRATIONS).filter((f) => f >= from).length;
-  return migrateDown({ url: DATABASE_URL, schema, dir: LEDGER_MIGRATIONS, count });
+/** Undoes, on `schema`, the ledger's migration numbered `from` ('0006') and every one applied after it. */
+export async function migrateLedgerDown(schema: string, from: string): Promise<void> {
+  const pool = createPool({ url: DATABASE_URL, schema, max: 1, applicationName: 'ledger-down' });
+  try {
+    const { rows } = await pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pgmigrations WHERE name >= $1',
+      [from],
+    );
+    await migrateDown({ url: DATABASE_URL, schema, dir: LEDGER_MIGRATIONS, count: rows[0]!.n });
+  } finally {
+    await pool.end();
+  }
 }

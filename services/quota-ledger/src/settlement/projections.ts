@@ -16,15 +16,14 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * CTE's rows are invisible to the rest of the statement), which is exactly the log without this batch,
  * so the result does not depend on arrival order. The requests' deltas are summed once into cells of
  * (account, IST day, route, interface): the projection's rows (usage_cells, keyed by the log's own
- * numbers, migration 0015; the daily figures are its sums, and a month's the sum of its days), so a
- * batch moves one row per account, day and route in it. Until the release after 0015 it also writes the
- * same deltas by name (usage_route_daily, what a ledger of the release before reads). The deltas
- * returned (the account book's day and month) are the cells' sums by day and interface, as arrays a
- * column, the account by its number (`record` names it). Each cell gets
- * one net delta: increments upsert, decrements update rows that must exist (a row proposed for insertion
- * is checked against `charged >= 0` before ON CONFLICT could make it an update). Only the shard's
- * consumer writes its accounts' rows, one batch at a time. An event of a day already sealed is not recorded (its figures
- * are the billing record) but counted as `late`; by the sealing rule there is none.
+ * numbers, migrations 0015 and 0016; the daily figures are its sums, and a month's the sum of its
+ * days), so a batch moves one row per account, day and route in it. The deltas returned (the account
+ * book's day and month) are the cells' sums by day and interface, as arrays a column, the account by its
+ * number (`record` names it). Each cell gets one net delta: increments upsert, decrements update rows
+ * that must exist (a row proposed for insertion is checked against `charged >= 0` before ON CONFLICT
+ * could make it an update). Only the shard's consumer writes its accounts' rows, one batch at a time. An
+ * event of a day already sealed is not recorded (its figures are the billing record) but counted as
+ * `late`; by the sealing rule there is none.
  * The batch arrives as one array a column ($1 to $7, see `logColumns`), without duplicates and ordered
  * by request id (right-edge inserts into the index). With a stream position ($8 to $10: the stream, when
  * it was made, the sequence), the same statement moves that stream's recorded position forward (a
@@ -88,25 +87,6 @@ cells_down AS (
   UPDATE usage_cells t SET charged = t.charged + d.delta FROM cells d
    WHERE d.delta < 0 AND t.account = d.account AND t.day = d.day AND t.route = d.route
      AND t.interface = d.interface
-),
-named AS (
-  -- Names looked up a cell at a time by key: a join could be planned as a merge over the dictionary's
-  -- whole index, whose cost would grow with the accounts the ledger has ever seen.
-  SELECT (SELECT a.account_id::text FROM usage_accounts a WHERE a.id = c.account) AS account_id, c.day,
-         (SELECT n.name FROM usage_routes n WHERE n.id = c.route) AS route,
-         CASE c.interface WHEN 'm' THEN 'mcp' ELSE 'rest' END AS via, c.delta
-    FROM cells c
-),
-by_name_up AS (
-  INSERT INTO usage_route_daily (account_id, day, route, interface, charged)
-  SELECT account_id, day, route, via, delta FROM named WHERE delta > 0
-  ON CONFLICT (account_id, day, route, interface)
-  DO UPDATE SET charged = usage_route_daily.charged + EXCLUDED.charged
-),
-by_name_down AS (
-  UPDATE usage_route_daily t SET charged = t.charged + d.delta FROM named d
-   WHERE d.delta < 0 AND t.account_id = d.account_id AND t.day = d.day AND t.route = d.route
-     AND t.interface = d.via
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
        (SELECT count(*) FROM input i
@@ -114,10 +94,7 @@ SELECT (SELECT count(*) FROM fresh)::int AS recorded,
        d.accounts, d.days, d.vias, d.deltas
   FROM (SELECT coalesce(array_agg(account), '{}') AS accounts, coalesce(array_agg(to_char(day, 'YYYY-MM-DD')), '{}') AS days,
                coalesce(array_agg(interface::text), '{}') AS vias, coalesce(array_agg(delta), '{}') AS deltas
-          FROM daily) AS d
- -- This statement writes usage_route_daily itself: migration 0015's trigger, which carries the earlier
- -- release's writes of it to the cells, leaves it alone (until the transaction's end; after the statement).
- WHERE set_config('mdp.records_cells', 'on', true) = 'on'`;
+          FROM daily) AS d`;
 
 /** See `ProjectionStore.history`. */
 const HISTORY = `

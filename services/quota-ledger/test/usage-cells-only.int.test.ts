@@ -1,0 +1,140 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { dropSchema, type Pool } from '@mdp/db';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectionStore } from '../src/settlement/projections.ts';
+import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
+import { byName, cells, DAYS, daily, ProjectionHistory } from './projection-releases.ts';
+
+// Migration 0016, the projection's second step: this release's batch statement writes usage_cells only.
+// Only a ledger of a release before 0015 reads usage_route_daily, so the migration refuses while one is
+// running; 0015's release (it reads the cells, writes both) may go on recording during the rollout and
+// after a rollback. Each check compares the tables with what the log implies (from the events sent).
+
+const schema = `ledger_uco_${randomBytes(5).toString('hex')}`;
+const ACCOUNTS = Array.from({ length: 4 }, () => randomUUID());
+const history = new ProjectionHistory();
+
+/** Adds or replaces a live run of shard `shard` of 4, refreshed by code of `level` (null: before 0015). */
+async function liveRun(pool: Pool, shard: number, level: string | null): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // As a refresh of that release sets it (migration 0015's trigger stamps the row with it).
+    if (level !== null) await client.query(`SELECT set_config('mdp.ledger_code_level', $1, true)`, [level]);
+    await client.query(
+      `INSERT INTO ledger_shard_runs (shard_count, shard, holder, active_since, last_seen)
+       VALUES (4, $1, $2, now(), now())
+       ON CONFLICT (shard_count, shard) DO UPDATE SET last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL`,
+      [shard, `quota-ledger-${shard}@uco`],
+    );
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
+}
+
+let pool: Pool;
+
+beforeAll(async () => {
+  const before = await ledgerPoolBefore(schema, '0016', 'uco-before');
+  try {
+    for (const day of DAYS) await before.query('SELECT usage_events_ensure_partition($1::date)', [day]);
+    await history.recordAs('0014', before, history.batch(30, 0, ACCOUNTS.slice(0, 2)));
+    await history.recordAs('0015', before, history.batch(30, 4, ACCOUNTS.slice(0, 3)));
+  } finally {
+    await before.end();
+  }
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await dropSchema(DATABASE_URL, schema);
+});
+
+describe('the projection by numbers alone (migration 0016)', () => {
+  it('refuses while a ledger of a release before 0015 is running, and changes nothing', async () => {
+    const before = await ledgerPoolBefore(schema, '0016', 'uco-guard');
+    try {
+      await liveRun(before, 0, '0015');
+      await liveRun(before, 1, null);
+    } finally {
+      await before.end();
+    }
+    await expect(ledgerPool(schema, 'uco-refused')).rejects.toThrow(
+      /migration 0016 needs every ledger on migration 0015's release or later; still running: shard 1 of 4 \(quota-ledger-1@uco, a release before 0015\)$/,
+    );
+    const after = await ledgerPoolBefore(schema, '0016', 'uco-unchanged');
+    try {
+      expect(
+        (await after.query(`SELECT count(*)::int AS n FROM pgmigrations WHERE name >= '0016'`)).rows[0],
+      ).toEqual({ n: 0 });
+      expect(await byName(after)).toEqual(history.implied());
+    } finally {
+      await after.end();
+    }
+  });
+
+  it('goes ahead once that run has ended, or was last seen over a minute ago', async () => {
+    const before = await ledgerPoolBefore(schema, '0016', 'uco-guard');
+    try {
+      await before.query('UPDATE ledger_shard_runs SET ended_at = now() WHERE shard_count = 4 AND shard = 1');
+      // Killed, never ended: its row stays, no longer refreshed.
+      await liveRun(before, 2, null);
+      await before.query(
+        `UPDATE ledger_shard_runs SET last_seen = now() - interval '61 seconds' WHERE shard_count = 4 AND shard = 2`,
+      );
+    } finally {
+      await before.end();
+    }
+    pool = await ledgerPool(schema, 'uco');
+    // The old table is emptied (it is the projection no more); the daily view sums the cells.
+    expect(await byName(pool)).toEqual([]);
+    expect(await cells(pool)).toEqual(history.implied());
+    expect(await daily(pool)).toEqual(history.impliedDaily());
+  });
+
+  it('records into the cells only, and reads them back', async () => {
+    const store = new ProjectionStore(pool);
+    // An account new to the projection, and voids of charges 0014's and 0015's releases recorded.
+    const events = history.batch(30, 3, [ACCOUNTS[1]!, ACCOUNTS[3]!]);
+    const result = await store.record(events);
+    history.sent.push(...events);
+    expect(result.recorded).toBe(events.length);
+    expect(await cells(pool)).toEqual(history.implied());
+    expect(await byName(pool)).toEqual([]);
+    expect(await daily(pool)).toEqual(history.impliedDaily());
+    expect(await store.rebuildDifferences()).toEqual([]);
+    const month = (account: string) =>
+      history
+        .impliedDaily()
+        .map((r) => r.split(' '))
+        .filter((r) => r[0] === account)
+        .reduce((n, r) => n + Number(r[3]), 0);
+    const charged = (await store.charged([ACCOUNTS[3]!], '2026-03-14', '2026-03')).get(ACCOUNTS[3]!)!;
+    expect(month(ACCOUNTS[3]!)).toBeGreaterThan(0);
+    expect(charged.month.rest + charged.month.mcp).toBe(month(ACCOUNTS[3]!));
+  });
+
+  it('lets a ledger of 0015’s release record on, as while pods roll or after a rollback', async () => {
+    await history.recordAs('0015', pool, history.batch(20, 5, ACCOUNTS));
+    expect(await cells(pool)).toEqual(history.implied());
+    expect(await daily(pool)).toEqual(history.impliedDaily());
+    // Then this release's, then 0015's again, each voiding what the other recorded.
+    const store = new ProjectionStore(pool);
+    const events = history.batch(10, 2, ACCOUNTS);
+    await store.record(events);
+    history.sent.push(...events);
+    await history.recordAs('0015', pool, history.batch(10, 2, ACCOUNTS));
+    expect(await cells(pool)).toEqual(history.implied());
+    expect(await store.rebuildDifferences()).toEqual([]);
+  });
+
+  it('migrates down to 0015’s two tables, equal again, and a ledger before 0015 records on', async () => {
+    await migrateLedgerDown(schema, '0016');
+    expect(await byName(pool)).toEqual(history.implied());
+    expect(await daily(pool)).toEqual(history.impliedDaily());
+    await history.recordAs('0014', pool, history.batch(10, 3, ACCOUNTS));
+    expect(await byName(pool)).toEqual(history.implied());
+    expect(await cells(pool)).toEqual(history.implied());
+  });
+});
