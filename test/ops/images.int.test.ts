@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleExtras } from '../../deploy/docker/bundle.ts';
 import { SERVICES } from '../../scripts/lib/services.ts';
 import { BUILT_IN_BRANDS } from '../../services/equities-data/src/areas/stocks/importers/brands.ts';
+import { ledgerPoolBefore } from '../../services/quota-ledger/test/ledger-db.ts';
 import { nodeArgsFor } from '../bundles.ts';
 import { DATABASE_URL } from '../stack.ts';
 import { filesUnder, metricNames, ROOT, read, readYaml } from './lib.ts';
@@ -64,6 +65,30 @@ describe('the image entry points', () => {
     } finally {
       await pool.end();
     }
+  });
+
+  it('migrate.js stops an upgrade a running ledger could not take, naming that ledger and what to do', async () => {
+    // A schema as 0015's release left it, with a ledger of a release before 0015 still running (a
+    // refresh of that release stamps no code level): migration 0016 must not go ahead under it.
+    const schema = `img_${randomBytes(4).toString('hex')}_older`;
+    schemas.push(schema);
+    const before = await ledgerPoolBefore(schema, '0016', 'images-test');
+    try {
+      await before.query(
+        `INSERT INTO ledger_shard_runs (shard_count, shard, holder, active_since, last_seen)
+         VALUES (2, 1, 'quota-ledger-1@old', now(), now())`,
+      );
+    } finally {
+      await before.end();
+    }
+    const env = { DATABASE_URL, DB_SCHEMA: schema, MDP_SERVICE: 'quota-ledger' };
+    const err = await node(join(out, 'quota-ledger', 'dist', 'migrate.js'), [], env).catch((e) => e);
+    expect(err.code).toBe(1);
+    expect(err.stdout).toMatch(/"msg":"migrations failed"/);
+    expect(err.stdout).toContain(
+      "migration 0016 needs every ledger on migration 0015's release or later; still running: shard 1 of 2 (quota-ledger-1@old, a release before 0015)",
+    );
+    expect(err.stdout).toContain('Upgrade to the release of migration 0015 first');
   });
 
   it('migrate.js refuses to run without a schema, with the configuration exit code', async () => {
