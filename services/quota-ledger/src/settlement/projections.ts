@@ -23,7 +23,8 @@ import type { StreamPosition, StreamPositions } from './stream-position.ts';
  * that must exist (a row proposed for insertion is checked against `charged >= 0` before ON CONFLICT
  * could make it an update). Only the shard's consumer writes its accounts' rows, one batch at a time. An
  * event of a day already sealed is not recorded (its figures are the billing record) but counted as
- * `late`; by the sealing rule there is none.
+ * `late`; by the sealing rule there is none. The seals are asked once a day the batch holds, not once an
+ * event (at 2,000 events a batch that was a fifth of the statement).
  * The batch arrives as one array a column ($1 to $7, see `logColumns`), without duplicates and ordered
  * by request id (right-edge inserts into the index). With a stream position ($8 to $10: the stream, when
  * it was made, the sequence), the same statement moves that stream's recorded position forward (a
@@ -41,16 +42,21 @@ WITH position AS (
         updated_at = now()
 ),
 input AS (
-  SELECT e.request_id, e.account, e.kind, timestamptz 'epoch' + e.at_ms * interval '1 millisecond' AS admitted_at,
+  SELECT e.request_id, e.account, e.kind, a.admitted_at, (a.admitted_at AT TIME ZONE 'Asia/Kolkata')::date AS day,
          e.route, e.status, e.interface
     FROM unnest($1::uuid[], $2::int[], $3::"char"[], $4::bigint[], $5::smallint[], $6::smallint[], $7::"char"[])
       AS e(request_id, account, kind, at_ms, route, status, interface)
+   CROSS JOIN LATERAL (SELECT timestamptz 'epoch' + e.at_ms * interval '1 millisecond' AS admitted_at) AS a
+),
+sealed AS (
+  -- The batch's days already sealed: one look-up a day of the batch, not one an event.
+  SELECT s.day FROM usage_seals s WHERE s.day IN (SELECT DISTINCT day FROM input)
 ),
 fresh AS (
   INSERT INTO usage_events (request_id, admitted_at, account, route, status, kind, interface)
   SELECT request_id, admitted_at, account, route, status, kind, interface
     FROM input i
-   WHERE NOT (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = (i.admitted_at AT TIME ZONE 'Asia/Kolkata')::date))
+   WHERE i.day NOT IN (SELECT day FROM sealed)
   ON CONFLICT (request_id, account, kind, admitted_at) DO NOTHING
   RETURNING request_id, account, kind, admitted_at, route, interface
 ),
@@ -89,8 +95,7 @@ cells_down AS (
      AND t.interface = d.interface
 )
 SELECT (SELECT count(*) FROM fresh)::int AS recorded,
-       (SELECT count(*) FROM input i
-         WHERE (SELECT EXISTS (SELECT 1 FROM usage_seals s WHERE s.day = (i.admitted_at AT TIME ZONE 'Asia/Kolkata')::date)))::int AS late,
+       (SELECT count(*) FROM input i WHERE i.day IN (SELECT day FROM sealed))::int AS late,
        d.accounts, d.days, d.vias, d.deltas
   FROM (SELECT coalesce(array_agg(account), '{}') AS accounts, coalesce(array_agg(to_char(day, 'YYYY-MM-DD')), '{}') AS days,
                coalesce(array_agg(interface::text), '{}') AS vias, coalesce(array_agg(delta), '{}') AS deltas
