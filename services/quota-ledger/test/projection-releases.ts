@@ -4,7 +4,7 @@ import { newRequestId, type SettlementEvent } from '@mdp/usage';
 import { logColumns, logRow, uniqueLogRows } from '../src/log/usage-log.ts';
 
 // Batches recorded by the ledger of one release or another against one schema, and what the log they
-// leave implies, for the tests of the projection's migrations (0015, 0016): whichever release records,
+// leave implies, for the tests of the projection's migrations (0015, 0016, 0017): whichever release records,
 // the projection must hold what the log implies.
 
 /** An earlier release's batch statement, kept as it ran (test/fixtures/record-batch-<migration>.sql). */
@@ -111,7 +111,10 @@ export class ProjectionHistory {
   }
 }
 
-/** usage_route_daily, the projection by name that releases before 0016 write (0014's also reads it). */
+/**
+ * usage_route_daily, the projection by name that releases before 0016 write (0014's also reads it); from
+ * 0017 a view of the cells by name.
+ */
 export async function byName(pool: Pool): Promise<string[]> {
   const { rows } = await pool.query<{ row: string }>(
     `SELECT account_id || ' ' || to_char(day, 'YYYY-MM-DD') || ' ' || route || ' ' || interface || ' ' || charged AS row
@@ -138,4 +141,26 @@ export async function daily(pool: Pool): Promise<string[]> {
        FROM usage_daily WHERE charged > 0`,
   );
   return rows.map((r) => r.row).sort();
+}
+
+/**
+ * Adds or replaces a live run of shard `shard` of 4, refreshed by code of `level` (null: before 0015), as
+ * the contract migrations' guards see it.
+ */
+export async function liveRun(pool: Pool, shard: number, level: string | null, tag: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // As a refresh of that release sets it (migration 0015's trigger stamps the row with it).
+    if (level !== null) await client.query(`SELECT set_config('mdp.ledger_code_level', $1, true)`, [level]);
+    await client.query(
+      `INSERT INTO ledger_shard_runs (shard_count, shard, holder, active_since, last_seen)
+       VALUES (4, $1, $2, now(), now())
+       ON CONFLICT (shard_count, shard) DO UPDATE SET last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL`,
+      [shard, `quota-ledger-${shard}@${tag}`],
+    );
+    await client.query('COMMIT');
+  } finally {
+    client.release();
+  }
 }

@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
-import { byName, cells, DAYS, daily, ProjectionHistory } from './projection-releases.ts';
+import { DATABASE_URL, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
+import { byName, cells, DAYS, daily, liveRun, ProjectionHistory } from './projection-releases.ts';
 
 // Migration 0016, the projection's second step: this release's batch statement writes usage_cells only.
 // Only a ledger of a release before 0015 reads usage_route_daily, so the migration refuses while one is
@@ -13,25 +13,6 @@ import { byName, cells, DAYS, daily, ProjectionHistory } from './projection-rele
 const schema = `ledger_uco_${randomBytes(5).toString('hex')}`;
 const ACCOUNTS = Array.from({ length: 4 }, () => randomUUID());
 const history = new ProjectionHistory();
-
-/** Adds or replaces a live run of shard `shard` of 4, refreshed by code of `level` (null: before 0015). */
-async function liveRun(pool: Pool, shard: number, level: string | null): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    // As a refresh of that release sets it (migration 0015's trigger stamps the row with it).
-    if (level !== null) await client.query(`SELECT set_config('mdp.ledger_code_level', $1, true)`, [level]);
-    await client.query(
-      `INSERT INTO ledger_shard_runs (shard_count, shard, holder, active_since, last_seen)
-       VALUES (4, $1, $2, now(), now())
-       ON CONFLICT (shard_count, shard) DO UPDATE SET last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL`,
-      [shard, `quota-ledger-${shard}@uco`],
-    );
-    await client.query('COMMIT');
-  } finally {
-    client.release();
-  }
-}
 
 let pool: Pool;
 
@@ -55,12 +36,12 @@ describe('the projection by numbers alone (migration 0016)', () => {
   it('refuses while a ledger of a release before 0015 is running, and changes nothing', async () => {
     const before = await ledgerPoolBefore(schema, '0016', 'uco-guard');
     try {
-      await liveRun(before, 0, '0015');
-      await liveRun(before, 1, null);
+      await liveRun(before, 0, '0015', 'uco');
+      await liveRun(before, 1, null, 'uco');
     } finally {
       await before.end();
     }
-    await expect(ledgerPool(schema, 'uco-refused')).rejects.toThrow(
+    await expect(ledgerPoolBefore(schema, '0017', 'uco-refused')).rejects.toThrow(
       /migration 0016 needs every ledger on migration 0015's release or later; still running: shard 1 of 4 \(quota-ledger-1@uco, a release before 0015\)$/,
     );
     const after = await ledgerPoolBefore(schema, '0016', 'uco-unchanged');
@@ -79,14 +60,14 @@ describe('the projection by numbers alone (migration 0016)', () => {
     try {
       await before.query('UPDATE ledger_shard_runs SET ended_at = now() WHERE shard_count = 4 AND shard = 1');
       // Killed, never ended: its row stays, no longer refreshed.
-      await liveRun(before, 2, null);
+      await liveRun(before, 2, null, 'uco');
       await before.query(
         `UPDATE ledger_shard_runs SET last_seen = now() - interval '61 seconds' WHERE shard_count = 4 AND shard = 2`,
       );
     } finally {
       await before.end();
     }
-    pool = await ledgerPool(schema, 'uco');
+    pool = await ledgerPoolBefore(schema, '0017', 'uco');
     // The old table is emptied (it is the projection no more); the daily view sums the cells.
     expect(await byName(pool)).toEqual([]);
     expect(await cells(pool)).toEqual(history.implied());

@@ -16,7 +16,7 @@ export const RUNS_CHANNEL = 'ledger_shard_runs';
  * migration 0015) so that a migration that removes what an earlier release uses can refuse while a
  * ledger of that release is running. The newest migration's number (checked by a test).
  */
-export const CODE_LEVEL = '0016';
+export const CODE_LEVEL = '0017';
 /** A request a stopping shard still held, as its hand-over records it. */
 export interface HandoverHold {
   accountId: string;
