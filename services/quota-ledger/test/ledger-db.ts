@@ -44,3 +44,18 @@ export async function migrateLedgerDown(schema: string, from: string): Promise<v
     await pool.end();
   }
 }
+
+/** Runs `use` with a pool of `ledgerPoolBefore(schema, before, …)`, and ends the pool after it. */
+export async function withLedgerBefore<T>(
+  schema: string,
+  before: string,
+  applicationName: string,
+  use: (pool: Pool) => Promise<T>,
+): Promise<T> {
+  const pool = await ledgerPoolBefore(schema, before, applicationName);
+  try {
+    return await use(pool);
+  } finally {
+    await pool.end();
+  }
+}

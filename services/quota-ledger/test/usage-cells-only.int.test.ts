@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPoolBefore, migrateLedgerDown, withLedgerBefore } from './ledger-db.ts';
 import { byName, cells, DAYS, daily, liveRun, ProjectionHistory } from './projection-releases.ts';
 
 // Migration 0016, the projection's second step: this release's batch statement writes usage_cells only.
@@ -17,14 +17,11 @@ const history = new ProjectionHistory();
 let pool: Pool;
 
 beforeAll(async () => {
-  const before = await ledgerPoolBefore(schema, '0016', 'uco-before');
-  try {
+  await withLedgerBefore(schema, '0016', 'uco-before', async (before) => {
     for (const day of DAYS) await before.query('SELECT usage_events_ensure_partition($1::date)', [day]);
     await history.recordAs('0014', before, history.batch(30, 0, ACCOUNTS.slice(0, 2)));
     await history.recordAs('0015', before, history.batch(30, 4, ACCOUNTS.slice(0, 3)));
-  } finally {
-    await before.end();
-  }
+  });
 });
 
 afterAll(async () => {
@@ -34,39 +31,30 @@ afterAll(async () => {
 
 describe('the projection by numbers alone (migration 0016)', () => {
   it('refuses while a ledger of a release before 0015 is running, and changes nothing', async () => {
-    const before = await ledgerPoolBefore(schema, '0016', 'uco-guard');
-    try {
+    await withLedgerBefore(schema, '0016', 'uco-guard', async (before) => {
       await liveRun(before, 0, '0015', 'uco');
       await liveRun(before, 1, null, 'uco');
-    } finally {
-      await before.end();
-    }
+    });
     await expect(ledgerPoolBefore(schema, '0017', 'uco-refused')).rejects.toThrow(
       /migration 0016 needs every ledger on migration 0015's release or later; still running: shard 1 of 4 \(quota-ledger-1@uco, a release before 0015\)$/,
     );
-    const after = await ledgerPoolBefore(schema, '0016', 'uco-unchanged');
-    try {
+    await withLedgerBefore(schema, '0016', 'uco-unchanged', async (after) => {
       expect(
         (await after.query(`SELECT count(*)::int AS n FROM pgmigrations WHERE name >= '0016'`)).rows[0],
       ).toEqual({ n: 0 });
       expect(await byName(after)).toEqual(history.implied());
-    } finally {
-      await after.end();
-    }
+    });
   });
 
   it('goes ahead once that run has ended, or was last seen over a minute ago', async () => {
-    const before = await ledgerPoolBefore(schema, '0016', 'uco-guard');
-    try {
+    await withLedgerBefore(schema, '0016', 'uco-guard', async (before) => {
       await before.query('UPDATE ledger_shard_runs SET ended_at = now() WHERE shard_count = 4 AND shard = 1');
       // Killed, never ended: its row stays, no longer refreshed.
       await liveRun(before, 2, null, 'uco');
       await before.query(
         `UPDATE ledger_shard_runs SET last_seen = now() - interval '61 seconds' WHERE shard_count = 4 AND shard = 2`,
       );
-    } finally {
-      await before.end();
-    }
+    });
     pool = await ledgerPoolBefore(schema, '0017', 'uco');
     // The old table is emptied (it is the projection no more); the daily view sums the cells.
     expect(await byName(pool)).toEqual([]);

@@ -3,7 +3,7 @@ import { dropSchema, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_LEVEL, refresh } from '../src/admission/registry-tables.ts';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPoolBefore, migrateLedgerDown, withLedgerBefore } from './ledger-db.ts';
 import { byName, cells, DAYS, ProjectionHistory } from './projection-releases.ts';
 
 // Migration 0015 keys the projection by the log's numbers (usage_cells) while the release before, which
@@ -20,14 +20,11 @@ const history = new ProjectionHistory();
 let pool: Pool;
 
 beforeAll(async () => {
-  const before = await ledgerPoolBefore(schema, '0015', 'uc-before');
-  try {
+  await withLedgerBefore(schema, '0015', 'uc-before', async (before) => {
     for (const day of DAYS) await before.query('SELECT usage_events_ensure_partition($1::date)', [day]);
     await history.recordAs('0014', before, history.batch(40, 0, ACCOUNTS.slice(0, 3)));
     await history.recordAs('0014', before, history.batch(20, 4, ACCOUNTS.slice(0, 3)));
-  } finally {
-    await before.end();
-  }
+  });
   pool = await ledgerPoolBefore(schema, '0016', 'uc');
 });
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { dropSchema, type Pool } from '@mdp/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionStore } from '../src/settlement/projections.ts';
-import { DATABASE_URL, ledgerPool, ledgerPoolBefore, migrateLedgerDown } from './ledger-db.ts';
+import { DATABASE_URL, ledgerPool, migrateLedgerDown, withLedgerBefore } from './ledger-db.ts';
 import { byName, cells, DAYS, daily, liveRun, ProjectionHistory } from './projection-releases.ts';
 
 // Migration 0017, the projection's last step: usage_route_daily (unread since 0015, unwritten since 0016)
@@ -30,16 +30,13 @@ async function shape(pool: Pool): Promise<{ kind: string; triggers: number; func
 let pool: Pool;
 
 beforeAll(async () => {
-  const before = await ledgerPoolBefore(schema, '0017', 'urd-before');
-  try {
+  await withLedgerBefore(schema, '0017', 'urd-before', async (before) => {
     for (const day of DAYS) await before.query('SELECT usage_events_ensure_partition($1::date)', [day]);
     await history.recordAs('0015', before, history.batch(30, 0, ACCOUNTS.slice(0, 3)));
     const events = history.batch(30, 4, ACCOUNTS);
     await new ProjectionStore(before).record(events);
     history.sent.push(...events);
-  } finally {
-    await before.end();
-  }
+  });
 });
 
 afterAll(async () => {
@@ -49,51 +46,39 @@ afterAll(async () => {
 
 describe('usage_route_daily dropped (migration 0017)', () => {
   it('refuses while a ledger of 0015’s release is running, and changes nothing', async () => {
-    const before = await ledgerPoolBefore(schema, '0017', 'urd-guard');
-    try {
+    await withLedgerBefore(schema, '0017', 'urd-guard', async (before) => {
       await liveRun(before, 0, '0016', 'urd');
       await liveRun(before, 1, '0015', 'urd');
-    } finally {
-      await before.end();
-    }
+    });
     await expect(ledgerPool(schema, 'urd-refused')).rejects.toThrow(
       /migration 0017 needs every ledger on migration 0016's release or later; still running: shard 1 of 4 \(quota-ledger-1@urd, release of 0015\)$/,
     );
-    const after = await ledgerPoolBefore(schema, '0017', 'urd-unchanged');
-    try {
+    await withLedgerBefore(schema, '0017', 'urd-unchanged', async (after) => {
       expect(
         (await after.query(`SELECT count(*)::int AS n FROM pgmigrations WHERE name >= '0017'`)).rows[0],
       ).toEqual({ n: 0 });
       expect(await shape(after)).toEqual({ kind: 'r', triggers: 2, functions: 2 });
       expect(await cells(after)).toEqual(history.implied());
-    } finally {
-      await after.end();
-    }
+    });
   });
 
   it('refuses for a run of a release before 0015 too', async () => {
-    const before = await ledgerPoolBefore(schema, '0017', 'urd-guard');
-    try {
+    await withLedgerBefore(schema, '0017', 'urd-guard', async (before) => {
       await before.query('UPDATE ledger_shard_runs SET ended_at = now() WHERE shard_count = 4 AND shard = 1');
       await liveRun(before, 2, null, 'urd');
-    } finally {
-      await before.end();
-    }
+    });
     await expect(ledgerPool(schema, 'urd-refused')).rejects.toThrow(
       /still running: shard 2 of 4 \(quota-ledger-2@urd, a release before 0015\)$/,
     );
   });
 
   it('goes ahead once no such run is live, and names the cells by the old table’s name', async () => {
-    const before = await ledgerPoolBefore(schema, '0017', 'urd-guard');
-    try {
+    await withLedgerBefore(schema, '0017', 'urd-guard', async (before) => {
       // Killed, never ended: its row stays, no longer refreshed.
       await before.query(
         `UPDATE ledger_shard_runs SET last_seen = now() - interval '61 seconds' WHERE shard_count = 4 AND shard = 2`,
       );
-    } finally {
-      await before.end();
-    }
+    });
     pool = await ledgerPool(schema, 'urd');
     expect(await shape(pool)).toEqual({ kind: 'v', triggers: 0, functions: 0 });
     expect(await cells(pool)).toEqual(history.implied());
