@@ -64,9 +64,13 @@ async function recordAcrossMove(move: (leader: string, own: string, durable: str
     const own = shardStreamName(stream, 0);
     const durable = batchDurableName(prefix, 0);
     // Undefined while it has none (its information is not answered during an election).
+    let waiting: number | undefined;
     const leader = () =>
       jsm.consumers.info(own, durable).then(
-        (info) => info.cluster?.leader,
+        (info) => {
+          waiting = info.num_waiting;
+          return info.cluster?.leader;
+        },
         () => undefined,
       );
     // nats-server 2.9 does not always answer a consumer's stepdown: the new leader is what tells.
@@ -101,7 +105,7 @@ async function recordAcrossMove(move: (leader: string, own: string, durable: str
       (await registry.metrics()).match(/ledger_settlement_pulls_again_total\{[^}]*\} \d+/g);
     await until(
       () =>
-        `the events after the move recorded (${recorded.size - 20} of 30; consumer leader ${before} → ${after}, last seen ${lastLeader})`,
+        `the events after the move recorded (${recorded.size - 20} of 30; consumer leader ${before} → ${after}, last seen ${lastLeader} holding ${waiting} pulls)`,
       async () => {
         if (recorded.size === 50) return true;
         lastLeader = await leader();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PullWatch } from './pull-watch.ts';
+import { PullWatch, pullHeld } from './pull-watch.ts';
 
 const MAX = 100;
 
@@ -33,5 +33,16 @@ describe('PullWatch', () => {
     expect(watch.lost({ pending: 5, ackPending: 0, received: 0 })).toBe(true);
     expect(watch.lost({ pending: 5, ackPending: 0, received: 0 })).toBe(false);
     expect(watch.lost({ pending: 5, ackPending: 0, received: 0 })).toBe(true);
+  });
+});
+
+describe('pullHeld', () => {
+  it('is held while the leader has a pull waiting, or delivered since the pull', () => {
+    expect(pullHeld({ waiting: 1, received: 0 })).toBe(true);
+    expect(pullHeld({ waiting: 0, received: 3 })).toBe(true);
+  });
+
+  it('is not when the leader has no pull waiting and nothing came', () => {
+    expect(pullHeld({ waiting: 0, received: 0 })).toBe(false);
   });
 });

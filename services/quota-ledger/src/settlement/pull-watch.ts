@@ -32,3 +32,18 @@ export class PullWatch {
     return lost;
   }
 }
+
+/**
+ * When, after a pull made again for a consumer's new leader, the consumer looks whether that leader holds
+ * it (ms after the pull, or after the pull made again at the previous look). The pull can reach the
+ * servers before the new leader takes pulls (its interest not yet known where the pull arrived, which
+ * drops it or answers "no responders"): nats.js's `consume()` says nothing of that and waits for two
+ * missed heartbeats, a whole pull's life, while the shard records nothing. Seen once in a loaded
+ * clean-clone CI run (3 December 2026): a stepdown's pull made again was never held.
+ */
+export const HELD_LOOKS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000];
+
+/** Whether the consumer's leader holds this process's pull: it has one waiting, or delivered since the pull. */
+export function pullHeld(look: { waiting: number; received: number }): boolean {
+  return look.waiting > 0 || look.received > 0;
+}

@@ -25,7 +25,7 @@ import {
   type StreamSource,
   streamExists,
 } from './durable-consumer.ts';
-import { PullWatch } from './pull-watch.ts';
+import { HELD_LOOKS_MS, PullWatch, pullHeld } from './pull-watch.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
@@ -121,7 +121,7 @@ export function consumerMetrics(registry: Registry): ConsumerMetrics {
   });
   const pulledAgain = new Counter({
     name: 'ledger_settlement_pulls_again_total',
-    help: 'Pulls a settlement consumer made again because the one it waited on was lost; cause: leader_moved (JetStream elected its consumer a new leader, which does not know the pull), lost (messages waited in JetStream for it and none came for an interval)',
+    help: 'Pulls a settlement consumer made again because the one it waited on was lost; cause: leader_moved (JetStream elected its consumer a new leader, which does not know the pull; again while that leader holds none of its pulls), lost (messages waited in JetStream for it and none came for an interval)',
     labelNames: ['cause'] as const,
     registers: [registry],
   });
@@ -504,7 +504,7 @@ export async function startStreamConsumer(
     }
   };
 
-  /** Messages received since the watch last looked. */
+  /** Messages received by this process, all pulls counted. */
   let received = 0;
   const receive = async () => {
     for await (const m of messages) {
@@ -619,14 +619,20 @@ export async function startStreamConsumer(
   let messages = await pull();
   let loop = receive().catch(logStop);
 
+  /** What `received` was at the watch's last look. */
+  let receivedAtLook = 0;
   const watch = setInterval(() => {
     void (async () => {
       if (reopening || stopping) return;
       const of = generation;
       const info = await consumerInfo(jsm, spec.stream, durable);
       if (!info) return reopen('not found');
-      const look = { pending: info.num_pending, ackPending: info.num_ack_pending, received };
-      received = 0;
+      const look = {
+        pending: info.num_pending,
+        ackPending: info.num_ack_pending,
+        received: received - receivedAtLook,
+      };
+      receivedAtLook = received;
       if (!pullWatch.lost(look) || of !== generation) return;
       logger.warn(
         { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
@@ -643,11 +649,39 @@ export async function startStreamConsumer(
   // held, and nats-server 2.9 tells the puller nothing: the client would notice only when two heartbeats
   // are missed (a whole pull's life, `PULL_EXPIRES_MS`), and the shard records nothing until then. The
   // new leader announces itself, so the pull is made again at once.
+  // The pull made again may still miss the new leader (`HELD_LOOKS_MS`): the consumer looks, and pulls
+  // again while the leader holds none of its pulls.
+  /** The leader move whose pull is being looked at: a newer move's looks replace an older's. */
+  let move = 0;
+  const lookHeld = async (of: number) => {
+    for (const wait of HELD_LOOKS_MS) {
+      const since = received;
+      await new Promise((r) => setTimeout(r, wait).unref());
+      if (of !== move || reopening || stopping) return;
+      // None during an election (looked at again next time); the watch makes again a consumer not found.
+      const info = await consumerInfo(jsm, spec.stream, durable).catch(() => null);
+      if (!info) continue;
+      if (pullHeld({ waiting: info.num_waiting, received: received - since })) return;
+      if (of !== move) return;
+      logger.warn(
+        { stream: spec.stream, durable, leader: info.cluster?.leader },
+        'settlement consumer: the new leader holds no pull of it; pulling again',
+      );
+      repull('leader_moved');
+      await repulling;
+    }
+  };
   const elected = nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${spec.stream}.${durable}`, {
     callback: (err) => {
       if (err) return;
       logger.info({ stream: spec.stream, durable }, 'settlement consumer: a new leader; pulling again');
       repull('leader_moved');
+      const of = ++move;
+      repulling
+        ?.then(() => lookHeld(of))
+        .catch((err) =>
+          logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its new pull'),
+        );
     },
   });
 
