@@ -654,15 +654,15 @@ export async function startStreamConsumer(
   /** The leader move whose pull is being looked at: a newer move's looks replace an older's. */
   let move = 0;
   const lookHeld = async (of: number) => {
+    await repulling;
     for (const wait of HELD_LOOKS_MS) {
       const since = received;
       await new Promise((r) => setTimeout(r, wait).unref());
-      if (of !== move || reopening || stopping) return;
       // None during an election (looked at again next time); the watch makes again a consumer not found.
       const info = await consumerInfo(jsm, spec.stream, durable).catch(() => null);
+      if (of !== move || reopening || stopping) return;
       if (!info) continue;
       if (pullHeld({ waiting: info.num_waiting, received: received - since })) return;
-      if (of !== move) return;
       logger.warn(
         { stream: spec.stream, durable, leader: info.cluster?.leader },
         'settlement consumer: the new leader holds no pull of it; pulling again',
@@ -676,12 +676,9 @@ export async function startStreamConsumer(
       if (err) return;
       logger.info({ stream: spec.stream, durable }, 'settlement consumer: a new leader; pulling again');
       repull('leader_moved');
-      const of = ++move;
-      repulling
-        ?.then(() => lookHeld(of))
-        .catch((err) =>
-          logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its new pull'),
-        );
+      lookHeld(++move).catch((err) =>
+        logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its new pull'),
+      );
     },
   });
 
