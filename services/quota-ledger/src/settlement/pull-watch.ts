@@ -47,3 +47,40 @@ export const HELD_LOOKS_MS: readonly number[] = [250, 500, 1_000, 2_000, 4_000];
 export function pullHeld(look: { waiting: number; received: number }): boolean {
   return look.waiting > 0 || look.received > 0;
 }
+
+/** What the looks after a leader move need of the consumer, its process and the clock. */
+export interface HeldLooks {
+  /** Resolves after `ms`. */
+  sleep(ms: number): Promise<void>;
+  /** The consumer's pulls waiting at its leader, and who leads it; null when JetStream does not say (an election). */
+  look(): Promise<{ waiting: number; leader: string | undefined } | null>;
+  /** Messages this process has received so far: a running total. */
+  received(): number;
+  /** False once this move's looks are over: a newer move's replace them, or the consumer is being made again or stopped. */
+  current(): boolean;
+  /** Makes the pull again (the leader named, for the log) and resolves once it is made. */
+  pullAgain(leader: string | undefined): Promise<void>;
+}
+
+/**
+ * The looks after a leader move (`HELD_LOOKS_MS` apart): at each, the pull is made again while the leader
+ * holds none of this process's pulls and nothing has come since the look before. 'held' once one is held,
+ * 'replaced' when the move's looks are over first, 'unconfirmed' when every look found none (the lost-pull
+ * watch, `PullWatch`, still looks every interval).
+ */
+export async function lookUntilHeld(
+  looks: HeldLooks,
+  waits: readonly number[] = HELD_LOOKS_MS,
+): Promise<'held' | 'replaced' | 'unconfirmed'> {
+  for (const wait of waits) {
+    const since = looks.received();
+    await looks.sleep(wait);
+    // None during an election: looked at again next time.
+    const seen = await looks.look();
+    if (!looks.current()) return 'replaced';
+    if (!seen) continue;
+    if (pullHeld({ waiting: seen.waiting, received: looks.received() - since })) return 'held';
+    await looks.pullAgain(seen.leader);
+  }
+  return 'unconfirmed';
+}

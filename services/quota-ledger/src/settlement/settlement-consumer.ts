@@ -25,7 +25,7 @@ import {
   type StreamSource,
   streamExists,
 } from './durable-consumer.ts';
-import { HELD_LOOKS_MS, PullWatch, pullHeld } from './pull-watch.ts';
+import { lookUntilHeld, PullWatch } from './pull-watch.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
@@ -655,21 +655,24 @@ export async function startStreamConsumer(
   let move = 0;
   const lookHeld = async (of: number) => {
     await repulling;
-    for (const wait of HELD_LOOKS_MS) {
-      const since = received;
-      await new Promise((r) => setTimeout(r, wait).unref());
-      // None during an election (looked at again next time); the watch makes again a consumer not found.
-      const info = await consumerInfo(jsm, spec.stream, durable).catch(() => null);
-      if (of !== move || reopening || stopping) return;
-      if (!info) continue;
-      if (pullHeld({ waiting: info.num_waiting, received: received - since })) return;
-      logger.warn(
-        { stream: spec.stream, durable, leader: info.cluster?.leader },
-        'settlement consumer: the new leader holds no pull of it; pulling again',
-      );
-      repull('leader_moved');
-      await repulling;
-    }
+    await lookUntilHeld({
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms).unref()),
+      // The watch makes again a consumer not found.
+      look: async () => {
+        const info = await consumerInfo(jsm, spec.stream, durable).catch(() => null);
+        return info && { waiting: info.num_waiting, leader: info.cluster?.leader };
+      },
+      received: () => received,
+      current: () => of === move && !reopening && !stopping,
+      pullAgain: async (leader) => {
+        logger.warn(
+          { stream: spec.stream, durable, leader },
+          'settlement consumer: the new leader holds no pull of it; pulling again',
+        );
+        repull('leader_moved');
+        await repulling;
+      },
+    });
   };
   const elected = nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${spec.stream}.${durable}`, {
     callback: (err) => {
