@@ -214,19 +214,6 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /**
- * The logger fastify is given: the process's own, whose child is itself. fastify asks for a child logger
- * for every request, and a pino child serialises and redacts its bindings as it is made; a
- * `childLoggerFactory` of ours would avoid that but fastify then checks the logger it returns on every
- * request, so its own factory asks this `child`, which makes nothing. A request's ids reach its log lines
- * from its context (withLogFields below), or are given explicitly.
- */
-function requestLogger(logger: Logger): FastifyBaseLogger {
-  const own = Object.create(logger) as FastifyBaseLogger;
-  own.child = () => own;
-  return own;
-}
-
-/**
  * The public API process. Builds routes from the catalogue; every response, success or failure, is one
  * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
  */
@@ -239,7 +226,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   let closing = false;
 
   const app = Fastify({
-    loggerInstance: requestLogger(logger),
+    loggerInstance: logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     return503OnClosing: false,
@@ -252,6 +239,9 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 16_384 },
     // Nothing a client sends becomes a request's id: it keys admission, settlement and the event log.
     genReqId: newRequestId,
+    // No child logger per request (pino serialises and redacts a child's bindings when it is made): a
+    // request's ids reach its log lines from its context (withLogFields below), or are given explicitly.
+    childLoggerFactory: (logger) => logger,
     frameworkErrors: (err, req, reply) => {
       const param = err.code === 'FST_ERR_BAD_URL' ? undecodableParam(req.url) : undefined;
       sendError(
