@@ -3,8 +3,9 @@
 // the real authenticator, token-use reporter and document cache), with in-process stand-ins for what
 // lies beyond the process: the auth service verifies every token, the ledger answers `/v1/me/usage`
 // with a constant document, and no data service is reached. The bench asks only routes that are not
-// metered (metering is never called: a call would answer 500 and fail the run), so what it measures is
-// the HTTP path itself: hooks, token check (cached), validation, envelope, and the answer's write.
+// metered: metering is asked only what a usage read asks of it (its usage can be read; no lease's
+// charges), and anything else would answer 500 and fail the run. So what it measures is the HTTP path
+// itself: hooks, token check (cached), validation, envelope, and the answer's write.
 import { systemClock } from '@mdp/nse-calendar';
 import { auth } from '@mdp/proto';
 import { createLogger, createRegistry, initTracing } from '@mdp/telemetry';
@@ -55,18 +56,19 @@ const authClient = {
   recordTokenUse: async () => ({}),
 } as never;
 
-const unreachable = (what: string) =>
-  new Proxy(
-    {},
-    {
-      get: (_t, name) => () => Promise.reject(new Error(`bench: ${what}.${String(name)} is not served here`)),
-    },
-  );
+/** `served`'s members, and for any other a function that rejects. */
+const standIn = (what: string, served: Record<string, unknown> = {}) =>
+  new Proxy(served, {
+    get: (t, name) =>
+      typeof name === 'string' && name in t
+        ? t[name]
+        : () => Promise.reject(new Error(`bench: ${what}.${String(name)} is not served here`)),
+  });
 const ledger = { getUsage: async () => usageDocument };
 const upstreams = {
-  equities: unreachable('equities'),
-  filings: unreachable('filings'),
-  options: unreachable('options'),
+  equities: standIn('equities'),
+  filings: standIn('filings'),
+  options: standIn('options'),
   ledger: () => ledger,
 } as unknown as Upstreams;
 
@@ -89,7 +91,10 @@ const app = await buildGateway({
   authenticator,
   authClient,
   siteCsrfKey: 'bench-site-csrf-key-of-32-characters!',
-  metering: unreachable('metering') as Metering,
+  metering: standIn('metering', {
+    readable: async () => true,
+    leaseCharges: () => undefined,
+  }) as unknown as Metering,
   documents: new DocumentCache({ maxBytes: 64 * 1024 * 1024, ttlMs: 30_000, registry }),
   clock: systemClock,
 });
