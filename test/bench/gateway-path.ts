@@ -14,7 +14,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
 import { envChoices, envInt } from '../../bench/env.ts';
 import { median } from '../../bench/ledger-goals.ts';
 import { load } from '../../bench/run.ts';
@@ -23,6 +22,7 @@ import { bundleEntry } from '../../scripts/lib/bundle-options.ts';
 import { ROOT } from '../../scripts/lib/services.ts';
 import { freePort, release } from '../ports.ts';
 import { atProcessEnd } from '../process-end.ts';
+import { SCENARIOS, type Scenario } from './gateway-path-scenarios.ts';
 
 /** Rounds of bare fastify then every scenario; medians over them. */
 const ROUNDS = envInt('BENCH_PATH_ROUNDS', 3);
@@ -38,55 +38,6 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const ISSUE = { gatewayNoMetering: 73, bare: 27 };
 
 type Figure = Awaited<ReturnType<typeof load>>;
-
-interface Scenario {
-  key: string;
-  name: string;
-  path: string;
-  headers: Record<string, string>;
-  /** The status every answer must have; anything else fails the run. */
-  status: number;
-  /** Requests a run (and at most before the first round) when not `BENCH_PATH_REQUESTS`: a costly answer. */
-  requests?: number;
-}
-
-const token = generateToken(parseTagKeys(DEV_TAG_KEYS));
-const bearer = { authorization: `Bearer ${token}` };
-/** What a browser or an HTTP library sends: the answer is under the compression threshold. */
-const acceptEncoding = { 'accept-encoding': 'gzip, deflate, br' };
-const SCENARIOS: Scenario[] = [
-  {
-    key: 'usage',
-    name: 'GET /v1/me/usage, 200 (token, envelope)',
-    path: '/v1/me/usage',
-    headers: bearer,
-    status: 200,
-  },
-  {
-    key: 'usage-ae',
-    name: 'the same with Accept-Encoding',
-    path: '/v1/me/usage',
-    headers: { ...bearer, ...acceptEncoding },
-    status: 200,
-  },
-  {
-    key: 'no-token',
-    name: 'GET /v1/stocks/X/quote, 401 (no token)',
-    path: '/v1/stocks/ARAVALIHOU/quote',
-    headers: {},
-    status: 401,
-  },
-  { key: 'not-found', name: 'GET /v1/nope, 404', path: '/v1/nope', headers: {}, status: 404 },
-  {
-    key: 'openapi-br',
-    name: 'GET /v1/openapi.json, brotli (no token)',
-    path: '/v1/openapi.json',
-    headers: { 'accept-encoding': 'br' },
-    status: 200,
-    // Each answer was compressed afresh (milliseconds of brotli) before issue 49: fewer of them.
-    requests: 2_000,
-  },
-];
 
 /** `BENCH_PATH_SCENARIOS=usage,not-found`: only those (all when unset). */
 const chosen = envChoices(
