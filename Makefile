@@ -193,6 +193,7 @@ bench: install infra ## CPU per request, req/s and p99 of the platform as real p
 	npx tsx bench/record-batch.ts
 	npx tsx bench/metric-updates.ts
 	npx tsx test/bench/gateway-path.ts
+	npx tsx bench/answer-body.ts
 	npx tsx bench/admission-book.ts
 	npx tsx bench/shards.ts
 	npx tsx services/equities-data/bench/run.ts

@@ -32,6 +32,8 @@ const ROUNDS = envInt('BENCH_AB_ROUNDS', 6);
 const REQUESTS = envInt('BENCH_AB_REQUESTS', 30_000);
 const WARMUP = envInt('BENCH_AB_WARMUP', 60_000, 0);
 const WORK = join(ROOT, '.local', `bench-gateway-ab-${process.pid}`);
+/** Node's flags for this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
+const TREE_NODE_ARGS = (process.env.BENCH_AB_TREE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Gateway {
   side: 'base' | 'tree';
@@ -89,7 +91,8 @@ async function main(): Promise<void> {
         const port = await freePort();
         const opsPort = await freePort();
         const name = `${side === 'base' ? baseName : 'tree'} #${i + 1}`;
-        const child = spawn(process.execPath, [bundles[side]], {
+        const flags = side === 'tree' ? TREE_NODE_ARGS : [];
+        const child = spawn(process.execPath, [...flags, bundles[side]], {
           env: {
             ...process.env,
             SHUTDOWN_GRACE_MS: '3000',
@@ -134,6 +137,16 @@ async function main(): Promise<void> {
     console.log(
       `${baseName}: ${base.toFixed(1)} µs a request (mean of its processes' medians); this tree: ${tree.toFixed(1)} ` +
         `(${((tree / base - 1) * 100).toFixed(1)}%); a difference within the spread of one side's processes is not one`,
+    );
+    // Each tree process against the base process run just before or after it in the same round: the
+    // machine's speed, which moves the rounds by half, is nearly the same for both of a pair.
+    const ratios: number[] = [];
+    for (let i = 0; i < gateways.length; i += 2)
+      for (let r = 0; r < ROUNDS; r++) ratios.push(gateways[i + 1]!.runs[r]! / gateways[i]!.runs[r]!);
+    const below = ratios.filter((x) => x < 1).length;
+    console.log(
+      `pairs run beside each other: this tree over ${baseName} ${median(ratios).toFixed(3)} (median of ${ratios.length}), ` +
+        `below it in ${below} of ${ratios.length} [${ratios.map((x) => x.toFixed(2)).join(', ')}]`,
     );
   } finally {
     await stack.shutdown();
