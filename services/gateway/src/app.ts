@@ -43,6 +43,7 @@ import { OPENAPI_OPERATION_ID, USAGE_OPERATION_ID } from './catalogue/account.ts
 import { catalogue, type Upstreams } from './catalogue/index.ts';
 import { compressAnswer, compressesRoute, constantAnswer } from './compression.ts';
 import type { DocumentCache } from './document-cache.ts';
+import { bodyText } from './envelope.ts';
 import { fastifyPath, knownPathMatcher, undecodablePathParam } from './known-paths.ts';
 import { isMcpPath, mcpPreflight, registerMcp } from './mcp/endpoint.ts';
 import { toolsFromCatalogue } from './mcp/tools.ts';
@@ -444,7 +445,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
         { params: {}, query: {}, caller },
         { requestId, via: 'rest', span: undefined },
       );
-      return (JSON.parse(body.toString('utf8')) as { data: UsageDocument }).data;
+      return (JSON.parse(bodyText(body)) as { data: UsageDocument }).data;
     },
   });
   registerDocs(app);

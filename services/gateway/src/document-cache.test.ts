@@ -1,7 +1,7 @@
-import type { common } from '@mdp/proto';
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import { DocumentCache } from './document-cache.ts';
+import { type AnswerDocument, answerDocument } from './envelope.ts';
 
 /** The cache key as it was first written (entries, filter, sort, map, join): keys must not change. */
 function canonicalBefore(value: unknown): string {
@@ -41,10 +41,10 @@ describe('document cache lookups', () => {
       ttlMs: 60_000,
       registry: createRegistry('gateway'),
     });
-    const doc: common.Document = {
+    const doc: AnswerDocument = answerDocument({
       data_json: Buffer.from('{"symbol":"ARAVALIHOU"}'),
       meta_json: Buffer.alloc(0),
-    };
+    });
     let loads = 0;
     const load = async () => {
       loads++;

@@ -1,7 +1,7 @@
-import type { common } from '@mdp/proto';
 import { CellCounter, type CounterCell, type Registry } from '@mdp/telemetry';
 import { LRUCache } from 'lru-cache';
 import type { UpstreamName } from './catalogue/index.ts';
+import type { AnswerDocument } from './envelope.ts';
 
 /**
  * JSON with sorted keys, so equal parameters make equal cache keys whatever their order. Built in one
@@ -37,7 +37,7 @@ function canonical(value: unknown): string | undefined {
 
 interface Entry {
   upstream: UpstreamName;
-  doc: common.Document;
+  doc: AnswerDocument;
 }
 
 /**
@@ -48,7 +48,7 @@ interface Entry {
  */
 export class DocumentCache {
   private readonly entries: LRUCache<string, Entry>;
-  private readonly loading = new Map<string, Promise<common.Document>>();
+  private readonly loading = new Map<string, Promise<AnswerDocument>>();
   private readonly hits: CounterCell;
   private readonly shared: CounterCell;
   private readonly misses: CounterCell;
@@ -56,7 +56,12 @@ export class DocumentCache {
   constructor(opts: { maxBytes: number; ttlMs: number; registry: Registry }) {
     this.entries = new LRUCache({
       maxSize: opts.maxBytes,
-      sizeCalculation: (e) => e.doc.data_json.length + e.doc.meta_json.length + 64,
+      // The bytes, and the text of a small one (a character counted as a byte: most are ASCII).
+      sizeCalculation: ({ doc: { doc, text } }) =>
+        doc.data_json.length +
+        doc.meta_json.length +
+        (text ? text.data.length + text.metaMembers.length : 0) +
+        64,
       ttl: opts.ttlMs,
     });
     const lookups = new CellCounter({
@@ -77,8 +82,8 @@ export class DocumentCache {
   async get(
     key: string,
     upstream: UpstreamName,
-    load: () => Promise<common.Document>,
-  ): Promise<common.Document> {
+    load: () => Promise<AnswerDocument>,
+  ): Promise<AnswerDocument> {
     const hit = this.entries.get(key);
     if (hit) {
       this.hits.inc();

@@ -6,7 +6,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { FastifyError } from 'fastify';
 import type { RouteDef, RouteInput, Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
-import { envelope } from './envelope.ts';
+import { type AnswerBody, type AnswerDocument, answerDocument, envelope } from './envelope.ts';
 import type { Metering } from './metering/metering.ts';
 import { quotaHeaders } from './rate-limit-headers.ts';
 import { toApiError } from './upstreams.ts';
@@ -34,8 +34,8 @@ interface CallContext {
 }
 
 interface RouteOutcome {
-  /** The SPEC 2.1 envelope, serialised (UTF-8 JSON). */
-  body: Buffer;
+  /** The SPEC 2.1 envelope, serialised. */
+  body: AnswerBody;
   /** The rate-limit headers of a metered 200, or of a free one that states usage (`usedOf`). */
   headers: Record<string, string>;
 }
@@ -72,11 +72,11 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
       const usedOf = route.usedOf;
       return {
         body: envelope(doc, route.operationId, now),
-        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.data_json), now) : {},
+        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.doc.data_json), now) : {},
       };
     }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via, ctx.span);
-    let body: Buffer;
+    let body: AnswerBody;
     try {
       body = await answer(route, input, ctx.span);
     } catch (err) {
@@ -92,17 +92,18 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
 }
 
 /** The route's document: from the cache when the route's data is cacheable, else from its service. */
-function documentFor(
+async function documentFor(
   route: RouteDef,
   upstreams: Upstreams,
   input: Input,
   span: Span | undefined,
   documents: DocumentCache | undefined,
-) {
+): Promise<AnswerDocument> {
   const upstream = route.upstream;
-  if (!documents || !upstream || upstream === 'ledger') return callOwner(route, upstreams, input, span);
-  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, () =>
-    callOwner(route, upstreams, input, span),
+  if (!documents || !upstream || upstream === 'ledger')
+    return answerDocument(await callOwner(route, upstreams, input, span));
+  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, async () =>
+    answerDocument(await callOwner(route, upstreams, input, span)),
   );
 }
 

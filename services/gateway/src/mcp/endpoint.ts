@@ -12,6 +12,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../authenticator.ts';
 import type { RouteDef } from '../catalogue/index.ts';
+import { bodyText } from '../envelope.ts';
 import { API_VERSION } from '../openapi.ts';
 import type { ParsedQuery } from '../query-string.ts';
 import { asApiError, type RouteCall } from '../route-call.ts';
@@ -101,7 +102,7 @@ export function registerMcp(app: FastifyInstance, deps: McpDeps): void {
         call(tool.route, input, { requestId, via: 'mcp', span }),
       );
       calls.inc({ tool: name, outcome: 'ok' });
-      return dataResult(body.toString('utf8'));
+      return dataResult(bodyText(body));
     } catch (err) {
       const apiError = asApiError(err);
       if (apiError.status === 500)
