@@ -11,7 +11,7 @@
 //     rounds: a change's before and after in one run, on a machine whose speed moves from minute to minute.
 //   BENCH_PATH_SCENARIOS=<keys>: only those scenarios (usage, usage-ae, no-token, not-found, openapi-br).
 //   BENCH_PROFILE_DIR=<folder>: the gateways run under node --cpu-prof (bench/profile-top.ts reads them).
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { envChoices, envInt } from '../../bench/env.ts';
@@ -22,7 +22,7 @@ import { bundleEntry } from '../../scripts/lib/bundle-options.ts';
 import { ROOT } from '../../scripts/lib/services.ts';
 import { freePort, release } from '../ports.ts';
 import { atProcessEnd } from '../process-end.ts';
-import { SCENARIOS, type Scenario } from './gateway-path-scenarios.ts';
+import { SCENARIOS, type Scenario, start, stop } from './gateway-path-setup.ts';
 
 /** Rounds of bare fastify then every scenario; medians over them. */
 const ROUNDS = envInt('BENCH_PATH_ROUNDS', 3);
@@ -62,33 +62,6 @@ async function bundleServer(commit?: string): Promise<string> {
   const outfile = join(dir, 'server.js');
   await bundleEntry(join(source, 'test/bench/gateway-path-server.ts'), outfile);
   return outfile;
-}
-
-async function start(args: string[], port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  atProcessEnd(() => child.kill('SIGKILL'));
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/`).then(
-      () => true,
-      () => false,
-    );
-    if (up) return child;
-    if (child.exitCode !== null || Date.now() > until)
-      throw new Error(`${args.join(' ')} did not start (exit ${child.exitCode})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  return exited;
 }
 
 const us = (f: Figure, group: string) => (f.cpuPer1k.get(group) ?? Number.NaN) * 1_000;

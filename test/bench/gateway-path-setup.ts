@@ -1,7 +1,11 @@
 // What test/bench/gateway-path.ts asks of the gateway's own HTTP path (test/bench/gateway-path-server.ts),
-// and the status each answer must have: shared with test/bench/gateway-path.int.test.ts, which asks each
-// once so that a change of the gateway that breaks the bench's stand-ins fails the suite, not `make bench`.
+// the status each answer must have, and how its servers start and stop: shared with
+// test/bench/gateway-path.int.test.ts, which asks each once so that a change of the gateway that breaks
+// the bench's stand-ins fails the suite, not `make bench`.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
+import { ROOT } from '../../scripts/lib/services.ts';
+import { atProcessEnd } from '../process-end.ts';
 
 export interface Scenario {
   key: string;
@@ -51,3 +55,31 @@ export const SCENARIOS: Scenario[] = [
     requests: 2_000,
   },
 ];
+
+/** Starts `node <args>` answering HTTP on `port`; resolves once it answers. Killed when this process ends. */
+export async function start(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  atProcessEnd(() => child.kill('SIGKILL'));
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) return child;
+    if (child.exitCode !== null || Date.now() > until)
+      throw new Error(`${args.join(' ')} did not start (exit ${child.exitCode})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  return exited;
+}
