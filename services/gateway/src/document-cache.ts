@@ -57,9 +57,9 @@ export class DocumentCache {
     this.entries = new LRUCache({
       maxSize: opts.maxBytes,
       // The bytes, and the text of a small one (a character counted as a byte: most are ASCII).
-      sizeCalculation: ({ doc: { doc, text } }) =>
-        doc.data_json.length +
-        doc.meta_json.length +
+      sizeCalculation: ({ doc: { sent, text } }) =>
+        sent.data_json.length +
+        sent.meta_json.length +
         (text ? text.data.length + text.metaMembers.length : 0) +
         64,
       ttl: opts.ttlMs,

@@ -12,7 +12,8 @@ export const TEXT_MOST = 4_096;
 
 /** A data service's document as the gateway answers with it (the document cache keeps this form). */
 export interface AnswerDocument {
-  readonly doc: common.Document;
+  /** As its service sent it. */
+  readonly sent: common.Document;
   /** A small document's JSON and its meta members (`,"total":3,…`) as text, decoded once. */
   readonly text: { readonly data: string; readonly metaMembers: string } | undefined;
 }
@@ -24,11 +25,11 @@ export type AnswerBody = string | Buffer;
 const decoded = (b: Uint8Array, start = 0, end = b.length) =>
   Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8', start, end);
 
-export function answerDocument(doc: common.Document): AnswerDocument {
-  const { data_json: data, meta_json: meta } = doc;
-  if (data.length + meta.length > TEXT_MOST) return { doc, text: undefined };
+export function answerDocument(sent: common.Document): AnswerDocument {
+  const { data_json: data, meta_json: meta } = sent;
+  if (data.length + meta.length > TEXT_MOST) return { sent, text: undefined };
   return {
-    doc,
+    sent,
     text: {
       data: data.length > 0 ? decoded(data) : 'null',
       metaMembers: meta.length > 2 ? `,${decoded(meta, 1, meta.length - 1)}` : '',
@@ -71,7 +72,7 @@ export function envelope(answer: AnswerDocument, route: string, now: number): An
   const text = answer.text;
   if (text !== undefined)
     return `{"data":${text.data},"meta":{"as_of":"${asOf}${routePart.text}${text.metaMembers}}}`;
-  return bytesEnvelope(answer.doc, routePart.bytes);
+  return bytesEnvelope(answer.sent, routePart.bytes);
 }
 
 /** The envelope of a large document, copied once into one allocation (its bytes are not decoded). */

@@ -72,7 +72,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
       const usedOf = route.usedOf;
       return {
         body: envelope(doc, route.operationId, now),
-        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.doc.data_json), now) : {},
+        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.sent.data_json), now) : {},
       };
     }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via, ctx.span);
@@ -92,7 +92,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
 }
 
 /** The route's document: from the cache when the route's data is cacheable, else from its service. */
-async function documentFor(
+function documentFor(
   route: RouteDef,
   upstreams: Upstreams,
   input: Input,
@@ -100,11 +100,9 @@ async function documentFor(
   documents: DocumentCache | undefined,
 ): Promise<AnswerDocument> {
   const upstream = route.upstream;
-  if (!documents || !upstream || upstream === 'ledger')
-    return answerDocument(await callOwner(route, upstreams, input, span));
-  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, async () =>
-    answerDocument(await callOwner(route, upstreams, input, span)),
-  );
+  const load = () => callOwner(route, upstreams, input, span).then(answerDocument);
+  if (!documents || !upstream || upstream === 'ledger') return load();
+  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, load);
 }
 
 async function callOwner(route: RouteDef, upstreams: Upstreams, input: Input, span: Span | undefined) {
