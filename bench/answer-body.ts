@@ -6,10 +6,9 @@
 // services/gateway/src/envelope.ts answers as text for this. Alternated round by round at 50
 // connections; CPU µs a request from /proc. Figures, not assertions.
 //   BENCH_BODY_ROUNDS (8), BENCH_BODY_REQUESTS (40,000) a run.
-import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { start, stop } from '../test/bench/gateway-path-setup.ts';
 import { freePort, release } from '../test/ports.ts';
-import { atProcessEnd } from '../test/process-end.ts';
 import { cpuOf } from './cpu.ts';
 import { pageDocument, quoteDocument } from './documents.ts';
 import { envInt } from './env.ts';
@@ -53,21 +52,7 @@ function ask(url: string, amount: number): Promise<autocannon.Result> {
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'serve', String(port)], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  atProcessEnd(() => child.kill('SIGKILL'));
-  const until = Date.now() + 30_000;
-  while (
-    !(await fetch(`http://127.0.0.1:${port}/quote/text`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (child.exitCode !== null || Date.now() > until)
-      throw new Error('the answer-body server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const child = await start(['--import', 'tsx', import.meta.filename, 'serve'], port);
   console.log(
     `answer body: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections, the gateway's headers; CPU µs a request of the answering process`,
   );
@@ -90,11 +75,11 @@ async function main(): Promise<void> {
         `[${ratios.map((r) => r.toFixed(2)).join(', ')}]`,
     );
   }
-  child.kill('SIGTERM');
+  await stop(child);
   release(port);
 }
 
-if (process.argv[2] === 'serve') await serve(Number(process.argv[3]));
+if (process.argv[2] === 'serve') await serve(Number(process.env.PORT));
 else {
   await main();
   process.exit(0);

@@ -1,7 +1,7 @@
 // What test/bench/gateway-path.ts asks of the gateway's own HTTP path (test/bench/gateway-path-server.ts),
-// the status each answer must have, and how its servers start and stop: shared with
-// test/bench/gateway-path.int.test.ts, which asks each once so that a change of the gateway that breaks
-// the bench's stand-ins fails the suite, not `make bench`.
+// the status each answer must have, and how its servers start and stop (bench/answer-body.ts starts
+// its server the same way): shared with test/bench/gateway-path.int.test.ts, which asks each once so
+// that a change of the gateway that breaks the bench's stand-ins fails the suite, not `make bench`.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { DEV_TAG_KEYS, generateToken, parseTagKeys } from '@mdp/tokens';
 import { ROOT } from '../../scripts/lib/services.ts';

@@ -56,11 +56,9 @@ export class DocumentCache {
   constructor(opts: { maxBytes: number; ttlMs: number; registry: Registry }) {
     this.entries = new LRUCache({
       maxSize: opts.maxBytes,
-      // The bytes, and the text of a small one (a character counted as a byte: most are ASCII).
+      // A small document's characters counted as bytes (most are ASCII), a large one's bytes.
       sizeCalculation: ({ doc: { sent, text } }) =>
-        sent.data_json.length +
-        sent.meta_json.length +
-        (text ? text.data.length + text.metaMembers.length : 0) +
+        (text ? text.data.length + text.metaMembers.length : sent.data_json.length + sent.meta_json.length) +
         64,
       ttl: opts.ttlMs,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerDocument, bodyText, envelope, TEXT_MOST } from './envelope.ts';
+import { answerDocument, bodyText, dataText, envelope, TEXT_MOST } from './envelope.ts';
 
 const sent = (data: unknown, meta?: unknown) => ({
   data_json: Buffer.from(JSON.stringify(data)),
@@ -46,6 +46,13 @@ describe('envelope', () => {
       data: large,
       meta: { as_of: '2026-01-02T03:04:05.678Z', route: 'getPriceHistory', has_more: true },
     });
+  });
+  it("reads the document's data as text, small or large, and null for none", () => {
+    for (const data of [sized(100), sized(3 * TEXT_MOST)])
+      expect(JSON.parse(dataText(doc(data)))).toEqual(data);
+    expect(dataText(answerDocument({ data_json: Buffer.alloc(0), meta_json: Buffer.from('{}') }))).toBe(
+      'null',
+    );
   });
 });
 

@@ -10,13 +10,13 @@ import type { common } from '@mdp/proto';
  */
 export const TEXT_MOST = 4_096;
 
-/** A data service's document as the gateway answers with it (the document cache keeps this form). */
-export interface AnswerDocument {
-  /** As its service sent it. */
-  readonly sent: common.Document;
-  /** A small document's JSON and its meta members (`,"total":3,…`) as text, decoded once. */
-  readonly text: { readonly data: string; readonly metaMembers: string } | undefined;
-}
+/**
+ * A data service's document as the gateway answers with it (the document cache keeps this form): a small
+ * one's JSON and meta members (`,"total":3,…`) as text, decoded once; a large one as its service sent it.
+ */
+export type AnswerDocument =
+  | { readonly text: { readonly data: string; readonly metaMembers: string }; readonly sent?: undefined }
+  | { readonly sent: common.Document; readonly text?: undefined };
 
 /** An envelope as it is sent: text when small (`TEXT_MOST`), else UTF-8 bytes. */
 export type AnswerBody = string | Buffer;
@@ -27,15 +27,22 @@ const decoded = (b: Uint8Array, start = 0, end = b.length) =>
 
 export function answerDocument(sent: common.Document): AnswerDocument {
   const { data_json: data, meta_json: meta } = sent;
-  if (data.length + meta.length > TEXT_MOST) return { sent, text: undefined };
+  if (data.length + meta.length > TEXT_MOST) return { sent };
   return {
-    sent,
     text: {
       data: data.length > 0 ? decoded(data) : 'null',
       metaMembers: meta.length > 2 ? `,${decoded(meta, 1, meta.length - 1)}` : '',
     },
   };
 }
+
+/** The document's `data` JSON as text (what a usage answer's headers are read from). */
+export const dataText = (answer: AnswerDocument): string =>
+  answer.text !== undefined
+    ? answer.text.data
+    : answer.sent.data_json.length > 0
+      ? decoded(answer.sent.data_json)
+      : 'null';
 
 /** An answer's body as text (the tool server and the account site read the envelope). */
 export const bodyText = (body: AnswerBody): string =>
@@ -70,9 +77,8 @@ export function envelope(answer: AnswerDocument, route: string, now: number): An
     asOf = new Date(now).toISOString();
   }
   const text = answer.text;
-  if (text !== undefined)
-    return `{"data":${text.data},"meta":{"as_of":"${asOf}${routePart.text}${text.metaMembers}}}`;
-  return bytesEnvelope(answer.sent, routePart.bytes);
+  if (text === undefined) return bytesEnvelope(answer.sent, routePart.bytes);
+  return `{"data":${text.data},"meta":{"as_of":"${asOf}${routePart.text}${text.metaMembers}}}`;
 }
 
 /** The envelope of a large document, copied once into one allocation (its bytes are not decoded). */

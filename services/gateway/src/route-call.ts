@@ -6,7 +6,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { FastifyError } from 'fastify';
 import type { RouteDef, RouteInput, Upstreams } from './catalogue/index.ts';
 import type { DocumentCache } from './document-cache.ts';
-import { type AnswerBody, type AnswerDocument, answerDocument, envelope } from './envelope.ts';
+import { type AnswerBody, type AnswerDocument, answerDocument, dataText, envelope } from './envelope.ts';
 import type { Metering } from './metering/metering.ts';
 import { quotaHeaders } from './rate-limit-headers.ts';
 import { toApiError } from './upstreams.ts';
@@ -72,7 +72,7 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
       const usedOf = route.usedOf;
       return {
         body: envelope(doc, route.operationId, now),
-        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(doc.sent.data_json), now) : {},
+        headers: usedOf && input.caller ? quotaHeaders(input.caller, usedOf(dataText(doc)), now) : {},
       };
     }
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via, ctx.span);

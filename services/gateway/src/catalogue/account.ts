@@ -65,7 +65,7 @@ export const accountRoutes = [
     dispatch: (up, { caller, leaseCharges }) =>
       up.ledger(caller!.accountId).getUsage({ account: ledgerAccount(caller!), lease_charges: leaseCharges }),
     usedOf: (data) => {
-      const { day, month } = JSON.parse(data.toString('utf8')) as Static<typeof UsageDocument>;
+      const { day, month } = JSON.parse(data) as Static<typeof UsageDocument>;
       return { day: day.used, month: month.used, within: Date.parse(day.resets_at) - 1 };
     },
   }),

@@ -58,7 +58,7 @@ export interface RouteDef<P extends TObject = TObject, Q extends TObject = TObje
    * the rate-limit headers of the binding window (SPEC 8: X-RateLimit-Reset on every 200), as a metered
    * 200 would, taking nothing for itself.
    */
-  usedOf?: (data: Buffer) => QuotaUse;
+  usedOf?: (data: string) => QuotaUse;
 }
 
 /** What a usage document says the caller has used, and when. */
