@@ -1,4 +1,4 @@
-export { status } from '@grpc/grpc-js';
+export { Metadata, status } from '@grpc/grpc-js';
 export { CHANNEL_OPTIONS, type ClientOptions, createClient, type TypedClient } from './client.ts';
 export { jsonDocument, notFoundForEveryMethod } from './documents.ts';
 export { OUTLIER_POLICY, type OutlierPolicy, type ReplicaMetrics, replicaMetrics } from './replicas.ts';

@@ -72,7 +72,7 @@ describe('usage contract', () => {
       events: [event, second],
       rejected: ['bad kind gifted'],
     });
-    expect(parseSettlementMessage({ v: 2, events: [] })).toBe('unknown batch version 2');
+    expect(parseSettlementMessage({ v: 3, events: [] })).toBe('unknown batch version 3');
     expect(parseSettlementMessage({ v: 1, events: Array(1_001).fill(event) })).toBe('batch of 1001 events');
     expect(parseSettlementMessage('not json')).toBe('not an object');
   });

@@ -133,23 +133,22 @@ export async function connectDependencies(o: DependencyOptions): Promise<Depende
     attemptTimeoutMs: o.settleAttemptTimeoutMs ?? o.settleAckTimeoutMs,
     lingerMs: o.settleLingerMs ?? 0,
     shards: shards.count,
+    compactTo: (shard) => admission.readsCompact(shard),
     logger: o.logger,
     registry: o.registry,
     clock: o.clock,
   });
   settler = settlement;
-  const metering = new Metering(
-    new AdmissionClient({
-      shards,
-      deadlineMs: o.admissionDeadlineMs,
-      logger: o.logger,
-      registry: o.registry,
-      clock: o.clock,
-      ...(o.holdTtlMs === undefined ? {} : { holdTtlMs: o.holdTtlMs }),
-      chargeable: (shard) => settlement.available(shard),
-    }),
-    settlement,
-  );
+  const admission = new AdmissionClient({
+    shards,
+    deadlineMs: o.admissionDeadlineMs,
+    logger: o.logger,
+    registry: o.registry,
+    clock: o.clock,
+    ...(o.holdTtlMs === undefined ? {} : { holdTtlMs: o.holdTtlMs }),
+    chargeable: (shard) => settlement.available(shard),
+  });
+  const metering = new Metering(admission, settlement);
   return {
     upstreams,
     documents,

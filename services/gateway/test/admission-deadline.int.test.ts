@@ -1,11 +1,11 @@
 import { systemClock } from '@mdp/nse-calendar';
-import { ledger } from '@mdp/proto';
+import type { ledger } from '@mdp/proto';
 import { createRegistry } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/authenticator.ts';
 import { LedgerShards } from '../src/ledger-shards.ts';
 import { AdmissionClient } from '../src/metering/admission.ts';
-import { scriptedShard, silentLogger } from './harness.ts';
+import { admittedResponse, releasedResponse, scriptedShard, silentLogger } from './harness.ts';
 
 const DEADLINE_MS = 300;
 
@@ -31,33 +31,13 @@ const LATE_MS = DEADLINE_MS + 200;
 function stuckShard() {
   const received: ledger.AdmitRequest[] = [];
   const server = scriptedShard((call) => {
-    const admitted = (ids: ledger.Admission[]) =>
-      ids.map((a) => ({
-        request_id: a.request_id,
-        decision: ledger.AdmitDecision.ADMIT_DECISION_ADMITTED,
-        rate_limit: { limit: undefined, remaining: undefined, reset_unix: 1_800_000_000, policy: '' },
-        retry_after_seconds: 0,
-        admitted_at_ms: Date.now(),
-        burst: undefined,
-        lease: undefined,
-      }));
     call.on('data', (batch: ledger.AdmitRequest) => {
       received.push(batch);
       const now = batch.admissions.filter((a) => a.request_id.startsWith('ok'));
-      if (now.length > 0) call.write({ results: admitted(now), released: [], recalls: [], extensions: [] });
+      if (now.length > 0) call.write(admittedResponse(now));
       const late = batch.admissions.filter((a) => a.request_id.startsWith('late'));
-      if (late.length > 0)
-        setTimeout(
-          () => call.write({ results: admitted(late), released: [], recalls: [], extensions: [] }),
-          LATE_MS,
-        ).unref();
-      if (batch.releases.length > 0)
-        call.write({
-          results: [],
-          released: batch.releases.map((r) => r.request_id),
-          recalls: [],
-          extensions: [],
-        });
+      if (late.length > 0) setTimeout(() => call.write(admittedResponse(late)), LATE_MS).unref();
+      if (batch.releases.length > 0) call.write(releasedResponse(batch.releases));
       if (batch.admissions.some((a) => a.request_id.startsWith('drop'))) call.end();
     });
     call.on('end', () => call.end());

@@ -48,6 +48,35 @@ export function scriptedShard(
   );
 }
 
+/** A scripted shard's answer admitting each of `admissions` now. */
+export const admittedResponse = (admissions: readonly ledger.Admission[]): ledger.AdmitResponse => ({
+  results: admissions.map(admittedResult),
+  released: [],
+  recalls: [],
+  extensions: [],
+});
+
+/** A scripted shard's answer to `releases`: each acknowledged. */
+export const releasedResponse = (releases: readonly ledger.RequestKey[]): ledger.AdmitResponse => ({
+  results: [],
+  released: releases.map((r) => r.request_id),
+  recalls: [],
+  extensions: [],
+});
+
+/** A scripted shard's result admitting `a` now: no caps, no lease. */
+function admittedResult(a: ledger.Admission): ledger.AdmissionResult {
+  return {
+    request_id: a.request_id,
+    decision: ledger.AdmitDecision.ADMIT_DECISION_ADMITTED,
+    rate_limit: { limit: undefined, remaining: undefined, reset_unix: 1_800_000_000, policy: '' },
+    retry_after_seconds: 0,
+    admitted_at_ms: Date.now(),
+    burst: undefined,
+    lease: undefined,
+  };
+}
+
 /** A data service that answers every call with the request it received, as a document. */
 export function echoImpl<D extends ServiceDefinitionOf>(definition: D): AsyncServiceImpl<D> {
   const impl = {} as Record<string, (req: unknown) => Promise<unknown>>;

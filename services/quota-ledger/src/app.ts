@@ -6,9 +6,10 @@ import {
   leaseExtensionMessage,
   leaseGrantMessage,
 } from '@mdp/admission';
-import { GrpcServer, type GrpcServerOptions, jsonDocument, RpcError, status } from '@mdp/grpc';
+import { GrpcServer, type GrpcServerOptions, jsonDocument, Metadata, RpcError, status } from '@mdp/grpc';
 import { type Clock, istDay, istMonth, istNextDayStart, istNextMonthStart } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
+import { BATCH_VERSIONS_KEY, BATCH_VERSIONS_READ } from '@mdp/usage';
 import { type ByInterface, interfaceOf } from './admission/account-book.ts';
 import type { AdmissionRequest, HeldRequest, Outcome, Shard } from './admission/shard.ts';
 import { historyWindow, usageHistoryDocument } from './log/usage-history.ts';
@@ -104,6 +105,11 @@ export function buildApp(deps: LedgerDeps): GrpcServer {
    * their account has loaded.
    */
   const admit = (call: ServerDuplexStream<ledger.AdmitRequest, ledger.AdmitResponse>) => {
+    // Said first: this process reads compact settlement batches, so the gateway may write them to the
+    // stream of the shard it runs (an older ledger says nothing, and gets version 1).
+    const versions = new Metadata();
+    versions.set(BATCH_VERSIONS_KEY, BATCH_VERSIONS_READ);
+    call.sendMetadata(versions);
     const stream = shard.openStream((recalls) =>
       call.write({ results: [], released: [], recalls, extensions: [] }),
     );

@@ -286,6 +286,11 @@ export class AdmissionClient {
     return this.router.route(this.ledgerCaller(caller).shard);
   }
 
+  /** Whether `shard`'s ledger reads compact settlement batches, by its admission stream (`Settler`). */
+  readsCompact(shard: number): boolean {
+    return this.shards[shard]?.readsCompact ?? false;
+  }
+
   resend(waiter: AdmissionRequest, shard: number): void {
     this.shards[shard]!.admit(waiter);
   }

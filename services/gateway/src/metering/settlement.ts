@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AckedPublisher, type NatsConnection, type PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { Counter, Gauge, Histogram, type Logger, type Registry } from '@mdp/telemetry';
-import { type SettlementEvent, type SettlementKind, settlementMsgId } from '@mdp/usage';
+import { compactBatch, type SettlementEvent, type SettlementKind, settlementMsgId } from '@mdp/usage';
 import {
   BrokenCircuitError,
   type CircuitBreakerPolicy,
@@ -37,6 +37,11 @@ export interface SettlerOptions {
    * (default 0: each turn's charges are published when the turn ends).
    */
   lingerMs?: number;
+  /**
+   * Whether a shard's ledger reads compact batches now (`AdmissionClient.readsCompact`): its batches
+   * are published so, else as version 1. Absent: version 1 always.
+   */
+  compactTo?: (shard: number) => boolean;
   logger: Logger;
   registry: Registry;
   /** Event times, deadlines and the background retries' budget. */
@@ -272,7 +277,11 @@ export class Settler {
     this.batchSize.observe(events.length);
     const single = events.length === 1;
     // One payload and message id for every retry of this batch, so JetStream stores it once.
-    const payload = JSON.stringify(single ? events[0] : { v: 1, events });
+    const payload = single
+      ? JSON.stringify(events[0])
+      : this.opts.compactTo?.(shard)
+        ? compactBatch(events)
+        : JSON.stringify({ v: 1, events });
     const msgID = single ? settlementMsgId(events[0]!) : `batch:${randomUUID()}`;
     for (;;) {
       try {

@@ -3,6 +3,7 @@ import { CHANNEL_OPTIONS } from '@mdp/grpc';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
 import type { Logger } from '@mdp/telemetry';
+import { BATCH_VERSIONS_KEY, readsCompact } from '@mdp/usage';
 import { Deferred } from './deferred.ts';
 import { type Ended, ShardBook, type Turn, type Waiting } from './shard-book.ts';
 
@@ -25,6 +26,12 @@ const WITHDRAWN: Promise<void> = Promise.resolve();
  */
 export class ShardStream {
   private stream: AdmitStream | null = null;
+  /**
+   * The open stream's ledger said it reads compact settlement batches. That process consumes this
+   * shard's stream, so only while its stream is open may this shard's charges go compact; cleared when
+   * the stream breaks (a restart may bring an older release back).
+   */
+  private compactReader = false;
   /** A stream broke and no stream since has heard from the shard: it may be away (restarting). */
   private lost = false;
   private readonly book: ShardBook<AdmissionWaiter, Deferred<void>>;
@@ -51,6 +58,11 @@ export class ShardStream {
   ) {
     this.client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
     this.book = new ShardBook(holdTtlMs);
+  }
+
+  /** Whether this shard's charges may be published as compact batches now (`compactReader`). */
+  get readsCompact(): boolean {
+    return this.compactReader;
   }
 
   /** Answered by the shard within the deadline, or 503. */
@@ -128,10 +140,14 @@ export class ShardStream {
       def.responseDeserialize,
       new Metadata(),
     );
+    stream.on('metadata', (md: Metadata) => {
+      if (stream === this.stream) this.compactReader = readsCompact(md.get(BATCH_VERSIONS_KEY)[0]);
+    });
     stream.on('data', (response: ledger.AdmitResponse) => this.received(stream, response));
     stream.on('error', (err) => this.broken(stream, err.message));
     stream.on('end', () => this.broken(stream, 'ended by the ledger'));
     this.stream = stream;
+    this.compactReader = false;
     for (const message of this.book.opened(this.clock())) stream.write(message);
   }
 
@@ -149,6 +165,7 @@ export class ShardStream {
   private broken(stream: AdmitStream, why: string): void {
     if (stream !== this.stream) return;
     this.stream = null;
+    this.compactReader = false;
     this.lost = true;
     this.logger.warn({ why }, 'admission stream to the ledger closed');
     this.leases.lost();
