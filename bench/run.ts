@@ -200,7 +200,7 @@ interface Figure {
   /** What the ledger shard's leases did over the measured run, when asked for (`LoadOptions.leases`). */
   leases?: LeaseTraffic;
   /** The gateway's settlement messages and the charges in them over the measured run (`LoadOptions.settlements`). */
-  settlements?: { messages: number; charges: number; seconds: number };
+  settlements?: { messages: number; charges: number; compact: number; seconds: number };
 }
 
 /** `large`: a response no bare route is sized like (no same-size ratio). */
@@ -323,6 +323,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
       ? {
           messages: batchesAfter.count - batchesBefore.count,
           charges: batchesAfter.sum - batchesBefore.sum,
+          compact: batchesAfter.compact - batchesBefore.compact,
           seconds: elapsed,
         }
       : undefined;
@@ -681,12 +682,16 @@ interface Lingered {
   perMessage: number;
 }
 
-/** The gateway's settlement messages so far and the charges in them (`gateway_settlement_batch_events`). */
-async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: number }> {
+/**
+ * The gateway's settlement messages so far, the charges in them (`gateway_settlement_batch_events`) and
+ * how many were compact batches (`gateway_settlement_messages_total`).
+ */
+async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: number; compact: number }> {
   const text = await metricsPage(gateway);
   return {
     sum: seriesSum(text, 'gateway_settlement_batch_events_sum'),
     count: seriesSum(text, 'gateway_settlement_batch_events_count'),
+    compact: seriesSum(text, 'gateway_settlement_messages_total', { form: 'compact' }),
   };
 }
 
@@ -695,14 +700,15 @@ async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: num
  * CPU a message (its CPU a request times the requests a message), which a batch's size divides.
  */
 function settlementLine(
-  t: { messages: number; charges: number; seconds: number },
+  t: { messages: number; charges: number; compact: number; seconds: number },
   natsUs: number,
   ok: number,
 ): string {
   if (t.messages === 0) return 'no settlement message';
   const perMessage = t.charges / t.messages;
   return (
-    `${perMessage.toFixed(1)} charges a settlement message, ${(t.messages / t.seconds).toFixed(0)} messages a second; ` +
+    `${perMessage.toFixed(1)} charges a settlement message (${((100 * t.compact) / t.messages).toFixed(0)}% compact), ` +
+    `${(t.messages / t.seconds).toFixed(0)} messages a second; ` +
     `nats-server ${((natsUs * ok) / t.messages).toFixed(0)} µs a message`
   );
 }

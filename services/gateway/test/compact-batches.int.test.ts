@@ -65,6 +65,15 @@ const requestIdsOf = (m: Message): string[] =>
       ? (m.events as { request_id: string }[]).map((e) => e.request_id)
       : [(m as { request_id: string }).request_id];
 
+/** The gateway's charge messages by form, as its /metrics says (`gateway_settlement_messages_total`). */
+async function messagesByForm(gw: TestGateway): Promise<Record<string, number>> {
+  const text = await gw.registry.metrics();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^gateway_settlement_messages_total\{[^}]*\bform="(\w+)"[^}]*\} (\S+)$/gm))
+    out[m[1]!] = Number(m[2]);
+  return out;
+}
+
 /** `n` quotes at once on a fresh account of a plan without caps: every one a 200. */
 async function busy(gw: TestGateway, n: number): Promise<{ account: string; token: string }> {
   const account = await services.store.createAccount('load-test');
@@ -92,6 +101,10 @@ describe('compact settlement batches', () => {
       const batches = messages.filter((m) => requestIdsOf(m).length > 1);
       expect(batches.length).toBeGreaterThan(0);
       expect(batches.every((m) => m.v === 2)).toBe(true);
+      // And operators see it so (the dashboard's "Charge messages by form").
+      const forms = await messagesByForm(gw);
+      expect(forms.compact).toBe(batches.length);
+      expect(forms.v1).toBe(0);
       const ids = messages.flatMap(requestIdsOf);
       expect(new Set(ids).size).toBe(300);
       expect(ids).toHaveLength(300);
@@ -121,6 +134,7 @@ describe('compact settlement batches', () => {
       const batches = (await messagesOf(account)).filter((m) => requestIdsOf(m).length > 1);
       expect(batches.length).toBeGreaterThan(0);
       expect(batches.every((m) => m.v === 1 && m.accounts === undefined)).toBe(true);
+      expect(await messagesByForm(gw)).toMatchObject({ compact: 0, v1: batches.length });
     } finally {
       await gw.close();
       await older.shutdown(100);

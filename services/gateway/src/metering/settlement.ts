@@ -85,6 +85,7 @@ export class Settler {
   private readonly published: Counter<'kind' | 'outcome'>;
   private readonly publishSeconds: Histogram<'kind'>;
   private readonly batchSize: Histogram;
+  private readonly forms: Counter<'form'>;
   /** What is charged and what is still to be answered: the pure part (settlement-book.ts). */
   private readonly book: SettlementBook<Deferred<PubAck | null>>;
   /** By shard. */
@@ -138,6 +139,13 @@ export class Settler {
       buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
       registers: [opts.registry],
     });
+    this.forms = new Counter({
+      name: 'gateway_settlement_messages_total',
+      help: 'Charge messages published, by form: compact (a batch to a ledger that reads them), v1 (a batch to one that does not say so), single (one charge)',
+      labelNames: ['form'] as const,
+      registers: [opts.registry],
+    });
+    for (const form of ['compact', 'v1', 'single']) this.forms.inc({ form }, 0);
     const background = this.background;
     new Gauge({
       name: 'gateway_settlements_pending',
@@ -277,11 +285,14 @@ export class Settler {
     this.batchSize.observe(events.length);
     const single = events.length === 1;
     // One payload and message id for every retry of this batch, so JetStream stores it once.
-    const payload = single
-      ? JSON.stringify(events[0])
-      : this.opts.compactTo?.(shard)
-        ? compactBatch(events)
-        : JSON.stringify({ v: 1, events });
+    const form = single ? 'single' : this.opts.compactTo?.(shard) ? 'compact' : 'v1';
+    this.forms.inc({ form });
+    const payload =
+      form === 'single'
+        ? JSON.stringify(events[0])
+        : form === 'compact'
+          ? compactBatch(events)
+          : JSON.stringify({ v: 1, events });
     const msgID = single ? settlementMsgId(events[0]!) : `batch:${randomUUID()}`;
     for (;;) {
       try {
