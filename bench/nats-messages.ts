@@ -2,7 +2,7 @@
 // paces a loaded gateway sends (a few hundred messages a second) and with the ledger's ways of reading
 // them. Each trial publishes batches of charges (the gateway's message shape: compact, about 140 bytes a charge) at
 // a steady rate, each acknowledged by JetStream as the gateway waits for it, to a stream of its own on the
-// machine's NATS; a durable pull consumer reads them as the ledger does (`consume`, gathered for the consumer's GATHER_MS,
+// bench's NATS (as bench/run.ts's: a private nats-server run as deployed, or BENCH_NATS=machine); a durable pull consumer reads them as the ledger does (`consume`, gathered for the consumer's GATHER_MS,
 // then acknowledged) or not at all. Figures from /proc, not assertions: nats-server's CPU µs and its
 // threads' context switches, per message and per charge.
 //   BENCH_NATS_SECONDS (8) a trial; BENCH_NATS_ROUNDS (2) of every trial, alternated.
@@ -15,9 +15,11 @@ import { GATHER_MS } from '../services/quota-ledger/src/settlement/settlement-co
 import { contextSwitches, cpuOf, listenerPid } from './cpu.ts';
 import { envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
+import { benchNats } from './nats-as-deployed.ts';
 import { type BatchForm, settlementBatch } from './settlement-batch.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://localhost:4222';
+const bench = await benchNats();
+const NATS_URL = bench.url ?? process.env.NATS_URL ?? 'nats://localhost:4222';
 const SECONDS = envInt('BENCH_NATS_SECONDS', 8);
 const ROUNDS = envInt('BENCH_NATS_ROUNDS', 2);
 
@@ -131,6 +133,7 @@ async function run(trial: Trial): Promise<{ cpuUs: number; switches: number; mes
   };
 }
 
+console.log(bench.said);
 console.log(
   `nats-server on the settlement path: ${SECONDS} s a trial, ${ROUNDS} rounds alternated; CPU µs and context switches of nats-server (pid ${natsPid})`,
 );
@@ -150,4 +153,5 @@ try {
   }
 } finally {
   await nc.close();
+  await bench.cleanup();
 }
