@@ -19,8 +19,8 @@ export interface SettlementBatch {
 }
 
 /**
- * Reads a settlement message: one event, or a batch of them (version 1, or compact). Returns the events and, for a batch, the
- * reasons its unreadable events were left out; a string when the message is neither.
+ * Reads a settlement message: one event, or a batch of them (version 1, or compact). Returns the events
+ * and, for a batch, the reasons its unreadable events were left out; a string when the message is neither.
  */
 export function parseSettlementMessage(
   value: unknown,
@@ -51,11 +51,12 @@ export function parseSettlementMessage(
  *   { v: 2, kind, settled_at_ms, accounts: [id, …], routes: [operation id, …],
  *     events: [[request_id, account (index), admitted_at_ms, route (index), status, interface, traceparent?], …] }
  *
- * About 80 bytes a charge of one account against about 250 as version 1 objects. nats-server copies
- * every byte into its store and out again to the ledger's consumer (about 19 ns a byte delivered,
- * contributors.md), and the ledger parses them. The settlement time is the batch's (its first charge's):
- * the log does not keep it. A ledger of a release before this format leaves such a message out as
- * poison, so a gateway writes it only to a stream whose ledger said it reads it (`COMPACT_READER`).
+ * About 136 bytes a charge with its traceparent against 319 as version 1 objects. nats-server copies
+ * every byte into its store and out again to the ledger's consumer, and the ledger parses them
+ * (contributors.md, "Compact settlement batches"). The settlement time is the batch's (its first
+ * charge's): the log does not keep it. A ledger of a release before this format leaves such a message
+ * out as poison, so a gateway writes it only to a stream whose ledger said it reads it
+ * (`BATCH_VERSIONS_KEY`).
  */
 export const COMPACT_BATCH_VERSION = 2;
 

@@ -9,7 +9,7 @@ import { DEV_TAG_KEYS, generateToken, parseTagKeys, TAGGED_TOKEN_LENGTH, tokenKe
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Authenticator, type AuthenticatorOptions } from '../src/authenticator.ts';
 import { connectUpstreams } from '../src/upstreams.ts';
-import { type RunningServices, startServices } from './harness.ts';
+import { metricValue, type RunningServices, startServices } from './harness.ts';
 
 let services: RunningServices;
 let closeClients: () => void;
@@ -53,16 +53,7 @@ async function outcome(a: Authenticator, token: string, address = '198.51.100.1'
   }
 }
 
-async function metric(
-  registry: Registry,
-  name: string,
-  labels: Record<string, string> = {},
-): Promise<number> {
-  const m = await registry.getSingleMetric(name)?.get();
-  const match = (l: Record<string, unknown>) => Object.entries(labels).every(([k, v]) => l[k] === v);
-  return (m?.values ?? []).filter((v) => match(v.labels)).reduce((n, v) => n + v.value, 0);
-}
-const lookups = (r: Registry) => metric(r, 'auth_cache_lookups_total', { result: 'miss' });
+const lookups = (r: Registry) => metricValue(r, 'auth_cache_lookups_total', { result: 'miss' });
 
 async function newAccount(): Promise<string> {
   return services.store.createAccount('test_unmetered');
@@ -92,7 +83,7 @@ describe('tagged tokens', () => {
       expect(answer).toMatchObject({ status: 401, code: 'invalid_token' });
     }
     expect(await lookups(registry)).toBe(2);
-    expect(await metric(registry, 'gateway_auth_rejections_total', { reason: 'bad_tag' })).toBe(3);
+    expect(await metricValue(registry, 'gateway_auth_rejections_total', { reason: 'bad_tag' })).toBe(3);
   });
 
   it('key rotation: a gateway holding both keys serves tokens of each; retired, the old key is a bad tag', async () => {
@@ -123,7 +114,7 @@ describe('legacy tokens: the migration path', () => {
     await services.store.storeLegacyToken(account, legacy);
     expect(await outcome(a, legacy)).toEqual({ status: 200, account });
     expect(await outcome(a, legacy)).toEqual({ status: 200, account });
-    expect(await metric(registry, 'gateway_auth_legacy_token_requests_total')).toBe(2);
+    expect(await metricValue(registry, 'gateway_auth_legacy_token_requests_total')).toBe(2);
 
     // The deadline passes: refused though cached, with no further lookup.
     let now = Date.now();
@@ -187,8 +178,8 @@ describe('floods of tokens nobody issued', () => {
     });
     // Another address is not affected.
     expect((await outcome(a, generateToken(), '203.0.113.6')).status).toBe(401);
-    expect(await metric(registry, 'gateway_auth_throttled_addresses')).toBe(1);
-    expect(await metric(registry, 'gateway_auth_rejections_total', { reason: 'throttled' })).toBe(2);
+    expect(await metricValue(registry, 'gateway_auth_throttled_addresses')).toBe(1);
+    expect(await metricValue(registry, 'gateway_auth_rejections_total', { reason: 'throttled' })).toBe(2);
   });
 
   it('lookups of legacy tokens are bounded: past the bound 503 at once, while tagged tokens are looked up beside them', async () => {
@@ -204,7 +195,7 @@ describe('floods of tokens nobody issued', () => {
     expect(busy[0]).toMatchObject({ code: 'service_unavailable', headers: { 'Retry-After': 5 } });
     expect(await paying).toEqual({ status: 200, account });
     expect(await lookups(registry)).toBe(3);
-    expect(await metric(registry, 'gateway_auth_rejections_total', { reason: 'busy' })).toBe(18);
+    expect(await metricValue(registry, 'gateway_auth_rejections_total', { reason: 'busy' })).toBe(18);
   });
 });
 
@@ -227,7 +218,7 @@ describe("auth's unavailability", () => {
       await services.startAuth();
     }
     expect(
-      await metric(registry, 'gateway_auth_rejections_total', { reason: 'unavailable' }),
+      await metricValue(registry, 'gateway_auth_rejections_total', { reason: 'unavailable' }),
     ).toBeGreaterThan(0);
     // Back: the very tokens refused meanwhile are served (the breaker lets a trial through within 200 ms).
     const until = Date.now() + 10_000;

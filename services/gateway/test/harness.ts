@@ -48,6 +48,17 @@ export function scriptedShard(
   );
 }
 
+/** The sum of a metric's series in `registry` whose labels include `labels` (0 when it has none). */
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
+  const m = await registry.getSingleMetric(name)?.get();
+  const match = (l: Record<string, unknown>) => Object.entries(labels).every(([k, v]) => l[k] === v);
+  return (m?.values ?? []).filter((v) => match(v.labels)).reduce((n, v) => n + v.value, 0);
+}
+
 /** A scripted shard's answer admitting each of `admissions` now. */
 export const admittedResponse = (admissions: readonly ledger.Admission[]): ledger.AdmitResponse => ({
   results: admissions.map(admittedResult),

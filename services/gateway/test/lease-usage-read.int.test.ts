@@ -2,6 +2,7 @@ import type { Registry } from '@mdp/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
 import {
+  metricValue,
   type RecordingStall,
   type RunningServices,
   stallRecording,
@@ -65,10 +66,8 @@ async function usage(gw: TestGateway, token: string) {
   };
 }
 
-async function leaseEvents(registry: Registry, event: string): Promise<number> {
-  const m = await registry.getSingleMetric('gateway_leases_total')?.get();
-  return (m?.values ?? []).filter((v) => v.labels.event === event).reduce((n, v) => n + v.value, 0);
-}
+const leaseEvents = (registry: Registry, event: string) =>
+  metricValue(registry, 'gateway_leases_total', { event });
 /** Leases the gateway has given back or lost: none means every lease it was granted is still held. */
 const leasesEnded = async (gw: TestGateway) =>
   (await leaseEvents(gw.registry, 'returned')) +
