@@ -85,23 +85,27 @@ export function initTracing(opts: TracingOptions): Tracing {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * A request's server span. Recorded through the tracer when spans are exported. Otherwise nothing reads
  * it but its ids, which carry the request through the logs and to every service: they are taken from
- * the request's own id (a UUIDv7 the gateway made, 74 of its bits random) instead of sampling, drawing
- * new random ids and building an SDK span for every request. The trace id is the parent's when the
- * client sent a valid traceparent, else the request id's 32 hex digits, so either finds its log lines.
+ * the request's own id instead of sampling, drawing new random ids and building an SDK span for every
+ * request. The trace id is the parent's when the client sent a valid traceparent, else the request id's
+ * 32 hex digits, so either finds its log lines.
+ * `requestId` is the gateway's own (`newRequestId`: a UUIDv7's text, lowercase hex 8-4-4-4-12, 74 of its
+ * bits random), never a client's: its digits are taken by position, with no pattern matched for every
+ * request. Text of another length gets a span of the tracer's own.
  */
 export function startRequestSpan(tracer: Tracer, name: string, parent: Context, requestId: string): Span {
-  if (recordingSpans || !UUID.test(requestId))
+  if (recordingSpans || requestId.length !== 36)
     return tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
-  const hex = requestId.replaceAll('-', '');
+  const spanId = requestId.slice(19, 23) + requestId.slice(24);
   const from = trace.getSpanContext(parent);
   return trace.wrapSpanContext({
-    traceId: from && isSpanContextValid(from) ? from.traceId : hex,
-    spanId: hex.slice(16),
+    traceId:
+      from && isSpanContextValid(from)
+        ? from.traceId
+        : requestId.slice(0, 8) + requestId.slice(9, 13) + requestId.slice(14, 18) + spanId,
+    spanId,
     traceFlags: TraceFlags.NONE,
     ...(from?.traceState ? { traceState: from.traceState } : {}),
   });
@@ -122,9 +126,14 @@ export function injectTraceContext(carrier: Record<string, string>, ctx: Context
   propagation.inject(ctx, carrier);
 }
 
-/** Reads a trace context from headers or metadata as a parent for the next span. */
+/**
+ * Reads a trace context from headers or metadata as a parent for the next span. Without a `traceparent`
+ * the propagator reads nothing (it ignores a `tracestate` alone), so it is not asked: most requests
+ * carry none.
+ */
 export function extractTraceContext(carrier: Record<string, string | string[] | undefined>): Context {
-  return propagation.extract(context.active(), carrier);
+  const active = context.active();
+  return carrier.traceparent === undefined ? active : propagation.extract(active, carrier);
 }
 
 /** Runs `fn` inside a new span that ends when it settles, recording a thrown error. */

@@ -215,6 +215,19 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /**
+ * The logger fastify is given: the process's own, whose child is itself. fastify asks for a child logger
+ * for every request, and a pino child serialises and redacts its bindings as it is made; a
+ * `childLoggerFactory` of ours would avoid that but fastify then checks the logger it returns on every
+ * request, so its own factory asks this `child`, which makes nothing. A request's ids reach its log lines
+ * from its context (withLogFields below), or are given explicitly.
+ */
+function requestLogger(logger: Logger): FastifyBaseLogger {
+  const own = Object.create(logger) as FastifyBaseLogger;
+  own.child = () => own;
+  return own;
+}
+
+/**
  * The public API process. Builds routes from the catalogue; every response, success or failure, is one
  * of the SPEC's envelopes. Returned unstarted: tests use `inject`, `server.ts` listens.
  */
@@ -227,7 +240,7 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
   let closing = false;
 
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: requestLogger(logger),
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     return503OnClosing: false,
@@ -240,9 +253,6 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 16_384 },
     // Nothing a client sends becomes a request's id: it keys admission, settlement and the event log.
     genReqId: newRequestId,
-    // No child logger per request (pino serialises and redacts a child's bindings when it is made): a
-    // request's ids reach its log lines from its context (withLogFields below), or are given explicitly.
-    childLoggerFactory: (logger) => logger,
     frameworkErrors: (err, req, reply) => {
       const param = err.code === 'FST_ERR_BAD_URL' ? undecodableParam(req.url) : undefined;
       sendError(
@@ -261,6 +271,11 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
     // pick the address the failed-authentication throttle and the sign-in limits count against.
     trustProxy: trustedProxies(deps.trustProxyHops ?? 0, deps.trustedProxyCidrs ?? '127.0.0.0/8,::1/128'),
   });
+
+  // The request's own fields, declared so that fastify makes every request with them: added one by one
+  // by the hooks, each request object would change shape four times on its way through.
+  for (const field of ['routeConfig', 'correlationId', 'span', 'errorCode'] as const)
+    app.decorateRequest(field, undefined);
 
   // One hook a stage, for every answer, each doing only what the answer needs: request ids and the span
   // (all), CORS (the API's answers), the request's context (what calls or logs on), compression (the
