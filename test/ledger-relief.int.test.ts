@@ -16,7 +16,13 @@ const CAP = 300;
 const PRE = 50;
 
 beforeAll(async () => {
-  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 3 });
+  // The chart's shutdown grace (10 s), so a stopping shard has a hand-over budget of 2 s, as deployed
+  // (a quarter of the grace, at most 2 s): the stack's 3 s leaves it 750 ms, which a loaded CI run
+  // exceeded once (4 December); without a hand-over there is no relief, only the wait for the restart.
+  stack = await startStack(
+    { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: '10000' },
+    { shards: 3, shardCount: 3 },
+  );
   await createPlan(stack, 'relief-daily', { daily: CAP });
 }, 300_000);
 afterAll(async () => {
@@ -59,11 +65,23 @@ describe('a rolling restart of the ledger', () => {
     })();
     const restart = async (shard: number) => {
       const name = shardProcess(shard);
+      const stopped = stack.procs.get(name)!.output;
       await stack.stop(name);
       const down = Date.now();
       await stack.start(name, { SHARD_COUNT: '3' });
-      return { down, up: Date.now() };
+      return { down, up: Date.now(), stopped };
     };
+    // What a failure below needs to be read: the relieving process's and the stopped one's lines about
+    // hand-overs and reliefs (the stopped process's output is not the stack's once it has restarted).
+    const registryLines = (output: readonly string[]) =>
+      output
+        .join('')
+        .split('\n')
+        .filter((line) => /reliev|relief|hand|taking over|registry/.test(line))
+        .slice(-12)
+        .join('\n');
+    const explained = (token: string, relief: number, w: { stopped: readonly string[] }) =>
+      `${outcomes(answers.get(token)!)}\n${shardProcess(relief)}:\n${registryLines(stack.procs.get(shardProcess(relief))!.output)}\nthe stopped process:\n${registryLines(w.stopped)}`;
     try {
       await new Promise((r) => setTimeout(r, 1_000));
       const shard1 = await restart(1);
@@ -77,8 +95,8 @@ describe('a rolling restart of the ledger', () => {
       console.log(
         `rolling restart: shard 1 away ${shard1.up - shard1.down} ms, ${servedWhileDown(one, shard1)} 200s meanwhile; shard 0 away ${shard0.up - shard0.down} ms, ${servedWhileDown(zero, shard0)} 200s meanwhile; longest without a 200: ${gaps[0]} and ${gaps[1]} ms`,
       );
-      expect(servedWhileDown(one, shard1), outcomes(answers.get(one)!)).toBeGreaterThan(0);
-      expect(servedWhileDown(zero, shard0), outcomes(answers.get(zero)!)).toBeGreaterThan(0);
+      expect(servedWhileDown(one, shard1), explained(one, 0, shard1)).toBeGreaterThan(0);
+      expect(servedWhileDown(zero, shard0), explained(zero, 1, shard0)).toBeGreaterThan(0);
       const readWhileDown = reads.filter((r) => r.at > shard1.down && r.at < shard1.up);
       expect(readWhileDown.filter((r) => r.status === 200).length, outcomes(readWhileDown)).toBeGreaterThan(
         0,
