@@ -17,8 +17,9 @@ const PRE = 50;
 
 beforeAll(async () => {
   // The chart's shutdown grace (10 s), so a stopping shard has a hand-over budget of 2 s, as deployed
-  // (a quarter of the grace, at most 2 s): the stack's 3 s leaves it 750 ms, which a loaded CI run
-  // exceeded once (4 December); without a hand-over there is no relief, only the wait for the restart.
+  // (a quarter of the grace, at most 2 s): the stack's 3 s leaves it 750 ms, which a loaded CI run may
+  // exceed (4 December, a restart with no relief); without a hand-over there is no relief, only the
+  // wait for the restart.
   stack = await startStack(
     { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: '10000' },
     { shards: 3, shardCount: 3 },
