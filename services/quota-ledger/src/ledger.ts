@@ -74,8 +74,8 @@ export interface Ledger {
   /**
    * A graceful stop's first step: stops admitting, takes the leases back, and once everything published
    * until then is recorded, ends this shard's run with a hand-over (the requests it still holds), so the
-   * accounts it gives up move at once. Waits at most about `ms` for each step; without a complete
-   * hand-over they move as after a kill, a hold TTL later.
+   * accounts it gives up move at once. All within about `ms`; without a complete hand-over by then they
+   * move as after a kill, a hold TTL later.
    */
   handOver(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -170,7 +170,15 @@ export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   const stats = o.stats
     ? startLedgerStats({ shard: o.shard, consumer, book, store, clock, logger, registry, ...o.stats })
     : null;
-  const handingOver = { shard: shardService, book, registry: shardRegistry, pool, recordedPast, logger };
+  const handingOver = {
+    shard: shardService,
+    book,
+    registry: shardRegistry,
+    pool,
+    recordedPast,
+    clock,
+    logger,
+  };
   return {
     server,
     store,

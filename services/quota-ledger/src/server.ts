@@ -90,8 +90,10 @@ await runGrpcService({
       ready: () => natsUp && !nc.isClosed() && ledger.caughtUp(),
       // The gateways send a restarting shard's accounts to its relief until they can connect here.
       listenWhen: ledger.catchingUp,
-      // Leases come back, and accounts are handed over, while the gateways' streams are still open.
-      beforeDrain: (graceMs) => ledger.handOver(Math.min(2_000, graceMs / 4)),
+      // Leases come back, and accounts are handed over, while the gateways' streams are still open. Half
+      // the grace: a loaded shard once needed more than 2 s to record what was published before its stop
+      // (4 December), and without a hand-over its accounts wait for its restart instead of its relief.
+      beforeDrain: (graceMs) => ledger.handOver(graceMs / 2),
       close: async () => {
         await ledger.close();
         await nc.drain();

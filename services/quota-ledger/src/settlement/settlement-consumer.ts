@@ -739,10 +739,15 @@ export async function startStreamConsumer(
           target = info.delivered.stream_seq;
           break;
         }
-        timedOut(until);
+        if (clock() >= until)
+          throw new Error(
+            `the usage stream is not recorded up to the read yet: ${info.num_pending} messages not delivered to this shard`,
+          );
         await new Promise((r) => setTimeout(r, 5));
       }
-      await recordedAt(() => recordedSeq >= target, until);
+      await recordedAt(() => recordedSeq >= target, until).catch((err: Error) => {
+        throw new Error(`${err.message}: recorded through ${recordedSeq} of ${target}`);
+      });
     },
     // A predecessor's deliveries not recorded yet sit below the newest recorded: the floor waits for them.
     recordedTo: (seq, timeoutMs) =>
