@@ -68,6 +68,8 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
  * long-running gateway is the one subscribers meet.
  */
 const PLATFORM_WARMUP = envInt('BENCH_PLATFORM_WARMUP', 60_000, 0);
+/** The metered quote's platform warm-up is sent in parts of this many, each part's gateway CPU printed. */
+const WARMUP_PART = 30_000;
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
 /**
  * A run over a pool of tokens first sends each token once over this few connections, charged and
@@ -1056,11 +1058,20 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         await load('warm-up, bare', bareQuote, { ...bareRun(), ...warm }),
         await load('warm-up, peer', peerQuote, { ...peerRun, ...warm }),
         await load('warm-up, floor', floor.url, { ...floorRun, ...warm }),
-        await metered('warm-up, quote', `${base}${QUOTE}`, {
-          ...meteredBy([hot]),
-          requests: PLATFORM_WARMUP,
-          warmup: 0,
-        }),
+      );
+      // In parts, each part's gateway CPU printed: where the warm-up ends, the parts should have levelled.
+      const parts: Figure[] = [];
+      for (let sent = 0; sent < PLATFORM_WARMUP; sent += WARMUP_PART)
+        parts.push(
+          await metered('warm-up, quote', `${base}${QUOTE}`, {
+            ...meteredBy([hot]),
+            requests: Math.min(WARMUP_PART, PLATFORM_WARMUP - sent),
+            warmup: 0,
+          }),
+        );
+      unprinted.push(...parts);
+      console.log(
+        `warm-up, quote: the gateway's CPU µs a request in each ${WARMUP_PART} of it: ${parts.map((f) => fmtUs(frontUs(f))).join(', ')}`,
       );
     }
     figures.push(await load('bare fastify (quote-shaped)', bareQuote, bareRun()));
