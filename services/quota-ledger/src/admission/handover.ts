@@ -6,6 +6,9 @@ import { registryNow, writeHandover } from './registry-tables.ts';
 import type { Shard } from './shard.ts';
 import type { ShardRegistry } from './shard-registry.ts';
 
+/** The longest wait for leases to come back: a gateway answers a recall within a turn of its loop. */
+const RECALL_MS = 2_000;
+
 /**
  * A graceful stop's first step, while the gateways' streams are still open: stop admitting, take the
  * leases back, and once everything published until then is recorded, end this shard's runs (its own,
@@ -29,7 +32,8 @@ export async function handOver(
   const began = o.clock();
   const left = () => Math.max(0, began + ms - o.clock());
   o.shard.stopAdmitting();
-  await o.shard.recallAll(left());
+  // A holder that never answers (a lost gateway) must not take the recording's time too.
+  await o.shard.recallAll(Math.min(RECALL_MS, left()));
   await o.registry.stopRefreshing();
   try {
     const endedAt = await registryNow(o.pool);
