@@ -65,9 +65,11 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
  * A gateway's cost a request kept falling long after `WARMUP`: in consecutive runs of 45,000 quotes on one
  * stack, 168, 130, then 99 µs a request, and a gateway restarted on a warm stack 130 then 98 to 100 (28
  * November 2026); the first bare run after the data load was also the slowest (55.5 µs against 29.0). A
- * long-running gateway is the one subscribers meet.
+ * long-running gateway is the one subscribers meet. Its warm-up's parts levelled only after 90,000 to
+ * 120,000 requests (4 December 2026: 146.7, 115.7, 79.0, 62.0, 66.3 µs a 30,000), and after 60,000 the
+ * first round read the dearest in every run.
  */
-const PLATFORM_WARMUP = envInt('BENCH_PLATFORM_WARMUP', 60_000, 0);
+const PLATFORM_WARMUP = envInt('BENCH_PLATFORM_WARMUP', 200_000, 0);
 /** The metered quote's platform warm-up is sent in parts of this many, each part's gateway CPU printed. */
 const WARMUP_PART = 30_000;
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
