@@ -685,14 +685,16 @@ export async function startStreamConsumer(
     },
   });
 
-  const timedOut = (until: number) => {
-    if (clock() >= until) throw new Error('the usage stream is not recorded up to the read yet');
+  /** `where`: how far it got, for the error. */
+  const timedOut = (until: number, where?: () => string) => {
+    if (clock() >= until)
+      throw new Error(`the usage stream is not recorded up to the read yet${where ? `: ${where()}` : ''}`);
   };
   /** Resolves once `done` (rejects at `until`), recording what is in hand at once meanwhile. */
-  const recordedAt = async (done: () => boolean, until: number) => {
+  const recordedAt = async (done: () => boolean, until: number, where?: () => string) => {
     while (!done()) {
       hurry();
-      timedOut(until);
+      timedOut(until, where);
       // The flush under way, else a moment for the delivery to reach the loop and start one.
       await new Promise<void>((resolve) => {
         if (!flushing) return void setTimeout(resolve, 1);
@@ -739,15 +741,14 @@ export async function startStreamConsumer(
           target = info.delivered.stream_seq;
           break;
         }
-        if (clock() >= until)
-          throw new Error(
-            `the usage stream is not recorded up to the read yet: ${info.num_pending} messages not delivered to this shard`,
-          );
+        timedOut(until, () => `${info.num_pending} messages not delivered to this shard`);
         await new Promise((r) => setTimeout(r, 5));
       }
-      await recordedAt(() => recordedSeq >= target, until).catch((err: Error) => {
-        throw new Error(`${err.message}: recorded through ${recordedSeq} of ${target}`);
-      });
+      await recordedAt(
+        () => recordedSeq >= target,
+        until,
+        () => `recorded through ${recordedSeq} of ${target}`,
+      );
     },
     // A predecessor's deliveries not recorded yet sit below the newest recorded: the floor waits for them.
     recordedTo: (seq, timeoutMs) =>
