@@ -51,18 +51,18 @@ describe('document cache lookups', () => {
       return doc;
     };
     const key = cache.key('getStockQuote', { symbol: 'ARAVALIHOU' }, {});
-    const [first, second] = await Promise.all([
-      cache.get(key, 'equities', load),
-      cache.get(key, 'equities', load),
-    ]);
+    const get = (): AnswerDocument | Promise<AnswerDocument> =>
+      cache.hit(key) ?? cache.load(key, 'equities', load);
+    expect(cache.hit(key)).toBeUndefined();
+    const [first, second] = await Promise.all([get(), get()]);
     expect([first, second, loads]).toEqual([doc, doc, 1]);
-    expect(await cache.get(key, 'equities', load)).toBe(doc);
+    expect(cache.hit(key)).toBe(doc);
     expect(loads).toBe(1);
     cache.dropUpstream('options');
-    expect(await cache.get(key, 'equities', load)).toBe(doc);
-    expect(loads).toBe(1);
+    expect(cache.hit(key)).toBe(doc);
     cache.dropUpstream('equities');
-    await cache.get(key, 'equities', load);
+    expect(cache.hit(key)).toBeUndefined();
+    expect(await get()).toBe(doc);
     expect(loads).toBe(2);
   });
 });

@@ -77,16 +77,19 @@ export class DocumentCache {
     return `${operationId}\u0000${canonical(params)}\u0000${canonical(query)}`;
   }
 
-  async get(
-    key: string,
-    upstream: UpstreamName,
-    load: () => Promise<AnswerDocument>,
-  ): Promise<AnswerDocument> {
-    const hit = this.entries.get(key);
-    if (hit) {
-      this.hits.inc();
-      return hit.doc;
-    }
+  /** The document kept under `key`, counted as a hit; undefined (nothing counted) when none is. */
+  hit(key: string): AnswerDocument | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.hits.inc();
+    return entry.doc;
+  }
+
+  /**
+   * After a miss (`hit`): the document from `load`, kept when it comes, or from the load of the same
+   * key already in flight. A hit is answered without this, so that most requests make no promise here.
+   */
+  load(key: string, upstream: UpstreamName, load: () => Promise<AnswerDocument>): Promise<AnswerDocument> {
     const inFlight = this.loading.get(key);
     if (inFlight) {
       this.shared.inc();

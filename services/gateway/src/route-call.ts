@@ -58,8 +58,6 @@ export interface RouteCallDeps {
  */
 export function routeCaller(deps: RouteCallDeps): RouteCall {
   const { upstreams, metering, documents, clock } = deps;
-  const answer = async (route: RouteDef, input: Input, span: Span | undefined) =>
-    envelope(await documentFor(route, upstreams, input, span, documents), route.operationId, clock());
   return async (route, input, ctx) => {
     if (!route.metered) {
       // Usage and its history while charges cannot be acknowledged: the same fast 503 as admission.
@@ -67,7 +65,8 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
         if (!input.caller || !(await metering.readable(input.caller))) throw ApiError.serviceUnavailable();
         input = { ...input, leaseCharges: metering.leaseCharges(input.caller.accountId) };
       }
-      const doc = await documentFor(route, upstreams, input, ctx.span, documents);
+      const found = documentFor(route, upstreams, input, ctx.span, documents);
+      const doc = found instanceof Promise ? await found : found;
       const now = clock();
       const usedOf = route.usedOf;
       return {
@@ -78,7 +77,8 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
     const admission = await metering.admit(ctx.requestId, input.caller!, ctx.via, ctx.span);
     let body: AnswerBody;
     try {
-      body = await answer(route, input, ctx.span);
+      const found = documentFor(route, upstreams, input, ctx.span, documents);
+      body = envelope(found instanceof Promise ? await found : found, route.operationId, clock());
     } catch (err) {
       // Before the error goes out: usage read after it must not count it.
       await metering.refund(admission, route.operationId, asApiError(err).status);
@@ -91,18 +91,27 @@ export function routeCaller(deps: RouteCallDeps): RouteCall {
   };
 }
 
-/** The route's document: from the cache when the route's data is cacheable, else from its service. */
+/**
+ * The route's document: from the cache when the route's data is cacheable, else from its service. A
+ * cached one comes as it is, not in a promise: most metered requests are answered from the cache.
+ */
 function documentFor(
   route: RouteDef,
   upstreams: Upstreams,
   input: Input,
   span: Span | undefined,
   documents: DocumentCache | undefined,
-): Promise<AnswerDocument> {
+): AnswerDocument | Promise<AnswerDocument> {
   const upstream = route.upstream;
-  const load = () => callOwner(route, upstreams, input, span).then(answerDocument);
-  if (!documents || !upstream || upstream === 'ledger') return load();
-  return documents.get(documents.key(route.operationId, input.params, input.query), upstream, load);
+  if (!documents || !upstream || upstream === 'ledger') return loadDocument(route, upstreams, input, span);
+  const key = documents.key(route.operationId, input.params, input.query);
+  return (
+    documents.hit(key) ?? documents.load(key, upstream, () => loadDocument(route, upstreams, input, span))
+  );
+}
+
+function loadDocument(route: RouteDef, upstreams: Upstreams, input: Input, span: Span | undefined) {
+  return callOwner(route, upstreams, input, span).then(answerDocument);
 }
 
 async function callOwner(route: RouteDef, upstreams: Upstreams, input: Input, span: Span | undefined) {
