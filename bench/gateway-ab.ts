@@ -1,13 +1,21 @@
 // A change to the gateway, before and after, on the metered quote: `npx tsx bench/gateway-ab.ts` with
 // BENCH_AB_BASE=<commit>. Figures, never assertions. One stack (bench/run.ts's: bundled services, the
-// default dataset), and beside its own gateway several more started on it: BENCH_AB_PROCESSES (3) of the
+// default dataset), and beside its own gateway several more started on it: BENCH_AB_PROCESSES of the
 // base commit's gateway (services/gateway/src and the packages from git, `sourceAt`) and as many of this
 // tree's, each bundled as `make build` bundles a service and serving a `load-test` account of its own.
-// One process is not a sample: two of one build, asked in the same rounds, differed by up to a tenth in
-// CPU a request (contributors.md, 30 November). Each round asks every gateway BENCH_AB_REQUESTS (30,000)
-// quotes at 50 connections, the order reversed every other round; each process's CPU a request comes from
-// /proc over its run. Printed: every round, each process's median, and each side's mean of medians.
-//   BENCH_AB_ROUNDS (6), BENCH_AB_WARMUP (60,000 quotes a gateway before the first round).
+// Each round asks every gateway BENCH_AB_REQUESTS quotes, the order reversed every other round. Printed:
+// every round, each process's median, each side's mean of medians, and each tree process over the base
+// process run beside it. Two measures (BENCH_AB_MEASURE):
+// - `cpu` (default): each process's CPU a request from /proc over its run, at 50 connections, three
+//   processes a side (two processes of one build, asked in the same rounds, differed by up to a tenth:
+//   contributors.md, 30 November), six rounds of 30,000 after a warm-up of 60,000;
+// - `instructions`: each process run under valgrind's callgrind (bench/callgrind.ts), the instructions it
+//   executed a request, at 10 connections, one process a side, three rounds of 20,000 after a warm-up of
+//   60,000 (about 35 minutes in all), and bare fastify beside them counted the same way. A count does not
+//   move with the machine's speed, which moves CPU time by half from one hour to the next: the two runs of
+//   a round's pair agree within a percent or two (contributors.md, 5 December). It does not see the
+//   kernel's part, nor what an instruction costs (a cache miss, a core lost to another process).
+//   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,37 +27,98 @@ import { freePort } from '../test/ports.ts';
 import { atProcessEnd } from '../test/process-end.ts';
 import { startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
+import { callgrindPrefix, instructionsSinceZero, requireCallgrind, zeroCounts } from './callgrind.ts';
 import { cpuOf } from './cpu.ts';
-import { envInt } from './env.ts';
+import { envChoices, envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
 import { waitForGauge, waitForReady } from './ops-metrics.ts';
 import { QUOTE } from './run.ts';
 import { shortCommit, sourceAt } from './source-at.ts';
 
 const BASE = process.env.BENCH_AB_BASE?.trim();
-const PROCESSES = envInt('BENCH_AB_PROCESSES', 3);
-const ROUNDS = envInt('BENCH_AB_ROUNDS', 6);
-const REQUESTS = envInt('BENCH_AB_REQUESTS', 30_000);
+const MEASURE = envChoices('BENCH_AB_MEASURE', ['cpu', 'instructions'] as const)[0] ?? 'cpu';
+const COUNTED = MEASURE === 'instructions';
+const PROCESSES = envInt('BENCH_AB_PROCESSES', COUNTED ? 1 : 3);
+const ROUNDS = envInt('BENCH_AB_ROUNDS', COUNTED ? 3 : 6);
+/**
+ * Under callgrind, rounds of 3,000 read from 152,000 to 229,000 instructions a request on bare fastify
+ * (a garbage collection or a compilation is a large part of so short a run): 20,000 a round.
+ */
+const REQUESTS = envInt('BENCH_AB_REQUESTS', COUNTED ? 20_000 : 30_000);
 const WARMUP = envInt('BENCH_AB_WARMUP', 60_000, 0);
+/** Under callgrind a process answers a few hundred a second: fewer connections keep its loop's turns short. */
+const CONNECTIONS = COUNTED ? 10 : 50;
+/** Starting under callgrind takes tens of seconds. */
+const READY_MS = COUNTED ? 300_000 : 60_000;
+/**
+ * Under callgrind the gateway's own loop is slow enough, while V8 still compiles, to outlast its
+ * deadlines for the ledger, auth and JetStream (seen: 503s in the warm-up): they are set at their
+ * largest there. They only time a wait; the work a request does is the same.
+ */
+const DEADLINES: NodeJS.ProcessEnv = COUNTED
+  ? {
+      ADMISSION_DEADLINE_MS: '5000',
+      AUTH_DEADLINE_MS: '5000',
+      UPSTREAM_DEADLINE_MS: '60000',
+      SETTLE_ACK_TIMEOUT_MS: '30000',
+      SETTLE_ATTEMPT_TIMEOUT_MS: '10000',
+    }
+  : {};
 const WORK = join(ROOT, '.local', `bench-gateway-ab-${process.pid}`);
 /** Node's flags for this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
 const TREE_NODE_ARGS = (process.env.BENCH_AB_TREE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 interface Gateway {
-  side: 'base' | 'tree';
+  side: 'base' | 'tree' | 'bare';
   name: string;
   child: ChildProcess;
   url: string;
   token: string;
-  /** CPU µs a request, a run each round. */
+  /** CPU µs, or instructions, a request: a run each round. */
   runs: number[];
+  /** Counted: of `runs`, the instructions a request outside V8's garbage collector. */
+  beside: number[];
+  /** Counted: the collector's, a request (major, young), a run each round. */
+  collector: string[];
 }
+
+/** One run of `requests` through `g` (`ask`), its figures added to `g`'s; the line it prints. */
+async function measured(g: Gateway, requests: number, ask: () => Promise<void>): Promise<string> {
+  const pid = g.child.pid!;
+  if (COUNTED) {
+    zeroCounts(pid);
+    await ask();
+    const n = instructionsSinceZero(pid, WORK, dumpName(g));
+    g.runs.push(n.total / requests);
+    g.beside.push((n.total - n.major - n.young) / requests);
+    g.collector.push(`major ${figure(n.major / requests)}, young ${figure(n.young / requests)}`);
+    return `${g.name} ${figure(g.runs.at(-1)!)} (collector: ${g.collector.at(-1)})`;
+  }
+  const before = cpuOf(pid)!.own;
+  await ask();
+  g.runs.push(((cpuOf(pid)!.own - before) * 1e6) / requests);
+  return `${g.name} ${figure(g.runs.at(-1)!)}`;
+}
+
+const dumpName = (g: Pick<Gateway, 'name'>) => `callgrind-${g.name.replace(/[^a-z0-9]+/gi, '-')}`;
+
+/** `node args…`, under callgrind when instructions are counted. */
+function spawnNode(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const [command, ...rest] = COUNTED
+    ? [...callgrindPrefix(WORK, dumpName({ name })), process.execPath, ...args]
+    : [process.execPath, ...args];
+  // valgrind's own lines (its banner, each dump) would bury the rounds: only the process's stderr stays.
+  return spawn(command!, rest, { env, stdio: ['ignore', 'inherit', COUNTED ? 'ignore' : 'inherit'] });
+}
+
+const unit = COUNTED ? 'instructions' : 'µs';
+const figure = (x: number) => (COUNTED ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
 
 /** A run of `amount` quotes through `g`; any answer but a 200 fails the bench. */
 async function ask(g: Gateway, amount: number): Promise<void> {
   const result = await autocannon({
     url: g.url,
-    connections: 50,
+    connections: CONNECTIONS,
     amount,
     headers: { authorization: `Bearer ${g.token}` },
   });
@@ -59,8 +128,31 @@ async function ask(g: Gateway, amount: number): Promise<void> {
     );
 }
 
+/** bench/bare-server.ts under callgrind, as the instructions' reference: its quote-shaped route. */
+async function startBare(): Promise<Gateway> {
+  const port = await freePort();
+  const name = 'bare fastify';
+  const child = spawnNode(name, [join(ROOT, 'bench/bare-server.ts')], { ...process.env, PORT: String(port) });
+  atProcessEnd(() => child.kill('SIGKILL'));
+  const url = `http://127.0.0.1:${port}/bare`;
+  for (const until = Date.now() + READY_MS; ; ) {
+    if (child.exitCode !== null) throw new Error('bare fastify exited before it answered');
+    if (
+      await fetch(url).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > until) throw new Error(`bare fastify did not answer within ${READY_MS} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [] };
+}
+
 async function main(): Promise<void> {
   if (!BASE) throw new Error('BENCH_AB_BASE: set it to the commit whose gateway this tree is compared with');
+  if (COUNTED) requireCallgrind();
   const baseName = shortCommit(BASE);
   atProcessEnd(() => rmSync(WORK, { recursive: true, force: true }));
   const bundles = {
@@ -92,52 +184,63 @@ async function main(): Promise<void> {
         const opsPort = await freePort();
         const name = `${side === 'base' ? baseName : 'tree'} #${i + 1}`;
         const flags = side === 'tree' ? TREE_NODE_ARGS : [];
-        const child = spawn(process.execPath, [...flags, bundles[side]], {
-          env: {
-            ...process.env,
-            SHUTDOWN_GRACE_MS: '3000',
-            ...stack.envOf('gateway'),
-            LOG_LEVEL: 'warn',
-            PORT: String(port),
-            OPS_PORT: String(opsPort),
-          },
-          stdio: ['ignore', 'inherit', 'inherit'],
+        const child = spawnNode(name, [...flags, bundles[side]], {
+          ...process.env,
+          SHUTDOWN_GRACE_MS: '3000',
+          ...stack.envOf('gateway'),
+          LOG_LEVEL: 'warn',
+          PORT: String(port),
+          OPS_PORT: String(opsPort),
+          ...DEADLINES,
         });
         atProcessEnd(() => child.kill('SIGKILL'));
-        await waitForReady({ name, opsPort }, 60_000, () => child.exitCode !== null);
+        await waitForReady({ name, opsPort }, READY_MS, () => child.exitCode !== null);
         const token = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
-        gateways.push({ side, name, child, url: `http://127.0.0.1:${port}${QUOTE}`, token, runs: [] });
+        gateways.push({
+          side,
+          name,
+          child,
+          url: `http://127.0.0.1:${port}${QUOTE}`,
+          token,
+          runs: [],
+          beside: [],
+          collector: [],
+        });
       }
     }
+    const bare = COUNTED ? await startBare() : undefined;
     console.log(
       `metered quote, ${PROCESSES} gateway processes of ${baseName} and of this tree, ${ROUNDS} rounds of ` +
-        `${REQUESTS} requests each (${WARMUP} before the first), 50 connections; CPU µs a request`,
+        `${REQUESTS} requests each (${WARMUP} before the first), ${CONNECTIONS} connections; ${COUNTED ? 'instructions (callgrind)' : 'CPU µs'} a request` +
+        (bare ? '; bare fastify beside them, counted the same way' : ''),
     );
-    for (const g of gateways) if (WARMUP > 0) await ask(g, WARMUP);
+    const all = bare ? [...gateways, bare] : gateways;
+    for (const g of all) if (WARMUP > 0) await ask(g, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? gateways : [...gateways].reverse();
+      const order = round % 2 === 0 ? all : [...all].reverse();
       const line: string[] = [];
-      for (const g of order) {
-        const before = cpuOf(g.child.pid!)!.own;
-        await ask(g, REQUESTS);
-        const us = ((cpuOf(g.child.pid!)!.own - before) * 1e6) / REQUESTS;
-        g.runs.push(us);
-        line.push(`${g.name} ${us.toFixed(1)}`);
-      }
+      for (const g of order) line.push(await measured(g, REQUESTS, () => ask(g, REQUESTS)));
       console.log(`round ${round + 1}: ${line.join(' | ')}`);
     }
     const sides = { base: [] as number[], tree: [] as number[] };
     for (const g of gateways) {
       const m = median(g.runs);
-      sides[g.side].push(m);
-      console.log(`  ${g.name.padEnd(14)} median ${m.toFixed(1)} µs a request`);
+      sides[g.side as 'base' | 'tree'].push(m);
+      console.log(`  ${g.name.padEnd(14)} median ${figure(m)} ${unit} a request`);
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const [base, tree] = [mean(sides.base), mean(sides.tree)];
     console.log(
-      `${baseName}: ${base.toFixed(1)} µs a request (mean of its processes' medians); this tree: ${tree.toFixed(1)} ` +
-        `(${((tree / base - 1) * 100).toFixed(1)}%); a difference within the spread of one side's processes is not one`,
+      `${baseName}: ${figure(base)} ${unit} a request (mean of its processes' medians); this tree: ${figure(tree)} ` +
+        `(${((tree / base - 1) * 100).toFixed(COUNTED ? 2 : 1)}%); a difference within the spread of one side's processes is not one`,
     );
+    if (bare) {
+      const b = median(bare.runs);
+      console.log(
+        `bare fastify: ${figure(b)} ${unit} a request (its rounds ${bare.runs.map(figure).join(', ')}); ` +
+          `${baseName} ${(base / b).toFixed(3)} times it, this tree ${(tree / b).toFixed(3)}`,
+      );
+    }
     // Each tree process against the base process run just before or after it in the same round: the
     // machine's speed, which moves the rounds by half, is nearly the same for both of a pair.
     const ratios: number[] = [];
@@ -145,9 +248,20 @@ async function main(): Promise<void> {
       for (let r = 0; r < ROUNDS; r++) ratios.push(gateways[i + 1]!.runs[r]! / gateways[i]!.runs[r]!);
     const below = ratios.filter((x) => x < 1).length;
     console.log(
-      `pairs run beside each other: this tree over ${baseName} ${median(ratios).toFixed(3)} (median of ${ratios.length}), ` +
-        `below it in ${below} of ${ratios.length} [${ratios.map((x) => x.toFixed(2)).join(', ')}]`,
+      `pairs run beside each other: this tree over ${baseName} ${median(ratios).toFixed(COUNTED ? 4 : 3)} (median of ${ratios.length}), ` +
+        `below it in ${below} of ${ratios.length} [${ratios.map((x) => x.toFixed(COUNTED ? 4 : 2)).join(', ')}]`,
     );
+    if (COUNTED) {
+      // The collector runs every so many bytes, so a round holds one collection more or fewer by chance.
+      const outside = { base: [] as number[], tree: [] as number[] };
+      for (const g of gateways) outside[g.side as 'base' | 'tree'].push(median(g.beside));
+      const [b, t] = [mean(outside.base), mean(outside.tree)];
+      console.log(
+        `outside the garbage collector: ${baseName} ${figure(b)} instructions a request, this tree ${figure(t)} ` +
+          `(${((t / b - 1) * 100).toFixed(2)}%)` +
+          (bare ? `; bare fastify ${figure(median(bare.beside))}` : ''),
+      );
+    }
   } finally {
     await stack.shutdown();
   }
