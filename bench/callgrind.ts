@@ -47,9 +47,10 @@ export interface Counted {
 
 /**
  * The collector's functions, by their C++ names in Node's symbols (V8 14): a major collection's marking
- * (concurrent or not), compaction and sweeping, and the scavenger. A collection happens every so many
- * bytes allocated or promoted, so a run holds one more or one fewer of them by chance: read apart, what
- * a change does to the rest of the work is not hidden by them, nor what it does to them.
+ * (concurrent or not), compaction and sweeping, and the scavenger. Read apart because V8 starts some
+ * collections by time (its memory reducer), and a process slowed 30 to 50 times under callgrind gets
+ * major collections that it does not get at full speed (contributors.md, 5 December): what a change does
+ * to the rest of the work is not hidden by them.
  */
 const MAJOR = /Marking|MarkCompact|Sweep|Evacuat|RememberedSet/;
 const YOUNG = /Scaveng/;

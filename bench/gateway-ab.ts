@@ -12,8 +12,10 @@
 // - `instructions`: each process run under valgrind's callgrind (bench/callgrind.ts), the instructions it
 //   executed a request, at 10 connections, one process a side, three rounds of 20,000 after a warm-up of
 //   60,000 (about 35 minutes in all), and bare fastify beside them counted the same way. A count does not
-//   move with the machine's speed, which moves CPU time by half from one hour to the next: the two runs of
-//   a round's pair agree within a percent or two (contributors.md, 5 December). It does not see the
+//   move with the machine's speed, which moves CPU time by half from one hour to the next: bare fastify's
+//   rounds agree to a tenth of a percent. A gateway's move with its JIT and, under callgrind only, with
+//   major collections that its slowness brings on (contributors.md, 5 December): each round's collector is
+//   printed apart, and the instructions outside it are the figure to compare. It does not see the
 //   kernel's part, nor what an instruction costs (a cache miss, a core lost to another process).
 //   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
