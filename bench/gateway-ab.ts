@@ -31,15 +31,14 @@ import { startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
 import { callgrindPrefix, instructionsSinceZero, requireCallgrind, zeroCounts } from './callgrind.ts';
 import { cpuOf } from './cpu.ts';
-import { envChoices, envInt } from './env.ts';
+import { envChoice, envInt } from './env.ts';
 import { median } from './ledger-goals.ts';
-import { waitForGauge, waitForReady } from './ops-metrics.ts';
+import { waitForGauge, waitForHttp, waitForReady } from './ops-metrics.ts';
 import { QUOTE } from './run.ts';
 import { shortCommit, sourceAt } from './source-at.ts';
 
 const BASE = process.env.BENCH_AB_BASE?.trim();
-const MEASURE = envChoices('BENCH_AB_MEASURE', ['cpu', 'instructions'] as const)[0] ?? 'cpu';
-const COUNTED = MEASURE === 'instructions';
+const COUNTED = envChoice('BENCH_AB_MEASURE', ['cpu', 'instructions'] as const, 'cpu') === 'instructions';
 const PROCESSES = envInt('BENCH_AB_PROCESSES', COUNTED ? 1 : 3);
 const ROUNDS = envInt('BENCH_AB_ROUNDS', COUNTED ? 3 : 6);
 /**
@@ -137,18 +136,7 @@ async function startBare(): Promise<Gateway> {
   const child = spawnNode(name, [join(ROOT, 'bench/bare-server.ts')], { ...process.env, PORT: String(port) });
   atProcessEnd(() => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}/bare`;
-  for (const until = Date.now() + READY_MS; ; ) {
-    if (child.exitCode !== null) throw new Error('bare fastify exited before it answered');
-    if (
-      await fetch(url).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (Date.now() > until) throw new Error(`bare fastify did not answer within ${READY_MS} ms`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await waitForHttp(url, READY_MS, () => child.exitCode !== null);
   return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [] };
 }
 
@@ -254,7 +242,7 @@ async function main(): Promise<void> {
         `below it in ${below} of ${ratios.length} [${ratios.map((x) => x.toFixed(COUNTED ? 4 : 2)).join(', ')}]`,
     );
     if (COUNTED) {
-      // The collector runs every so many bytes, so a round holds one collection more or fewer by chance.
+      // Under callgrind the collector is partly the slowdown's (bench/callgrind.ts): compare what is outside it.
       const outside = { base: [] as number[], tree: [] as number[] };
       for (const g of gateways) outside[g.side as 'base' | 'tree'].push(median(g.beside));
       const [b, t] = [mean(outside.base), mean(outside.tree)];

@@ -103,6 +103,28 @@ export async function waitForReady(
   throw new Error(`${probe.name} did not become ready${gone() ? ' (it exited)' : ` within ${timeoutMs} ms`}`);
 }
 
+/**
+ * Waits until `url` answers a 200 (the bench's own servers compile their TypeScript first; under
+ * callgrind they start in tens of seconds); `gone` says the process ended, which stops the wait at once.
+ */
+export async function waitForHttp(
+  url: string,
+  timeoutMs = 60_000,
+  gone: () => boolean = () => false,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (
+    !(await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    ))
+  ) {
+    if (gone()) throw new Error(`${url}: its process exited before it answered`);
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Every garbage-collection pause a process has made so far, in ms, from prom-client's GC histogram; NaN if absent. */
 export function gcPauseMs(text: string): number {
   return /^nodejs_gc_duration_seconds_sum\{/m.test(text)

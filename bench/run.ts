@@ -44,6 +44,7 @@ import {
   type OpsProbe,
   seriesSum,
   waitForGauge,
+  waitForHttp,
   waitForQuietHeap,
 } from './ops-metrics.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
@@ -795,20 +796,6 @@ async function failureHints(output: string[], opsPort?: number): Promise<string[
         );
   const lookups = metrics.split('\n').filter((l) => l.startsWith('auth_cache_lookups_total'));
   return [...lines.slice(0, 8), ...lookups];
-}
-
-/** Waits until `url` answers a 200 (the bench's own servers compile their TypeScript first). */
-async function waitForHttp(url: string, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (
-    !(await fetch(url).then(
-      (r) => r.status === 200,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > until) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 // The bench itself, when this file is the program (`npx tsx bench/run.ts`): bench/ledger-volume.ts
