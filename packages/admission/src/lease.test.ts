@@ -313,6 +313,32 @@ describe('admission leases', () => {
     expect(holder.admit('d', at + 2_000)).toBeNull(); // expired
   });
 
+  it('lists the admissions it made whose requests have not settled, oldest first: not the shard’s in flight, not one it counted for the shard', () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    const holder = new LeaseHolder({
+      leaseId: 'l1',
+      caps: { daily: null, monthly: null, burst: null },
+      day: 0,
+      month: 0,
+      burst: [],
+      inFlight: [{ requestId: 'shard-in-flight', inDay: true, inMonth: true }],
+      allotment: 10,
+      grantedAt: at,
+      expiresAt: at + 5_000,
+    });
+    for (const [i, id] of ['a', 'b', 'c', 'd'].entries()) holder.admit(id, at + i, i === 2 ? 'mcp' : 'rest');
+    holder.external('shard-admitted', at + 10);
+    holder.settle('a', 'charged');
+    holder.settle('c', 'refunded');
+    expect(holder.unsettled()).toEqual([
+      { requestId: 'b', at: at + 1, via: 'rest', refunded: false },
+      { requestId: 'd', at: at + 3, via: 'rest', refunded: false },
+    ]);
+    holder.settle('b', 'charged');
+    holder.settle('d', 'refunded');
+    expect(holder.unsettled()).toEqual([]);
+  });
+
   it('extends a lease in use by the rate it was used at, out of half the headroom left, within four lease lengths and the IST day, never more than MAX_ALLOTMENT out', () => {
     const grantedAt = Date.parse('2026-12-01T06:00:00Z');
     const now = grantedAt + 1_600;

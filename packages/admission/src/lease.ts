@@ -145,11 +145,15 @@ export interface LeasedAdmission {
   refunded: boolean;
 }
 
-/** A unit counted until its request settles; `own`: admitted under this lease (else at the shard). */
+/**
+ * A unit counted until its request settles; `own`: admitted under this lease (else at the shard), its
+ * record and its number among the lease's admissions.
+ */
 interface Hold {
   inDay: boolean;
   inMonth: boolean;
-  own: Own | undefined;
+  own: LeasedAdmission | undefined;
+  n: number;
 }
 
 /**
@@ -166,11 +170,6 @@ export interface LeaseReturn {
 export interface LeaseReport {
   from: number;
   admissions: LeasedAdmission[];
-}
-
-/** An admission made under this lease, with its number among the lease's admissions. */
-interface Own extends LeasedAdmission {
-  readonly n: number;
 }
 
 /**
@@ -195,7 +194,7 @@ export class LeaseHolder {
    */
   private readonly holds = new Map<string, Hold>();
   /** Admissions made here, oldest first, from number `taken` on: those before it the shard has taken in. */
-  private readonly admitted: Own[] = [];
+  private readonly admitted: LeasedAdmission[] = [];
   /** Admissions made here in all. */
   private made = 0;
   /** Admissions the shard has taken in from reports (numbers below this). */
@@ -227,7 +226,7 @@ export class LeaseHolder {
     this.day = grant.day;
     this.month = grant.month;
     for (const h of grant.inFlight)
-      this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth, own: undefined });
+      this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth, own: undefined, n: -1 });
     this.grantDay = istDay(grant.grantedAt);
   }
 
@@ -260,7 +259,8 @@ export class LeaseHolder {
     if (through === this.sent) return undefined;
     const from = this.sent;
     this.sent = through;
-    return { from, admissions: this.admitted.slice(from - this.taken, through - this.taken).map(plain) };
+    // The records themselves, not copies: a settled admission's record never changes again.
+    return { from, admissions: this.admitted.slice(from - this.taken, through - this.taken) };
   }
 
   /** `settledThrough`, moved past what has settled since (each admission is passed once). */
@@ -318,9 +318,9 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(now);
     this.day++;
     this.month++;
-    const own: Own = { requestId, at: now, via, refunded: false, n: this.made++ };
+    const own: LeasedAdmission = { requestId, at: now, via, refunded: false };
     this.admitted.push(own);
-    this.holds.set(requestId, { inDay: true, inMonth: true, own });
+    this.holds.set(requestId, { inDay: true, inMonth: true, own, n: this.made++ });
     return decision;
   }
 
@@ -338,7 +338,7 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(at);
     this.day++;
     this.month++;
-    this.holds.set(requestId, { inDay: true, inMonth: true, own: undefined });
+    this.holds.set(requestId, { inDay: true, inMonth: true, own: undefined, n: -1 });
     return decision.kind === 'admitted' ? decision : null;
   }
 
@@ -356,7 +356,17 @@ export class LeaseHolder {
     if (hold.own) hold.own.refunded = true;
     if (hold.inDay) this.day--;
     if (hold.inMonth) this.month--;
-    return hold.own !== undefined && hold.own.n >= this.sent;
+    return hold.own !== undefined && hold.n >= this.sent;
+  }
+
+  /**
+   * The admissions made under this lease whose requests have not settled, oldest first: when the lease
+   * ends, the shard that takes them in (or a restart of it) must be told of them again until they do.
+   */
+  unsettled(): LeasedAdmission[] {
+    const open: LeasedAdmission[] = [];
+    for (const hold of this.holds.values()) if (hold.own) open.push(plain(hold.own));
+    return open;
   }
 
   /** The lease as it goes back to the shard. */
@@ -365,7 +375,7 @@ export class LeaseHolder {
   }
 }
 
-const plain = (a: Own): LeasedAdmission => ({
+const plain = (a: LeasedAdmission): LeasedAdmission => ({
   requestId: a.requestId,
   at: a.at,
   via: a.via,

@@ -42,6 +42,8 @@ export interface Admission {
 interface HeldLease {
   holder: LeaseHolder;
   accountId: string;
+  /** The account as its last request under the lease sent it: what a restarted shard is told of its holds. */
+  account: ledger.Account;
   shard: number;
   /** Gives the lease back at its expiry (set again when it is extended). */
   timer: NodeJS.Timeout;
@@ -60,6 +62,7 @@ const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable']
 /** Who is asking: the verified caller, the shard asked and its own shard (the metrics' label), the front door. */
 interface Asking {
   caller: Principal;
+  account: ledger.Account;
   shard: number;
   owner: number;
   via: Interface;
@@ -259,7 +262,7 @@ export class AdmissionClient {
     const shard = this.router.route(owner);
     if (!this.chargeable(shard)) return Promise.reject(ApiError.serviceUnavailable());
     if (shard !== owner) this.relieved.cell(String(owner)).inc();
-    const asking: Asking = { caller, shard, owner, via, traceparent: traceparentOf(span) };
+    const asking: Asking = { caller, account, shard, owner, via, traceparent: traceparentOf(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
       const now = this.clock();
@@ -321,12 +324,7 @@ export class AdmissionClient {
         leaseExtensionRequest(held.accountId, holder.grant.leaseId, holder.used, holder.report()),
       );
     }
-    this.shards[held.shard]!.admittedLocally({
-      request_id: requestId,
-      account: this.ledgerCaller(asking.caller).account,
-      admitted_at_ms: now,
-      interface: asking.via,
-    });
+    held.account = asking.account;
     return answer;
   }
 
@@ -367,6 +365,7 @@ export class AdmissionClient {
     const held: HeldLease = {
       holder: new LeaseHolder(lease),
       accountId,
+      account: asking.account,
       shard: asking.shard,
       timer: this.returnAt(() => held, lease.expiresAt, now),
       extending: false,
@@ -407,12 +406,25 @@ export class AdmissionClient {
     this.shards[held.shard]!.returnLease(leaseReturnMessage(held.accountId, held.holder.returned()));
   }
 
-  /** Stops admitting under the lease; false if it was not held. */
+  /**
+   * Stops admitting under the lease; false if it was not held. Its admissions still unsettled become its
+   * shard's to restore on a new stream, as one the shard admitted: from here on the shard holds them
+   * (returned or recalled: taken in with the return; lost: restored when a stream is up again).
+   */
   private drop(held: HeldLease, why: (typeof LEASE_EVENTS)[number]): boolean {
     if (this.leaseIds.get(held.holder.grant.leaseId) !== held) return false;
     this.leaseIds.delete(held.holder.grant.leaseId);
     if (this.leases.get(held.accountId) === held) this.leases.delete(held.accountId);
     clearTimeout(held.timer);
+    const { account } = held;
+    this.shards[held.shard]!.outlivedLease(
+      held.holder.unsettled().map((a) => ({
+        request_id: a.requestId,
+        account,
+        admitted_at_ms: a.at,
+        interface: a.via,
+      })),
+    );
     this.leaseEvents.cell(why).inc();
     return true;
   }

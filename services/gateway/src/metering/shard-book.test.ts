@@ -261,6 +261,19 @@ describe('ShardBook: outstanding holds', () => {
     expect(book.opened(1_000).flatMap((m) => m.restored.map((h) => h.request_id))).toEqual(['settled-down']);
   });
 
+  it('restores requests a lease admitted and did not settle before it ended, until each is settled on a stream that is up', () => {
+    const { book } = connected(0);
+    book.outlivedLease([hold('leased-1', 500), hold('leased-2', 600), hold('leased-3', 700)], 800);
+    book.settled('leased-1');
+    book.broken(900);
+    // Settled while no stream is up: the restarted shard may not have consumed it yet.
+    book.settled('leased-2');
+    book.admit(waiter('next'), 1_000);
+    const restored = book.opened(1_000).flatMap((m) => m.restored);
+    expect(restored.map((h) => h.request_id)).toEqual(['first', 'leased-2', 'leased-3']);
+    expect(restored.slice(1)).toEqual([hold('leased-2', 600), hold('leased-3', 700)]);
+  });
+
   it('restores none past the hold TTL (the shard has let it go)', () => {
     const a = waiter('a');
     const { book } = connected(0, a);

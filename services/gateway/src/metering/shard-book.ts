@@ -295,11 +295,12 @@ export class ShardBook<A extends Waiting, D> {
   }
 
   /**
-   * A request admitted here under a lease: outstanding until settled, as one the shard admitted, so a
-   * restarted shard holds it again.
+   * Requests admitted here under a lease that ended before they settled: outstanding until settled, as
+   * ones the shard admitted, so a restarted shard holds them again. (While the lease is held its holder
+   * keeps them: a stream that breaks ends the lease first.)
    */
-  admittedLocally(hold: ledger.RestoredHold, now: number): void {
-    this.outstanding.add(hold.request_id, hold, now);
+  outlivedLease(holds: readonly ledger.RestoredHold[], now: number): void {
+    for (const hold of holds) this.outstanding.add(hold.request_id, hold, now);
   }
 
   /** The shard applied a release or void: who waited for it, if anyone still does. */

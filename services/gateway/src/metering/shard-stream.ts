@@ -114,9 +114,9 @@ export class ShardStream {
     return true;
   }
 
-  /** A request admitted here under this shard's lease, restored on a new stream until settled. */
-  admittedLocally(hold: ledger.RestoredHold): void {
-    this.book.admittedLocally(hold, this.clock());
+  /** Requests admitted here under a lease of this shard's that ended before they settled. */
+  outlivedLease(holds: readonly ledger.RestoredHold[]): void {
+    this.book.outlivedLease(holds, this.clock());
   }
 
   close(): void {
