@@ -8,7 +8,9 @@
 // process run beside it. Two measures (BENCH_AB_MEASURE):
 // - `cpu` (default): each process's CPU a request from /proc over its run, at 50 connections, three
 //   processes a side (two processes of one build, asked in the same rounds, differed by up to a tenth:
-//   contributors.md, 30 November), six rounds of 30,000 after a warm-up of 60,000;
+//   contributors.md, 30 November), six rounds of 30,000 after a warm-up of 60,000; beside it, what V8's
+//   young generation did in the run (`--trace-gc-nvp`, bench/gc-trace.ts): its scavenges, their median
+//   pause and the bytes a request that outlived them, and the major collections;
 // - `instructions`: each process run under valgrind's callgrind (bench/callgrind.ts), the instructions it
 //   executed a request, at 10 connections, one process a side, three rounds of 20,000 after a warm-up of
 //   60,000 (about 35 minutes in all), and bare fastify beside them counted the same way. A count does not
@@ -32,6 +34,7 @@ import { runBundled } from './bundled.ts';
 import { callgrindPrefix, instructionsSinceZero, requireCallgrind, zeroCounts } from './callgrind.ts';
 import { cpuOf } from './cpu.ts';
 import { envChoice, envInt } from './env.ts';
+import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
 import { median } from './ledger-goals.ts';
 import { waitForGauge, waitForHttp, waitForReady } from './ops-metrics.ts';
 import { QUOTE } from './run.ts';
@@ -81,6 +84,10 @@ interface Gateway {
   beside: number[];
   /** Counted: the collector's, a request (major, young), a run each round. */
   collector: string[];
+  /** CPU: the collections of the process since it last ran (`--trace-gc-nvp`). */
+  collections?: CollectionLog;
+  /** CPU: its young generation in each run. */
+  young: YoungGeneration[];
 }
 
 /** One run of `requests` through `g` (`ask`), its figures added to `g`'s; the line it prints. */
@@ -96,20 +103,30 @@ async function measured(g: Gateway, requests: number, ask: () => Promise<void>):
     return `${g.name} ${figure(g.runs.at(-1)!)} (collector: ${g.collector.at(-1)})`;
   }
   const before = cpuOf(pid)!.own;
+  g.collections?.take();
   await ask();
   g.runs.push(((cpuOf(pid)!.own - before) * 1e6) / requests);
-  return `${g.name} ${figure(g.runs.at(-1)!)}`;
+  if (!g.collections) return `${g.name} ${figure(g.runs.at(-1)!)}`;
+  const young = summarise(g.collections.take(), requests);
+  g.young.push(young);
+  return `${g.name} ${figure(g.runs.at(-1)!)} (${young.scavenges} × ${young.pauseMs.toFixed(1)} ms, ${Math.round(young.survivedPerRequest)} B)`;
 }
 
 const dumpName = (g: Pick<Gateway, 'name'>) => `callgrind-${g.name.replace(/[^a-z0-9]+/gi, '-')}`;
 
-/** `node args…`, under callgrind when instructions are counted. */
+/**
+ * `node args…`, under callgrind when instructions are counted; otherwise with `--trace-gc-nvp`, its
+ * standard output piped (`CollectionLog` keeps the collector's lines and passes the rest on).
+ */
 function spawnNode(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const [command, ...rest] = COUNTED
     ? [...callgrindPrefix(WORK, dumpName({ name })), process.execPath, ...args]
-    : [process.execPath, ...args];
+    : [process.execPath, '--trace-gc-nvp', ...args];
   // valgrind's own lines (its banner, each dump) would bury the rounds: only the process's stderr stays.
-  return spawn(command!, rest, { env, stdio: ['ignore', 'inherit', COUNTED ? 'ignore' : 'inherit'] });
+  return spawn(command!, rest, {
+    env,
+    stdio: ['ignore', COUNTED ? 'inherit' : 'pipe', COUNTED ? 'ignore' : 'inherit'],
+  });
 }
 
 const unit = COUNTED ? 'instructions' : 'µs';
@@ -137,7 +154,7 @@ async function startBare(): Promise<Gateway> {
   atProcessEnd(() => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}/bare`;
   await waitForHttp(url, READY_MS, () => child.exitCode !== null);
-  return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [] };
+  return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [], young: [] };
 }
 
 async function main(): Promise<void> {
@@ -195,6 +212,10 @@ async function main(): Promise<void> {
           runs: [],
           beside: [],
           collector: [],
+          ...(child.stdout
+            ? { collections: new CollectionLog(child.stdout, (line) => console.log(line)) }
+            : {}),
+          young: [],
         });
       }
     }
@@ -241,6 +262,12 @@ async function main(): Promise<void> {
       `pairs run beside each other: this tree over ${baseName} ${median(ratios).toFixed(COUNTED ? 4 : 3)} (median of ${ratios.length}), ` +
         `below it in ${below} of ${ratios.length} [${ratios.map((x) => x.toFixed(COUNTED ? 4 : 2)).join(', ')}]`,
     );
+    if (!COUNTED)
+      for (const side of ['base', 'tree'] as const)
+        console.log(
+          `young generation, ${side === 'base' ? baseName : 'this tree'}: ` +
+            youngLine(gateways.filter((g) => g.side === side).flatMap((g) => g.young)),
+        );
     if (COUNTED) {
       // Under callgrind the collector is partly the slowdown's (bench/callgrind.ts): compare what is outside it.
       const outside = { base: [] as number[], tree: [] as number[] };
