@@ -146,8 +146,8 @@ export interface LeasedAdmission {
 }
 
 /**
- * A unit counted until its request settles; `own`: admitted under this lease (else at the shard), its
- * record and its number among the lease's admissions.
+ * A unit counted until its request settles. `own`: admitted under this lease, its record, and `n` its
+ * number among the lease's admissions; admitted at the shard, neither (`n` is -1).
  */
 interface Hold {
   inDay: boolean;

@@ -59,7 +59,10 @@ interface HeldLease {
 type Decisions = CellCounter<'decision' | 'interface' | 'shard'>;
 const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable'] as const;
 
-/** Who is asking: the verified caller, the shard asked and its own shard (the metrics' label), the front door. */
+/**
+ * Who is asking: the verified caller and its ledger account, the shard asked and its own shard (the
+ * metrics' label), the front door.
+ */
 interface Asking {
   caller: Principal;
   account: ledger.Account;
