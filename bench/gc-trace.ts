@@ -3,6 +3,7 @@
 // outlived them (kept young, or promoted to the old generation), and how many major collections. What
 // outlives a scavenge is what it copies, and every request in flight waits out its pause: a figure that
 // moves less with the hour than CPU time does (contributors.md, 5 December).
+import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { median } from './ledger-goals.ts';
 
@@ -76,18 +77,12 @@ export function youngLine(runs: readonly YoungGeneration[]): string {
  */
 export class CollectionLog {
   private collections: Collection[] = [];
-  private partial = '';
 
   constructor(out: Readable, forward: (line: string) => void) {
-    out.setEncoding('utf8');
-    out.on('data', (chunk: string) => {
-      const lines = (this.partial + chunk).split('\n');
-      this.partial = lines.pop()!;
-      for (const line of lines) {
-        const c = parseCollection(line);
-        if (c) this.collections.push(c);
-        else if (line.length > 0) forward(line);
-      }
+    createInterface({ input: out, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
+      const c = parseCollection(line);
+      if (c) this.collections.push(c);
+      else if (line.length > 0) forward(line);
     });
   }
 
