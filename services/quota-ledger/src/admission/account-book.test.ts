@@ -123,6 +123,29 @@ describe('AccountBook', () => {
     expect(book.restore('r1', 'b', T, T + 1)).toBe(true);
   });
 
+  it('expires holds of several accounts in one sweep, each account keeping what has not expired', () => {
+    const book = new AccountBook(1_000);
+    for (const account of ['a', 'b', 'c']) loaded(book, account);
+    book.admit('r1', 'a', caps, T);
+    book.admit('r2', 'a', caps, T + 500);
+    book.admit('r1', 'b', caps, T);
+    book.admit('r3', 'c', caps, T + 600);
+    expect(book.inFlight).toBe(4);
+    expect(book.sweep(T + 1_000).expired).toBe(2);
+    expect(book.inFlight).toBe(2);
+    const held = book.heldRequests().map((h) => `${h.accountId}/${h.requestId}@${h.admittedAt - T}`);
+    expect(held.sort()).toEqual(['a/r2@500', 'c/r3@600']);
+    expect(book.usage('a', T + 1_000).used.day).toBe(1);
+    expect(book.usage('b', T + 1_000).used.day).toBe(0);
+    // b's hold is gone: a settlement of it, late, releases nothing.
+    expect(book.release('r1', 'b')).toBe(false);
+    expect(book.sweep(T + 1_550).expired).toBe(1);
+    // The last hold expires, and then all three accounts, idle and holding nothing, are forgotten.
+    expect(book.sweep(T + 11 * 60_000)).toEqual({ expired: 1, evicted: 3, leasesWrittenOff: 0, stranded: 0 });
+    expect(book.inFlight).toBe(0);
+    expect(book.heldRequests()).toEqual([]);
+  });
+
   it('needs the new day loaded after the IST day turns, and forgets idle accounts', () => {
     const book = new AccountBook(1_000);
     loaded(book, 'a');
