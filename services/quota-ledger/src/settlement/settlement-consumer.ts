@@ -26,6 +26,7 @@ import {
   streamExists,
 } from './durable-consumer.ts';
 import { lookUntilHeld, PullWatch } from './pull-watch.ts';
+import { readInTurns } from './read-in-turns.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
@@ -260,6 +261,9 @@ const PULL_EXPIRES_MS = 5_000;
  * that much.
  */
 export const GATHER_MS = 250;
+
+/** The longest the consumer reads a pull's messages before letting the shard's event loop turn (`readInTurns`). */
+const READ_TURN_MS = 2;
 
 /**
  * The shard's durable JetStream consumer. Messages are recorded in batches (one Postgres transaction
@@ -507,7 +511,7 @@ export async function startStreamConsumer(
   /** Messages received by this process, all pulls counted. */
   let received = 0;
   const receive = async () => {
-    for await (const m of messages) {
+    for await (const m of readInTurns(messages, READ_TURN_MS)) {
       received++;
       if (m.redelivered) redelivered.inc();
       if (floor && m.seq <= floor.through) {
