@@ -165,7 +165,7 @@ interface AccountState {
   /**
    * Its requests held now, by id (`hold`, `releaseHold`). Kept in the account's state, not in one map of
    * the book's keyed by account and id: a key made of two ids is a new string to hash at every hold and
-   * every release, which cost a shard about 0.8 µs a request over 1,000 accounts.
+   * every release, which cost 1 to 3 µs an admission over 1,000 accounts (`bench/admission-book.ts`).
    */
   holds: Map<string, Hold>;
   lastSeen: number;
