@@ -160,3 +160,39 @@ export async function waitForQuietHeap(probe: OpsProbe, quietMs: number, timeout
   }
   return last - first;
 }
+
+/** A histogram's cumulative bucket counts by upper bound (`+Inf` as Infinity), summed over its series. */
+export function histogramBuckets(text: string, name: string): Map<number, number> {
+  const buckets = new Map<number, number>();
+  for (const m of text.matchAll(/^(\w+)\{([^}]*)\} (\S+)$/gm)) {
+    if (m[1] !== `${name}_bucket`) continue;
+    const le = /(?:^|,)le="([^"]+)"/.exec(m[2]!)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    buckets.set(bound, (buckets.get(bound) ?? 0) + Number(m[3]));
+  }
+  return buckets;
+}
+
+/**
+ * The `q` quantile of what a histogram observed between two readings (`histogramBuckets`), interpolated
+ * within its bucket as Prometheus's `histogram_quantile` does (the highest finite bound when it falls in
+ * `+Inf`); NaN when nothing was observed.
+ */
+export function quantileBetween(before: Map<number, number>, after: Map<number, number>, q: number): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const counts = bounds.map((b) => (after.get(b) ?? 0) - (before.get(b) ?? 0));
+  const total = counts.at(-1) ?? 0;
+  if (total <= 0) return Number.NaN;
+  const rank = q * total;
+  for (let i = 0; i < bounds.length; i++) {
+    if (counts[i]! < rank) continue;
+    const upper = bounds[i]!;
+    const lower = i === 0 ? 0 : bounds[i - 1]!;
+    if (upper === Number.POSITIVE_INFINITY) return lower;
+    const below = i === 0 ? 0 : counts[i - 1]!;
+    const inBucket = counts[i]! - below;
+    return inBucket > 0 ? lower + ((upper - lower) * (rank - below)) / inBucket : upper;
+  }
+  return bounds.at(-2) ?? Number.NaN;
+}

@@ -38,10 +38,12 @@ import { median } from './ledger-goals.ts';
 import { benchNats } from './nats-as-deployed.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
 import {
+  histogramBuckets,
   type LoopDelay,
   loopDelays,
   metricsPage,
   type OpsProbe,
+  quantileBetween,
   seriesSum,
   waitForGauge,
   waitForHttp,
@@ -206,6 +208,15 @@ interface Figure {
   leases?: LeaseTraffic;
   /** The gateway's settlement messages and the charges in them over the measured run (`LoadOptions.settlements`). */
   settlements?: { messages: number; charges: number; compact: number; seconds: number };
+  /** The gateway's waits for its shards' admissions over the measured run (`gateway_shard_admission_seconds`), ms. */
+  shardWaits?: ShardWaits;
+}
+
+interface ShardWaits {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
 }
 
 /** `large`: a response no bare route is sized like (no same-size ratio). */
@@ -332,6 +343,18 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
           seconds: elapsed,
         }
       : undefined;
+  const waited = (q: number) => quantileBetween(batchesBefore!.waits, batchesAfter!.waits, q) * 1000;
+  const shardWaits: ShardWaits | undefined =
+    batchesBefore && batchesAfter
+      ? {
+          count:
+            (batchesAfter.waits.get(Number.POSITIVE_INFINITY) ?? 0) -
+            (batchesBefore.waits.get(Number.POSITIVE_INFINITY) ?? 0),
+          p50: waited(0.5),
+          p90: waited(0.9),
+          p99: waited(0.99),
+        }
+      : undefined;
   const leases =
     opts.leases && leasesBefore
       ? leaseTraffic(leasesBefore.counters, await leaseCounters(opts.leases), requests, result['2xx'])
@@ -372,6 +395,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     runOk: result['2xx'],
     ...(leases ? { leases } : {}),
     ...(settlements ? { settlements } : {}),
+    ...(shardWaits ? { shardWaits } : {}),
     ...(opts.pacedAs ? { pacedAs: opts.pacedAs.name } : {}),
   };
 }
@@ -689,15 +713,26 @@ interface Lingered {
 
 /**
  * The gateway's settlement messages so far, the charges in them (`gateway_settlement_batch_events`) and
- * how many were compact batches (`gateway_settlement_messages_total`).
+ * how many were compact batches (`gateway_settlement_messages_total`); and its waits for its shards'
+ * admissions (`gateway_shard_admission_seconds`).
  */
-async function batchEvents(gateway: OpsProbe): Promise<{ sum: number; count: number; compact: number }> {
+async function batchEvents(
+  gateway: OpsProbe,
+): Promise<{ sum: number; count: number; compact: number; waits: Map<number, number> }> {
   const text = await metricsPage(gateway);
   return {
     sum: seriesSum(text, 'gateway_settlement_batch_events_sum'),
     count: seriesSum(text, 'gateway_settlement_batch_events_count'),
     compact: seriesSum(text, 'gateway_settlement_messages_total', { form: 'compact' }),
+    waits: histogramBuckets(text, 'gateway_shard_admission_seconds'),
   };
+}
+
+/** The run's admissions its shard decided, as the gateway waited for them. */
+function shardWaitLine(w: ShardWaits): string {
+  if (w.count === 0) return 'no admission waited for its shard';
+  const ms = (v: number) => (Number.isNaN(v) ? '-' : v.toFixed(1));
+  return `${w.count} admissions waited for their shard: p50 ${ms(w.p50)}, p90 ${ms(w.p90)}, p99 ${ms(w.p99)} ms`;
 }
 
 /**
@@ -1003,6 +1038,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       if (f.leases) console.log(`  ${f.name}: ${leaseLine(f.leases)}`);
       if (f.settlements)
         console.log(`  ${f.name}: ${settlementLine(f.settlements, cpuUs(f, 'nats'), f.runOk)}`);
+      if (f.shardWaits) console.log(`  ${f.name}: ${shardWaitLine(f.shardWaits)}`);
       return f;
     };
     const meteredBy = (tokens: string[], shape: Shape = 'quote') => ({

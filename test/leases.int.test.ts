@@ -34,6 +34,8 @@ afterAll(async () => {
 }, STACK_SHUTDOWN_MS);
 
 const ledgerOps = () => stack.procs.get('quota-ledger')!.opsPort;
+/** The admissions the first gateway has waited for its shard to decide (`gateway_shard_admission_seconds`). */
+const shardWaits = () => metric(stack.procs.get('gateway')!.opsPort, 'gateway_shard_admission_seconds_count');
 
 /**
  * Leases the gateway on `opsPort` holds now, never more: granted is read first, so one returned while
@@ -59,6 +61,7 @@ describe('admission leases', () => {
     const token = await newToken('lease-300');
     const decidedBefore = await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' });
     const grantsBefore = await metric(ledgerOps(), 'ledger_leases_total', { event: 'granted' });
+    const waitsBefore = await shardWaits();
     const answers = await hammer([stack.baseUrl], token, 200, 4);
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
     // Exactly the remainders a shard deciding each request in turn gives: 299 down to 100, once each.
@@ -71,6 +74,8 @@ describe('admission leases', () => {
       grantsBefore,
     );
     expect(decided, 'admissions the shard decided itself').toBeLessThan(100);
+    // Every admission the shard decided was waited for, and timed, by the gateway that asked.
+    expect((await shardWaits()) - waitsBefore).toBeGreaterThanOrEqual(Math.max(1, decided));
     // Read-your-writes through the other gateway, the lease still out: usage waits for the stream.
     expect(await usedOn(second.baseUrl, token)).toBe(200);
     expect(await usedOn(stack.baseUrl, token)).toBe(200);
@@ -90,6 +95,7 @@ describe('admission leases', () => {
     });
     const decidedBefore = await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' });
     const [grantedBefore, extendedBefore] = [await at('granted'), await at('extended')];
+    const waitsBefore = await shardWaits();
     // Two callers, a request every 40 ms each, for five seconds: two and a half lease lengths (LEASE_MS,
     // 2 s), each of which would otherwise end with a request decided by the shard and a grant (a lease
     // lasts four lease lengths at most, extensions included).
@@ -114,6 +120,7 @@ describe('admission leases', () => {
     const extended = (await at('extended')) - extendedBefore;
     const figures = `${steady.length} requests: ${decided} decided by the shard, ${granted} grants, ${extended} extensions`;
     expect(decided, figures).toBe(0);
+    expect((await shardWaits()) - waitsBefore, 'admissions that waited for their shard').toBe(0);
     expect(granted, figures).toBe(0);
     expect(extended, figures).toBeGreaterThanOrEqual(2);
     expect(await usedOn(second.baseUrl, token)).toBe(answers.length);

@@ -1,6 +1,13 @@
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
-import { delayMs, gaugeValue, gcPauseMs, majorCollections } from '../../bench/ops-metrics.ts';
+import {
+  delayMs,
+  gaugeValue,
+  gcPauseMs,
+  histogramBuckets,
+  majorCollections,
+  quantileBetween,
+} from '../../bench/ops-metrics.ts';
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
   it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
@@ -49,5 +56,42 @@ describe('event-loop delay read from a service metrics page (bench)', () => {
     const value = delayMs(await registry.metrics(), 'nodejs_eventloop_lag_max_seconds');
     expect(Number.isFinite(value)).toBe(true);
     expect(value).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("a histogram's quantiles between two readings (bench)", () => {
+  const page = (counts: number[]) =>
+    ['0.002', '0.004', '0.01', '+Inf']
+      .flatMap((le, i) => [
+        `w_bucket{le="${le}",shard="0",service="gateway"} ${counts[i]}`,
+        `w_bucket{le="${le}",shard="1",service="gateway"} 1`,
+      ])
+      .join('\n');
+
+  it('sums the series of every label set, bound by bound', () => {
+    const buckets = histogramBuckets(page([4, 6, 9, 10]), 'w');
+    expect([...buckets]).toEqual([
+      [0.002, 5],
+      [0.004, 7],
+      [0.01, 10],
+      [Number.POSITIVE_INFINITY, 11],
+    ]);
+    expect(histogramBuckets(page([1, 1, 1, 1]), 'v').size).toBe(0);
+  });
+
+  it('reads only what was observed in between, interpolated within a bucket', () => {
+    const before = histogramBuckets(page([4, 6, 9, 10]), 'w');
+    // In between: 10 observations, 2 up to 2 ms, 2 more up to 4 ms, 6 more up to 10 ms.
+    const after = histogramBuckets(page([6, 10, 19, 20]), 'w');
+    expect(quantileBetween(before, after, 0.2)).toBeCloseTo(0.002, 9);
+    expect(quantileBetween(before, after, 0.5)).toBeCloseTo(0.005, 9);
+    expect(quantileBetween(before, after, 0.9)).toBeCloseTo(0.009, 9);
+  });
+
+  it('says the highest bound when the quantile is past it, and NaN when nothing was observed', () => {
+    const before = histogramBuckets(page([0, 0, 0, 0]), 'w');
+    const after = histogramBuckets(page([0, 0, 0, 5]), 'w');
+    expect(quantileBetween(before, after, 0.5)).toBe(0.01);
+    expect(quantileBetween(before, before, 0.5)).toBeNaN();
   });
 });

@@ -11,7 +11,15 @@ import { ApiError } from '@mdp/errors';
 import type { PubAck } from '@mdp/nats';
 import type { Clock } from '@mdp/nse-calendar';
 import { ledger } from '@mdp/proto';
-import { CellCounter, type Logger, type Registry, type Span, traceparentOf } from '@mdp/telemetry';
+import {
+  CellCounter,
+  CellHistogram,
+  type HistogramCell,
+  type Logger,
+  type Registry,
+  type Span,
+  traceparentOf,
+} from '@mdp/telemetry';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
@@ -132,8 +140,11 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
 
   /** Sent again once: the shard left it to a lease this gateway had already given back. */
   private resent = false;
+  /** When the shard was asked (a monotonic ms clock: a metric's, never a decision's). */
+  private readonly asked = performance.now();
 
   answer(res: ledger.AdmissionResult): void {
+    if (!this.resent) this.client.shardWaited(this.asking.shard, performance.now() - this.asked);
     try {
       const answer = this.client.decided(res, this.asking);
       if (answer === 'resend' && !this.resent) {
@@ -200,6 +211,7 @@ export class AdmissionClient {
   private readonly leasing: boolean;
   private readonly chargeable: (shard: number) => boolean;
   private readonly relieved: CellCounter<'shard'>;
+  private readonly shardWaits: HistogramCell[] = [];
 
   constructor(o: AdmissionClientOptions) {
     const { deadlineMs, logger, registry, clock, holdTtlMs = HOLD_TTL_MS } = o;
@@ -253,6 +265,14 @@ export class AdmissionClient {
       registers: [registry],
     });
     for (let shard = 0; shard < this.shards.length; shard++) this.relieved.cell(String(shard));
+    const shardWaits = new CellHistogram({
+      name: 'gateway_shard_admission_seconds',
+      help: "Time from asking a ledger shard to admit a request to the shard's answer, by the shard asked: the admissions a shard decides (an account with no lease here, such as its first request); those under a lease never wait",
+      labelNames: ['shard'] as const,
+      buckets: [0.0005, 0.001, 0.002, 0.004, 0.006, 0.008, 0.01, 0.015, 0.02, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    });
+    for (let shard = 0; shard < this.shards.length; shard++) this.shardWaits.push(shardWaits.cell(shard));
     o.shards.watch((shard) => this.shards[shard]!.unreachable());
   }
 
@@ -285,6 +305,11 @@ export class AdmissionClient {
     const waiter = new AdmissionRequest(request, asking, this);
     this.shards[shard]!.admit(waiter);
     return waiter.promise;
+  }
+
+  /** A shard answered an admission asked of it `ms` before. */
+  shardWaited(shard: number, ms: number): void {
+    this.shardWaits[shard]?.observe(ms / 1000);
   }
 
   /** The shard `caller`'s next admission is asked of, and its charge settled through, now. */
