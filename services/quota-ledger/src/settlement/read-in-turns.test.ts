@@ -1,5 +1,7 @@
+import { once } from 'node:events';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { readInTurns } from './read-in-turns.ts';
+import { readInTurns, turnForIo } from './read-in-turns.ts';
 
 /** Items already there, as a burst the pull delivered: each is had without the event loop turning. */
 async function* burst(n: number): AsyncGenerator<number> {
@@ -36,5 +38,47 @@ describe('readInTurns', () => {
     const { read, turns } = await readCountingTurns(readInTurns(burst(90), 2, () => 0));
     expect(read).toHaveLength(90);
     expect(turns).toBe(0);
+  });
+});
+
+describe('turnForIo', () => {
+  /**
+   * In a socket's read callback (the loop's poll phase, as after a statement's result), writes to it
+   * again and waits with `wait`: whether the second read was handled before the wait ended.
+   */
+  async function secondReadBefore(wait: () => Promise<void>): Promise<boolean> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const [peer] = (await once(server, 'connection')) as [Socket];
+    await once(client, 'connect');
+    try {
+      const reads: string[] = [];
+      const waited = new Promise<boolean>((resolve) => {
+        peer.on('data', (d) => {
+          reads.push(String(d));
+          if (reads.length > 1) return;
+          // The peer's second message is in the socket before this callback ends.
+          client.write('second');
+          void wait().then(() => resolve(reads.length > 1));
+        });
+      });
+      client.write('first');
+      return await waited;
+    } finally {
+      client.destroy();
+      peer.destroy();
+      server.close();
+    }
+  }
+
+  it('ends only after the loop has read what arrived on its sockets meanwhile', async () => {
+    for (let i = 0; i < 5; i++) expect(await secondReadBefore(turnForIo)).toBe(true);
+  });
+
+  it('where one immediate would end before the loop reads its sockets again', async () => {
+    const oneImmediate = () => new Promise<void>((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 5; i++) expect(await secondReadBefore(oneImmediate)).toBe(false);
   });
 });

@@ -26,7 +26,7 @@ import {
   streamExists,
 } from './durable-consumer.ts';
 import { lookUntilHeld, PullWatch } from './pull-watch.ts';
-import { readInTurns } from './read-in-turns.ts';
+import { readInTurns, turnForIo } from './read-in-turns.ts';
 import type { StreamPosition, StreamPositions } from './stream-position.ts';
 
 /** Where a ledger's settlement events are: the stream settings every shard shares, and its shard. */
@@ -505,6 +505,9 @@ export async function startStreamConsumer(
       for (const e of events) kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + 1);
       for (const [kind, n] of kinds) recorded.inc({ kind, outcome: 'consumed' }, n);
       for (const span of spans) span.end();
+      // The book has learnt this batch (one step, from the statement's result); preparing the next
+      // statement is another step of thousands of events, so the admissions that came meanwhile go first.
+      if (pending.length > 0) await turnForIo();
     }
   };
 
