@@ -51,8 +51,11 @@ describe('turnForIo', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    const [peer] = (await once(server, 'connection')) as [Socket];
-    await once(client, 'connect');
+    // Both awaited at once: either side may see its end of the connection first.
+    const [[peer]] = (await Promise.all([once(server, 'connection'), once(client, 'connect')])) as [
+      [Socket],
+      unknown,
+    ];
     try {
       const reads: string[] = [];
       const waited = new Promise<boolean>((resolve) => {
