@@ -4,8 +4,11 @@ import {
   extractTraceContext,
   initTracing,
   injectTraceContext,
+  requestTraceContext,
+  requestTraceparent,
   startRequestSpan,
   traceparentOf,
+  traceparentToSend,
 } from './tracing.ts';
 
 const tracing = initTracing({ serviceName: 'propagation-test' });
@@ -85,4 +88,44 @@ it('a held span’s traceparent is what the propagator writes with the span acti
     traceparentOf(trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 })),
   ).toBe('');
   expect(traceparentOf(undefined)).toBe('');
+});
+
+it('sends no traceparent that the request id gives, and its reader gets the same one back from the id', () => {
+  const requestId = '019ac6d2-7f3e-7a51-9c2b-3d4e5f607184';
+  const own = startRequestSpan(tracing.tracer, 'GET /x', context.active(), requestId);
+  expect(traceparentToSend(own)).toBe('');
+  expect(requestTraceparent(requestId)).toBe(traceparentOf(own));
+
+  // A client's trace is not in the id: it is sent.
+  const parent = extractTraceContext({
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+  });
+  const child = startRequestSpan(tracing.tracer, 'GET /x', parent, requestId);
+  expect(traceparentToSend(child)).toBe('00-0af7651916cd43dd8448eb211c80319c-9c2b3d4e5f607184-00');
+  expect(traceparentToSend(undefined)).toBe('');
+
+  // Only a gateway's id gives a trace: anything else read off a stream gives none.
+  for (const other of ['req-1', `${requestId}x`, requestId.toUpperCase(), requestId.replaceAll('-', '_')])
+    expect(requestTraceparent(other)).toBeUndefined();
+});
+
+it('places a reader’s span under the traceparent an event carries, else its headers’, else its id’s', () => {
+  const requestId = '019ac6d2-7f3e-7a51-9c2b-3d4e5f607185';
+  const sent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const inHeaders = '00-1af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01';
+  const parentOf = (ctx: ReturnType<typeof requestTraceContext>) => trace.getSpanContext(ctx);
+  expect(parentOf(requestTraceContext(sent, requestId, { traceparent: inHeaders }))).toMatchObject({
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+  });
+  expect(parentOf(requestTraceContext('', requestId, { traceparent: inHeaders }))?.traceId).toBe(
+    '1af7651916cd43dd8448eb211c80319c',
+  );
+  // As the request's own span had it at the gateway, which sent nothing.
+  const own = startRequestSpan(tracing.tracer, 'GET /x', context.active(), requestId);
+  expect(parentOf(requestTraceContext('', requestId, { 'Nats-Msg-Id': 'x' }))).toMatchObject({
+    traceId: own.spanContext().traceId,
+    spanId: own.spanContext().spanId,
+  });
+  expect(parentOf(requestTraceContext(undefined, 'req-1'))).toBeUndefined();
 });

@@ -5,6 +5,7 @@ import {
   isSpanContextValid,
   propagation,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   TraceFlags,
@@ -98,17 +99,62 @@ export function initTracing(opts: TracingOptions): Tracing {
 export function startRequestSpan(tracer: Tracer, name: string, parent: Context, requestId: string): Span {
   if (recordingSpans || requestId.length !== 36)
     return tracer.startSpan(name, { kind: SpanKind.SERVER }, parent);
-  const spanId = requestId.slice(19, 23) + requestId.slice(24);
   const from = trace.getSpanContext(parent);
+  if (!from || !isSpanContextValid(from)) return new RequestIdSpan(requestId);
   return trace.wrapSpanContext({
-    traceId:
-      from && isSpanContextValid(from)
-        ? from.traceId
-        : requestId.slice(0, 8) + requestId.slice(9, 13) + requestId.slice(14, 18) + spanId,
-    spanId,
+    traceId: from.traceId,
+    spanId: spanIdOf(requestId),
     traceFlags: TraceFlags.NONE,
-    ...(from?.traceState ? { traceState: from.traceState } : {}),
+    ...(from.traceState ? { traceState: from.traceState } : {}),
   });
+}
+
+const spanIdOf = (requestId: string) => requestId.slice(19, 23) + requestId.slice(24);
+const traceIdOf = (requestId: string) =>
+  requestId.slice(0, 8) + requestId.slice(9, 13) + requestId.slice(14, 18) + spanIdOf(requestId);
+
+/**
+ * The span of a request whose trace its own id gives (no parent, spans not recorded): every method does
+ * nothing, as a non-recording span's, and its ids are read from the request id only when something asks
+ * (a call to another service). Most requests never ask: building the ids' text for each was measurable.
+ */
+class RequestIdSpan implements Span {
+  private context: SpanContext | undefined;
+  constructor(private readonly requestId: string) {}
+  spanContext(): SpanContext {
+    this.context ??= {
+      traceId: traceIdOf(this.requestId),
+      spanId: spanIdOf(this.requestId),
+      traceFlags: TraceFlags.NONE,
+    };
+    return this.context;
+  }
+  setAttribute(): this {
+    return this;
+  }
+  setAttributes(): this {
+    return this;
+  }
+  addEvent(): this {
+    return this;
+  }
+  addLink(): this {
+    return this;
+  }
+  addLinks(): this {
+    return this;
+  }
+  setStatus(): this {
+    return this;
+  }
+  updateName(): this {
+    return this;
+  }
+  end(): void {}
+  isRecording(): boolean {
+    return false;
+  }
+  recordException(): void {}
 }
 
 /**
@@ -119,6 +165,43 @@ export function traceparentOf(span: Span | undefined): string {
   const c = span?.spanContext();
   if (c === undefined || !isSpanContextValid(c)) return '';
   return `00-${c.traceId}-${c.spanId}-0${(c.traceFlags & 0xff).toString(16)}`;
+}
+
+/**
+ * The `traceparent` a request's admission and settlement carry: '' when its request id gives it
+ * (`requestTraceparent`), as for most requests, so that the id is not sent twice (a settlement event
+ * was 55 bytes longer for it, and building the text cost every request); otherwise `traceparentOf`.
+ */
+export function traceparentToSend(span: Span | undefined): string {
+  return span instanceof RequestIdSpan ? '' : traceparentOf(span);
+}
+
+const GATEWAY_REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The trace context a request's own id gives it (`startRequestSpan` with no parent and spans not
+ * recorded): what a reader of an admission or settlement event that carries no `traceparent` places
+ * its span under. Undefined for an id that is not a gateway's.
+ */
+export function requestTraceparent(requestId: string): string | undefined {
+  if (!GATEWAY_REQUEST_ID.test(requestId)) return undefined;
+  return `00-${traceIdOf(requestId)}-${spanIdOf(requestId)}-00`;
+}
+
+/**
+ * The parent of a reader's span for a request's admission or settlement: the `traceparent` it carries,
+ * else one in `headers` (a message's, from gateways that put it there), else the one its gateway
+ * request id gives (`requestTraceparent`), else none.
+ */
+export function requestTraceContext(
+  traceparent: string | undefined,
+  requestId: string,
+  headers?: Record<string, string>,
+): Context {
+  if (traceparent) return extractTraceContext({ traceparent });
+  if (headers?.traceparent !== undefined) return extractTraceContext(headers);
+  const derived = requestTraceparent(requestId);
+  return derived === undefined ? context.active() : extractTraceContext({ traceparent: derived });
 }
 
 /** Writes the active trace context into a string map (gRPC metadata, NATS headers). */

@@ -15,7 +15,10 @@ export interface SettlementEvent {
   status: number;
   /** The front door the request came through; absent in events of before interfaces were told apart: `rest`. */
   interface?: Interface;
-  /** W3C trace context of the request, so the ledger's work joins its trace (events travel in batches). */
+  /**
+   * W3C trace context of the request, so the ledger's work joins its trace (events travel in batches).
+   * Absent when the request id gives it (`requestTraceparent`, @mdp/telemetry): the reader derives it.
+   */
   traceparent?: string;
 }
 

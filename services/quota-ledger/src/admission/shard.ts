@@ -11,11 +11,11 @@ import {
   CellCounter,
   Counter,
   type CounterCell,
-  extractTraceContext,
   Gauge,
   inSpan,
   type Logger,
   type Registry,
+  requestTraceContext,
   SpanKind,
   type Tracer,
 } from '@mdp/telemetry';
@@ -444,7 +444,10 @@ export function createShard(deps: ShardDeps): Shard {
         inSpan(
           deps.tracer,
           'ledger.admit',
-          { kind: SpanKind.SERVER, parent: extractTraceContext({ traceparent: req.traceparent }) },
+          {
+            kind: SpanKind.SERVER,
+            parent: requestTraceContext(req.traceparent, req.requestId),
+          },
           () => decideLoaded(req, own, stream),
         ).catch((err) => {
           logger.warn({ err: (err as Error).message }, 'admission failed');

@@ -1,10 +1,10 @@
 import { jetstreamManager, type NatsConnection, streamFamily } from '@mdp/nats';
 import {
   Counter,
-  extractTraceContext,
   Histogram,
   type Logger,
   type Registry,
+  requestTraceContext,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -342,13 +342,16 @@ export async function startStreamConsumer(
 
   /**
    * A consumer span per event, child of the trace context of the request it settles: the event's own
-   * (events travel in batches), else the message's headers (single events published by older gateways).
+   * (events travel in batches), else the message's headers (single events published by older gateways),
+   * else the one its request id gives (a gateway leaves that out of the event).
    */
   const settleSpan = (m: JsMsg, e: SettlementEvent | null): Span | undefined => {
     if (!opts.tracer) return undefined;
-    const carrier: Record<string, string> = {};
-    if (e?.traceparent) carrier.traceparent = e.traceparent;
-    else for (const key of m.headers?.keys() ?? []) carrier[key] = m.headers?.get(key) ?? '';
+    let headers: Record<string, string> | undefined;
+    if (!e?.traceparent && m.headers) {
+      headers = {};
+      for (const key of m.headers.keys()) headers[key] = m.headers.get(key);
+    }
     return opts.tracer.startSpan(
       'ledger.settle',
       {
@@ -360,7 +363,7 @@ export async function startStreamConsumer(
           ...(e ? { 'mdp.settlement.kind': e.kind, 'mdp.request_id': e.request_id } : {}),
         },
       },
-      extractTraceContext(carrier),
+      requestTraceContext(e?.traceparent, e?.request_id ?? '', headers),
     );
   };
 
