@@ -22,11 +22,11 @@ describe('rate-limit headers', () => {
       now,
     );
     expect(h).toEqual({
-      'X-RateLimit-Limit': '50',
-      'X-RateLimit-Remaining': '48',
-      'X-RateLimit-Reset': String(resetDay),
-      'RateLimit-Policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
-      RateLimit: `"daily";r=48;t=${6.5 * 3600}`,
+      'x-ratelimit-limit': '50',
+      'x-ratelimit-remaining': '48',
+      'x-ratelimit-reset': String(resetDay),
+      'ratelimit-policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
+      ratelimit: `"daily";r=48;t=${6.5 * 3600}`,
     });
   });
 
@@ -41,8 +41,8 @@ describe('rate-limit headers', () => {
       true,
       now,
     );
-    expect(h.RateLimit).toBe('"burst";r=0;t=12');
-    expect(h['X-RateLimit-Remaining']).toBe('10');
+    expect(h.ratelimit).toBe('"burst";r=0;t=12');
+    expect(h['x-ratelimit-remaining']).toBe('10');
   });
 
   it('a plan without quota caps binds on the burst window; one without any cap sends no IETF fields', () => {
@@ -52,12 +52,12 @@ describe('rate-limit headers', () => {
       rate_limit: { reset_unix: resetDay, policy: '' },
     };
     expect(rateLimitHeaders({ ...admitted, burst }, unlimited, false, now)).toEqual({
-      'X-RateLimit-Reset': String(resetDay),
-      'RateLimit-Policy': '"burst";q=60;w=60',
-      RateLimit: '"burst";r=57;t=41',
+      'x-ratelimit-reset': String(resetDay),
+      'ratelimit-policy': '"burst";q=60;w=60',
+      ratelimit: '"burst";r=57;t=41',
     });
     expect(rateLimitHeaders({ ...admitted, burst: undefined }, unlimited, false, now)).toEqual({
-      'X-RateLimit-Reset': String(resetDay),
+      'x-ratelimit-reset': String(resetDay),
     });
   });
   it('one caller’s policy list follows the IST month and the burst cap the ledger applied', () => {
@@ -69,7 +69,7 @@ describe('rate-limit headers', () => {
       burst: burstLimit === undefined ? undefined : { ...burst, limit: burstLimit },
     });
     const policy = (at: number, burstLimit: number | undefined) =>
-      rateLimitHeaders(admitted(burstLimit), caller, false, at)['RateLimit-Policy'];
+      rateLimitHeaders(admitted(burstLimit), caller, false, at)['ratelimit-policy'];
     const february = `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}`;
     expect(policy(now, 60)).toBe(`${february}, "burst";q=60;w=60`);
     // 23:59:59.999 IST on 28 February, then 00:00 IST on 1 March (31 days).
@@ -91,38 +91,38 @@ describe('the usage read: rate-limit headers without an admission', () => {
 
   it('names the binding window at the units used, taking nothing for itself, and the plan’s policies', () => {
     expect(quotaHeaders(withBurst, { day: 12, month: 300, within: now }, now)).toEqual({
-      'X-RateLimit-Limit': '50',
-      'X-RateLimit-Remaining': '38',
-      'X-RateLimit-Reset': String(resetDay),
-      'RateLimit-Policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
-      RateLimit: `"daily";r=38;t=${6.5 * 3600}`,
+      'x-ratelimit-limit': '50',
+      'x-ratelimit-remaining': '38',
+      'x-ratelimit-reset': String(resetDay),
+      'ratelimit-policy': `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}, "burst";q=60;w=60`,
+      ratelimit: `"daily";r=38;t=${6.5 * 3600}`,
     });
     expect(quotaHeaders(withBurst, { day: 12, month: 980, within: now }, now)).toMatchObject({
-      'X-RateLimit-Limit': '1000',
-      'X-RateLimit-Remaining': '20',
-      'X-RateLimit-Reset': String(resetMonth),
-      RateLimit: `"monthly";r=20;t=${18 * 86_400 + 6.5 * 3600}`,
+      'x-ratelimit-limit': '1000',
+      'x-ratelimit-remaining': '20',
+      'x-ratelimit-reset': String(resetMonth),
+      ratelimit: `"monthly";r=20;t=${18 * 86_400 + 6.5 * 3600}`,
     });
   });
 
   it('a used-up day says 0 and when it resets; the free plan binds on its day; an unlimited plan only resets', () => {
     const free = { dailyCap: 50, monthlyCap: null, burstPerMinute: 60 };
     expect(quotaHeaders(free, { day: 50, month: 400, within: now }, now)).toEqual({
-      'X-RateLimit-Limit': '50',
-      'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(resetDay),
-      'RateLimit-Policy': '"daily";q=50;w=86400, "burst";q=60;w=60',
-      RateLimit: `"daily";r=0;t=${6.5 * 3600}`,
+      'x-ratelimit-limit': '50',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(resetDay),
+      'ratelimit-policy': '"daily";q=50;w=86400, "burst";q=60;w=60',
+      ratelimit: `"daily";r=0;t=${6.5 * 3600}`,
     });
     // The burst window's state is its shard's: the policy names the cap, RateLimit nothing.
     const unlimited = { dailyCap: null, monthlyCap: null, burstPerMinute: 60 };
     expect(quotaHeaders(unlimited, { day: 9, month: 9, within: now }, now)).toEqual({
-      'X-RateLimit-Reset': String(resetDay),
-      'RateLimit-Policy': '"burst";q=60;w=60',
+      'x-ratelimit-reset': String(resetDay),
+      'ratelimit-policy': '"burst";q=60;w=60',
     });
     const uncapped = { ...unlimited, burstPerMinute: null };
     expect(quotaHeaders(uncapped, { day: 9, month: 9, within: now }, now)).toEqual({
-      'X-RateLimit-Reset': String(resetDay),
+      'x-ratelimit-reset': String(resetDay),
     });
   });
 });

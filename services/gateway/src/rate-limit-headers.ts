@@ -17,15 +17,25 @@ export const RATE_LIMIT_HEADER_NAMES = [
   'RateLimit',
 ] as const;
 
+/**
+ * The names as the headers objects below hold them: lowercase, as fastify would make them for every
+ * answer (a name with capitals costs each answer a lowercased copy and its hashing; the wire is the same).
+ */
+const LIMIT = 'x-ratelimit-limit';
+const REMAINING = 'x-ratelimit-remaining';
+export const RESET = 'x-ratelimit-reset';
+const POLICY = 'ratelimit-policy';
+const CURRENT = 'ratelimit';
+
 const DAY_SECONDS = 86_400;
 const BURST_WINDOW_SECONDS = 60;
 
 /** The SPEC's headers, added to `into`: the binding window's limit and remaining (absent on unlimited plans), its reset. */
 function addXRateLimitHeaders(into: Record<string, string>, rl: ledger.RateLimit | undefined): void {
   if (!rl) return;
-  if (rl.limit !== undefined) into['X-RateLimit-Limit'] = String(rl.limit);
-  if (rl.remaining !== undefined) into['X-RateLimit-Remaining'] = String(rl.remaining);
-  into['X-RateLimit-Reset'] = String(rl.reset_unix);
+  if (rl.limit !== undefined) into[LIMIT] = String(rl.limit);
+  if (rl.remaining !== undefined) into[REMAINING] = String(rl.remaining);
+  into[RESET] = String(rl.reset_unix);
 }
 
 /** A caller's `RateLimit-Policy`, kept while the IST month it was made in lasts and the burst cap is the same. */
@@ -107,9 +117,9 @@ export function quotaHeaders(
   const headers: Record<string, string> = {};
   addXRateLimitHeaders(headers, binding);
   const policy = rateLimitPolicy(caller, caller.burstPerMinute ?? undefined, nowMs);
-  if (policy) headers['RateLimit-Policy'] = policy;
+  if (policy) headers[POLICY] = policy;
   const current = rateLimit({ rate_limit: binding, burst: undefined }, false, nowMs);
-  if (current) headers.RateLimit = current;
+  if (current) headers[CURRENT] = current;
   return headers;
 }
 
@@ -123,8 +133,8 @@ export function rateLimitHeaders(
   const headers: Record<string, string> = {};
   addXRateLimitHeaders(headers, result.rate_limit);
   const policy = rateLimitPolicy(caller, result.burst?.limit, nowMs);
-  if (policy) headers['RateLimit-Policy'] = policy;
+  if (policy) headers[POLICY] = policy;
   const current = rateLimit(result, rateLimited, nowMs);
-  if (current) headers.RateLimit = current;
+  if (current) headers[CURRENT] = current;
   return headers;
 }

@@ -76,7 +76,7 @@ describe('admission deadline (one timer per message to the shard)', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
     const admitted = outcomes[0] as PromiseFulfilledResult<Awaited<ReturnType<AdmissionClient['admit']>>>;
     expect(admitted.value).toMatchObject({ requestId: 'ok-1', accountId: 'acct-0', via: 'rest' });
-    expect(admitted.value.headers['X-RateLimit-Reset']).toBe('1800000000');
+    expect(admitted.value.headers['x-ratelimit-reset']).toBe('1800000000');
     for (const o of [outcomes[1], outcomes[3]] as PromiseRejectedResult[]) {
       expect(o.reason).toMatchObject({ code: 'service_unavailable', status: 503 });
       expect(o.reason.headers['Retry-After']).toBe(5);

@@ -86,10 +86,10 @@ it('a request the shard admitted after granting this gateway a lease says what t
   const [first, second] = await Promise.all(
     ['r-1', 'r-2'].map((id) => client.admit(id, caller, 'rest', undefined)),
   );
-  expect(first!.headers['X-RateLimit-Remaining']).toBe('49');
+  expect(first!.headers['x-ratelimit-remaining']).toBe('49');
   // The shard said 29 (50 less one, the allotment of 19, and this one); the account has used two.
-  expect(second!.headers['X-RateLimit-Remaining']).toBe('48');
+  expect(second!.headers['x-ratelimit-remaining']).toBe('48');
   // The next request is decided under the lease, counting both.
   const third = await client.admit('r-3', caller, 'rest', undefined);
-  expect(third.headers['X-RateLimit-Remaining']).toBe('47');
+  expect(third.headers['x-ratelimit-remaining']).toBe('47');
 });

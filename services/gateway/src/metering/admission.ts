@@ -18,13 +18,13 @@ import {
   type Logger,
   type Registry,
   type Span,
-  traceparentOf,
+  traceparentToSend,
 } from '@mdp/telemetry';
 import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
 import type { LedgerShards } from '../ledger-shards.ts';
-import { rateLimitHeaders } from '../rate-limit-headers.ts';
+import { RESET, rateLimitHeaders } from '../rate-limit-headers.ts';
 import { Deferred } from './deferred.ts';
 import { HOLD_TTL_MS } from './shard-book.ts';
 import { type AdmissionWaiter, ShardStream } from './shard-stream.ts';
@@ -39,7 +39,10 @@ export interface Admission {
   admittedAtMs: number;
   /** The front door it came through. */
   via: Interface;
-  /** The request's W3C trace context ('' when none), carried by its settlement event too. */
+  /**
+   * The request's W3C trace context, carried by its settlement event too: '' when its request id gives it
+   * (`requestTraceparent`), or when it has none.
+   */
   traceparent: string;
   headers: Record<string, string>;
   /** Admitted here under this lease, not by the shard. */
@@ -82,7 +85,7 @@ interface Asking {
 
 /** When the binding window resets, as the refusal's `X-RateLimit-Reset` (Unix seconds) says, in UTC. */
 function resetAt(headers: Record<string, string>): string {
-  const seconds = Number(headers['X-RateLimit-Reset']);
+  const seconds = Number(headers[RESET]);
   return Number.isFinite(seconds)
     ? new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')
     : 'the start of the next IST day or month';
@@ -285,7 +288,7 @@ export class AdmissionClient {
     const shard = this.router.route(owner);
     if (!this.chargeable(shard)) return Promise.reject(ApiError.serviceUnavailable());
     if (shard !== owner) this.relieved.cell(String(owner)).inc();
-    const asking: Asking = { caller, account, shard, owner, via, traceparent: traceparentOf(span) };
+    const asking: Asking = { caller, account, shard, owner, via, traceparent: traceparentToSend(span) };
     const held = this.leases.get(caller.accountId);
     if (held) {
       const now = this.clock();
