@@ -504,7 +504,8 @@ export async function buildGateway(deps: GatewayDeps): Promise<FastifyInstance> 
       const span = req.span;
       // Who is asking comes before what they ask: a request without a valid token learns nothing else.
       const caller = authenticated
-        ? await authenticator.authenticate(req.headers.authorization, clientAddress(req), span)
+        ? (authenticator.cachedCaller(req.headers.authorization) ??
+          (await authenticator.authenticate(req.headers.authorization, clientAddress(req), span)))
         : null;
       const { params, query } = validate(req.params as Record<string, unknown>, req.query as never);
       const { body, headers } = await call(

@@ -86,6 +86,50 @@ describe('one header, many requests', () => {
     expect(asked).toEqual([token, token]);
   });
 
+  it('a header verified before is served at once, until its token is revoked; anything else is left to authenticate', async () => {
+    const { a, asked } = setUp();
+    const token = generateToken(tagKeys);
+    const header = `Bearer ${token}`;
+    expect(a.cachedCaller(header)).toBeUndefined();
+    expect(a.cachedCaller(undefined)).toBeUndefined();
+    const caller = await a.authenticate(header, '192.0.2.1');
+    // Kept read from the first request served from the cache on.
+    expect(a.cachedCaller(header)).toBeUndefined();
+    expect(await a.authenticate(header, '192.0.2.1')).toBe(caller);
+    expect(a.cachedCaller(header)).toBe(caller);
+    expect(a.cachedCaller(`Bearer ${generateToken(tagKeys)}`)).toBeUndefined();
+    a.onTokenRevoked({ token_id: caller.tokenId } as never);
+    expect(a.cachedCaller(header)).toBeUndefined();
+    expect(asked).toEqual([token]);
+  });
+
+  it('an expired token is never served at once', async () => {
+    let now = 1_000_000;
+    const a = new Authenticator({
+      client: {
+        verifyToken: async () => ({
+          outcome: auth.VerifyOutcome.VERIFY_OUTCOME_VALID,
+          principal: { ...principalOf('x'), expires_at_ms: 1_000_500 },
+        }),
+      } as never,
+      clock: () => now,
+      registry: createRegistry('gateway'),
+      deadlineMs: 100,
+      cacheMax: 100,
+      cacheTtlMs: 60_000,
+      tagKeys,
+    });
+    const header = `Bearer ${generateToken(tagKeys)}`;
+    await a.authenticate(header, '192.0.2.1');
+    await a.authenticate(header, '192.0.2.1');
+    expect(a.cachedCaller(header)?.accountId).toBe('account-x');
+    now = 1_000_500;
+    expect(a.cachedCaller(header)).toBeUndefined();
+    expect(await a.authenticate(header, '192.0.2.1').catch((e: unknown) => e)).toMatchObject({
+      code: 'invalid_token',
+    });
+  });
+
   it('another header is another caller, whichever came first; a missing or malformed one is refused', async () => {
     const { a } = setUp();
     const [first, second] = [generateToken(tagKeys), generateToken(tagKeys)];

@@ -1,5 +1,6 @@
 import { CellCounter, type CounterCell, type Registry } from '@mdp/telemetry';
 import { LRUCache } from 'lru-cache';
+import { TTL_RESOLUTION_MS } from './cache-clock.ts';
 import type { UpstreamName } from './catalogue/index.ts';
 import type { AnswerDocument } from './envelope.ts';
 
@@ -61,6 +62,7 @@ export class DocumentCache {
         (text ? text.data.length + text.metaMembers.length : sent.data_json.length + sent.meta_json.length) +
         64,
       ttl: opts.ttlMs,
+      ttlResolution: TTL_RESOLUTION_MS,
     });
     const lookups = new CellCounter({
       name: 'gateway_data_cache_lookups_total',
