@@ -38,6 +38,8 @@ export const zeroCounts = (pid: number): void => control(pid, '-z');
 
 /** What a process executed over a run: in all, and in V8's garbage collector (its functions by name). */
 export interface Counted {
+  /** The dump read (for `selfInstructions`, bench/callgrind-functions.ts). */
+  dump: string;
   total: number;
   /** Marking, compacting and sweeping the old generation (mostly on helper threads). */
   major: number;
@@ -77,7 +79,7 @@ export function instructionsSinceZero(pid: number, dir: string, name: string): C
     maxBuffer: 256 * 1024 * 1024,
   });
   if (annotated.status !== 0) throw new Error(`callgrind_annotate ${dump}: ${annotated.stderr}`);
-  const counted: Counted = { total: Number(summary[1]), major: 0, young: 0 };
+  const counted: Counted = { dump, total: Number(summary[1]), major: 0, young: 0 };
   for (const line of annotated.stdout.split('\n')) {
     const m = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line);
     if (!m || m[2]!.startsWith('PROGRAM TOTALS')) continue;

@@ -18,10 +18,13 @@
 //   rounds agree to a tenth of a percent. A gateway's move with its JIT and, under callgrind only, with
 //   major collections that its slowness brings on (contributors.md, 5 December): each round's collector is
 //   printed apart, and the instructions outside it are the figure to compare. It does not see the
-//   kernel's part, nor what an instruction costs (a cache miss, a core lost to another process).
+//   kernel's part, nor what an instruction costs (a cache miss, a core lost to another process). The
+//   processes run with `--perf-basic-prof`, so the last round's instructions are also printed by
+//   function, V8's compiled JavaScript by name (bench/callgrind-functions.ts): the functions that moved
+//   most from base to tree, and the tree's largest.
 //   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bundleEntry } from '../scripts/lib/bundle-options.ts';
@@ -32,6 +35,7 @@ import { atProcessEnd } from '../test/process-end.ts';
 import { startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
 import { callgrindPrefix, instructionsSinceZero, requireCallgrind, zeroCounts } from './callgrind.ts';
+import { largestDifferences, perfMapOf, selfInstructions } from './callgrind-functions.ts';
 import { cpuOf } from './cpu.ts';
 import { envChoice, envInt } from './env.ts';
 import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
@@ -84,6 +88,8 @@ interface Gateway {
   beside: number[];
   /** Counted: the collector's, a request (major, young), a run each round. */
   collector: string[];
+  /** Counted: each function's own instructions in the last round (`selfInstructions`). */
+  functions?: Map<string, number>;
   /** CPU: the collections of the process since it last ran (`--trace-gc-nvp`). */
   collections?: CollectionLog;
   /** CPU: its young generation in each run. */
@@ -100,6 +106,7 @@ async function measured(g: Gateway, requests: number, ask: () => Promise<void>):
     g.runs.push(n.total / requests);
     g.beside.push((n.total - n.major - n.young) / requests);
     g.collector.push(`major ${figure(n.major / requests)}, young ${figure(n.young / requests)}`);
+    g.functions = selfInstructions(readFileSync(n.dump, 'utf8'), perfMapOf(pid));
     return `${g.name} ${figure(g.runs.at(-1)!)} (collector: ${g.collector.at(-1)})`;
   }
   const before = cpuOf(pid)!.own;
@@ -120,13 +127,15 @@ const dumpName = (g: Pick<Gateway, 'name'>) => `callgrind-${g.name.replace(/[^a-
  */
 function spawnNode(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   const [command, ...rest] = COUNTED
-    ? [...callgrindPrefix(WORK, dumpName({ name })), process.execPath, ...args]
+    ? [...callgrindPrefix(WORK, dumpName({ name })), process.execPath, '--perf-basic-prof', ...args]
     : [process.execPath, '--trace-gc-nvp', ...args];
   // valgrind's own lines (its banner, each dump) would bury the rounds: only the process's stderr stays.
-  return spawn(command!, rest, {
+  const child = spawn(command!, rest, {
     env,
     stdio: ['ignore', COUNTED ? 'inherit' : 'pipe', COUNTED ? 'ignore' : 'inherit'],
   });
+  if (COUNTED) atProcessEnd(() => rmSync(`/tmp/perf-${child.pid}.map`, { force: true }));
+  return child;
 }
 
 const unit = COUNTED ? 'instructions' : 'µs';
@@ -155,6 +164,23 @@ async function startBare(): Promise<Gateway> {
   const url = `http://127.0.0.1:${port}/bare`;
   await waitForHttp(url, READY_MS, () => child.exitCode !== null);
   return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [], young: [] };
+}
+
+/** The last round's instructions a request by function: what moved most from base to tree, and the tree's largest. */
+function printFunctions(gateways: Gateway[], baseName: string): void {
+  const base = gateways.find((g) => g.side === 'base')?.functions;
+  const tree = gateways.find((g) => g.side === 'tree')?.functions;
+  if (!base || !tree) return;
+  const name = (s: string) =>
+    s.replace(/file:\/\/\S*\/(node_modules|services|packages)\//, '$1/').slice(0, 110);
+  console.log(
+    `instructions a request by function, the last round (${baseName} → this tree), those that moved most:`,
+  );
+  for (const d of largestDifferences(base, tree, REQUESTS, 25))
+    console.log(`  ${figure(d.base).padStart(8)} → ${figure(d.tree).padStart(8)}  ${name(d.name)}`);
+  console.log("this tree's largest:");
+  for (const [fn, n] of [...tree].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${figure(n / REQUESTS).padStart(8)}  ${name(fn)}`);
 }
 
 async function main(): Promise<void> {
@@ -278,6 +304,7 @@ async function main(): Promise<void> {
           `(${((t / b - 1) * 100).toFixed(2)}%)` +
           (bare ? `; bare fastify ${figure(median(bare.beside))}` : ''),
       );
+      printFunctions(gateways, baseName);
     }
   } finally {
     await stack.shutdown();
