@@ -144,7 +144,9 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 }
 
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  // As the pool's: on a busy machine a new connection can take over 3 s (seen: a suite's teardown
+  // failing its file at 3 s, 5 December); a server that is down still fails at once.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000 });
   // A drop between queries fails the query in progress; the event must not crash the process too.
   client.on('error', () => {});
   await client.connect();
