@@ -112,6 +112,9 @@ const REFUSALS = new Set([
   auth.VerifyOutcome.VERIFY_OUTCOME_SUSPENDED,
 ]);
 
+/** A cached caller whose token expired is never served: `authenticate` drops it, `cachedCaller` defers to it. */
+const hasExpired = (p: Principal, now: number) => p.expiresAtMs !== null && p.expiresAtMs <= now;
+
 const unauthenticated = () =>
   new ApiError('authentication_required', 'send your API token as `Authorization: Bearer <token>`', {
     headers: { 'WWW-Authenticate': 'Bearer realm="api"' },
@@ -250,7 +253,7 @@ export class Authenticator {
         if (this.legacyRetired(now)) throw this.reject(clientAddress, 'legacy_retired');
         this.legacyUses.inc();
       }
-      if (cached.expiresAtMs !== null && cached.expiresAtMs <= now) {
+      if (hasExpired(cached, now)) {
         this.verified.delete(key);
         throw invalid();
       }
@@ -281,7 +284,7 @@ export class Authenticator {
     const cached = read === undefined ? undefined : this.verified.get(read.key);
     if (cached === undefined || cached.legacy) return undefined;
     const now = this.opts.clock();
-    if (cached.expiresAtMs !== null && cached.expiresAtMs <= now) return undefined;
+    if (hasExpired(cached, now)) return undefined;
     this.lookups.cell('hit').inc();
     this.opts.onUse?.(cached.tokenId, now);
     return cached;
