@@ -65,6 +65,11 @@ export interface ReplicaFaultResult {
   after: { count: number; maxMs: number | null; p99Ms: number | null };
   /** From SIGCONT to the first 200 after which every answer was a 200 (s). */
   recoveryS: number | null;
+  /**
+   * Each answer the fault does not allow (two replicas: any but 200 and 503), timed from SIGSTOP, with
+   * the gateway's log lines for its request id (which say the call's error, its deadline and address).
+   */
+  unexpected: string[];
   deaths: Death[];
   violations: string[];
 }
@@ -72,11 +77,17 @@ export interface ReplicaFaultResult {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
 
+interface Spawned {
+  child: ChildProcess;
+  /** What the process wrote, stdout and stderr, in order (warn and above: LOG_LEVEL=warn). */
+  output: string[];
+}
+
 async function spawnService(
   name: 'equities-data' | 'gateway',
   env: Record<string, string>,
   opsPort: number,
-): Promise<ChildProcess> {
+): Promise<Spawned> {
   const child = spawn(process.execPath, [...nodeArgsFor(`services/${name}/src/server.ts`)], {
     env: { ...process.env, LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '3000', OPS_PORT: String(opsPort), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +107,7 @@ async function spawnService(
     const ready = await fetch(`http://127.0.0.1:${opsPort}/readyz`)
       .then((r) => r.status === 200)
       .catch(() => false);
-    if (ready) return child;
+    if (ready) return { child, output };
     await sleep(100);
   }
   throw new Error(`${name} did not become ready: ${output.join('').slice(-1500)}`);
@@ -165,12 +176,13 @@ async function secondReplicaAndGateway(ctx: ChaosContext) {
     },
     gatewayOps,
   ).catch(async (err) => {
-    await stopAll([replica]);
+    await stopAll([replica.child]);
     throw err;
   });
   return {
-    replica,
-    gateway,
+    replica: replica.child,
+    gateway: gateway.child,
+    gatewayOutput: gateway.output,
     baseUrl: `http://127.0.0.1:${httpPort}`,
     opsPort: gatewayOps,
     address: `127.0.0.1:${grpcPort}`,
@@ -239,7 +251,9 @@ export async function runReplicaFault(
     await load.stop();
     samples = load.samples;
     const { counts, settled } = await settle(ctx, account, o.settleTimeoutMs, opsPort);
-    return measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx, sentWhileEjected);
+    const r = measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx, sentWhileEjected);
+    r.unexpected = unexpectedAnswers(r, samples, stoppedAt, extra?.gatewayOutput ?? stack.procs.get('gateway')!.output);
+    return r;
   } finally {
     victim.kill('SIGCONT');
     if (extra) await stopAll([extra.gateway, extra.replica]);
@@ -284,6 +298,7 @@ function measure(
     sentWhileEjected,
     after: { count: latencies.length, maxMs: latencies.at(-1) ?? null, p99Ms: percentile(latencies, 99) },
     recoveryS: at === undefined ? null : Math.max(0, at - t.back) / 1000,
+    unexpected: [],
     deaths: [],
     violations: [],
   };
@@ -291,6 +306,34 @@ function measure(
   r.deaths = ctx.watch.take();
   r.violations = replicaViolations(r);
   return r;
+}
+
+/**
+ * The answers other than 200 a fault allows on a machine however busy: an admission refused in time (503,
+ * nothing charged), and with the only replica stopped, the 502.
+ */
+function allowedOutcome(fault: ReplicaFault, key: string): boolean {
+  return (
+    key === '503 service_unavailable' ||
+    (fault === 'equities-data-paused-only' && key === '502 upstream_unavailable')
+  );
+}
+
+function unexpectedAnswers(
+  r: ReplicaFaultResult,
+  samples: Sample[],
+  stoppedAt: number,
+  log: string[],
+): string[] {
+  const lines = log.join('').split('\n');
+  const unexpected = samples.filter((s) => s.outcome !== 200 && !allowedOutcome(r.fault, outcomeKey(s)));
+  const shown = unexpected.slice(0, 10).map((s) => {
+    const said = s.requestId === undefined ? [] : lines.filter((l) => l.includes(s.requestId!));
+    const when = `begun ${((s.start - stoppedAt) / 1000).toFixed(2)} s after SIGSTOP, took ${(s.end - s.start).toFixed(0)} ms`;
+    return `${outcomeKey(s)} (${s.requestId ?? 'no request id'}), ${when}; the gateway said: ${said.join(' | ') || 'nothing'}`;
+  });
+  if (unexpected.length > shown.length) shown.push(`and ${unexpected.length - shown.length} more`);
+  return shown;
 }
 
 export function replicaViolations(r: ReplicaFaultResult): string[] {
