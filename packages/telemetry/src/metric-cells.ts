@@ -21,6 +21,8 @@ interface HistogramSeries {
   bucketValues: Record<number, number>;
   sum: number;
   count: number;
+  /** Observations by bucket, in the order of the bounds (not cumulative, as `bucketValues`). */
+  counts: number[];
 }
 
 /**
@@ -129,14 +131,20 @@ export class CellCounter<T extends string = string> extends Counter<T> {
  */
 export class CellHistogram<T extends string = string> extends Histogram<T> {
   private readonly cells: Cells<HistogramSeries, HistogramCell>;
+  private readonly bounds: number[];
 
   constructor(config: Omit<HistogramConfiguration<T>, 'collect' | 'enableExemplars'>) {
     super(config);
     const bounds = (this as unknown as { upperBounds: number[] }).upperBounds;
+    this.bounds = bounds;
     this.cells = new Cells(config.labelNames ?? [], (labels) => {
       const bucketValues: Record<number, number> = {};
       for (const b of bounds) bucketValues[b] = 0;
-      const series: HistogramSeries = { labels, bucketValues, sum: 0, count: 0 };
+      // Counted by the bound's position: a bound as a property key is a number made a string on every
+      // observation (a megamorphic keyed access, about 100 ns); prom-client's own record is written from
+      // these when it is read.
+      const counts = new Array<number>(bounds.length).fill(0);
+      const series: HistogramSeries = { labels, bucketValues, sum: 0, count: 0, counts };
       return {
         series,
         handle: {
@@ -145,9 +153,9 @@ export class CellHistogram<T extends string = string> extends Histogram<T> {
             series.sum += value;
             series.count += 1;
             // Values above the last bound count only in +Inf (the count), as prom-client's own do.
-            for (const b of bounds) {
-              if (value <= b) {
-                series.bucketValues[b]! += 1;
+            for (let i = 0; i < bounds.length; i++) {
+              if (value <= bounds[i]!) {
+                counts[i]! += 1;
                 break;
               }
             }
@@ -164,6 +172,10 @@ export class CellHistogram<T extends string = string> extends Histogram<T> {
 
   /** Called by prom-client before it reads the series. */
   collect(): void {
+    const bounds = this.bounds;
+    this.cells.each((s) => {
+      for (let i = 0; i < bounds.length; i++) s.bucketValues[bounds[i]!] = s.counts[i]!;
+    });
     this.cells.attach(this);
   }
 
@@ -173,6 +185,7 @@ export class CellHistogram<T extends string = string> extends Histogram<T> {
     this.cells?.each((s) => {
       s.sum = 0;
       s.count = 0;
+      s.counts.fill(0);
       for (const b of Object.keys(s.bucketValues)) s.bucketValues[Number(b)] = 0;
     });
   }
