@@ -56,40 +56,72 @@ export function perfMapOf(pid: number): CodeMap {
   }
 }
 
+/** One cost line of a dump: the function it is under, and the callee when it is a call's inclusive cost. */
+interface CostLine {
+  fn: string;
+  callee: string | undefined;
+  cost: number;
+}
+
 /**
- * Each function's own instructions in a callgrind dump (`--dump-instr=no`, the default): the cost lines
- * under its `fn=`, less those that follow a `calls=` line (a call's inclusive cost, its callee's).
- * Names are compressed as `(n) name` the first time and `(n)` after, in `fn=` and `cfn=` lines alike.
+ * The cost lines of a callgrind dump (`--dump-instr=no`, the default), each under its `fn=`: a line that
+ * follows a `calls=` line is the call's inclusive cost, its callee's (the `cfn=` before it). Names are
+ * compressed as `(n) name` the first time and `(n)` after, in `fn=` and `cfn=` lines alike; V8's code,
+ * bare addresses, is named from `code`.
  */
-export function selfInstructions(dump: string, code: CodeMap): Map<string, number> {
+function* costLines(dump: string, code: CodeMap): Generator<CostLine> {
   const names = new Map<string, string>();
   const named = (line: string, prefix: string): string => {
     const m = /^\((\d+)\)(?: (.*))?$/.exec(line.slice(prefix.length));
-    if (!m) return line.slice(prefix.length);
-    if (m[2] !== undefined) names.set(m[1]!, m[2]);
-    return names.get(m[1]!) ?? m[1]!;
+    let name = line.slice(prefix.length);
+    if (m?.[2] !== undefined) {
+      name = m[2];
+      names.set(m[1]!, name);
+    } else if (m) name = names.get(m[1]!) ?? m[1]!;
+    return /^0x[0-9a-f]+$/.test(name)
+      ? (code.lookup(Number.parseInt(name, 16)) ?? '(JIT code not in the map)')
+      : name;
   };
-  const self = new Map<string, number>();
   let fn = '';
+  let callee: string | undefined;
   let afterCall = false;
   for (const line of dump.split('\n')) {
     if (line.startsWith('fn=')) {
-      const name = named(line, 'fn=');
-      fn = /^0x[0-9a-f]+$/.test(name)
-        ? (code.lookup(Number.parseInt(name, 16)) ?? '(JIT code not in the map)')
-        : name;
+      fn = named(line, 'fn=');
       afterCall = false;
-    } else if (line.startsWith('cfn=')) named(line, 'cfn=');
+    } else if (line.startsWith('cfn=')) callee = named(line, 'cfn=');
     else if (line.startsWith('calls=')) afterCall = true;
     else if (/^[0-9+*-]/.test(line)) {
-      if (afterCall) afterCall = false;
-      else {
-        const cost = Number(line.trim().split(/\s+/)[1] ?? 0);
-        if (cost > 0 && fn) self.set(fn, (self.get(fn) ?? 0) + cost);
-      }
+      const cost = Number(line.trim().split(/\s+/)[1] ?? 0);
+      if (cost > 0 && fn) yield { fn, callee: afterCall ? callee : undefined, cost };
+      afterCall = false;
     }
   }
+}
+
+/**
+ * Each function's own instructions in a callgrind dump: the cost lines under its `fn=`, less its calls'
+ * (their callees').
+ */
+export function selfInstructions(dump: string, code: CodeMap): Map<string, number> {
+  const self = new Map<string, number>();
+  for (const l of costLines(dump, code))
+    if (l.callee === undefined) self.set(l.fn, (self.get(l.fn) ?? 0) + l.cost);
   return self;
+}
+
+/**
+ * What each function's calls to the functions `callee` matches cost, inclusive (the callee's own and
+ * what it called in turn): who makes V8's megamorphic property look-ups, say. A matching function
+ * calling another is not counted again.
+ */
+export function callerInstructions(dump: string, code: CodeMap, callee: RegExp): Map<string, number> {
+  const callers = new Map<string, number>();
+  for (const l of costLines(dump, code)) {
+    if (l.callee === undefined || !callee.test(l.callee) || callee.test(l.fn)) continue;
+    callers.set(l.fn, (callers.get(l.fn) ?? 0) + l.cost);
+  }
+  return callers;
 }
 
 /** The `n` functions whose own instructions a request differ most from `base` to `tree`, largest first. */

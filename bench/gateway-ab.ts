@@ -35,7 +35,12 @@ import { atProcessEnd } from '../test/process-end.ts';
 import { startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
 import { callgrindPrefix, instructionsSinceZero, requireCallgrind, zeroCounts } from './callgrind.ts';
-import { largestDifferences, perfMapOf, selfInstructions } from './callgrind-functions.ts';
+import {
+  callerInstructions,
+  largestDifferences,
+  perfMapOf,
+  selfInstructions,
+} from './callgrind-functions.ts';
 import { cpuOf } from './cpu.ts';
 import { envChoice, envInt } from './env.ts';
 import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
@@ -75,6 +80,8 @@ const DEADLINES: NodeJS.ProcessEnv = COUNTED
 const WORK = join(ROOT, '.local', `bench-gateway-ab-${process.pid}`);
 /** Node's flags for this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
 const TREE_NODE_ARGS = (process.env.BENCH_AB_TREE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** Counted: also print who calls the functions this matches, and what those calls cost (the tree's). */
+const CALLERS = process.env.BENCH_AB_CALLERS ? new RegExp(process.env.BENCH_AB_CALLERS) : undefined;
 
 interface Gateway {
   side: 'base' | 'tree' | 'bare';
@@ -90,6 +97,8 @@ interface Gateway {
   collector: string[];
   /** Counted: each function's own instructions in the last round (`selfInstructions`). */
   functions?: Map<string, number>;
+  /** Counted, with BENCH_AB_CALLERS: its callers' calls to the matching functions, the last round. */
+  callers?: Map<string, number>;
   /** CPU: the collections of the process since it last ran (`--trace-gc-nvp`). */
   collections?: CollectionLog;
   /** CPU: its young generation in each run. */
@@ -106,7 +115,10 @@ async function measured(g: Gateway, requests: number, ask: () => Promise<void>):
     g.runs.push(n.total / requests);
     g.beside.push((n.total - n.major - n.young) / requests);
     g.collector.push(`major ${figure(n.major / requests)}, young ${figure(n.young / requests)}`);
-    g.functions = selfInstructions(readFileSync(n.dump, 'utf8'), perfMapOf(pid));
+    const dump = readFileSync(n.dump, 'utf8');
+    const code = perfMapOf(pid);
+    g.functions = selfInstructions(dump, code);
+    if (CALLERS) g.callers = callerInstructions(dump, code, CALLERS);
     return `${g.name} ${figure(g.runs.at(-1)!)} (collector: ${g.collector.at(-1)})`;
   }
   const before = cpuOf(pid)!.own;
@@ -180,6 +192,11 @@ function printFunctions(gateways: Gateway[], baseName: string): void {
     console.log(`  ${figure(d.base).padStart(8)} → ${figure(d.tree).padStart(8)}  ${name(d.name)}`);
   console.log("this tree's largest:");
   for (const [fn, n] of [...tree].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    console.log(`  ${figure(n / REQUESTS).padStart(8)}  ${name(fn)}`);
+  const callers = gateways.find((g) => g.side === 'tree')?.callers;
+  if (!callers) return;
+  console.log(`this tree's callers of ${CALLERS}, their calls' instructions a request (inclusive):`);
+  for (const [fn, n] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 40))
     console.log(`  ${figure(n / REQUESTS).padStart(8)}  ${name(fn)}`);
 }
 

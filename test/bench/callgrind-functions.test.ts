@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { largestDifferences, parsePerfMap, selfInstructions } from '../../bench/callgrind-functions.ts';
+import {
+  callerInstructions,
+  largestDifferences,
+  parsePerfMap,
+  selfInstructions,
+} from '../../bench/callgrind-functions.ts';
 
 const MAP = [
   '1000 100 JS:*admit file:///srv/gateway.js:10:1',
@@ -42,6 +47,41 @@ describe('instructions by function', () => {
       'Builtin:StringAdd_CheckNone': 7,
       '(JIT code not in the map)': 4,
     });
+  });
+
+  it("sums what each function's calls to the matching functions cost, inclusive, and not their calls among themselves", () => {
+    const dump = [
+      'events: Ir',
+      'fn=(1) main',
+      '0 10',
+      'cfn=(2) Builtins_LoadIC_Megamorphic',
+      'calls=3 0',
+      '0 90',
+      'cfn=(3) 0x0000000000001010',
+      'calls=1 0',
+      '0 400',
+      'fn=(3)',
+      '0 100',
+      'cfn=(2)',
+      'calls=2 0',
+      '0 60',
+      'cfn=(4) Builtins_KeyedStoreIC_Megamorphic',
+      'calls=1 0',
+      '0 40',
+      'fn=(2)',
+      '0 150',
+      'cfn=(4)',
+      'calls=1 0',
+      '0 25',
+      'fn=(4)',
+      '0 65',
+    ].join('\n');
+    expect(Object.fromEntries(callerInstructions(dump, parsePerfMap(MAP), /IC_Megamorphic$/))).toEqual({
+      main: 90,
+      'JS:*admit file:///srv/gateway.js:10:1 (optimized again)': 100,
+    });
+    // The same dump's own instructions: a call's cost is never its caller's.
+    expect(selfInstructions(dump, parsePerfMap(MAP)).get('Builtins_LoadIC_Megamorphic')).toBe(150);
   });
 
   it('lists the functions that moved most a request, either way', () => {
