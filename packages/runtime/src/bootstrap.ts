@@ -11,6 +11,7 @@ import {
 } from '@mdp/telemetry';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import { assertSupportedNode } from './node-version.ts';
+import { keepTickShape } from './tick-shape.ts';
 
 type CommonConfig = Static<TObject<typeof commonConfig>>;
 
@@ -28,6 +29,7 @@ export interface Runtime<C> {
  */
 export function bootstrap<T extends TObject>(name: ServiceName, schema: T): Runtime<Static<T>> {
   assertSupportedNode(name);
+  keepTickShape();
   let config: Static<T> & CommonConfig;
   try {
     config = loadConfig(Type.Composite([Type.Object(commonConfig), schema])) as unknown as Static<T> &
