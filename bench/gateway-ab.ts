@@ -79,7 +79,10 @@ const DEADLINES: NodeJS.ProcessEnv = COUNTED
   : {};
 const WORK = join(ROOT, '.local', `bench-gateway-ab-${process.pid}`);
 /** Node's flags for this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
-const TREE_NODE_ARGS = (process.env.BENCH_AB_TREE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
+/** Node flags for this tree's gateways only (a runtime setting measured alone), and for every gateway. */
+const TREE_NODE_ARGS = nodeArgs('BENCH_AB_TREE_NODE_ARGS');
+const NODE_ARGS = nodeArgs('BENCH_AB_NODE_ARGS');
 /** Counted: also print who calls the functions this matches, and what those calls cost (the tree's). */
 const CALLERS = process.env.BENCH_AB_CALLERS ? new RegExp(process.env.BENCH_AB_CALLERS) : undefined;
 
@@ -233,7 +236,7 @@ async function main(): Promise<void> {
         const port = await freePort();
         const opsPort = await freePort();
         const name = `${side === 'base' ? baseName : 'tree'} #${i + 1}`;
-        const flags = side === 'tree' ? TREE_NODE_ARGS : [];
+        const flags = [...NODE_ARGS, ...(side === 'tree' ? TREE_NODE_ARGS : [])];
         const child = spawnNode(name, [...flags, bundles[side]], {
           ...process.env,
           SHUTDOWN_GRACE_MS: '3000',
@@ -256,7 +259,7 @@ async function main(): Promise<void> {
           beside: [],
           collector: [],
           ...(child.stdout
-            ? { collections: new CollectionLog(child.stdout, (line) => console.log(line)) }
+            ? { collections: new CollectionLog(child.stdout, (line) => console.log(`${name}: ${line}`)) }
             : {}),
           young: [],
         });
