@@ -267,7 +267,10 @@ export async function startPrivateNats(
     const proc = spawn(
       binary,
       ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')],
+      // Run in its own folder: nats-server 2.9 removing a consumer mid-write can leave its meta.inf and
+      // meta.sum in its working directory (seen on a cluster), otherwise the repository's root.
       {
+        cwd: dir,
         env: { ...process.env, ...env },
         stdio: ['ignore', out, out],
       },
@@ -430,7 +433,8 @@ export async function startPrivateNatsCluster(
     const start = async () => {
       if (running()) return;
       const out = openSync(log, 'a');
-      const proc = spawn(binary, args, { stdio: ['ignore', out, out] });
+      // In its own folder, as the single server above: a stray meta.inf lands there, not in the repository.
+      const proc = spawn(binary, args, { cwd: home, stdio: ['ignore', out, out] });
       closeSync(out);
       children.set(name, proc);
       await waitUntil(
