@@ -252,7 +252,12 @@ export async function runReplicaFault(
     samples = load.samples;
     const { counts, settled } = await settle(ctx, account, o.settleTimeoutMs, opsPort);
     const r = measure(fault, samples, { stoppedAt, ejectedAt, back }, counts, settled, ctx, sentWhileEjected);
-    r.unexpected = unexpectedAnswers(r, samples, stoppedAt, extra?.gatewayOutput ?? stack.procs.get('gateway')!.output);
+    r.unexpected = unexpectedAnswers(
+      r,
+      samples,
+      stoppedAt,
+      extra?.gatewayOutput ?? stack.procs.get('gateway')!.output,
+    );
     return r;
   } finally {
     victim.kill('SIGCONT');
