@@ -9,11 +9,11 @@ let kept: object | undefined;
  * finds none alive, V8 frees their map and throws away the compiled `nextTick` and
  * `processTicksAndRejections` that embedded it ("embedded weak objects cleared"); the next tick objects
  * get a new map. After a few such collections the literal's feedback has seen too many maps, and every
- * `nextTick` defines the object's keys through V8's runtime: 90 ns a call became 490 to 670 after eight
- * collections in a loop of its own, and a gateway under callgrind spent 29,000 to 38,000 instructions a
- * request there (contributors.md, 5 December). Which processes it hits depends on when their collections
- * fall, so it is one cause of the spread between processes of one build. One tick object kept keeps its
- * map, and with it the compiled code. Returns the object kept.
+ * `nextTick` defines the object's keys through V8's runtime: 85 to 102 ns a call became 475 to 675 from
+ * the sixth or seventh collection in a loop of its own, and a gateway under callgrind spent 29,000 to
+ * 38,000 instructions a request there (contributors.md, 5 December). Which processes it hits depends on
+ * when their collections fall, so it is one cause of the spread between processes of one build. One tick
+ * object kept keeps its map, and with it the compiled code. Returns the object kept.
  */
 export function keepTickShape(): object | undefined {
   if (kept !== undefined) return kept;
