@@ -21,7 +21,7 @@ interface HistogramSeries {
   bucketValues: Record<number, number>;
   sum: number;
   count: number;
-  /** Observations by bucket, in the order of the bounds (not cumulative, as `bucketValues`). */
+  /** Observations by bucket, in the order of the bounds: each in the first it fits, as in `bucketValues`. */
   counts: number[];
 }
 
