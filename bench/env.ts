@@ -16,6 +16,17 @@ export function envInt(
   return value;
 }
 
+/** The regular expression in `env[name]`, or undefined when it is unset or empty; one that does not parse stops the run. */
+export function envPattern(name: string, env: NodeJS.ProcessEnv = process.env): RegExp | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return new RegExp(raw);
+  } catch (err) {
+    throw new Error(`${name} must be a regular expression (got "${raw}": ${(err as Error).message})`);
+  }
+}
+
 /**
  * The comma-separated subset of `known` in `env[name]` (empty when unset: the caller's "all"). An unknown
  * entry stops the run naming the variable and the choices.

@@ -42,7 +42,7 @@ import {
   selfInstructions,
 } from './callgrind-functions.ts';
 import { cpuOf } from './cpu.ts';
-import { envChoice, envInt } from './env.ts';
+import { envChoice, envInt, envPattern } from './env.ts';
 import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
 import { median } from './ledger-goals.ts';
 import { waitForGauge, waitForHttp, waitForReady } from './ops-metrics.ts';
@@ -84,7 +84,7 @@ const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(B
 const TREE_NODE_ARGS = nodeArgs('BENCH_AB_TREE_NODE_ARGS');
 const NODE_ARGS = nodeArgs('BENCH_AB_NODE_ARGS');
 /** Counted: also print who calls the functions this matches, and what those calls cost (the tree's). */
-const CALLERS = process.env.BENCH_AB_CALLERS ? new RegExp(process.env.BENCH_AB_CALLERS) : undefined;
+const CALLERS = envPattern('BENCH_AB_CALLERS');
 
 interface Gateway {
   side: 'base' | 'tree' | 'bare';

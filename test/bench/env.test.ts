@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envChoice, envChoices, envInt, envScenarios } from '../../bench/env.ts';
+import { envChoice, envChoices, envInt, envPattern, envScenarios } from '../../bench/env.ts';
 
 describe('envInt (bench settings)', () => {
   it('takes a whole number, or the default when unset or empty', () => {
@@ -73,6 +73,24 @@ describe('envChoice', () => {
     );
     expect(() => envChoice('BENCH_NATS', known, 'deployed', { BENCH_NATS: 'machine,deployed' })).toThrow(
       'BENCH_NATS: one of deployed, machine (got "machine,deployed")',
+    );
+  });
+});
+
+describe('envPattern (bench settings)', () => {
+  it('takes a regular expression, or none when unset or empty', () => {
+    expect(
+      envPattern('BENCH_AB_CALLERS', { BENCH_AB_CALLERS: 'IC_Megamorphic$' })?.test(
+        'Builtins_LoadIC_Megamorphic',
+      ),
+    ).toBe(true);
+    expect(envPattern('BENCH_AB_CALLERS', {})).toBeUndefined();
+    expect(envPattern('BENCH_AB_CALLERS', { BENCH_AB_CALLERS: '' })).toBeUndefined();
+  });
+
+  it('refuses one that does not parse, naming the variable', () => {
+    expect(() => envPattern('BENCH_AB_CALLERS', { BENCH_AB_CALLERS: 'Megamorphic(' })).toThrow(
+      /BENCH_AB_CALLERS must be a regular expression \(got "Megamorphic\("/,
     );
   });
 });
