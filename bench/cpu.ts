@@ -132,18 +132,38 @@ export function withChildren(pid: number): number[] {
   return pids;
 }
 
-/** Context switches (voluntary and not) of all of a process's threads so far; a thread that ended is not counted. */
-export function contextSwitches(pid: number): number {
-  let switches = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
+/**
+ * Context switches of all of a process's threads so far (a thread that ended is not counted): waits
+ * (voluntary: it blocked, as an idle event loop does) and preemptions (involuntary: the kernel gave its
+ * core to another process while it could still run).
+ */
+export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
+  const switches = { voluntary: 0, involuntary: 0 };
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return switches;
+  }
+  for (const task of tasks) {
     try {
-      for (const m of readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8').matchAll(
-        /ctxt_switches:\s+(\d+)/g,
-      ))
-        switches += Number(m[1]);
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      switches.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      switches.involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
     } catch {
       // a thread that ended meanwhile
     }
   }
   return switches;
+}
+
+/** `contextSwitches` summed over processes (the gateways of a row). */
+export function contextSwitchesOf(pids: number[]): { voluntary: number; involuntary: number } {
+  const sum = { voluntary: 0, involuntary: 0 };
+  for (const pid of pids) {
+    const s = contextSwitches(pid);
+    sum.voluntary += s.voluntary;
+    sum.involuntary += s.involuntary;
+  }
+  return sum;
 }

@@ -50,7 +50,10 @@ const natsPid = listenerPid(port, 'nats-server');
 if (!natsPid) throw new Error(`no nats-server listening on port ${port}`);
 
 /** nats-server's CPU seconds and its threads' context switches so far. */
-const natsReading = (pid: number) => ({ cpu: cpuOf(pid)?.own ?? Number.NaN, switches: contextSwitches(pid) });
+const natsReading = (pid: number) => {
+  const { voluntary, involuntary } = contextSwitches(pid);
+  return { cpu: cpuOf(pid)?.own ?? Number.NaN, switches: voluntary + involuntary };
+};
 
 const nc = await connectNats({
   url: NATS_URL,

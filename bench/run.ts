@@ -22,7 +22,15 @@ import { nodeArgsFor } from '../test/bundles.ts';
 import { atProcessEnd } from '../test/process-end.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
-import { type CpuGroup, cpuBetween, listenerPid, pidsNamed, snapshot, withChildren } from './cpu.ts';
+import {
+  type CpuGroup,
+  contextSwitchesOf,
+  cpuBetween,
+  listenerPid,
+  pidsNamed,
+  snapshot,
+  withChildren,
+} from './cpu.ts';
 import { envInt, envScenarios } from './env.ts';
 import { type Floor, startFloor } from './floor.ts';
 import {
@@ -210,6 +218,8 @@ interface Figure {
   settlements?: { messages: number; charges: number; compact: number; seconds: number };
   /** The gateway's waits for its shards' admissions over the measured run (`gateway_shard_admission_seconds`), ms. */
   shardWaits?: ShardWaits;
+  /** The front processes' context switches a request over the measured run (`contextSwitches`). */
+  switches: { voluntary: number; involuntary: number };
 }
 
 interface ShardWaits {
@@ -315,6 +325,8 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const loopBefore = await loopDelays(probes);
+  const frontPids = () => groups.filter((g) => front.includes(g.name)).flatMap((g) => g.pids());
+  const switchesBefore = contextSwitchesOf(frontPids());
   const before = snapshot(groups);
   const started = performance.now();
   const result = await run(
@@ -325,6 +337,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const elapsed = (lastResponse - started) / 1000;
   await opts.settle?.(okBefore + result['2xx']);
   const after = snapshot(groups);
+  const switchesAfter = contextSwitchesOf(frontPids());
   const loopAfter = await loopDelays(probes);
   const loop = new Map(
     [...loopAfter].map(([name, d]) => [
@@ -393,6 +406,10 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     serving,
     maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
     runOk: result['2xx'],
+    switches: {
+      voluntary: (switchesAfter.voluntary - switchesBefore.voluntary) / requests,
+      involuntary: (switchesAfter.involuntary - switchesBefore.involuntary) / requests,
+    },
     ...(leases ? { leases } : {}),
     ...(settlements ? { settlements } : {}),
     ...(shardWaits ? { shardWaits } : {}),
@@ -632,6 +649,16 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     );
     for (const f of leased) console.log(`${f.name.padEnd(44)}${leaseCells(f.leases!)}`);
   }
+
+  // CPU a request counts what a process ran, not what losing its core cost it: each preemption is a
+  // request's turn put off and its caches refilled after another process ran on the same core.
+  console.log(
+    "\nthe front process's context switches a 1,000 requests over each run: waits (voluntary: its loop went idle) / preemptions (involuntary: its core given to another process)",
+  );
+  for (const f of figures)
+    console.log(
+      `${f.name.padEnd(44)}${(f.switches.voluntary * 1000).toFixed(0).padStart(8)} / ${(f.switches.involuntary * 1000).toFixed(0)}`,
+    );
 
   const probed = [...new Set(figures.flatMap((f) => [...f.loop.keys()]))];
   if (probed.length === 0) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuBetween, type GroupReading } from '../../bench/cpu.ts';
+import { contextSwitches, contextSwitchesOf, cpuBetween, type GroupReading } from '../../bench/cpu.ts';
 
 const reading = (byPid: [number, number][], reaped: number): GroupReading => ({
   byPid: new Map(byPid),
@@ -44,5 +44,24 @@ describe('CPU of a process group between two readings (make bench)', () => {
 
   it('counts a child that started and ended inside the window in full', () => {
     expect(cpuBetween(reading([[1, 1]], 100), reading([[1, 1]], 100.4))).toBeCloseTo(0.4);
+  });
+});
+
+describe("a process's context switches (make bench's waits and preemptions)", () => {
+  it('counts a wait each time the event loop sleeps', async () => {
+    const before = contextSwitches(process.pid);
+    for (let i = 0; i < 10; i++) await new Promise((r) => setTimeout(r, 5));
+    const after = contextSwitches(process.pid);
+    expect(after.voluntary - before.voluntary).toBeGreaterThanOrEqual(10);
+    expect(after.involuntary).toBeGreaterThanOrEqual(before.involuntary);
+  });
+
+  it('sums processes, and reads a process that is gone as none', () => {
+    const own = contextSwitches(process.pid);
+    // Beyond the kernel's largest pid (2^22): never a process.
+    expect(contextSwitches(4_194_305)).toEqual({ voluntary: 0, involuntary: 0 });
+    const both = contextSwitchesOf([process.pid, 4_194_305, process.pid]);
+    expect(both.voluntary).toBeGreaterThanOrEqual(2 * own.voluntary);
+    expect(both.involuntary).toBeGreaterThanOrEqual(2 * own.involuntary);
   });
 });
