@@ -78,10 +78,11 @@ const DEADLINES: NodeJS.ProcessEnv = COUNTED
     }
   : {};
 const WORK = join(ROOT, '.local', `bench-gateway-ab-${process.pid}`);
-/** Node's flags for this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
+/** Node flags from `env[name]`, space-separated. */
 const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
-/** Node flags for this tree's gateways only (a runtime setting measured alone), and for every gateway. */
+/** For this tree's gateways only: with BENCH_AB_BASE=HEAD, a runtime setting measured alone. */
 const TREE_NODE_ARGS = nodeArgs('BENCH_AB_TREE_NODE_ARGS');
+/** For every gateway of both sides (`--trace-deopt`, say). */
 const NODE_ARGS = nodeArgs('BENCH_AB_NODE_ARGS');
 /** Counted: also print who calls the functions this matches, and what those calls cost (the tree's). */
 const CALLERS = envPattern('BENCH_AB_CALLERS');
