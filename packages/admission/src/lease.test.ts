@@ -107,7 +107,8 @@ describe('admission leases', () => {
         steps,
         fc.integer({ min: 1_000, max: 20_000 }),
         fc.boolean(),
-        (plan: Caps, sequence: Step[], leaseMs, extending) => {
+        fc.boolean(),
+        (plan: Caps, sequence: Step[], leaseMs, extending, byNumber) => {
           const perRequest = new ShardAccount();
           const shard = new ShardAccount();
           let holder: LeaseHolder | null = null;
@@ -116,6 +117,8 @@ describe('admission leases', () => {
           let grants = 0;
           let now = START;
           let n = 0;
+          /** Each request admitted under a lease: the lease, and its number there (`settle`'s `admittedAs`). */
+          const leased = new Map<string, { holder: LeaseHolder; number: number }>();
           for (const step of sequence) {
             now += step.gapMs;
             if (step.kind === 'settle') {
@@ -125,14 +128,21 @@ describe('admission leases', () => {
               const outcome = step.refund ? 'refunded' : 'charged';
               perRequest.settle(id, outcome);
               shard.settle(id, outcome);
-              holder?.settle(id, outcome);
+              const own = leased.get(id);
+              holder?.settle(id, outcome, byNumber && own?.holder === holder ? own.number : undefined);
               continue;
             }
             const id = `r${n++}`;
             const expected = perRequest.decide(plan, now);
             if (expected.kind === 'admitted') perRequest.record(id, now);
 
-            let answer = holder?.admit(id, now) ?? null;
+            const admitting = (h: LeaseHolder) => {
+              const number = h.used;
+              const decision = h.admit(id, now);
+              if (decision?.kind === 'admitted') leased.set(id, { holder: h, number });
+              return decision;
+            };
+            let answer = holder ? admitting(holder) : null;
             if (answer === null) {
               // No lease, or it cannot answer: it goes back and the shard grants again from its counts.
               holder = null;
@@ -165,7 +175,7 @@ describe('admission leases', () => {
                   expiresAt: terms.expiresAt,
                 });
                 allotted = terms.allotment;
-                answer = holder.admit(id, now);
+                answer = admitting(holder);
               }
             }
             expect(answer, `request ${id} at ${new Date(now).toISOString()}`).toEqual(expected);
@@ -472,7 +482,12 @@ describe('admission leases', () => {
       { weight: 6, arbitrary: fc.constant({ kind: 'admit' as const }) },
       {
         weight: 3,
-        arbitrary: fc.record({ kind: fc.constant('settle' as const), pick: fc.nat(), refund: fc.boolean() }),
+        arbitrary: fc.record({
+          kind: fc.constant('settle' as const),
+          pick: fc.nat(),
+          refund: fc.boolean(),
+          byNumber: fc.boolean(),
+        }),
       },
       { weight: 1, arbitrary: fc.constant({ kind: 'report' as const }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('answer' as const), lost: fc.boolean() }) },
@@ -508,7 +523,9 @@ describe('admission leases', () => {
             if (ids.length === 0) continue;
             const id = ids[o.pick % ids.length]!;
             inFlight.delete(id);
-            const onlyHere = holder.settle(id, o.refund ? 'refunded' : 'charged');
+            // `r<k>` is the lease's admission number k.
+            const number = o.byNumber ? Number(id.slice(1)) : undefined;
+            const onlyHere = holder.settle(id, o.refund ? 'refunded' : 'charged', number);
             if (!o.refund) expect(onlyHere).toBe(false);
             else {
               refunded.add(id);
@@ -525,6 +542,10 @@ describe('admission leases', () => {
             const through = unanswered.shift();
             if (through !== undefined && !o.lost) holder.reportedThrough(through);
           }
+          // What the lease holds in flight is what has not settled, in the order admitted.
+          expect(holder.unsettled().map((a) => a.requestId)).toEqual(
+            admitted.filter((id) => inFlight.has(id)),
+          );
         }
         const back = holder.returned();
         takeIn(back.from, back.admitted);

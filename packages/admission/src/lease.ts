@@ -145,15 +145,10 @@ export interface LeasedAdmission {
   refunded: boolean;
 }
 
-/**
- * A unit counted until its request settles. `own`: admitted under this lease, its record, and `n` its
- * number among the lease's admissions; admitted at the shard, neither (`n` is -1).
- */
+/** A unit the shard admitted, counted until its request settles (the lease's own are in `admitted`). */
 interface Hold {
   inDay: boolean;
   inMonth: boolean;
-  own: LeasedAdmission | undefined;
-  n: number;
 }
 
 /**
@@ -189,12 +184,15 @@ export class LeaseHolder {
   private day: number;
   private month: number;
   /**
-   * The units counted until they settle, by request id; one admitted here carries its entry in
-   * `admitted`, so the map stays as large as what is in flight, not as the allotment.
+   * The units the shard admitted (in flight at the grant, or `external`), by request id, until they
+   * settle. The lease's own admissions are not here: they are found by their number (`settle`), so an
+   * admission costs no hashing of its id and no entry in a table that is cold on a pool of accounts.
    */
   private readonly holds = new Map<string, Hold>();
   /** Admissions made here, oldest first, from number `taken` on: those before it the shard has taken in. */
   private readonly admitted: LeasedAdmission[] = [];
+  /** Whether each of `admitted` (the same positions) is still in flight. */
+  private readonly open: boolean[] = [];
   /** Admissions made here in all. */
   private made = 0;
   /** Admissions the shard has taken in from reports (numbers below this). */
@@ -202,9 +200,10 @@ export class LeaseHolder {
   /** Admissions sent in a report (numbers below this), taken in or not yet. */
   private sent = 0;
   /**
-   * Admissions settled, with every one before them (numbers below this): what a report may carry. One
-   * whose charge is not acknowledged yet may still be voided, and the shard forgets what it recorded of
-   * an admission once a report has brought it (`AccountBook.takeIn`), so none is reported before then.
+   * Admissions settled, with every one before them (numbers below this; moved on as they settle): what
+   * a report may carry. One whose charge is not acknowledged yet may still be voided, and the shard
+   * forgets what it recorded of an admission once a report has brought it (`AccountBook.takeIn`), so
+   * none is reported before then.
    */
   private settledThrough = 0;
   /** The IST day the grant's counts are of. */
@@ -225,8 +224,7 @@ export class LeaseHolder {
     if (this.windowed) for (const t of grant.burst) this.times.push(t);
     this.day = grant.day;
     this.month = grant.month;
-    for (const h of grant.inFlight)
-      this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth, own: undefined, n: -1 });
+    for (const h of grant.inFlight) this.holds.set(h.requestId, { inDay: h.inDay, inMonth: h.inMonth });
     this.grantDay = istDay(grant.grantedAt);
   }
 
@@ -246,7 +244,7 @@ export class LeaseHolder {
    * until the lease is back, and a lease allots at most the cap a minute anyway.
    */
   reportDue(): boolean {
-    return !this.windowed && this.reportable() - this.sent >= REPORT_EVERY;
+    return !this.windowed && this.settledThrough - this.sent >= REPORT_EVERY;
   }
 
   /**
@@ -255,7 +253,7 @@ export class LeaseHolder {
    */
   report(): LeaseReport | undefined {
     if (this.windowed) return undefined;
-    const through = this.reportable();
+    const through = this.settledThrough;
     if (through === this.sent) return undefined;
     const from = this.sent;
     this.sent = through;
@@ -263,19 +261,12 @@ export class LeaseHolder {
     return { from, admissions: this.admitted.slice(from - this.taken, through - this.taken) };
   }
 
-  /** `settledThrough`, moved past what has settled since (each admission is passed once). */
-  private reportable(): number {
-    let n = this.settledThrough;
-    while (n < this.made && !this.holds.has(this.admitted[n - this.taken]!.requestId)) n++;
-    this.settledThrough = n;
-    return n;
-  }
-
   /** The shard has taken in the admissions numbered below `through`: they are not returned with the lease. */
   reportedThrough(through: number): void {
     const upTo = Math.min(through, this.sent);
     if (upTo <= this.taken) return;
     this.admitted.splice(0, upTo - this.taken);
+    this.open.splice(0, upTo - this.taken);
     this.taken = upTo;
   }
 
@@ -318,9 +309,9 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(now);
     this.day++;
     this.month++;
-    const own: LeasedAdmission = { requestId, at: now, via, refunded: false };
-    this.admitted.push(own);
-    this.holds.set(requestId, { inDay: true, inMonth: true, own, n: this.made++ });
+    this.admitted.push({ requestId, at: now, via, refunded: false });
+    this.open.push(true);
+    this.made++;
     return decision;
   }
 
@@ -338,7 +329,7 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(at);
     this.day++;
     this.month++;
-    this.holds.set(requestId, { inDay: true, inMonth: true, own: undefined, n: -1 });
+    this.holds.set(requestId, { inDay: true, inMonth: true });
     return decision.kind === 'admitted' ? decision : null;
   }
 
@@ -346,17 +337,49 @@ export class LeaseHolder {
    * A request of this account settled: a charge keeps its unit, a refund (or void) frees it, as the
    * shard's counts do. A request the lease does not know is not its to count. True when the request was
    * admitted here and not reported: nobody but this lease counts it, so the shard need not hear of its
-   * refund (it goes back marked refunded, if at all); false when the shard may hold it.
+   * refund (it goes back marked refunded, if at all); false when the shard may hold it. `admittedAs`:
+   * its number among this lease's admissions (`used` just before it was admitted here), which finds it
+   * at once; without it, one admitted here is looked for among those in flight.
    */
-  settle(requestId: string, outcome: 'charged' | 'refunded'): boolean {
+  settle(requestId: string, outcome: 'charged' | 'refunded', admittedAs?: number): boolean {
+    const i = this.openIndex(requestId, admittedAs);
+    if (i < 0) return this.settleHold(requestId, outcome);
+    this.open[i] = false;
+    if (i === this.settledThrough - this.taken) {
+      let n = this.settledThrough + 1;
+      while (n < this.made && !this.open[n - this.taken]) n++;
+      this.settledThrough = n;
+    }
+    if (outcome === 'charged') return false;
+    this.admitted[i]!.refunded = true;
+    this.day--;
+    this.month--;
+    return i + this.taken >= this.sent;
+  }
+
+  /** Where in `admitted` the request is, admitted here and in flight; -1 if it is not. */
+  private openIndex(requestId: string, admittedAs: number | undefined): number {
+    if (admittedAs !== undefined) {
+      const i = admittedAs - this.taken;
+      return i >= 0 && i < this.admitted.length && this.open[i] && this.admitted[i]!.requestId === requestId
+        ? i
+        : -1;
+    }
+    if (this.holds.size > 0 && this.holds.has(requestId)) return -1;
+    for (let i = this.settledThrough - this.taken; i < this.admitted.length; i++)
+      if (this.open[i] && this.admitted[i]!.requestId === requestId) return i;
+    return -1;
+  }
+
+  /** A request the shard admitted settled: its unit counted here goes, and a refund frees it. */
+  private settleHold(requestId: string, outcome: 'charged' | 'refunded'): false {
     const hold = this.holds.get(requestId);
     if (!hold) return false;
     this.holds.delete(requestId);
     if (outcome === 'charged') return false;
-    if (hold.own) hold.own.refunded = true;
     if (hold.inDay) this.day--;
     if (hold.inMonth) this.month--;
-    return hold.own !== undefined && hold.n >= this.sent;
+    return false;
   }
 
   /**
@@ -365,7 +388,8 @@ export class LeaseHolder {
    */
   unsettled(): LeasedAdmission[] {
     const open: LeasedAdmission[] = [];
-    for (const hold of this.holds.values()) if (hold.own) open.push(plain(hold.own));
+    for (let i = this.settledThrough - this.taken; i < this.admitted.length; i++)
+      if (this.open[i]) open.push(plain(this.admitted[i]!));
     return open;
   }
 

@@ -45,8 +45,9 @@ export interface Admission {
    */
   traceparent: string;
   headers: Record<string, string>;
-  /** Admitted here under this lease, not by the shard. */
+  /** Admitted here under this lease, not by the shard, as its admission number `leaseNumber`. */
   lease?: HeldLease;
+  leaseNumber?: number;
 }
 
 /** A lease this gateway holds on one account. */
@@ -60,6 +61,8 @@ interface HeldLease {
   timer: NodeJS.Timeout;
   /** An extension is asked and not answered, or was refused: none is asked again. */
   extending: boolean;
+  /** No longer held here (returned, recalled or lost): its admissions are the shard's to hear of. */
+  dropped: boolean;
   /**
    * The highest sequence, per stream, of the acknowledged charges of 200s admitted under it: a usage
    * read through this gateway waits only for these to be recorded (`leaseCharges`).
@@ -339,6 +342,7 @@ export class AdmissionClient {
     asking: Asking,
     now: number,
   ): Admission | ApiError | null {
+    const leaseNumber = held.holder.used;
     const decision = held.holder.admit(requestId, now, asking.via);
     if (decision === null) {
       this.giveBack(held, 'returned');
@@ -347,6 +351,7 @@ export class AdmissionClient {
     const answer = answerOf(admissionResult(requestId, decision, now), asking, this.decisions, now)!;
     if (answer instanceof ApiError) return answer;
     answer.lease = held;
+    answer.leaseNumber = leaseNumber;
     // Asked before it runs out, so that no request of a busy account waits for its shard at the lease's
     // end; and with a report of what it admitted, so that the lease never has to come back for that.
     if (!held.extending && (held.holder.endsSoon(now) || held.holder.reportDue())) {
@@ -400,6 +405,7 @@ export class AdmissionClient {
       shard: asking.shard,
       timer: this.returnAt(() => held, lease.expiresAt, now),
       extending: false,
+      dropped: false,
       charged: new Map(),
     };
     this.leaseEvents.cell('granted').inc();
@@ -445,6 +451,7 @@ export class AdmissionClient {
   private drop(held: HeldLease, why: (typeof LEASE_EVENTS)[number]): boolean {
     if (this.leaseIds.get(held.holder.grant.leaseId) !== held) return false;
     this.leaseIds.delete(held.holder.grant.leaseId);
+    held.dropped = true;
     if (this.leases.get(held.accountId) === held) this.leases.delete(held.accountId);
     clearTimeout(held.timer);
     const { account } = held;
@@ -460,9 +467,18 @@ export class AdmissionClient {
     return true;
   }
 
-  /** The lease an admission's account is held under here, if it still is. */
+  /**
+   * The lease an admission's account is held under here, if one is: the one it was admitted under while
+   * that is still held (one account, one lease at a time), else whichever is held now.
+   */
   private leaseOf(admission: Admission): HeldLease | undefined {
-    return this.leases.get(admission.accountId);
+    const lease = admission.lease;
+    return lease !== undefined && !lease.dropped ? lease : this.leases.get(admission.accountId);
+  }
+
+  /** Its number under the lease it settles on: known when that is the lease it was admitted under. */
+  private static numberUnder(held: HeldLease | undefined, admission: Admission): number | undefined {
+    return held !== undefined && held === admission.lease ? admission.leaseNumber : undefined;
   }
 
   /**
@@ -489,7 +505,9 @@ export class AdmissionClient {
    */
   release(admission: Admission): Promise<void> {
     const held = this.leaseOf(admission);
-    const onlyHere = held?.holder.settle(admission.requestId, 'refunded') ?? false;
+    const onlyHere =
+      held?.holder.settle(admission.requestId, 'refunded', AdmissionClient.numberUnder(held, admission)) ??
+      false;
     if (onlyHere && admission.lease !== undefined && held === admission.lease) return RELEASED;
     return this.shards[admission.shard]!.release({
       request_id: admission.requestId,
@@ -499,7 +517,8 @@ export class AdmissionClient {
 
   /** The request's 200 could not be charged durably; resolves once its shard no longer counts it (bounded). */
   voidCharge(admission: Admission): Promise<void> {
-    this.leaseOf(admission)?.holder.settle(admission.requestId, 'refunded');
+    const held = this.leaseOf(admission);
+    held?.holder.settle(admission.requestId, 'refunded', AdmissionClient.numberUnder(held, admission));
     return this.shards[admission.shard]!.voidCharge({
       request_id: admission.requestId,
       account_id: admission.accountId,
@@ -511,9 +530,13 @@ export class AdmissionClient {
   /** The admission's charge is acknowledged (`ack`): its shard no longer needs it restored. */
   settled(admission: Admission, ack: PubAck): void {
     const held = this.leaseOf(admission);
-    held?.holder.settle(admission.requestId, 'charged');
-    if (held !== undefined && admission.lease === held)
-      held.charged.set(ack.stream, Math.max(held.charged.get(ack.stream) ?? 0, ack.seq));
+    held?.holder.settle(admission.requestId, 'charged', AdmissionClient.numberUnder(held, admission));
+    if (held !== undefined && admission.lease === held) {
+      const seq = held.charged.get(ack.stream);
+      if (seq === undefined || ack.seq > seq) held.charged.set(ack.stream, ack.seq);
+      // Admitted under a lease still held: never among the shard's outstanding (`drop` puts them there).
+      return;
+    }
     this.shards[admission.shard]!.settled(admission.requestId);
   }
 
