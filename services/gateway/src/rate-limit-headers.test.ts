@@ -1,6 +1,6 @@
 import { ledger } from '@mdp/proto';
 import { describe, expect, it } from 'vitest';
-import { quotaHeaders, rateLimitHeaders } from './rate-limit-headers.ts';
+import { type PolicyHolder, quotaHeaders, rateLimitHeaders } from './rate-limit-headers.ts';
 
 const D = ledger.AdmitDecision;
 const now = Date.parse('2026-02-10T12:00:00Z'); // 17:30 IST; the IST month of February 2026 has 28 days
@@ -61,17 +61,19 @@ describe('rate-limit headers', () => {
     });
   });
   it('one caller’s policy list follows the IST month and the burst cap the ledger applied', () => {
-    // The same object for every request of a token, as the auth cache hands it out.
+    // The same object for every request of a token, as the auth cache hands it out, and where its list is kept.
     const caller = { dailyCap: 50, monthlyCap: 1_000 };
+    const kept: PolicyHolder = {};
     const admitted = (burstLimit: number | undefined) => ({
       decision: D.ADMIT_DECISION_ADMITTED,
       rate_limit: { limit: 50, remaining: 48, reset_unix: resetDay, policy: 'daily' },
       burst: burstLimit === undefined ? undefined : { ...burst, limit: burstLimit },
     });
     const policy = (at: number, burstLimit: number | undefined) =>
-      rateLimitHeaders(admitted(burstLimit), caller, false, at)['ratelimit-policy'];
+      rateLimitHeaders(admitted(burstLimit), caller, false, at, kept)['ratelimit-policy'];
     const february = `"daily";q=50;w=86400, "monthly";q=1000;w=${28 * 86_400}`;
     expect(policy(now, 60)).toBe(`${february}, "burst";q=60;w=60`);
+    expect(kept.policy?.text).toBe(`${february}, "burst";q=60;w=60`);
     // 23:59:59.999 IST on 28 February, then 00:00 IST on 1 March (31 days).
     const lastInstant = Date.parse('2026-02-28T18:29:59.999Z');
     expect(policy(lastInstant, 60)).toBe(`${february}, "burst";q=60;w=60`);

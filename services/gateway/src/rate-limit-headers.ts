@@ -45,11 +45,15 @@ interface PolicyMemo {
   burstLimit: number | undefined;
   text: string;
 }
+
 /**
- * By caller: the auth cache hands out one object per verified token, and a plan's caps never change in
- * it (a plan change drops the entry), so the list is made once a month a token rather than per answer.
+ * Where a caller's `RateLimit-Policy` is kept between its answers: the admission client's record of the
+ * caller (one per verified token, whose caps never change: a plan change drops it), so the list is made
+ * once a month a token rather than per answer, with no lookup of its own.
  */
-const policies = new WeakMap<object, PolicyMemo>();
+export interface PolicyHolder {
+  policy?: PolicyMemo;
+}
 
 /**
  * `RateLimit-Policy`: every policy of the caller's plan as a Structured Field List (RFC 9651) of
@@ -60,8 +64,9 @@ function rateLimitPolicy(
   caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
   burstLimit: number | undefined,
   nowMs: number,
+  holder?: PolicyHolder,
 ): string {
-  const memo = policies.get(caller);
+  const memo = holder?.policy;
   if (memo !== undefined && memo.burstLimit === burstLimit && nowMs >= memo.from && nowMs < memo.to)
     return memo.text;
   const from = istMonthStart(nowMs);
@@ -72,7 +77,7 @@ function rateLimitPolicy(
     items.push(`"monthly";q=${caller.monthlyCap};w=${Math.round((to - from) / 1000)}`);
   if (burstLimit !== undefined) items.push(`"burst";q=${burstLimit};w=${BURST_WINDOW_SECONDS}`);
   const text = items.join(', ');
-  policies.set(caller, { from, to, burstLimit, text });
+  if (holder !== undefined) holder.policy = { from, to, burstLimit, text };
   return text;
 }
 
@@ -123,16 +128,20 @@ export function quotaHeaders(
   return headers;
 }
 
-/** All rate-limit headers of one admission decision (one object, built in place: one per metered request). */
+/**
+ * All rate-limit headers of one admission decision (one object, built in place: one per metered
+ * request); the caller's policy list kept in `holder`.
+ */
 export function rateLimitHeaders(
   result: Pick<ledger.AdmissionResult, 'rate_limit' | 'burst' | 'decision'>,
   caller: Pick<Principal, 'dailyCap' | 'monthlyCap'>,
   rateLimited: boolean,
   nowMs: number,
+  holder?: PolicyHolder,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   addXRateLimitHeaders(headers, result.rate_limit);
-  const policy = rateLimitPolicy(caller, result.burst?.limit, nowMs);
+  const policy = rateLimitPolicy(caller, result.burst?.limit, nowMs, holder);
   if (policy) headers[POLICY] = policy;
   const current = rateLimit(result, rateLimited, nowMs);
   if (current) headers[CURRENT] = current;

@@ -24,7 +24,7 @@ import { INTERFACES, type Interface } from '@mdp/usage';
 import type { Principal } from '../authenticator.ts';
 import { ledgerAccount } from '../catalogue/account.ts';
 import type { LedgerShards } from '../ledger-shards.ts';
-import { RESET, rateLimitHeaders } from '../rate-limit-headers.ts';
+import { type PolicyHolder, RESET, rateLimitHeaders } from '../rate-limit-headers.ts';
 import { Deferred } from './deferred.ts';
 import { HOLD_TTL_MS } from './shard-book.ts';
 import { type AdmissionWaiter, ShardStream } from './shard-stream.ts';
@@ -79,6 +79,8 @@ const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable']
  */
 interface Asking {
   caller: Principal;
+  /** The caller as its shard reads it, where its answers' policy list is kept. */
+  known: LedgerCaller;
   account: ledger.Account;
   shard: number;
   owner: number;
@@ -102,7 +104,8 @@ function answerOf(
   now: number,
 ): Admission | ApiError | null {
   const { caller, via, shard, owner } = a;
-  const headers = rateLimitHeaders(res, caller, res.decision === D.ADMIT_DECISION_RATE_LIMITED, now);
+  const rateLimited = res.decision === D.ADMIT_DECISION_RATE_LIMITED;
+  const headers = rateLimitHeaders(res, caller, rateLimited, now, a.known);
   switch (res.decision) {
     case D.ADMIT_DECISION_ADMITTED:
       decisions.cell('admitted', via, owner).inc();
@@ -172,8 +175,8 @@ class AdmissionRequest extends Deferred<Admission> implements AdmissionWaiter {
   }
 }
 
-/** The caller as its shard reads it. */
-interface LedgerCaller {
+/** The caller as its shard reads it, and its `RateLimit-Policy` as last made. */
+interface LedgerCaller extends PolicyHolder {
   shard: number;
   account: ledger.Account;
   caps: Caps;
@@ -287,11 +290,20 @@ export class AdmissionClient {
    * trace the shard's decision and the settlement event join.
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
-    const { shard: owner, account } = this.ledgerCaller(caller);
+    const known = this.ledgerCaller(caller);
+    const { shard: owner, account } = known;
     const shard = this.router.route(owner);
     if (!this.chargeable(shard)) return Promise.reject(ApiError.serviceUnavailable());
     if (shard !== owner) this.relieved.cell(String(owner)).inc();
-    const asking: Asking = { caller, account, shard, owner, via, traceparent: traceparentToSend(span) };
+    const asking: Asking = {
+      caller,
+      known,
+      account,
+      shard,
+      owner,
+      via,
+      traceparent: traceparentToSend(span),
+    };
     const held = this.leases.get(caller.accountId);
     if (held) {
       const now = this.clock();
@@ -397,7 +409,7 @@ export class AdmissionClient {
 
   private take(grant: ledger.LeaseGrant, asking: Asking, now: number): void {
     const { accountId } = asking.caller;
-    const lease = leaseGrantOf(grant, this.ledgerCaller(asking.caller).caps, now);
+    const lease = leaseGrantOf(grant, asking.known.caps, now);
     const held: HeldLease = {
       holder: new LeaseHolder(lease),
       accountId,
