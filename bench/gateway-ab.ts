@@ -22,7 +22,8 @@
 //   processes run with `--perf-basic-prof`, so the last round's instructions are also printed by
 //   function, V8's compiled JavaScript by name (bench/callgrind-functions.ts): the functions that moved
 //   most from base to tree, and the tree's largest.
-//   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's.
+//   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's;
+//   BENCH_AB_ACCOUNTS=1000 has each gateway serve that many accounts in turn (the pool's path).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,13 +87,22 @@ const TREE_NODE_ARGS = nodeArgs('BENCH_AB_TREE_NODE_ARGS');
 const NODE_ARGS = nodeArgs('BENCH_AB_NODE_ARGS');
 /** Counted: also print who calls the functions this matches, and what those calls cost (the tree's). */
 const CALLERS = envPattern('BENCH_AB_CALLERS');
+/**
+ * Accounts each gateway serves, asked in turn (1: one `load-test` account). More: accounts of a plan of
+ * the bench's own with no daily or monthly cap and a burst cap no run reaches, so that every account is
+ * leased with a burst window as `business` accounts are, and none is refused: the pool's path (its
+ * state per account cold between requests) at the one account's rate of 200s.
+ */
+const ACCOUNTS = envInt('BENCH_AB_ACCOUNTS', 1);
+const POOL_PLAN = 'bench-ab-pool';
 
 interface Gateway {
   side: 'base' | 'tree' | 'bare';
   name: string;
   child: ChildProcess;
   url: string;
-  token: string;
+  /** Its tokens, one per account, asked in turn. */
+  tokens: string[];
   /** CPU µs, or instructions, a request: a run each round. */
   runs: number[];
   /** Counted: of `runs`, the instructions a request outside V8's garbage collector. */
@@ -158,12 +168,20 @@ const unit = COUNTED ? 'instructions' : 'µs';
 const figure = (x: number) => (COUNTED ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
 
 /** A run of `amount` quotes through `g`; any answer but a 200 fails the bench. */
-async function ask(g: Gateway, amount: number): Promise<void> {
+async function ask(g: Gateway, amount: number, connections = CONNECTIONS): Promise<void> {
+  let next = 0;
   const result = await autocannon({
     url: g.url,
-    connections: CONNECTIONS,
+    connections,
     amount,
-    headers: { authorization: `Bearer ${g.token}` },
+    requests: [
+      {
+        setupRequest: (req) => {
+          const token = g.tokens[next++ % g.tokens.length];
+          return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } };
+        },
+      },
+    ],
   });
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)
     throw new Error(
@@ -179,7 +197,7 @@ async function startBare(): Promise<Gateway> {
   atProcessEnd(() => child.kill('SIGKILL'));
   const url = `http://127.0.0.1:${port}/bare`;
   await waitForHttp(url, READY_MS, () => child.exitCode !== null);
-  return { side: 'bare', name, child, url, token: '', runs: [], beside: [], collector: [], young: [] };
+  return { side: 'bare', name, child, url, tokens: [''], runs: [], beside: [], collector: [], young: [] };
 }
 
 /** The last round's instructions a request by function: what moved most from base to tree, and the tree's largest. */
@@ -232,6 +250,18 @@ async function main(): Promise<void> {
     const probe = { name: 'equities-data', opsPort: stack.procs.get('equities-data')!.opsPort };
     await waitForGauge(probe, 'equities_data_last_session_timestamp_seconds', 60_000);
 
+    if (ACCOUNTS > 1)
+      await stack.admin(
+        'plan',
+        'create',
+        POOL_PLAN,
+        '--daily',
+        'none',
+        '--monthly',
+        'none',
+        '--burst',
+        '100000000',
+      );
     for (let i = 0; i < PROCESSES; i++) {
       for (const side of ['base', 'tree'] as const) {
         const port = await freePort();
@@ -249,13 +279,16 @@ async function main(): Promise<void> {
         });
         atProcessEnd(() => child.kill('SIGKILL'));
         await waitForReady({ name, opsPort }, READY_MS, () => child.exitCode !== null);
-        const token = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
+        const tokens =
+          ACCOUNTS > 1
+            ? (await stack.admin('token-pool', '--plan', POOL_PLAN, '--count', String(ACCOUNTS))).split('\n')
+            : [(await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!];
         gateways.push({
           side,
           name,
           child,
           url: `http://127.0.0.1:${port}${QUOTE}`,
-          token,
+          tokens,
           runs: [],
           beside: [],
           collector: [],
@@ -268,11 +301,14 @@ async function main(): Promise<void> {
     }
     const bare = COUNTED ? await startBare() : undefined;
     console.log(
-      `metered quote, ${PROCESSES} gateway processes of ${baseName} and of this tree, ${ROUNDS} rounds of ` +
+      `metered quote${ACCOUNTS > 1 ? ` over ${ACCOUNTS} accounts a gateway (${POOL_PLAN}: a burst cap no run reaches)` : ''}, ` +
+        `${PROCESSES} gateway processes of ${baseName} and of this tree, ${ROUNDS} rounds of ` +
         `${REQUESTS} requests each (${WARMUP} before the first), ${CONNECTIONS} connections; ${COUNTED ? 'instructions (callgrind)' : 'CPU µs'} a request` +
         (bare ? '; bare fastify beside them, counted the same way' : ''),
     );
     const all = bare ? [...gateways, bare] : gateways;
+    // Each account's first request waits for auth to verify its token: a pool's, a few at a time.
+    for (const g of all) if (g.tokens.length > 1) await ask(g, g.tokens.length, 4);
     for (const g of all) if (WARMUP > 0) await ask(g, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? all : [...all].reverse();
