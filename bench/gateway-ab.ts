@@ -94,6 +94,14 @@ const CALLERS = envPattern('BENCH_AB_CALLERS');
  * state per account cold between requests) at the one account's rate of 200s.
  */
 const ACCOUNTS = envInt('BENCH_AB_ACCOUNTS', 1);
+// Under callgrind a gateway serves a few hundred requests a second: a pool's accounts would each be asked
+// seconds apart, past a lease's length, and every request decided by its shard (5 December).
+if (ACCOUNTS > 1 && COUNTED)
+  throw new Error(
+    'BENCH_AB_ACCOUNTS with BENCH_AB_MEASURE=instructions: under callgrind each account of a pool is asked ' +
+      'less often than its lease lasts, so the pool would measure leases granted and returned, not the ' +
+      'leased path; measure a pool by cpu',
+  );
 const POOL_PLAN = 'bench-ab-pool';
 
 interface Gateway {
