@@ -57,6 +57,7 @@ import {
   waitForHttp,
   waitForQuietHeap,
 } from './ops-metrics.ts';
+import { createOpenPlan } from './plans.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
 import { type Round, type RoundRun, readRounds, roundLines } from './rounds.ts';
 
@@ -135,8 +136,6 @@ const runs = (key: (typeof SCENARIOS)[number] | (typeof OPT_IN)[number]) => scen
 const BURST_ACCOUNTS = envInt('BENCH_BURST_ACCOUNTS', 8);
 const BURST_RUNS = envInt('BENCH_BURST_RUNS', 4);
 const BURST_SECONDS = envInt('BENCH_BURST_SECONDS', 10);
-/** No customer plan comes near it; every admission of the scenario stays in the window for its minute. */
-const BURST_CAP = 100_000_000;
 /** The capped scenario's plan (services/auth/migrations: 50,000 a day, 1,000,000 a month) and its burst cap. */
 const CAPPED_PLAN = 'business';
 const CAPPED_BURST_PER_MINUTE = 60;
@@ -1233,17 +1232,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     if (runs('burst')) {
       // No daily or monthly cap, a burst cap no run reaches: every admission is recorded in its account's
       // window and stays there for its minute, so the windows only grow over the consecutive runs.
-      await stack.admin(
-        'plan',
-        'create',
-        'bench-burst',
-        '--daily',
-        'none',
-        '--monthly',
-        'none',
-        '--burst',
-        String(BURST_CAP),
-      );
+      await createOpenPlan(stack, 'bench-burst');
       const burstTokens = await tokenPool('bench-burst', BURST_ACCOUNTS);
       const timed: Figure[] = [];
       for (let i = 1; i <= BURST_RUNS; i++)

@@ -16,6 +16,7 @@ import { Rng } from '@mdp/market';
 import { equities } from '@mdp/proto';
 import { createRegistry, grpcClientMetrics } from '@mdp/telemetry';
 import autocannon from 'autocannon';
+import { createOpenPlan } from '../../../bench/plans.ts';
 import { freePort, startStack } from '../../../test/stack.ts';
 import { EquitiesDataset } from '../src/areas/stocks/dataset.ts';
 import { readDataset } from '../src/areas/stocks/read.ts';
@@ -197,17 +198,7 @@ async function benchHttp(ds: EquitiesDataset): Promise<string[]> {
     const ops = await freePort();
     child = startService(port, ops);
     await waitReady(ops, 'equities-data on the bench schema');
-    await stack.admin(
-      'plan',
-      'create',
-      'eqbench',
-      '--daily',
-      'none',
-      '--monthly',
-      'none',
-      '--burst',
-      '100000000',
-    );
+    await createOpenPlan(stack, 'eqbench');
     const account = await stack.admin('account', 'create', '--plan', 'eqbench');
     const token = await stack.admin('token', 'issue', account);
     const symbols = ds.entries
