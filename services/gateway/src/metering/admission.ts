@@ -79,9 +79,8 @@ const DECISIONS = ['admitted', 'rate_limited', 'quota_exhausted', 'unavailable']
  */
 interface Asking {
   caller: Principal;
-  /** The caller as its shard reads it, where its answers' policy list is kept. */
+  /** The caller as its shard reads it (its ledger account), where its answers' policy list is kept. */
   known: LedgerCaller;
-  account: ledger.Account;
   shard: number;
   owner: number;
   via: Interface;
@@ -291,14 +290,13 @@ export class AdmissionClient {
    */
   admit(requestId: string, caller: Principal, via: Interface, span: Span | undefined): Promise<Admission> {
     const known = this.ledgerCaller(caller);
-    const { shard: owner, account } = known;
+    const owner = known.shard;
     const shard = this.router.route(owner);
     if (!this.chargeable(shard)) return Promise.reject(ApiError.serviceUnavailable());
     if (shard !== owner) this.relieved.cell(String(owner)).inc();
     const asking: Asking = {
       caller,
       known,
-      account,
       shard,
       owner,
       via,
@@ -313,7 +311,7 @@ export class AdmissionClient {
     }
     const request: ledger.Admission = {
       request_id: requestId,
-      account,
+      account: known.account,
       traceparent: asking.traceparent,
       interface: via,
       // A relief ends while its process runs on: it leases nothing.
@@ -372,7 +370,7 @@ export class AdmissionClient {
         leaseExtensionRequest(held.accountId, holder.grant.leaseId, holder.used, holder.report()),
       );
     }
-    held.account = asking.account;
+    held.account = asking.known.account;
     return answer;
   }
 
@@ -413,7 +411,7 @@ export class AdmissionClient {
     const held: HeldLease = {
       holder: new LeaseHolder(lease),
       accountId,
-      account: asking.account,
+      account: asking.known.account,
       shard: asking.shard,
       timer: this.returnAt(() => held, lease.expiresAt, now),
       extending: false,
