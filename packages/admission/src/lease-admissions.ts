@@ -7,10 +7,10 @@ const REFUNDED = 2;
 /**
  * The admissions a lease holder made and the shard has not taken in, oldest first, kept column by
  * column: a request id, a time, a front door and a state a position. A lease on a plan with a burst cap
- * keeps every admission until it goes back (seconds), so on a pool of accounts each outlives two
- * scavenges and is copied by both: as an object a position, with its time boxed, that was 72 of the
- * 128 bytes an admission kept (a heap snapshot of a gateway serving 1,000 accounts, 6 December). The
- * records the shard reads are made when it is sent them (`records`).
+ * keeps every admission until it goes back (seconds), long enough to be moved out of V8's young
+ * generation. Kept as an object each, with its time boxed, an admission held 72 bytes besides its
+ * request id (a heap snapshot of a gateway serving 1,000 accounts, 6 December: 59,002 such objects);
+ * in columns, about 32. The records the shard reads are made when it is sent them (`records`).
  */
 export class LeaseAdmissions {
   private readonly ids: string[] = [];
