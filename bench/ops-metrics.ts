@@ -138,10 +138,6 @@ export function majorCollections(text: string): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/** Major collections `probe` has run so far (NaN when its page cannot be read). */
-export const majorCollectionsOf = (probe: OpsProbe): Promise<number> =>
-  page(probe).then(majorCollections, () => Number.NaN);
-
 /**
  * Waits until `probe` has run at least one major collection and then none for `quietMs` (V8's memory
  * reducer runs up to three, about 8 s apart, some tens of seconds after a process that allocated much
@@ -153,7 +149,7 @@ export async function waitForQuietHeap(probe: OpsProbe, quietMs: number, timeout
   let last = Number.NaN;
   let changedAt = started;
   while (Date.now() - started < timeoutMs) {
-    const count = await majorCollectionsOf(probe);
+    const count = await page(probe).then(majorCollections, () => Number.NaN);
     if (Number.isNaN(first)) first = count;
     if (count !== last) {
       last = count;
@@ -163,19 +159,6 @@ export async function waitForQuietHeap(probe: OpsProbe, quietMs: number, timeout
     await new Promise((r) => setTimeout(r, 500));
   }
   return last - first;
-}
-
-/**
- * V8's memory reducer starts one more major collection in a process that has run none for 100 s (its
- * watchdog, `kWatchdogDelayMs`), however little it allocates. Waits until `probe` has run more than
- * `seen` major collections, or until `untilMs` (a `Date.now()` time); resolves to whether it did.
- */
-export async function waitForCollection(probe: OpsProbe, seen: number, untilMs: number): Promise<boolean> {
-  while (Date.now() < untilMs) {
-    if ((await majorCollectionsOf(probe)) > seen) return true;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  return false;
 }
 
 /** A histogram's cumulative bucket counts by upper bound (`+Inf` as Infinity), summed over its series. */

@@ -49,12 +49,10 @@ import {
   histogramBuckets,
   type LoopDelay,
   loopDelays,
-  majorCollectionsOf,
   metricsPage,
   type OpsProbe,
   quantileBetween,
   seriesSum,
-  waitForCollection,
   waitForGauge,
   waitForHttp,
   waitForQuietHeap,
@@ -149,11 +147,6 @@ const LINGERS = (process.env.BENCH_LINGERS ?? '0,2,8')
   .split(',')
   .map((v) => Number(v.trim()))
   .filter((v) => Number.isInteger(v) && v >= 0 && v <= 50);
-/**
- * How long after equities-data's heap settled the bench waits, at most, for V8's watchdog collection
- * there (`waitForCollection`: due 100 s after the last one) before its first measured run.
- */
-const WATCHDOG_WAIT_MS = 130_000;
 /** The CPU group of the two-gateways scenario's second gateway. */
 const SECOND_GATEWAY = 'gateway-2';
 export const QUOTE = '/v1/stocks/ARAVALIHOU/quote';
@@ -893,7 +886,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const nats = await benchNats();
   console.log(nats.said);
-  const stack = await startStack({ LOG_LEVEL: 'warn' }, { nodeArgs, natsUrl: nats.url });
+  const stack = await startStack(
+    { LOG_LEVEL: 'warn' },
+    // equities-data without V8's memory reducer: once its heap has settled after the load (below) it is
+    // all but idle, and the reducer's watchdog then starts a major collection every 100 s (about 0.7 s
+    // of CPU with the dataset in its heap), which landed in a measured row about once a run (6 December
+    // 2026: the floor's, a pool round's). Nothing measured runs in that process.
+    { nodeArgs, natsUrl: nats.url, serviceNodeArgs: { 'equities-data': ['--no-memory-reducer'] } },
+  );
   const barePort = await freePort();
   const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
     env: { ...process.env, PORT: String(barePort) },
@@ -953,7 +953,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(
       `equities-data's heap settled in ${((performance.now() - settling) / 1000).toFixed(0)} s (${collections} major collections)`,
     );
-    const heapSettled = { at: Date.now(), collections: await majorCollectionsOf(equitiesProbe) };
     const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
     /** `count` new accounts on `plan`, one token each (the admin tool prints one a line). */
     const tokenPool = async (plan: string, count: number) =>
@@ -1133,20 +1132,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         `warm-up, quote: the gateway's CPU µs a request in each ${WARMUP_PART} of it: ${parts.map((f) => fmtUs(frontUs(f))).join(', ')}`,
       );
     }
-    // The memory reducer's watchdog collection in equities-data, 100 s after its last (about 0.7 s of
-    // CPU with the dataset in its heap), landed in one measured row a run (6 December 2026: the floor's
-    // twice, the pool's first round once); it comes during the warm-up, or is waited for here.
-    const waited = Date.now();
-    const collected = await waitForCollection(
-      equitiesProbe,
-      heapSettled.collections,
-      heapSettled.at + WATCHDOG_WAIT_MS,
-    );
-    console.log(
-      collected
-        ? `equities-data's watchdog collection ran ${((Date.now() - heapSettled.at) / 1000).toFixed(0)} s after its heap settled (waited ${((Date.now() - waited) / 1000).toFixed(0)} s for it)`
-        : `equities-data ran no collection within ${WATCHDOG_WAIT_MS / 1000} s of its heap settling: measuring without it`,
-    );
     figures.push(await load('bare fastify (quote-shaped)', bareQuote, bareRun()));
     figures.push(await load(`peer (rate limit on Redis, ${peerTokens.length} keys)`, peerQuote, peerRun));
     figures.push(await load('floor (bare + an acknowledged charge)', floor.url, floorRun));

@@ -69,6 +69,8 @@ export interface StackOptions {
   natsUrl?: string;
   /** Extra node options for every service process, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
+  /** Extra node options for one service's processes, after `nodeArgs`. */
+  serviceNodeArgs?: Partial<Record<ServiceName, string[]>>;
   /** Ledger shards (default 1): `quota-ledger` is shard 0, `quota-ledger-<i>` the others; one schema. */
   shards?: number;
   /**
@@ -220,7 +222,12 @@ export async function startStack(
     serviceEnv: Record<string, string>,
     extra: Record<string, string> = {},
   ) => {
-    const args = [...(options.nodeArgs ?? []), ...nodeArgsFor(`services/${serviceOf(name)}/src/server.ts`)];
+    const service = serviceOf(name);
+    const args = [
+      ...(options.nodeArgs ?? []),
+      ...(options.serviceNodeArgs?.[service] ?? []),
+      ...nodeArgsFor(`services/${service}/src/server.ts`),
+    ];
     const child = spawn(process.execPath, args, {
       env: {
         ...process.env,

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRegistry } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,9 +6,7 @@ import {
   gcPauseMs,
   histogramBuckets,
   majorCollections,
-  majorCollectionsOf,
   quantileBetween,
-  waitForCollection,
 } from '../../bench/ops-metrics.ts';
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
@@ -97,34 +93,5 @@ describe("a histogram's quantiles between two readings (bench)", () => {
     const after = histogramBuckets(page([0, 0, 0, 5]), 'w');
     expect(quantileBetween(before, after, 0.5)).toBe(0.01);
     expect(quantileBetween(before, before, 0.5)).toBeNaN();
-  });
-});
-
-describe("waiting for a process's next major collection (bench)", () => {
-  /** A metrics page served on a port of its own, its major collections counted by `majors`. */
-  async function opsPage(majors: { count: number }) {
-    const server = createServer((_req, res) =>
-      res.end(`nodejs_gc_duration_seconds_count{kind="major",service="equities-data"} ${majors.count}\n`),
-    );
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const probe = { name: 'equities-data', opsPort: (server.address() as AddressInfo).port };
-    return { probe, close: () => new Promise((r) => server.close(r)) };
-  }
-
-  it('resolves true once the count passes the one seen, and false at its deadline without one', async () => {
-    const majors = { count: 3 };
-    const { probe, close } = await opsPage(majors);
-    try {
-      expect(await majorCollectionsOf(probe)).toBe(3);
-      setTimeout(() => {
-        majors.count = 4;
-      }, 200);
-      const started = Date.now();
-      expect(await waitForCollection(probe, 3, started + 10_000)).toBe(true);
-      expect(Date.now() - started).toBeLessThan(10_000);
-      expect(await waitForCollection(probe, 4, Date.now() + 1_200)).toBe(false);
-    } finally {
-      await close();
-    }
   });
 });
