@@ -46,7 +46,13 @@ import { cpuOf } from './cpu.ts';
 import { envChoice, envInt, envPattern } from './env.ts';
 import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
 import { median } from './ledger-goals.ts';
-import { waitForGauge, waitForHttp, waitForReady } from './ops-metrics.ts';
+import {
+  BENCH_SERVICE_NODE_ARGS,
+  waitForGauge,
+  waitForHttp,
+  waitForQuietHeap,
+  waitForReady,
+} from './ops-metrics.ts';
 import { createOpenPlan } from './plans.ts';
 import { QUOTE } from './run.ts';
 import { shortCommit, sourceAt } from './source-at.ts';
@@ -267,7 +273,7 @@ async function main(): Promise<void> {
 
   await runBundled();
   console.log('starting the platform (bundled) and loading the default dataset…');
-  const stack = await startStack({ LOG_LEVEL: 'warn' });
+  const stack = await startStack({ LOG_LEVEL: 'warn' }, { serviceNodeArgs: BENCH_SERVICE_NODE_ARGS });
   const gateways: Gateway[] = [];
   try {
     const equities = stack.schemas.find((name) => name.endsWith('_equities_data'))!;
@@ -279,6 +285,7 @@ async function main(): Promise<void> {
     if (loaded.status !== 0) throw new Error('could not load the equities dataset');
     const probe = { name: 'equities-data', opsPort: stack.procs.get('equities-data')!.opsPort };
     await waitForGauge(probe, 'equities_data_last_session_timestamp_seconds', 60_000);
+    await waitForQuietHeap(probe, 10_000, 120_000);
 
     if (ACCOUNTS > 1) await createOpenPlan(stack, POOL_PLAN);
     for (let i = 0; i < PROCESSES; i++) {

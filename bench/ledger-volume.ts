@@ -43,7 +43,7 @@ import {
   zipfCdf,
 } from './ledger-events.ts';
 import { checkGoals, formatTable, median, parseSizes, type SizeFigure } from './ledger-goals.ts';
-import { gaugeValue, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
+import { BENCH_SERVICE_NODE_ARGS, gaugeValue, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
 import { chargedUnits, load } from './run.ts';
 
 const SIZES = parseSizes(process.env.BENCH_LEDGER_SIZES, [0, 10_000_000, 50_000_000]);
@@ -321,11 +321,10 @@ console.log('starting the platform (six processes; the ledger with REBUILD_CHECK
 // run (BENCH_LEDGER_REBUILD_CHECK=1 replays the whole log between load and start instead). Days past the
 // ledger's retention would be archived: to a folder of this run's, removed at the end.
 const archiveDir = mkdtempSync(join(tmpdir(), 'bench-ledger-archive-'));
-const stack = await startStack({
-  LOG_LEVEL: 'warn',
-  REBUILD_CHECK_INTERVAL_MS: '0',
-  USAGE_ARCHIVE_DIR: archiveDir,
-});
+const stack = await startStack(
+  { LOG_LEVEL: 'warn', REBUILD_CHECK_INTERVAL_MS: '0', USAGE_ARCHIVE_DIR: archiveDir },
+  { serviceNodeArgs: BENCH_SERVICE_NODE_ARGS },
+);
 const barePort = await freePort();
 const bare = spawn(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], {
   env: { ...process.env, PORT: String(barePort) },

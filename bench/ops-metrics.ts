@@ -139,6 +139,15 @@ export function majorCollections(text: string): number {
 }
 
 /**
+ * Node options for a bench stack's services (`startStack`'s `serviceNodeArgs`): equities-data without
+ * V8's memory reducer. Once its heap has settled after the dataset's load (`waitForQuietHeap`) it is all
+ * but idle, and the reducer's watchdog then started a major collection every 100 s, about 0.7 s of CPU
+ * with the dataset in its heap, which landed in a measured run of `make bench` once a run (6 December
+ * 2026). Nothing a bench measures runs in that process.
+ */
+export const BENCH_SERVICE_NODE_ARGS = { 'equities-data': ['--no-memory-reducer'] };
+
+/**
  * Waits until `probe` has run at least one major collection and then none for `quietMs` (V8's memory
  * reducer runs up to three, about 8 s apart, some tens of seconds after a process that allocated much
  * goes idle), or until `timeoutMs`. Resolves to the collections seen while waiting.

@@ -46,6 +46,7 @@ import { median } from './ledger-goals.ts';
 import { benchNats } from './nats-as-deployed.ts';
 import { type ComparedGateway, nodeVersion, startComparedGateway } from './node-compare.ts';
 import {
+  BENCH_SERVICE_NODE_ARGS,
   histogramBuckets,
   type LoopDelay,
   loopDelays,
@@ -888,11 +889,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(nats.said);
   const stack = await startStack(
     { LOG_LEVEL: 'warn' },
-    // equities-data without V8's memory reducer: once its heap has settled after the load (below) it is
-    // all but idle, and the reducer's watchdog then starts a major collection every 100 s (about 0.7 s
-    // of CPU with the dataset in its heap), which landed in a measured row about once a run (6 December
-    // 2026: the floor's, a pool round's). Nothing measured runs in that process.
-    { nodeArgs, natsUrl: nats.url, serviceNodeArgs: { 'equities-data': ['--no-memory-reducer'] } },
+    { nodeArgs, natsUrl: nats.url, serviceNodeArgs: BENCH_SERVICE_NODE_ARGS },
   );
   const barePort = await freePort();
   const bare = spawn(process.execPath, ['bench/bare-server.ts'], {
