@@ -1,7 +1,6 @@
 import { istDay, istNextDayStart } from '@mdp/nse-calendar';
 import { BurstWindow } from './burst-window.ts';
 import { BURST_LIMIT, BURST_WINDOW_MS, type Caps, type Decision, decide } from './decide.ts';
-import { LeaseAdmissions } from './lease-admissions.ts';
 
 /**
  * Admission leases (docs/proposals/admission-leases.md): a shard hands one gateway at a time the state
@@ -191,7 +190,9 @@ export class LeaseHolder {
    */
   private readonly holds = new Map<string, Hold>();
   /** Admissions made here, oldest first, from number `taken` on: those before it the shard has taken in. */
-  private readonly admitted = new LeaseAdmissions();
+  private readonly admitted: LeasedAdmission[] = [];
+  /** Whether each of `admitted` (the same positions) is still in flight. */
+  private readonly open: boolean[] = [];
   /** Admissions made here in all. */
   private made = 0;
   /** Admissions the shard has taken in from reports (numbers below this). */
@@ -256,14 +257,16 @@ export class LeaseHolder {
     if (through === this.sent) return undefined;
     const from = this.sent;
     this.sent = through;
-    return { from, admissions: this.admitted.records(from - this.taken, through - this.taken) };
+    // The records themselves, not copies: a settled admission's record never changes again.
+    return { from, admissions: this.admitted.slice(from - this.taken, through - this.taken) };
   }
 
   /** The shard has taken in the admissions numbered below `through`: they are not returned with the lease. */
   reportedThrough(through: number): void {
     const upTo = Math.min(through, this.sent);
     if (upTo <= this.taken) return;
-    this.admitted.dropOldest(upTo - this.taken);
+    this.admitted.splice(0, upTo - this.taken);
+    this.open.splice(0, upTo - this.taken);
     this.taken = upTo;
   }
 
@@ -306,7 +309,8 @@ export class LeaseHolder {
     if (this.windowed) this.times.push(now);
     this.day++;
     this.month++;
-    this.admitted.push(requestId, now, via);
+    this.admitted.push({ requestId, at: now, via, refunded: false });
+    this.open.push(true);
     this.made++;
     return decision;
   }
@@ -340,13 +344,14 @@ export class LeaseHolder {
   settle(requestId: string, outcome: 'charged' | 'refunded', admittedAs?: number): boolean {
     const i = this.openIndex(requestId, admittedAs);
     if (i < 0) return this.settleHold(requestId, outcome);
-    this.admitted.settle(i, outcome === 'refunded');
+    this.open[i] = false;
     if (i === this.settledThrough - this.taken) {
       let n = this.settledThrough + 1;
-      while (n < this.made && !this.admitted.open(n - this.taken)) n++;
+      while (n < this.made && !this.open[n - this.taken]) n++;
       this.settledThrough = n;
     }
     if (outcome === 'charged') return false;
+    this.admitted[i]!.refunded = true;
     this.day--;
     this.month--;
     return i + this.taken >= this.sent;
@@ -356,13 +361,13 @@ export class LeaseHolder {
   private openIndex(requestId: string, admittedAs: number | undefined): number {
     if (admittedAs !== undefined) {
       const i = admittedAs - this.taken;
-      return i >= 0 && i < this.admitted.length && this.admitted.open(i) && this.admitted.id(i) === requestId
+      return i >= 0 && i < this.admitted.length && this.open[i] && this.admitted[i]!.requestId === requestId
         ? i
         : -1;
     }
     if (this.holds.size > 0 && this.holds.has(requestId)) return -1;
     for (let i = this.settledThrough - this.taken; i < this.admitted.length; i++)
-      if (this.admitted.open(i) && this.admitted.id(i) === requestId) return i;
+      if (this.open[i] && this.admitted[i]!.requestId === requestId) return i;
     return -1;
   }
 
@@ -382,11 +387,21 @@ export class LeaseHolder {
    * ends, the shard that takes them in (or a restart of it) must be told of them again until they do.
    */
   unsettled(): LeasedAdmission[] {
-    return this.admitted.records(this.settledThrough - this.taken, this.admitted.length, true);
+    const open: LeasedAdmission[] = [];
+    for (let i = this.settledThrough - this.taken; i < this.admitted.length; i++)
+      if (this.open[i]) open.push(plain(this.admitted[i]!));
+    return open;
   }
 
   /** The lease as it goes back to the shard. */
   returned(): LeaseReturn {
-    return { leaseId: this.grant.leaseId, from: this.taken, admitted: this.admitted.records() };
+    return { leaseId: this.grant.leaseId, from: this.taken, admitted: this.admitted.map(plain) };
   }
 }
+
+const plain = (a: LeasedAdmission): LeasedAdmission => ({
+  requestId: a.requestId,
+  at: a.at,
+  via: a.via,
+  refunded: a.refunded,
+});
