@@ -148,9 +148,9 @@ export function majorCollections(text: string): number {
 export const BENCH_SERVICE_NODE_ARGS = { 'equities-data': ['--no-memory-reducer'] };
 
 /**
- * Waits until `probe` has run at least one major collection and then none for `quietMs` (V8's memory
- * reducer runs up to three, about 8 s apart, some tens of seconds after a process that allocated much
- * goes idle), or until `timeoutMs`. Resolves to the collections seen while waiting.
+ * Waits until `probe` has run at least one major collection and then none for `quietMs` (equities-data
+ * collects the garbage of a dataset's reload some tens of seconds after it, in one collection or a few),
+ * or until `timeoutMs`. Resolves to the collections seen while waiting.
  */
 export async function waitForQuietHeap(probe: OpsProbe, quietMs: number, timeoutMs: number): Promise<number> {
   const started = Date.now();
