@@ -1,5 +1,6 @@
 // What a ledger shard's admission leases (issue 49, docs/proposals/admission-leases.md) did over one
-// measured run of `make bench` (bench/run.ts), from the shard's own counters read before and after it:
+// row of `make bench` (bench/run.ts: its priming, warm-up and measured run), from the shard's own
+// counters read before and after them:
 // leases granted, extended, returned, recalled and written off, the admissions the shard decided itself, and the
 // admissions leases allotted against those their holders used (and reported while the lease was out).
 import { gaugeValue, metricsPage, type OpsProbe, seriesSum } from './ops-metrics.ts';
@@ -19,7 +20,7 @@ export interface LeaseCounters {
   reported: number;
 }
 
-/** The counters' change over a run, with the run's requests and 200s. */
+/** The counters' change over a row's priming, warm-up and run, with their requests and 200s. */
 export interface LeaseTraffic extends LeaseCounters {
   requests: number;
   ok: number;
@@ -82,7 +83,7 @@ export function leaseLine(t: LeaseTraffic): string {
     `${per1k(t.returned, t.requests)} returned, ` +
     `${per1k(t.recalled, t.requests)} recalled` +
     (t.writtenOff > 0 ? `, ${per1k(t.writtenOff, t.requests)} written off` : '') +
-    `; the shard decided ${share(t.admitted, t.ok)} of the run's ${t.ok} 200s itself; ` +
+    `; the shard decided ${share(t.admitted, t.ok)} of the ${t.ok} 200s (priming, warm-up and run) itself; ` +
     `units ${t.allotted} allotted, ${t.used} used (${share(t.used, t.allotted)}), ${t.reported} of them reported while out` +
     (t.outAfter > 0 ? `; ${t.outAfter} still out at the reading` : '')
   );

@@ -8,9 +8,9 @@
 // (no cap, no burst cap), on the shipped `business` plan for the `capped` scenario (burst cap 60 a
 // minute, which its request counts keep under), or for the opt-in `burst` scenario on a plan whose burst
 // cap no run reaches, so every answer should be a 200: any 429 or 5xx, or a run without a single 200,
-// fails the run after the table. After each metered run, what the ledger shard's admission leases did
-// (issue 49): leases granted, returned and recalled a 1,000 requests, the share of admissions the shard
-// decided itself, and units allotted against used.
+// fails the run after the table. After each metered row, what the ledger shard's admission leases did
+// over its priming, warm-up and run (issue 49): leases granted, returned and recalled a 1,000 requests,
+// the share of admissions the shard decided itself, and units allotted against used.
 // The steady reading is each process's CPU per request; req/s moves with the machine.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
@@ -259,8 +259,8 @@ interface LoadOptions {
    */
   settle?: (ok: number) => Promise<void>;
   /**
-   * A ledger shard whose lease and admission counters are read before and after the measured run, each
-   * time once it has no lease out (bench/lease-traffic.ts); outside the event-loop delay window.
+   * A ledger shard whose lease and admission counters are read before the priming and after the run,
+   * each time once it has no lease out (bench/lease-traffic.ts); outside the event-loop delay window.
    */
   leases?: OpsProbe;
   /** A gateway whose settlement messages (`gateway_settlement_batch_events`) are counted over the run. */
@@ -314,6 +314,11 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     });
     return instance;
   };
+  // Read before the priming and after the run, each once no lease is out: the run starts holding the
+  // leases its warm-up took, as a steadily busy account does. Read between the warm-up and the run, each
+  // account's first request of the run waited for its lease to go back and then for its shard (5% of
+  // the pool's run, and its p99; 6 December 2026).
+  const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
   // Warm-up, not measured: a cold JIT and cold connections made the first bare run a third of the next.
   // Each token of a pool once, a few at a time, before the warm-up (see PRIME_CONNECTIONS).
   const primed = tokens.length > 1 ? await run(tokens.length, PRIME_CONNECTIONS) : undefined;
@@ -321,8 +326,6 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const okBefore = (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0);
   await opts.settle?.(okBefore);
   await opts.beforeRun?.();
-  // Before the delay window starts: each scrape of a process's /metrics restarts it.
-  const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const loopBefore = await loopDelays(probes);
   const frontPids = () => groups.filter((g) => front.includes(g.name)).flatMap((g) => g.pids());
@@ -370,7 +373,12 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
       : undefined;
   const leases =
     opts.leases && leasesBefore
-      ? leaseTraffic(leasesBefore.counters, await leaseCounters(opts.leases), requests, result['2xx'])
+      ? leaseTraffic(
+          leasesBefore.counters,
+          await leaseCounters(opts.leases),
+          [primed, warm, result].reduce((n, r) => n + (r?.requests.total ?? 0), 0),
+          okBefore + result['2xx'],
+        )
       : undefined;
   // Failures and 200s of every run: the priming's and the warm-up's are charged too.
   const failed: Record<string, number> = {};
@@ -641,9 +649,9 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   const leased = figures.filter((f) => f.leases);
   if (leased.length > 0) {
     console.log(
-      "\nthe ledger shard's leases over each metered run (its /metrics before and after, each read once no lease " +
-        'was out): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
-        'ledger_admissions_total{decision="admitted"} over the run\'s 200s (the rest admitted by a gateway under a ' +
+      "\nthe ledger shard's leases over each metered row's priming, warm-up and run (its /metrics before the priming " +
+        'and after the run, each read once no lease was out): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
+        'ledger_admissions_total{decision="admitted"} over their 200s (the rest admitted by a gateway under a ' +
         'lease); units: admissions the grants and extensions allotted, and those their holders used (and, of them, reported while the lease was out)\n' +
         `${' '.repeat(44)}${LEASE_HEAD}`,
     );
