@@ -128,9 +128,12 @@ const SCENARIOS = [
  * verified (the priming), the quota ledger then started again, so that every account's first request of
  * the run is decided after its counts are loaded from the projections: what callers back after a quiet
  * spell (idle accounts are forgotten after 10 minutes) or a shard's restart see. Its p50 and p99 against
- * the capped row's are the cost of those loads.
+ * the capped row's are the cost of those loads. `returned`: a fresh pool of `business` accounts whose run
+ * starts once every lease of its warm-up is back at the shard, so that each account's first request of
+ * the run is decided by its shard (which grants the lease with it): what an account back after a pause
+ * longer than its lease sees. Its p99 and its shard waits against the capped row's are that cost.
  */
-const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold'] as const;
+const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold', 'returned'] as const;
 const scenarios = envScenarios('BENCH_SCENARIOS', SCENARIOS, OPT_IN);
 const runs = (key: (typeof SCENARIOS)[number] | (typeof OPT_IN)[number]) => scenarios.includes(key);
 /** The burst scenario: how many accounts, how many consecutive runs of how many seconds, and the cap. */
@@ -872,7 +875,7 @@ async function failureHints(output: string[], opsPort?: number): Promise<string[
 // imports `load` and `chargedUnits` from it.
 if (import.meta.url === `file://${process.argv[1]}`) {
   // Settings that cannot work stop the run before anything starts.
-  if (runs('capped') || runs('no-leases') || runs('cold')) {
+  if (runs('capped') || runs('no-leases') || runs('cold') || runs('returned')) {
     // Every request of the scenario (the priming, one per account, and the warm-up included) may fall in
     // the same minute of its account's burst window; round robin over the pool gives each account at most
     // this many.
@@ -1352,6 +1355,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
             await admitsAgain();
           },
         }),
+      );
+    }
+    if (runs('returned')) {
+      const returnedPool = await tokenPool(CAPPED_PLAN, POOL_ACCOUNTS);
+      figures.push(
+        await metered(
+          `quote, ${returnedPool.length} accounts (${CAPPED_PLAN}), leases back`,
+          `${base}${QUOTE}`,
+          { ...meteredBy(returnedPool), beforeRun: () => leaseCounters(shardProbe).then(() => undefined) },
+        ),
       );
     }
     if (runs('price')) figures.push(await load('bare price page again', barePage, bareRun('page')));
