@@ -20,8 +20,10 @@ export interface LeaseCounters {
   reported: number;
 }
 
-/** The counters' change over a row's priming, warm-up and run, with their requests and 200s. */
+/** The counters' change over a row's priming, warm-up and run (or its run alone), with their requests and 200s. */
 export interface LeaseTraffic extends LeaseCounters {
+  /** What the readings bracket: `priming, warm-up and run`, or `run`. */
+  over: string;
   requests: number;
   ok: number;
   /** Leases still out at the second reading (0 unless the wait for their return timed out). */
@@ -64,13 +66,14 @@ export async function leaseCounters(
 export function leaseTraffic(
   before: LeaseCounters,
   after: { counters: LeaseCounters; out: number },
+  over: string,
   requests: number,
   ok: number,
 ): LeaseTraffic {
   const delta = Object.fromEntries(
     Object.entries(after.counters).map(([k, v]) => [k, v - before[k as keyof LeaseCounters]]),
   ) as unknown as LeaseCounters;
-  return { ...delta, requests, ok, outAfter: after.out };
+  return { ...delta, over, requests, ok, outAfter: after.out };
 }
 
 const per1k = (n: number, requests: number) => ((n / requests) * 1_000).toFixed(2);
@@ -83,7 +86,7 @@ export function leaseLine(t: LeaseTraffic): string {
     `${per1k(t.returned, t.requests)} returned, ` +
     `${per1k(t.recalled, t.requests)} recalled` +
     (t.writtenOff > 0 ? `, ${per1k(t.writtenOff, t.requests)} written off` : '') +
-    `; the shard decided ${share(t.admitted, t.ok)} of the ${t.ok} 200s (priming, warm-up and run) itself; ` +
+    `; the shard decided ${share(t.admitted, t.ok)} of the ${t.ok} 200s (${t.over}) itself; ` +
     `units ${t.allotted} allotted, ${t.used} used (${share(t.used, t.allotted)}), ${t.reported} of them reported while out` +
     (t.outAfter > 0 ? `; ${t.outAfter} still out at the reading` : '')
   );

@@ -265,8 +265,9 @@ interface LoadOptions {
    */
   settle?: (ok: number) => Promise<void>;
   /**
-   * A ledger shard whose lease and admission counters are read before the priming and after the run,
-   * each time once it has no lease out (bench/lease-traffic.ts); outside the event-loop delay window.
+   * A ledger shard whose lease and admission counters are read before the priming (after `beforeRun`
+   * when there is one) and after the run, each time once it has no lease out (bench/lease-traffic.ts);
+   * outside the event-loop delay window.
    */
   leases?: OpsProbe;
   /** A gateway whose settlement messages (`gateway_settlement_batch_events`) are counted over the run. */
@@ -323,8 +324,10 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   // Read before the priming and after the run, each once no lease is out: the run starts holding the
   // leases its warm-up took, as a steadily busy account does. Read between the warm-up and the run, each
   // account's first request of the run waited for its lease to go back and then for its shard (5% of
-  // the pool's run, and its p99; 6 December 2026).
-  const leasesBefore = opts.leases ? await leaseCounters(opts.leases) : undefined;
+  // the pool's run, and its p99; 6 December 2026). A row that does something between them (`beforeRun`:
+  // a ledger started again, leases waited back) is read around its run alone.
+  const leaseRow = opts.leases !== undefined && opts.beforeRun === undefined;
+  const leasesOfRow = leaseRow ? await leaseCounters(opts.leases!) : undefined;
   // Warm-up, not measured: a cold JIT and cold connections made the first bare run a third of the next.
   // Each token of a pool once, a few at a time, before the warm-up (see PRIME_CONNECTIONS).
   const primed = tokens.length > 1 ? await run(tokens.length, PRIME_CONNECTIONS) : undefined;
@@ -332,6 +335,8 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const okBefore = (primed?.['2xx'] ?? 0) + (warm?.['2xx'] ?? 0);
   await opts.settle?.(okBefore);
   await opts.beforeRun?.();
+  // Before the delay window starts: each scrape of a process's /metrics restarts it.
+  const leasesBefore = leasesOfRow ?? (opts.leases ? await leaseCounters(opts.leases) : undefined);
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const loopBefore = await loopDelays(probes);
   const frontPids = () => groups.filter((g) => front.includes(g.name)).flatMap((g) => g.pids());
@@ -382,8 +387,9 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
       ? leaseTraffic(
           leasesBefore.counters,
           await leaseCounters(opts.leases),
-          [primed, warm, result].reduce((n, r) => n + (r?.requests.total ?? 0), 0),
-          okBefore + result['2xx'],
+          leaseRow ? 'priming, warm-up and run' : 'run',
+          leaseRow ? [primed, warm, result].reduce((n, r) => n + (r?.requests.total ?? 0), 0) : requests,
+          leaseRow ? okBefore + result['2xx'] : result['2xx'],
         )
       : undefined;
   // Failures and 200s of every run: the priming's and the warm-up's are charged too.
@@ -656,7 +662,8 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   if (leased.length > 0) {
     console.log(
       "\nthe ledger shard's leases over each metered row's priming, warm-up and run (its /metrics before the priming " +
-        'and after the run, each read once no lease was out): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
+        'and after the run, each read once no lease was out; over the run alone for a row that does something before it: ' +
+        'cold, returned): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
         'ledger_admissions_total{decision="admitted"} over their 200s (the rest admitted by a gateway under a ' +
         'lease); units: admissions the grants and extensions allotted, and those their holders used (and, of them, reported while the lease was out)\n' +
         `${' '.repeat(44)}${LEASE_HEAD}`,
