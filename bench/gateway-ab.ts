@@ -24,13 +24,12 @@
 //   most from base to tree, and the tree's largest.
 //   BENCH_AB_PROCESSES, BENCH_AB_ROUNDS, BENCH_AB_REQUESTS and BENCH_AB_WARMUP override either's;
 //   BENCH_AB_ACCOUNTS=1000 has each gateway serve that many accounts in turn (the pool's path).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { bundleEntry } from '../scripts/lib/bundle-options.ts';
 import { ROOT } from '../scripts/lib/services.ts';
-import { nodeArgsFor } from '../test/bundles.ts';
 import { freePort } from '../test/ports.ts';
 import { atProcessEnd } from '../test/process-end.ts';
 import { startStack } from '../test/stack.ts';
@@ -43,16 +42,11 @@ import {
   selfInstructions,
 } from './callgrind-functions.ts';
 import { cpuOf } from './cpu.ts';
+import { loadDefaultDataset } from './default-dataset.ts';
 import { envChoice, envInt, envPattern } from './env.ts';
 import { CollectionLog, summarise, type YoungGeneration, youngLine } from './gc-trace.ts';
 import { median } from './ledger-goals.ts';
-import {
-  BENCH_SERVICE_NODE_ARGS,
-  waitForGauge,
-  waitForHttp,
-  waitForQuietHeap,
-  waitForReady,
-} from './ops-metrics.ts';
+import { BENCH_SERVICE_NODE_ARGS, waitForHttp, waitForReady } from './ops-metrics.ts';
 import { createOpenPlan } from './plans.ts';
 import { QUOTE } from './run.ts';
 import { shortCommit, sourceAt } from './source-at.ts';
@@ -276,16 +270,7 @@ async function main(): Promise<void> {
   const stack = await startStack({ LOG_LEVEL: 'warn' }, { serviceNodeArgs: BENCH_SERVICE_NODE_ARGS });
   const gateways: Gateway[] = [];
   try {
-    const equities = stack.schemas.find((name) => name.endsWith('_equities_data'))!;
-    const loaded = spawnSync(
-      process.execPath,
-      [...nodeArgsFor('services/equities-data/src/cli.ts'), 'load-default'],
-      { env: { ...process.env, DB_SCHEMA: equities }, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    if (loaded.status !== 0) throw new Error('could not load the equities dataset');
-    const probe = { name: 'equities-data', opsPort: stack.procs.get('equities-data')!.opsPort };
-    await waitForGauge(probe, 'equities_data_last_session_timestamp_seconds', 60_000);
-    await waitForQuietHeap(probe, 10_000, 120_000);
+    await loadDefaultDataset(stack, { quiet: true });
 
     if (ACCOUNTS > 1) await createOpenPlan(stack, POOL_PLAN);
     for (let i = 0; i < PROCESSES; i++) {

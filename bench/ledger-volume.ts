@@ -23,6 +23,7 @@ import { copyRows } from '../services/equities-data/src/store/copy.ts';
 import { ledgerPool } from '../services/quota-ledger/test/ledger-db.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { type CpuGroup, pidsNamed } from './cpu.ts';
+import { loadDefaultDataset } from './default-dataset.ts';
 import { envInt } from './env.ts';
 import {
   ChargedCells,
@@ -43,7 +44,7 @@ import {
   zipfCdf,
 } from './ledger-events.ts';
 import { checkGoals, formatTable, median, parseSizes, type SizeFigure } from './ledger-goals.ts';
-import { BENCH_SERVICE_NODE_ARGS, gaugeValue, waitForGauge, waitForQuietHeap } from './ops-metrics.ts';
+import { BENCH_SERVICE_NODE_ARGS, gaugeValue } from './ops-metrics.ts';
 import { chargedUnits, load } from './run.ts';
 
 const SIZES = parseSizes(process.env.BENCH_LEDGER_SIZES, [0, 10_000_000, 50_000_000]);
@@ -338,15 +339,7 @@ const figures: SizeFigure[] = [];
 const bareRps: number[] = [];
 try {
   console.log('loading the equities default dataset into this stack (about a minute)…');
-  const loaded = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'services/equities-data/src/cli.ts', 'load-default'],
-    { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
-  );
-  if (loaded.status !== 0) throw new Error('could not load the equities dataset');
-  const equitiesProbe = { name: 'equities-data', opsPort: stack.procs.get('equities-data')!.opsPort };
-  await waitForGauge(equitiesProbe, 'equities_data_last_session_timestamp_seconds', 60_000);
-  await waitForQuietHeap(equitiesProbe, 10_000, 120_000);
+  await loadDefaultDataset(stack);
 
   // The measured account: a load-test account (no cap) that is also the busiest of the generated ones.
   const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;

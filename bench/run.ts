@@ -12,13 +12,12 @@
 // over its priming, warm-up and run (issue 49): leases granted, returned and recalled a 1,000 requests,
 // the share of admissions the shard decided itself, and units allotted against used.
 // The steady reading is each process's CPU per request; req/s moves with the machine.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { nodeArgsFor } from '../test/bundles.ts';
 import { atProcessEnd } from '../test/process-end.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
@@ -31,6 +30,7 @@ import {
   snapshot,
   withChildren,
 } from './cpu.ts';
+import { loadDefaultDataset } from './default-dataset.ts';
 import { envInt, envScenarios } from './env.ts';
 import { type Floor, startFloor } from './floor.ts';
 import {
@@ -54,9 +54,7 @@ import {
   type OpsProbe,
   quantileBetween,
   seriesSum,
-  waitForGauge,
   waitForHttp,
-  waitForQuietHeap,
 } from './ops-metrics.ts';
 import { createOpenPlan } from './plans.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
@@ -953,23 +951,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     const schemaOf = (suffix: string) => stack.schemas.find((name) => name.endsWith(suffix))!;
     console.log('loading the equities default dataset into this stack (about a minute)…');
-    const loaded = spawnSync(
-      process.execPath,
-      [...nodeArgsFor('services/equities-data/src/cli.ts'), 'load-default'],
-      { env: { ...process.env, DB_SCHEMA: schemaOf('_equities_data') }, stdio: 'inherit' },
-    );
-    if (loaded.status !== 0) throw new Error('could not load the equities dataset');
-    // The running service reloads the new data in the background; the garbage of that load (the old
-    // dataset, the rows it was read from) is collected by V8's memory reducer once the process is idle, up
-    // to three major collections about 8 s apart, which landed in later runs (seen: over a second of
-    // equities-data CPU in the 365-day, 1,000-account and last bare rows). Measure after both.
-    const equities = stack.procs.get('equities-data')!;
-    const equitiesProbe = { name: 'equities-data', opsPort: equities.opsPort };
-    await waitForGauge(equitiesProbe, 'equities_data_last_session_timestamp_seconds', 60_000);
     const settling = performance.now();
-    const collections = await waitForQuietHeap(equitiesProbe, 10_000, 120_000);
+    const collections = await loadDefaultDataset(stack);
     console.log(
-      `equities-data's heap settled in ${((performance.now() - settling) / 1000).toFixed(0)} s (${collections} major collections)`,
+      `equities-data loaded it and its heap settled in ${((performance.now() - settling) / 1000).toFixed(0)} s (${collections} major collections)`,
     );
     const hot = (await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!;
     /** `count` new accounts on `plan`, one token each (the admin tool prints one a line). */
