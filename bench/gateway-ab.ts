@@ -2,7 +2,8 @@
 // BENCH_AB_BASE=<commit>. Figures, never assertions. One stack (bench/run.ts's: bundled services, the
 // default dataset), and beside its own gateway several more started on it: BENCH_AB_PROCESSES of the
 // base commit's gateway (services/gateway/src and the packages from git, `sourceAt`) and as many of this
-// tree's, each bundled as `make build` bundles a service and serving a `load-test` account of its own.
+// tree's, each bundled as `make build` bundles a service and serving a `load-test` account of its own,
+// the base process of a pair started first in the first pair, the tree's in the second, and so on.
 // Each round asks every gateway BENCH_AB_REQUESTS quotes, the order reversed every other round. Printed:
 // every round, each process's median, each side's mean of medians, and each tree process over the base
 // process run beside it. Two measures (BENCH_AB_MEASURE):
@@ -273,42 +274,48 @@ async function main(): Promise<void> {
     await loadDefaultDataset(stack, { quiet: true });
 
     if (ACCOUNTS > 1) await createOpenPlan(stack, POOL_PLAN);
+    const startGateway = async (side: 'base' | 'tree', i: number): Promise<Gateway> => {
+      const port = await freePort();
+      const opsPort = await freePort();
+      const name = `${side === 'base' ? baseName : 'tree'} #${i + 1}`;
+      const flags = [...NODE_ARGS, ...(side === 'tree' ? TREE_NODE_ARGS : [])];
+      const child = spawnNode(name, [...flags, bundles[side]], {
+        ...process.env,
+        SHUTDOWN_GRACE_MS: '3000',
+        ...stack.envOf('gateway'),
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        OPS_PORT: String(opsPort),
+        ...DEADLINES,
+      });
+      atProcessEnd(() => child.kill('SIGKILL'));
+      await waitForReady({ name, opsPort }, READY_MS, () => child.exitCode !== null);
+      const tokens =
+        ACCOUNTS > 1
+          ? (await stack.admin('token-pool', '--plan', POOL_PLAN, '--count', String(ACCOUNTS))).split('\n')
+          : [(await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!];
+      return {
+        side,
+        name,
+        child,
+        url: `http://127.0.0.1:${port}${QUOTE}`,
+        tokens,
+        runs: [],
+        beside: [],
+        collector: [],
+        ...(child.stdout
+          ? { collections: new CollectionLog(child.stdout, (line) => console.log(`${name}: ${line}`)) }
+          : {}),
+        young: [],
+      };
+    };
     for (let i = 0; i < PROCESSES; i++) {
-      for (const side of ['base', 'tree'] as const) {
-        const port = await freePort();
-        const opsPort = await freePort();
-        const name = `${side === 'base' ? baseName : 'tree'} #${i + 1}`;
-        const flags = [...NODE_ARGS, ...(side === 'tree' ? TREE_NODE_ARGS : [])];
-        const child = spawnNode(name, [...flags, bundles[side]], {
-          ...process.env,
-          SHUTDOWN_GRACE_MS: '3000',
-          ...stack.envOf('gateway'),
-          LOG_LEVEL: 'warn',
-          PORT: String(port),
-          OPS_PORT: String(opsPort),
-          ...DEADLINES,
-        });
-        atProcessEnd(() => child.kill('SIGKILL'));
-        await waitForReady({ name, opsPort }, READY_MS, () => child.exitCode !== null);
-        const tokens =
-          ACCOUNTS > 1
-            ? (await stack.admin('token-pool', '--plan', POOL_PLAN, '--count', String(ACCOUNTS))).split('\n')
-            : [(await stack.admin('demo-token', '--plan', 'load-test')).split('\n').at(-1)!];
-        gateways.push({
-          side,
-          name,
-          child,
-          url: `http://127.0.0.1:${port}${QUOTE}`,
-          tokens,
-          runs: [],
-          beside: [],
-          collector: [],
-          ...(child.stdout
-            ? { collections: new CollectionLog(child.stdout, (line) => console.log(`${name}: ${line}`)) }
-            : {}),
-          young: [],
-        });
-      }
+      // Each pair's start order alternates: in two runs of one source on both sides the later-started
+      // process of each pair read dearer (contributors.md, 6 December). Listed base first either way.
+      const order = i % 2 === 0 ? (['base', 'tree'] as const) : (['tree', 'base'] as const);
+      const pair = new Map<'base' | 'tree', Gateway>();
+      for (const side of order) pair.set(side, await startGateway(side, i));
+      gateways.push(pair.get('base')!, pair.get('tree')!);
     }
     const bare = COUNTED ? await startBare() : undefined;
     console.log(
