@@ -380,14 +380,16 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
           p99: waited(0.99),
         }
       : undefined;
+  // The loads the lease readings bracket.
+  const bracketed = leaseRow ? [primed, warm, result] : [result];
   const leases =
     opts.leases && leasesBefore
       ? leaseTraffic(
           leasesBefore.counters,
           await leaseCounters(opts.leases),
           leaseRow ? 'priming, warm-up and run' : 'run',
-          leaseRow ? [primed, warm, result].reduce((n, r) => n + (r?.requests.total ?? 0), 0) : requests,
-          leaseRow ? okBefore + result['2xx'] : result['2xx'],
+          bracketed.reduce((n, r) => n + (r?.requests.total ?? 0), 0),
+          bracketed.reduce((n, r) => n + (r?.['2xx'] ?? 0), 0),
         )
       : undefined;
   // Failures and 200s of every run: the priming's and the warm-up's are charged too.
