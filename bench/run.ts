@@ -105,7 +105,7 @@ const PRIME_CONNECTIONS = 4;
  * `returned`: the quote over a fresh pool of `business` accounts whose run starts once every lease of its
  * warm-up is back at the shard (the other rows' runs start with theirs), so that each account's first
  * request of the run is decided by its shard, which grants the lease with it: what an account back after
- * a pause longer than a lease (or every `MAX_LEASE_LENGTHS` lease lengths, however busy) sees. Its p99
+ * a pause longer than a lease (or once a minute, `MAX_LEASE_MS`, however busy) sees. Its p99
  * and its shard waits against the capped row's are that cost.
  */
 const SCENARIOS = [

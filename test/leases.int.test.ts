@@ -19,14 +19,15 @@ const HOLD_TTL_MS = 4_000;
 beforeAll(async () => {
   stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: String(HOLD_TTL_MS) });
   second = await stack.startSecondGateway();
-  for (const [name, daily] of [
-    ['lease-300', '300'],
-    ['lease-120', '120'],
-    ['lease-400', '400'],
-    ['lease-steady', '5000'],
-    ['lease-busy', '100000'],
+  for (const [name, daily, burst] of [
+    ['lease-300', '300', 'none'],
+    ['lease-120', '120', 'none'],
+    ['lease-400', '400', 'none'],
+    ['lease-steady', '5000', 'none'],
+    ['lease-busy', '100000', 'none'],
+    ['lease-sparse', '1000', '60'],
   ] as const)
-    await stack.admin('plan', 'create', name, '--daily', daily, '--monthly', 'none', '--burst', 'none');
+    await stack.admin('plan', 'create', name, '--daily', daily, '--monthly', 'none', '--burst', burst);
 }, 300_000);
 afterAll(async () => {
   await second?.stop();
@@ -97,8 +98,7 @@ describe('admission leases', () => {
     const [grantedBefore, extendedBefore] = [await at('granted'), await at('extended')];
     const waitsBefore = await shardWaits();
     // Two callers, a request every 40 ms each, for five seconds: two and a half lease lengths (LEASE_MS,
-    // 2 s), each of which would otherwise end with a request decided by the shard and a grant (a lease
-    // lasts four lease lengths at most, extensions included).
+    // 2 s), each of which would otherwise end with a request decided by the shard and a grant.
     const steady: Answer[] = [];
     const ends = Date.now() + 5_000;
     await Promise.all(
@@ -124,6 +124,85 @@ describe('admission leases', () => {
     expect(granted, figures).toBe(0);
     expect(extended, figures).toBeGreaterThanOrEqual(2);
     expect(await usedOn(second.baseUrl, token)).toBe(answers.length);
+  }, 120_000);
+
+  it('an account calling about once a second within its burst cap keeps its lease past four lease lengths: extended before each next request is due, so its shard decides only the first', async () => {
+    const token = await newToken('lease-sparse');
+    const at = async (event: string) => metric(ledgerOps(), 'ledger_leases_total', { event });
+    // A new account's first request loads it, and is decided with no grant; one comes with the next.
+    const grantedBefore = await at('granted');
+    const opening: Answer[] = [];
+    await until('the account’s lease to be granted', async () => {
+      opening.push(await call(stack.baseUrl, token));
+      return (await at('granted')) > grantedBefore ? true : null;
+    });
+    const first = opening.at(-1)!;
+    const decidedBefore = await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' });
+    const [grantedAfterFirst, extendedBefore] = [await at('granted'), await at('extended')];
+    // A request 1.2 s after the last answer, for 12 s: six lease lengths (LEASE_MS, 2 s). Asked for an
+    // extension only in its term's last quarter, the lease ended between two such requests, and every
+    // other one was its shard's, with a grant; and it lasted four lease lengths at most, extensions
+    // included.
+    const steady: Answer[] = [];
+    const ends = Date.now() + 12_000;
+    while (Date.now() < ends) {
+      await new Promise((r) => setTimeout(r, 1_200));
+      steady.push(await call(stack.baseUrl, token));
+    }
+    expect(steady.filter((a) => a.status !== 200)).toEqual([]);
+    expect(opening.filter((a) => a.status !== 200)).toEqual([]);
+    const n = opening.length;
+    expect(steady.map((a) => a.remaining)).toEqual(steady.map((_, i) => 1_000 - n - 1 - i));
+    // A request may come more than a lease length after the one before on a machine that stalls: its
+    // lease is then over, and the shard decides it. None else.
+    const late = steady.filter((a, i) => a.at - (i === 0 ? first.at : steady[i - 1]!.at) > 1_900).length;
+    const decided =
+      (await metric(ledgerOps(), 'ledger_admissions_total', { decision: 'admitted' })) - decidedBefore;
+    const granted = (await at('granted')) - grantedAfterFirst;
+    const figures = `${steady.length} requests (${late} over a lease length after the one before): ${decided} decided by the shard, ${granted} grants, ${(await at('extended')) - extendedBefore} extensions`;
+    expect(steady.length, figures).toBeGreaterThanOrEqual(8);
+    expect(decided, figures).toBeLessThanOrEqual(late);
+    expect(granted, figures).toBeLessThanOrEqual(late);
+    expect(await usedOn(second.baseUrl, token)).toBe(n + steady.length);
+  }, 120_000);
+
+  it('a plan changed while its account is leased applies at once: the lease goes back, and the new cap holds to the unit', async () => {
+    const account = await stack.admin('account', 'create', '--plan', 'lease-300');
+    const token = await stack.admin('token', 'issue', account);
+    const gatewayOps = stack.procs.get('gateway')!.opsPort;
+    const changes = () =>
+      metric(gatewayOps, 'auth_cache_invalidations_total', { reason: 'account_plan_changed' });
+    const before = await hammer([stack.baseUrl], token, 60, 4);
+    expect(ok(before)).toHaveLength(60);
+    // The lease kept in use (one request every 200 ms) while the change travels.
+    const changesBefore = await changes();
+    let keeping = true;
+    const kept: Answer[] = [];
+    const keep = (async () => {
+      while (keeping) {
+        kept.push(await call(stack.baseUrl, token));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    await stack.admin('account', 'set-plan', account, 'lease-120');
+    await until('the gateway to drop the old plan', async () =>
+      (await changes()) > changesBefore ? true : null,
+    );
+    keeping = false;
+    await keep;
+    expect(ok(kept).length, 'admitted while the change travelled').toBeLessThan(60);
+    // The old plan's lease would admit on 300's headroom: remainders of 180 and more, past 120 in all.
+    const after = await hammer([stack.baseUrl], token, 120, 4);
+    const served = 60 + ok(kept).length + ok(after).length;
+    expect(served).toBe(120);
+    expect(
+      ok(after)
+        .map((a) => a.remaining)
+        .sort((a, b) => a! - b!),
+    ).toEqual(Array.from({ length: ok(after).length }, (_, i) => i));
+    for (const a of after.filter((x) => x.status !== 200))
+      expect(a).toMatchObject({ status: 429, code: 'quota_exhausted' });
+    expect(await usedOn(second.baseUrl, token)).toBe(120);
   }, 120_000);
 
   it('to the cap on one gateway: exactly the cap in 200s, each remainder once, and only quota_exhausted after', async () => {

@@ -8,7 +8,7 @@ import {
   LeaseHolder,
   leaseTerms,
   MAX_ALLOTMENT,
-  MAX_LEASE_LENGTHS,
+  MAX_LEASE_MS,
   REPORT_EVERY,
 } from './lease.ts';
 
@@ -199,7 +199,7 @@ describe('admission leases', () => {
               if (terms) {
                 expect(terms.allotment).toBeGreaterThanOrEqual(allotted);
                 expect(terms.expiresAt).toBeLessThanOrEqual(
-                  Math.min(holder.grant.grantedAt + MAX_LEASE_LENGTHS * leaseMs, istNextDayStart(now)),
+                  Math.min(holder.grant.grantedAt + MAX_LEASE_MS, istNextDayStart(now)),
                 );
                 expect(holder.extend(terms.allotment, terms.expiresAt, now)).toBe(true);
                 allotted = terms.allotment;
@@ -349,7 +349,7 @@ describe('admission leases', () => {
     expect(holder.unsettled()).toEqual([]);
   });
 
-  it('extends a lease in use by the rate it was used at, out of half the headroom left, within four lease lengths and the IST day, never more than MAX_ALLOTMENT out', () => {
+  it('extends a lease in use by the rate it was used at, out of half the headroom left, within a minute of its grant and the IST day, never more than MAX_ALLOTMENT out', () => {
     const grantedAt = Date.parse('2026-12-01T06:00:00Z');
     const now = grantedAt + 1_600;
     const base = {
@@ -399,24 +399,24 @@ describe('admission leases', () => {
     expect(extensionTerms({ ...base, used: 10_000, allotment: 200 })?.allotment).toBe(
       extensionTerms({ ...base, used: 200, allotment: 200 })?.allotment,
     );
-    // Four lease lengths from the grant at most: then it ends as it is.
+    // A minute from the grant at most: then it ends as it is.
     expect(
       extensionTerms({
         ...base,
-        now: grantedAt + 7_000,
-        expiresAt: grantedAt + 7_500,
+        now: grantedAt + 59_000,
+        expiresAt: grantedAt + 59_500,
         used: 1,
         allotment: 5,
       }),
     ).toEqual({
       allotment: 5,
-      expiresAt: grantedAt + 8_000,
+      expiresAt: grantedAt + MAX_LEASE_MS,
     });
     expect(
       extensionTerms({
         ...base,
-        now: grantedAt + 7_900,
-        expiresAt: grantedAt + 8_000,
+        now: grantedAt + 59_900,
+        expiresAt: grantedAt + MAX_LEASE_MS,
         used: 1,
         allotment: 5,
       }),
@@ -475,6 +475,41 @@ describe('admission leases', () => {
     expect(holder.endsSoon(at + 2_950)).toBe(false);
     expect(holder.endsSoon(at + 4_200)).toBe(true);
     expect(holder.admit('j', at + 4_600)).toBeNull();
+  });
+
+  it('asks for an extension before the next request of a steady account would find the lease over, when one would still be on then', () => {
+    const at = Date.parse('2026-12-01T06:00:00Z');
+    // Granted on a request at `at` for 2 s; the account calls every 1.5 s.
+    const steady = freshHolder({ allotment: 3, at, lengthMs: 2_000, burst: 60 });
+    expect(steady.admit('a', at + 1_500)).not.toBeNull();
+    // 0.5 s left is not under a quarter of the term, but the next request is due in 1.5 s.
+    expect(steady.endsSoon(at + 1_500)).toBe(true);
+    expect(steady.extend(3, at + 3_500, at + 1_500)).toBe(true);
+    expect(steady.admit('b', at + 3_000)).not.toBeNull();
+    expect(steady.endsSoon(at + 3_000)).toBe(true);
+    // A busy account's lease is asked for nothing while most of its term is left.
+    const busy = freshHolder({ allotment: 100, at, lengthMs: 2_000 });
+    for (let i = 0; i < 10; i++) expect(busy.admit(`r${i}`, at + 500 + 10 * i)).not.toBeNull();
+    expect(busy.endsSoon(at + 600)).toBe(false);
+    // An account calling less often than a lease length: an extension would end before its next request.
+    const sparse = freshHolder({ allotment: 3, at, lengthMs: 2_000 });
+    expect(sparse.admit('a', at + 1_000)).not.toBeNull();
+    expect(sparse.extend(3, at + 3_000, at + 1_000)).toBe(true);
+    expect(sparse.admit('b', at + 2_600)).not.toBeNull();
+    expect(sparse.endsSoon(at + 2_600)).toBe(true); // the last quarter of its term
+    expect(sparse.extend(3, at + 4_600, at + 2_600)).toBe(true);
+    expect(sparse.admit('c', at + 2_700)).not.toBeNull();
+    expect(sparse.endsSoon(at + 2_700)).toBe(false);
+    const slow = freshHolder({ allotment: 3, at, lengthMs: 2_000 });
+    expect(slow.admit('a', at + 0)).not.toBeNull();
+    expect(slow.admit('b', at + 1_000)).not.toBeNull();
+    expect(slow.endsSoon(at + 1_000)).toBe(true); // 1 s apart: due at 2 s, when the lease ends
+    const rare = freshHolder({ allotment: 3, at, lengthMs: 2_000 });
+    expect(rare.admit('a', at + 100)).not.toBeNull();
+    expect(rare.extend(3, at + 3_600, at + 1_600)).toBe(true);
+    expect(rare.admit('b', at + 2_200)).not.toBeNull();
+    // 2.1 s apart, with 1.4 s left: a term from now (2 s) would not reach the next request either.
+    expect(rare.endsSoon(at + 2_200)).toBe(false);
   });
 
   it('report each admission to the shard once, through reports and the return, however the answers to reports fall', () => {

@@ -87,15 +87,19 @@ export function leaseTerms(opts: {
 }
 
 /**
- * How long a lease may last in all, its extensions included, in lease lengths: its holder's admissions
- * are unknown to the shard until it comes back, and the shard keeps what is recorded of it meanwhile.
+ * How long a lease may last in all, its extensions included: a minute, the burst window. What the shard
+ * keeps of a lease out, and what comes back with it, is bounded by what the lease has out, not by how
+ * long it lasts: at most `MAX_ALLOTMENT` admissions not taken in from a report (a lease with a burst
+ * cap does not report, so it allots no more than that in all). A busy account's requests reach its
+ * shard once a minute, for a grant with its counts read afresh. (Four lease lengths, 8 s, until
+ * 6 December 2026: a steady account's requests reached its shard once every 8 s.)
  */
-export const MAX_LEASE_LENGTHS = 4;
+export const MAX_LEASE_MS = BURST_WINDOW_MS;
 
 /**
  * An extension's terms, for a lease its holder is using (`used` of `allotment` admitted since
- * `grantedAt`): it may last another `leaseMs` from `now` (not past `MAX_LEASE_LENGTHS` lease lengths
- * from the grant, nor a minute, nor the IST day), with enough admissions for the rate it has been used
+ * `grantedAt`): it may last another `leaseMs` from `now` (not past `MAX_LEASE_MS` from the grant, nor
+ * the IST day), with enough admissions for the rate it has been used
  * at over that time, as a grant's (`leaseTerms`). The units added come out of the headroom that the
  * counts (`day`, `month`, `recentAdmissions`: with the whole allotment already in them) leave, at most
  * half of it. Null when the lease would not last longer.
@@ -115,7 +119,7 @@ export function extensionTerms(opts: {
   now: number;
 }): LeaseTerms | null {
   const { now, leaseMs, grantedAt } = opts;
-  const lastEnd = grantedAt + Math.min(MAX_LEASE_LENGTHS * leaseMs, BURST_WINDOW_MS);
+  const lastEnd = grantedAt + MAX_LEASE_MS;
   const expiresAt = Math.min(now + leaseMs, lastEnd, istNextDayStart(now));
   if (expiresAt <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
   const used = Math.min(Math.max(0, opts.used), opts.allotment);
@@ -215,11 +219,16 @@ export class LeaseHolder {
   private termFrom: number;
   /** The last extension added admissions (or there was none): one may be asked for more. */
   private unitsAdded = true;
+  /** When the latest admission here was made (the grant's, decided by the shard, before any). */
+  private lastAt: number;
+  /** The time between the latest two admissions: when the account's next request may be expected. */
+  private gap = Number.POSITIVE_INFINITY;
 
   constructor(readonly grant: LeaseGrant) {
     this.allotment = grant.allotment;
     this.ends = grant.expiresAt;
     this.termFrom = grant.grantedAt;
+    this.lastAt = grant.grantedAt;
     this.windowed = grant.caps.burst !== null;
     if (this.windowed) for (const t of grant.burst) this.times.push(t);
     this.day = grant.day;
@@ -277,13 +286,21 @@ export class LeaseHolder {
 
   /**
    * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
-   * (from its grant or its last extension), or a quarter of what it has out (its allotment less what the
-   * shard has taken in from reports; one admission, of a small one), unless the last extension added none
-   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up
-   * first.
+   * (from its grant or its last extension); or the account's next request, as far after this one as this
+   * one came after the last (a quarter more, for jitter), would find the lease over, and an extension (a
+   * term from now) would still be on when it comes; or a quarter of what it has out is left (its
+   * allotment less what the shard has taken in from reports; one admission, of a small one), unless the
+   * last extension added none (the caps, or the most a lease has out): asking again would only move its
+   * expiry, and it is used up first. The second keeps a steady account that calls less often than once
+   * a quarter term (a `business` account within its burst cap, about once a second) on its lease: asked
+   * only in a term's last quarter, its lease ended between two requests, and every other one was decided
+   * by its shard, with a grant and a return besides.
    */
   endsSoon(now: number): boolean {
-    if (this.ends - now < (this.ends - this.termFrom) / 4) return true;
+    const left = this.ends - now;
+    const term = this.ends - this.termFrom;
+    if (left < term / 4) return true;
+    if (this.gap < term && left < this.gap * 1.25) return true;
     return this.unitsAdded && this.remaining <= Math.max(1, (this.allotment - this.taken) / 4);
   }
 
@@ -307,6 +324,8 @@ export class LeaseHolder {
     if (decision.kind !== 'admitted') return decision;
     if (this.remaining <= 0) return null;
     if (this.windowed) this.times.push(now);
+    this.gap = now - this.lastAt;
+    this.lastAt = now;
     this.day++;
     this.month++;
     this.admitted.push({ requestId, at: now, via, refunded: false });

@@ -303,7 +303,10 @@ export class AdmissionClient {
       traceparent: traceparentToSend(span),
     };
     const held = this.leases.get(caller.accountId);
-    if (held) {
+    // A plan changed since the grant (the token's verification dropped and made again): the lease's caps
+    // are the old plan's, so it goes back with this request, which its shard decides on the new ones.
+    if (held && !sameCaps(held.holder.grant.caps, known.caps)) this.giveBack(held, 'returned');
+    else if (held) {
       const now = this.clock();
       const answer = this.underLease(requestId, held, asking, now);
       if (answer instanceof ApiError) return Promise.reject(answer);
@@ -569,3 +572,7 @@ export class AdmissionClient {
 }
 
 const RELEASED: Promise<void> = Promise.resolve();
+
+/** The same object for every request of a token (its caller's record), compared field by field across tokens. */
+const sameCaps = (a: Caps, b: Caps) =>
+  a === b || (a.daily === b.daily && a.monthly === b.monthly && a.burst === b.burst);

@@ -554,7 +554,7 @@ export class AccountBook {
 
   /**
    * Its holder would keep a lease it is using (`used` admissions so far) past its expiry or allotment:
-   * it lasts another lease length from `now` (`extensionTerms`: within `MAX_LEASE_LENGTHS` of the grant
+   * it lasts another lease length from `now` (`extensionTerms`: within `MAX_LEASE_MS` of the grant
    * and its IST day), and its allotment grows by what the account's rate under it wants, out of the
    * headroom its whole allotment leaves, the units added counted as the grant's are (against the caps,
    * and at the new term's end in the burst window, where the units not used yet move too). Only the live lease of that holder, not recalled, on an account
