@@ -132,15 +132,23 @@ const SCENARIOS = [
  * verified (the priming), the quota ledger then started again, so that every account's first request of
  * the run is decided after its counts are loaded from the projections: what callers back after a quiet
  * spell (idle accounts are forgotten after 10 minutes) or a shard's restart see. Its p50 and p99 against
- * the capped row's are the cost of those loads.
+ * the capped row's are the cost of those loads. `steady`: the quote over a fresh pool of
+ * `BENCH_STEADY_ACCOUNTS` `business` accounts, each called once every `BENCH_STEADY_PERIOD_MS` (within
+ * its burst cap, as a subscriber's program calls steadily), the run held to that rate for
+ * `BENCH_STEADY_SECONDS`, longer than a lease lasts (`MAX_LEASE_MS`): how many of its admissions wait for
+ * their shard, and what its lease traffic costs a request.
  */
-const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold'] as const;
+const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold', 'steady'] as const;
 const scenarios = envScenarios('BENCH_SCENARIOS', SCENARIOS, OPT_IN);
 const runs = (key: (typeof SCENARIOS)[number] | (typeof OPT_IN)[number]) => scenarios.includes(key);
 /** The burst scenario: how many accounts, how many consecutive runs of how many seconds, and the cap. */
 const BURST_ACCOUNTS = envInt('BENCH_BURST_ACCOUNTS', 8);
 const BURST_RUNS = envInt('BENCH_BURST_RUNS', 4);
 const BURST_SECONDS = envInt('BENCH_BURST_SECONDS', 10);
+/** The steady scenario: how many accounts, how often each is called, and for how long. */
+const STEADY_ACCOUNTS = envInt('BENCH_STEADY_ACCOUNTS', 2_000);
+const STEADY_PERIOD_MS = envInt('BENCH_STEADY_PERIOD_MS', 1_500);
+const STEADY_SECONDS = envInt('BENCH_STEADY_SECONDS', 75);
 /** The capped scenario's plan (services/auth/migrations: 50,000 a day, 1,000,000 a month) and its burst cap. */
 const CAPPED_PLAN = 'business';
 const CAPPED_BURST_PER_MINUTE = 60;
@@ -272,6 +280,8 @@ interface LoadOptions {
   settlements?: OpsProbe;
   /** The measured run held to this row's req/s (autocannon's `overallRate`); its warm-up is not held. */
   pacedAs?: Figure;
+  /** The measured run held to this many requests a second (`overallRate`); its warm-up is not held. */
+  rate?: number;
   /** Done after the priming and the warm-up, before anything of the run is read (`cold`: the ledger started again). */
   beforeRun?: () => Promise<void>;
 }
@@ -344,7 +354,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const result = await run(
     seconds === undefined ? amount : { seconds },
     CONNECTIONS,
-    opts.pacedAs ? Math.round(opts.pacedAs.rps) : 0,
+    opts.rate ?? (opts.pacedAs ? Math.round(opts.pacedAs.rps) : 0),
   );
   const elapsed = (lastResponse - started) / 1000;
   await opts.settle?.(okBefore + result['2xx']);
@@ -897,6 +907,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           `${CAPPED_BURST_PER_MINUTE} a minute: every request past it would be a 429`,
       );
   }
+  if (runs('steady')) {
+    // A minute of the run, with the priming and the warm-up's share in it.
+    const perAccount = 1 + Math.ceil(WARMUP / STEADY_ACCOUNTS) + Math.ceil(60_000 / STEADY_PERIOD_MS);
+    if (perAccount > CAPPED_BURST_PER_MINUTE)
+      throw new Error(
+        `steady: 1 + ${WARMUP} / ${STEADY_ACCOUNTS} + 60 s / ${STEADY_PERIOD_MS} ms requests an account within a ` +
+          `minute (BENCH_WARMUP, BENCH_STEADY_ACCOUNTS, BENCH_STEADY_PERIOD_MS) is ${perAccount}, over the ` +
+          `${CAPPED_PLAN} plan's burst cap of ${CAPPED_BURST_PER_MINUTE} a minute: every request past it would be a 429`,
+      );
+  }
   if (runs('node-compare') && !COMPARE_NODE)
     throw new Error(
       'node-compare: set BENCH_COMPARE_NODE to the path of another node binary (e.g. /usr/bin/node)',
@@ -1363,6 +1383,19 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           { ...meteredBy(returnedPool), beforeRun: () => leaseCounters(shardProbe).then(() => undefined) },
         ),
       );
+    }
+    if (runs('steady')) {
+      const steadyPool = await tokenPool(CAPPED_PLAN, STEADY_ACCOUNTS);
+      const steady = await metered(
+        `quote, ${steadyPool.length} accounts (${CAPPED_PLAN}), each every ${STEADY_PERIOD_MS} ms`,
+        `${base}${QUOTE}`,
+        {
+          ...meteredBy(steadyPool),
+          seconds: STEADY_SECONDS,
+          rate: Math.round((steadyPool.length * 1_000) / STEADY_PERIOD_MS),
+        },
+      );
+      figures.push(steady, await pacedBare(steady));
     }
     if (runs('price')) figures.push(await load('bare price page again', barePage, bareRun('page')));
     figures.push(await load('bare fastify again', bareQuote, bareRun()));
