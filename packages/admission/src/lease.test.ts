@@ -6,6 +6,7 @@ import {
   extensionTerms,
   type LeasedAdmission,
   LeaseHolder,
+  leaseLife,
   leaseTerms,
   MAX_ALLOTMENT,
   MAX_LEASE_MS,
@@ -475,6 +476,31 @@ describe('admission leases', () => {
     expect(holder.endsSoon(at + 2_950)).toBe(false);
     expect(holder.endsSoon(at + 4_200)).toBe(true);
     expect(holder.admit('j', at + 4_600)).toBeNull();
+  });
+
+  it('draws a lease’s life at its grant between half a minute and a minute, and extends it no further', () => {
+    expect(leaseLife(0)).toBe(MAX_LEASE_MS);
+    expect(leaseLife(0.5)).toBe(45_000);
+    expect(leaseLife(0.999_999)).toBeGreaterThan(30_000);
+    expect(leaseLife(-1)).toBe(MAX_LEASE_MS);
+    expect(leaseLife(2)).toBe(30_000);
+    const grantedAt = Date.parse('2026-12-01T06:00:00Z');
+    const extension = (now: number, expiresAt: number) =>
+      extensionTerms({
+        caps: { daily: null, monthly: null, burst: null },
+        day: 0,
+        month: 0,
+        recentAdmissions: 0,
+        used: 1,
+        allotment: 5,
+        grantedAt,
+        expiresAt,
+        lastEnd: grantedAt + leaseLife(0.5),
+        leaseMs: 2_000,
+        now,
+      });
+    expect(extension(grantedAt + 44_000, grantedAt + 44_500)?.expiresAt).toBe(grantedAt + 45_000);
+    expect(extension(grantedAt + 44_900, grantedAt + 45_000)).toBeNull();
   });
 
   it('asks for an extension before the next request of a steady account would find the lease over, when one would still be on then', () => {

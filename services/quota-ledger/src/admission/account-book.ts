@@ -7,6 +7,7 @@ import {
   extensionTerms,
   type LeasedAdmission,
   type LeaseGrant,
+  leaseLife,
   leaseTerms,
 } from '@mdp/admission';
 import { istDay, istMonth } from '@mdp/nse-calendar';
@@ -110,6 +111,8 @@ interface ShardLease {
   allotment: number;
   grantedAt: number;
   expiresAt: number;
+  /** The latest an extension may take it to (`leaseLife`, drawn at the grant). */
+  lastEnd: number;
   day: string;
   month: string;
   /** The plan's caps at the grant: an extension is sized against them. */
@@ -250,7 +253,11 @@ export class AccountBook {
   /** True once a minute has passed since `admittingSince`: nothing admitted earlier is in any window. */
   private earlierGone = false;
 
-  constructor(private readonly holdTtlMs: number) {}
+  /** `draw`: a number in [0, 1) each grant draws its life with (`leaseLife`); random unless a test sets it. */
+  constructor(
+    private readonly holdTtlMs: number,
+    private readonly draw: () => number = Math.random,
+  ) {}
 
   private state(accountId: string, now: number): AccountState {
     let s = this.accounts.get(accountId);
@@ -453,6 +460,7 @@ export class AccountBook {
       allotment: terms.allotment,
       grantedAt: now,
       expiresAt: terms.expiresAt,
+      lastEnd: now + leaseLife(this.draw()),
       day,
       month,
       provisional,
@@ -584,6 +592,7 @@ export class AccountBook {
       reported: lease.reported,
       grantedAt: lease.grantedAt,
       expiresAt: lease.expiresAt,
+      lastEnd: lease.lastEnd,
       leaseMs,
       now,
     });
