@@ -105,7 +105,7 @@ const PRIME_CONNECTIONS = 4;
  * `returned`: the quote over a fresh pool of `business` accounts whose run starts once every lease of its
  * warm-up is back at the shard (the other rows' runs start with theirs), so that each account's first
  * request of the run is decided by its shard, which grants the lease with it: what an account back after
- * a pause longer than a lease (or once a minute, `MAX_LEASE_MS`, however busy) sees. Its p99
+ * a pause longer than a lease (or once every half minute to a minute, `leaseLife`, however busy) sees. Its p99
  * and its shard waits against the capped row's are that cost.
  */
 const SCENARIOS = [
@@ -135,7 +135,7 @@ const SCENARIOS = [
  * the capped row's are the cost of those loads. `steady`: the quote over a fresh pool of
  * `BENCH_STEADY_ACCOUNTS` `business` accounts, each called once every `BENCH_STEADY_PERIOD_MS` (within
  * its burst cap, as a subscriber's program calls steadily), the run held to that rate for
- * `BENCH_STEADY_SECONDS`, longer than a lease lasts (`MAX_LEASE_MS`): how many of its admissions wait for
+ * `BENCH_STEADY_SECONDS`, longer than a lease lasts (`leaseLife`): how many of its admissions wait for
  * their shard, and what its lease traffic costs a request.
  */
 const OPT_IN = ['burst', 'node-compare', 'no-leases', 'cold', 'steady'] as const;

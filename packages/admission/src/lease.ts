@@ -91,8 +91,8 @@ export function leaseTerms(opts: {
  * keeps of a lease out, and what comes back with it, is bounded by what the lease has out, not by how
  * long it lasts: at most `MAX_ALLOTMENT` admissions not taken in from a report (a lease with a burst
  * cap does not report, so it allots no more than that in all). A busy account's requests reach its
- * shard once a minute, for a grant with its counts read afresh. (Four lease lengths, 8 s, until
- * 6 December 2026: a steady account's requests reached its shard once every 8 s.)
+ * shard once every half minute to a minute (`leaseLife`), for a grant with its counts read afresh. (Four
+ * lease lengths, 8 s, until 6 December 2026: a steady account's requests reached its shard every 8 s.)
  */
 export const MAX_LEASE_MS = BURST_WINDOW_MS;
 
