@@ -21,6 +21,7 @@ import pg from 'pg';
 import { atProcessEnd } from '../test/process-end.ts';
 import { DATABASE_URL, freePort, startStack } from '../test/stack.ts';
 import { runBundled } from './bundled.ts';
+import { burstCapError } from './burst-budget.ts';
 import {
   type CpuGroup,
   contextSwitchesOf,
@@ -895,28 +896,29 @@ async function failureHints(output: string[], opsPort?: number): Promise<string[
 // imports `load` and `chargedUnits` from it.
 if (import.meta.url === `file://${process.argv[1]}`) {
   // Settings that cannot work stop the run before anything starts.
-  if (runs('capped') || runs('no-leases') || runs('cold') || runs('returned')) {
-    // Every request of the scenario (the priming, one per account, and the warm-up included) may fall in
-    // the same minute of its account's burst window; round robin over the pool gives each account at most
-    // this many.
-    const perAccount = 1 + Math.ceil((WARMUP + REQUESTS) / POOL_ACCOUNTS);
-    if (perAccount > CAPPED_BURST_PER_MINUTE)
-      throw new Error(
-        `capped: 1 + (${WARMUP} + ${REQUESTS}) / ${POOL_ACCOUNTS} requests an account (BENCH_WARMUP, ` +
-          `BENCH_REQUESTS, BENCH_ACCOUNTS) is ${perAccount}, over the ${CAPPED_PLAN} plan's burst cap of ` +
-          `${CAPPED_BURST_PER_MINUTE} a minute: every request past it would be a 429`,
-      );
-  }
-  if (runs('steady')) {
-    // A minute of the run, with the priming and the warm-up's share in it.
-    const perAccount = 1 + Math.ceil(WARMUP / STEADY_ACCOUNTS) + Math.ceil(60_000 / STEADY_PERIOD_MS);
-    if (perAccount > CAPPED_BURST_PER_MINUTE)
-      throw new Error(
-        `steady: 1 + ${WARMUP} / ${STEADY_ACCOUNTS} + 60 s / ${STEADY_PERIOD_MS} ms requests an account within a ` +
-          `minute (BENCH_WARMUP, BENCH_STEADY_ACCOUNTS, BENCH_STEADY_PERIOD_MS) is ${perAccount}, over the ` +
-          `${CAPPED_PLAN} plan's burst cap of ${CAPPED_BURST_PER_MINUTE} a minute: every request past it would be a 429`,
-      );
-  }
+  const overCap = [
+    (runs('capped') || runs('no-leases') || runs('cold') || runs('returned')) &&
+      burstCapError({
+        scenario: 'capped',
+        accounts: POOL_ACCOUNTS,
+        warmup: WARMUP,
+        run: { requests: REQUESTS },
+        cap: CAPPED_BURST_PER_MINUTE,
+        plan: CAPPED_PLAN,
+        settings: 'BENCH_WARMUP, BENCH_REQUESTS, BENCH_ACCOUNTS',
+      }),
+    runs('steady') &&
+      burstCapError({
+        scenario: 'steady',
+        accounts: STEADY_ACCOUNTS,
+        warmup: WARMUP,
+        run: { periodMs: STEADY_PERIOD_MS },
+        cap: CAPPED_BURST_PER_MINUTE,
+        plan: CAPPED_PLAN,
+        settings: 'BENCH_WARMUP, BENCH_STEADY_ACCOUNTS, BENCH_STEADY_PERIOD_MS',
+      }),
+  ].find((e) => typeof e === 'string');
+  if (overCap) throw new Error(overCap);
   if (runs('node-compare') && !COMPARE_NODE)
     throw new Error(
       'node-compare: set BENCH_COMPARE_NODE to the path of another node binary (e.g. /usr/bin/node)',
