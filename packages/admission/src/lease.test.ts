@@ -10,7 +10,10 @@ import {
   leaseTerms,
   MAX_ALLOTMENT,
   MAX_LEASE_MS,
+  MAX_TERM_LENGTHS,
   REPORT_EVERY,
+  TERM_REQUESTS,
+  termMs,
 } from './lease.ts';
 
 /** A holder of a fresh lease with no daily or monthly cap: nothing counted or in flight at its grant. */
@@ -263,6 +266,32 @@ describe('admission leases', () => {
     });
   });
 
+  it('gives a slow account a term long enough for a few of its requests, up to four lease lengths and never past the shortest life', () => {
+    const now = Date.parse('2026-12-01T06:00:00Z');
+    // A busy account: a lease length. One calling once a second: four seconds, for four of its requests.
+    expect(termMs(2_000, 100)).toBe(2_000);
+    expect(termMs(2_000, 1)).toBe(TERM_REQUESTS * 1_000);
+    // Slower still: MAX_TERM_LENGTHS lease lengths at most; with no rate known, a lease length.
+    expect(termMs(2_000, 0.5)).toBe(MAX_TERM_LENGTHS * 2_000);
+    expect(termMs(2_000, 0.01)).toBe(MAX_TERM_LENGTHS * 2_000);
+    expect(termMs(2_000, 0)).toBe(2_000);
+    // Never past the shortest life a lease may have drawn, nor shorter than a lease length.
+    expect(termMs(10_000, 0.01)).toBe(leaseLife(1));
+    expect(termMs(30_000, 0.01)).toBe(30_000);
+    // A grant for an account calling every two seconds: 8 s, and its allotment for those 8 s.
+    expect(
+      leaseTerms({
+        caps: { daily: null, monthly: null, burst: 60 },
+        day: 0,
+        month: 0,
+        recentAdmissions: 1,
+        ratePerSecond: 0.5,
+        leaseMs: 2_000,
+        now,
+      }),
+    ).toEqual({ allotment: 5, expiresAt: now + 8_000 });
+  });
+
   it('counts a request the shard admitted after the grant, with the figures the shard would have sent without the lease', () => {
     // The grant's own request was admitted at `at`; a second, sent before the grant reached the holder,
     // the shard admits while the allotment of 19 counts there as used.
@@ -368,10 +397,11 @@ describe('admission leases', () => {
       allotment: 410,
       expiresAt: now + 2_000,
     });
-    // Used slowly, the allotment left is enough: only the expiry moves.
+    // Used slowly (1.25 a second), the allotment left is enough: only the expiry moves, by a term long
+    // enough for TERM_REQUESTS of its requests (3.2 s), not a lease length.
     expect(extensionTerms({ ...base, used: 2, allotment: 200 })).toEqual({
       allotment: 200,
-      expiresAt: now + 2_000,
+      expiresAt: now + 3_200,
     });
     // The daily cap leaves 30 over the counts (the allotment in them): at most 15 more.
     expect(
@@ -448,6 +478,11 @@ describe('admission leases', () => {
     const busy = { ...base, used: 9_000, allotment: MAX_ALLOTMENT };
     expect(extensionTerms(busy)!.allotment).toBe(MAX_ALLOTMENT);
     expect(extensionTerms({ ...busy, reported: 8_000 })!.allotment).toBe(8_000 + MAX_ALLOTMENT);
+    // Granted for 4 s at a slow rate, then 4 used in 0.6 s: the rate's term (a lease length) is shorter
+    // than the 3.4 s left. Units for that rate until it ends, not a refusal that leaves it to run out.
+    expect(
+      extensionTerms({ ...base, now: grantedAt + 600, expiresAt: grantedAt + 4_000, used: 4, allotment: 5 }),
+    ).toEqual({ allotment: 4 + Math.ceil((4 / 0.6) * 3.4 * 1.25), expiresAt: grantedAt + 4_000 });
   });
 
   it("admits under an extension past the grant's expiry and allotment, and never takes one that would shorten it", () => {
@@ -523,9 +558,13 @@ describe('admission leases', () => {
     expect(sparse.extend(3, at + 3_000, at + 1_000)).toBe(true);
     expect(sparse.admit('b', at + 2_600)).not.toBeNull();
     expect(sparse.endsSoon(at + 2_600)).toBe(true); // the last quarter of its term
-    expect(sparse.extend(3, at + 4_600, at + 2_600)).toBe(true);
+    expect(sparse.extend(6, at + 4_600, at + 2_600)).toBe(true);
+    // 0.1 s after the last, but the gap before was 1.6 s: one as long (a quarter more) would find 1.9 s
+    // left over; two quick ones in a row leave nothing to ask for.
     expect(sparse.admit('c', at + 2_700)).not.toBeNull();
-    expect(sparse.endsSoon(at + 2_700)).toBe(false);
+    expect(sparse.endsSoon(at + 2_700)).toBe(true);
+    expect(sparse.admit('d', at + 2_800)).not.toBeNull();
+    expect(sparse.endsSoon(at + 2_800)).toBe(false);
     const slow = freshHolder({ allotment: 3, at, lengthMs: 2_000 });
     expect(slow.admit('a', at + 0)).not.toBeNull();
     expect(slow.admit('b', at + 1_000)).not.toBeNull();
@@ -536,6 +575,18 @@ describe('admission leases', () => {
     expect(rare.admit('b', at + 2_200)).not.toBeNull();
     // 2.1 s apart, with 1.4 s left: a term from now (2 s) would not reach the next request either.
     expect(rare.endsSoon(at + 2_200)).toBe(false);
+    // A lease with a burst cap whose allotment has grown over its life to 40, extended with 5 left for a
+    // term of 6 s: 4 left is not a quarter of 40 to ask on, but more than a quarter of the term's 5.
+    const grown = freshHolder({ allotment: 36, at, lengthMs: 6_000, burst: 60 });
+    for (let i = 0; i < 35; i++) expect(grown.admit(`g${i}`, at + 100 * i)).not.toBeNull();
+    expect(grown.extend(40, at + 9_500, at + 3_500)).toBe(true);
+    expect(grown.remaining).toBe(5);
+    expect(grown.admit('g35', at + 5_000)).not.toBeNull();
+    expect(grown.endsSoon(at + 5_000)).toBe(false);
+    expect(grown.admit('g36', at + 5_100)).not.toBeNull();
+    expect(grown.admit('g37', at + 5_200)).not.toBeNull();
+    expect(grown.admit('g38', at + 5_300)).not.toBeNull();
+    expect(grown.endsSoon(at + 5_300)).toBe(true); // one left of the term's five
   });
 
   it('report each admission to the shard once, through reports and the return, however the answers to reports fall', () => {

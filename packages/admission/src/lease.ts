@@ -55,12 +55,33 @@ export const MAX_ALLOTMENT = 10_000;
  */
 export const REPORT_EVERY = 1_000;
 
+/** The requests a term is long enough for, at the account's rate, where a lease length is not. */
+export const TERM_REQUESTS = 4;
+/** The longest a term may be, in lease lengths (and never longer than the shortest life, `leaseLife`). */
+export const MAX_TERM_LENGTHS = 4;
+
+/**
+ * How long a term (a grant's, or an extension's) lasts for an account used at `ratePerSecond`: a lease
+ * length, or long enough for about `TERM_REQUESTS` of its requests, up to `MAX_TERM_LENGTHS` lease
+ * lengths. An account calling about once a second or less (a `business` account within its burst cap)
+ * would otherwise need an extension with nearly every request, each a message both ways and the shard's
+ * work, to stay on its lease (6 December 2026: 880 extensions a 1,000 requests in `make bench`'s `steady`
+ * row). What a silent holder strands stays small: the allotment is for about those few requests (a
+ * quarter more), counted against the caps until the term ends; another gateway asking for the account
+ * still waits at most a lease length for it (`afterLease`), then is admitted per request beside it.
+ */
+export function termMs(leaseMs: number, ratePerSecond: number): number {
+  const most = Math.min(MAX_TERM_LENGTHS * leaseMs, MAX_LEASE_MS / 2);
+  if (!(ratePerSecond > 0)) return leaseMs;
+  return Math.max(leaseMs, Math.min(most, Math.ceil((TERM_REQUESTS * 1000) / ratePerSecond)));
+}
+
 /**
  * A grant's terms: enough admissions for the account's recent rate over the lease (a quarter more, so
  * a lease is seldom renewed early), never more than the smallest headroom of its day, month and burst
- * windows, and at most half of that headroom, so a holder that dies strands little of it; ending at
- * `leaseMs` or the next IST midnight, whichever is first. No lease (allotment 0) without headroom: the
- * shard's own decision says why.
+ * windows, and at most half of that headroom, so a holder that dies strands little of it; ending after a
+ * term (`termMs`) or at the next IST midnight, whichever is first. No lease (allotment 0) without
+ * headroom: the shard's own decision says why.
  */
 export function leaseTerms(opts: {
   caps: Caps;
@@ -73,7 +94,7 @@ export function leaseTerms(opts: {
   leaseMs: number;
   now: number;
 }): LeaseTerms {
-  const expiresAt = Math.min(opts.now + opts.leaseMs, istNextDayStart(opts.now));
+  const expiresAt = Math.min(opts.now + termMs(opts.leaseMs, opts.ratePerSecond), istNextDayStart(opts.now));
   const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
   const headroom = Math.min(
     opts.caps.daily === null ? Number.POSITIVE_INFINITY : opts.caps.daily - opts.day,
@@ -109,11 +130,11 @@ export const leaseLife = (draw: number): number =>
 
 /**
  * An extension's terms, for a lease its holder is using (`used` of `allotment` admitted since
- * `grantedAt`): it may last another `leaseMs` from `now` (not past its `lastEnd`, nor `MAX_LEASE_MS` from
- * the grant, nor the IST day), with enough admissions for the rate it has been used
- * at over that time, as a grant's (`leaseTerms`). The units added come out of the headroom that the
+ * `grantedAt`): it may last another term from `now` (`termMs` at the rate it has been used at; not past
+ * its `lastEnd`, nor `MAX_LEASE_MS` from the grant, nor the IST day; and no sooner than it ends now), with
+ * enough admissions for that rate over that time, as a grant's (`leaseTerms`). The units added come out of the headroom that the
  * counts (`day`, `month`, `recentAdmissions`: with the whole allotment already in them) leave, at most
- * half of it. Null when the lease would not last longer.
+ * half of it. Null when the lease may not last longer (its life or the IST day).
  */
 export function extensionTerms(opts: {
   caps: Caps;
@@ -132,11 +153,14 @@ export function extensionTerms(opts: {
   now: number;
 }): LeaseTerms | null {
   const { now, leaseMs, grantedAt } = opts;
-  const lastEnd = Math.min(opts.lastEnd ?? Number.POSITIVE_INFINITY, grantedAt + MAX_LEASE_MS);
-  const expiresAt = Math.min(now + leaseMs, lastEnd, istNextDayStart(now));
-  if (expiresAt <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
   const used = Math.min(Math.max(0, opts.used), opts.allotment);
   const rate = used / Math.max(0.25, (now - grantedAt) / 1000);
+  const lastEnd = Math.min(opts.lastEnd ?? Number.POSITIVE_INFINITY, grantedAt + MAX_LEASE_MS);
+  const latest = Math.min(lastEnd, istNextDayStart(now));
+  if (latest <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
+  // Never shorter: a burst under a lease granted for a slower rate wants a shorter term than it has left,
+  // and units for that rate until it ends. (Refused, the lease was used up and its next request the shard's.)
+  const expiresAt = Math.min(Math.max(now + termMs(leaseMs, rate), opts.expiresAt), latest);
   const wanted = used + Math.ceil(rate * ((expiresAt - now) / 1000) * 1.25);
   const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
   const headroom = Math.min(
@@ -230,17 +254,32 @@ export class LeaseHolder {
   private ends: number;
   /** When the lease's present term began: the grant, or the last extension. */
   private termFrom: number;
+  /**
+   * The admissions left when the present term began: what a lease with a burst cap has out, for the
+   * units rule of `endsSoon`. Such a lease never reports, so its allotment grows with every extension for
+   * its whole life; a quarter of that is soon more than a term's share, and asked on it, a steady account
+   * asked for an extension with every request. (A lease that reports has out its allotment less what the
+   * shard took in.)
+   */
+  private termUnits: number;
   /** The last extension added admissions (or there was none): one may be asked for more. */
   private unitsAdded = true;
   /** When the latest admission here was made (the grant's, decided by the shard, before any). */
   private lastAt: number;
-  /** The time between the latest two admissions: when the account's next request may be expected. */
+  /** The time between the latest two admissions (0 before there were two). */
+  private lastGap = 0;
+  /**
+   * The longer of the last two times between admissions: how soon after the latest the account's next
+   * request may come. The last alone was too short a guess for a caller paced a second at a time, whose
+   * requests every 1.5 s come 1 s and 2 s apart in turn: its lease ended before every other 2 s gap.
+   */
   private gap = Number.POSITIVE_INFINITY;
 
   constructor(readonly grant: LeaseGrant) {
     this.allotment = grant.allotment;
     this.ends = grant.expiresAt;
     this.termFrom = grant.grantedAt;
+    this.termUnits = grant.allotment;
     this.lastAt = grant.grantedAt;
     this.windowed = grant.caps.burst !== null;
     if (this.windowed) for (const t of grant.burst) this.times.push(t);
@@ -299,22 +338,24 @@ export class LeaseHolder {
 
   /**
    * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
-   * (from its grant or its last extension); or the account's next request, as far after this one as this
-   * one came after the last (a quarter more, for jitter), would find the lease over, and an extension (a
+   * (from its grant or its last extension); or the account's next request, as far after this one as the
+   * longer of the last two gaps (a quarter more, for jitter), would find the lease over, and an extension (a
    * term from now) would still be on when it comes; or a quarter of what it has out is left (its
-   * allotment less what the shard has taken in from reports; one admission, of a small one), unless the
-   * last extension added none (the caps, or the most a lease has out): asking again would only move its
-   * expiry, and it is used up first. The second keeps a steady account that calls less often than once
-   * a quarter term (a `business` account within its burst cap, about once a second) on its lease: asked
-   * only in a term's last quarter, its lease ended between two requests, and every other one was decided
-   * by its shard, with a grant and a return besides.
+   * allotment less what the shard has taken in from reports; with a burst cap, which never reports, what
+   * was left at the term's start; one admission, of a small one), unless the last extension added none (the caps, or
+   * the most a lease has out): asking again would only move its expiry, and it is used up first. The
+   * second keeps a steady account that calls less often than once a quarter term (a `business` account
+   * within its burst cap, about once a second) on its lease: asked only in a term's last quarter, its
+   * lease ended between two requests, and every other one was decided by its shard, with a grant and a
+   * return besides.
    */
   endsSoon(now: number): boolean {
     const left = this.ends - now;
     const term = this.ends - this.termFrom;
     if (left < term / 4) return true;
     if (this.gap < term && left < this.gap * 1.25) return true;
-    return this.unitsAdded && this.remaining <= Math.max(1, (this.allotment - this.taken) / 4);
+    const out = this.windowed ? this.termUnits : this.allotment - this.taken;
+    return this.unitsAdded && this.remaining <= Math.max(1, out / 4);
   }
 
   /**
@@ -327,6 +368,7 @@ export class LeaseHolder {
     this.allotment = allotment;
     this.ends = expiresAt;
     this.termFrom = now;
+    this.termUnits = this.remaining;
     return true;
   }
 
@@ -337,7 +379,8 @@ export class LeaseHolder {
     if (decision.kind !== 'admitted') return decision;
     if (this.remaining <= 0) return null;
     if (this.windowed) this.times.push(now);
-    this.gap = now - this.lastAt;
+    this.gap = Math.max(now - this.lastAt, this.lastGap);
+    this.lastGap = now - this.lastAt;
     this.lastAt = now;
     this.day++;
     this.month++;

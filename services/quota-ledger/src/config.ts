@@ -21,7 +21,7 @@ export const ledgerConfig = {
     minimum: 0,
     maximum: 30_000,
     description:
-      'How long an admission lease lasts: a gateway asking for an account alone may admit it locally that long (0: no leases, every request is decided by the shard)',
+      'How long an admission lease lasts: a gateway asking for an account alone may admit it locally that long, up to four times as long for an account calling less often (0: no leases, every request is decided by the shard)',
   }),
   SHARD_CLAIM_WAIT_MS: Type.Integer({
     default: 30_000,
