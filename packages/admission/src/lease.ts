@@ -131,10 +131,10 @@ export const leaseLife = (draw: number): number =>
 /**
  * An extension's terms, for a lease its holder is using (`used` of `allotment` admitted since
  * `grantedAt`): it may last another term from `now` (`termMs` at the rate it has been used at; not past
- * its `lastEnd`, nor `MAX_LEASE_MS` from the grant, nor the IST day; and no sooner than it ends now), with
- * enough admissions for that rate over that time, as a grant's (`leaseTerms`). The units added come out of the headroom that the
- * counts (`day`, `month`, `recentAdmissions`: with the whole allotment already in them) leave, at most
- * half of it. Null when the lease may not last longer (its life or the IST day).
+ * its `lastEnd`, nor `MAX_LEASE_MS` from the grant, nor the IST day; and no sooner than it ends now),
+ * with enough admissions for that rate over that time, as a grant's (`leaseTerms`). The units added come
+ * out of the headroom that the counts (`day`, `month`, `recentAdmissions`: with the whole allotment
+ * already in them) leave, at most half of it. Null when the lease may not last longer (its life or the IST day).
  */
 export function extensionTerms(opts: {
   caps: Caps;
@@ -158,8 +158,9 @@ export function extensionTerms(opts: {
   const lastEnd = Math.min(opts.lastEnd ?? Number.POSITIVE_INFINITY, grantedAt + MAX_LEASE_MS);
   const latest = Math.min(lastEnd, istNextDayStart(now));
   if (latest <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
-  // Never shorter: a burst under a lease granted for a slower rate wants a shorter term than it has left,
-  // and units for that rate until it ends. (Refused, the lease was used up and its next request the shard's.)
+  // Never shorter: a burst under a lease granted for a slower rate wants a shorter term than it has
+  // left, and units for that rate until it ends. (Refused, the holder stopped asking, the lease was used
+  // up, and the account's next request waited for its shard.)
   const expiresAt = Math.min(Math.max(now + termMs(leaseMs, rate), opts.expiresAt), latest);
   const wanted = used + Math.ceil(rate * ((expiresAt - now) / 1000) * 1.25);
   const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
@@ -270,8 +271,8 @@ export class LeaseHolder {
   private lastGap = 0;
   /**
    * The longer of the last two times between admissions: how soon after the latest the account's next
-   * request may come. The last alone was too short a guess for a caller paced a second at a time, whose
-   * requests every 1.5 s come 1 s and 2 s apart in turn: its lease ended before every other 2 s gap.
+   * request may come. The last alone was too short a guess for a caller whose requests, every 1.5 s on
+   * average, come 1 s and 2 s apart in turn (a one-second timer): its lease ended before every 2 s gap.
    */
   private gap = Number.POSITIVE_INFINITY;
 
@@ -339,11 +340,11 @@ export class LeaseHolder {
   /**
    * Whether to ask the shard for an extension now: under a quarter of the lease's present term is left
    * (from its grant or its last extension); or the account's next request, as far after this one as the
-   * longer of the last two gaps (a quarter more, for jitter), would find the lease over, and an extension (a
-   * term from now) would still be on when it comes; or a quarter of what it has out is left (its
+   * longer of the last two gaps (a quarter more, for jitter), would find the lease over, and an extension
+   * (a term from now) would still be on when it comes; or a quarter of what it has out is left (its
    * allotment less what the shard has taken in from reports; with a burst cap, which never reports, what
-   * was left at the term's start; one admission, of a small one), unless the last extension added none (the caps, or
-   * the most a lease has out): asking again would only move its expiry, and it is used up first. The
+   * was left at the term's start; one admission, of a small one), unless the last extension added none
+   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up first. The
    * second keeps a steady account that calls less often than once a quarter term (a `business` account
    * within its burst cap, about once a second) on its lease: asked only in a term's last quarter, its
    * lease ended between two requests, and every other one was decided by its shard, with a grant and a
