@@ -445,7 +445,7 @@ export class AdmissionClient {
     held.holder.reportedThrough(terms.reportedThrough);
     if (terms.allotment === 0 || !held.holder.extend(terms.allotment, terms.expiresAt, now)) return;
     clearTimeout(held.timer);
-    held.timer = this.returnAt(() => held, terms.expiresAt, now);
+    held.timer = this.returnAt(() => held, held.holder.expiresAt, now);
     held.extending = false;
     this.leaseEvents.cell('extended').inc();
   }
