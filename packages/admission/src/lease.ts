@@ -76,6 +76,16 @@ export function termMs(leaseMs: number, ratePerSecond: number): number {
   return Math.max(leaseMs, Math.min(most, Math.ceil((TERM_REQUESTS * 1000) / ratePerSecond)));
 }
 
+/** What the counts leave under the smallest of the day's, the month's and the burst window's caps. */
+function headroomOf(o: { caps: Caps; day: number; month: number; recentAdmissions: number }): number {
+  const burst = o.caps.burst === undefined ? BURST_LIMIT : o.caps.burst;
+  return Math.min(
+    o.caps.daily === null ? Number.POSITIVE_INFINITY : o.caps.daily - o.day,
+    o.caps.monthly === null ? Number.POSITIVE_INFINITY : o.caps.monthly - o.month,
+    burst === null ? Number.POSITIVE_INFINITY : burst - o.recentAdmissions,
+  );
+}
+
 /**
  * A grant's terms: enough admissions for the account's recent rate over the lease (a quarter more, so
  * a lease is seldom renewed early), never more than the smallest headroom of its day, month and burst
@@ -95,12 +105,7 @@ export function leaseTerms(opts: {
   now: number;
 }): LeaseTerms {
   const expiresAt = Math.min(opts.now + termMs(opts.leaseMs, opts.ratePerSecond), istNextDayStart(opts.now));
-  const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
-  const headroom = Math.min(
-    opts.caps.daily === null ? Number.POSITIVE_INFINITY : opts.caps.daily - opts.day,
-    opts.caps.monthly === null ? Number.POSITIVE_INFINITY : opts.caps.monthly - opts.month,
-    burst === null ? Number.POSITIVE_INFINITY : burst - opts.recentAdmissions,
-  );
+  const headroom = headroomOf(opts);
   if (!(headroom > 0)) return { allotment: 0, expiresAt };
   const wanted = Math.ceil(opts.ratePerSecond * ((expiresAt - opts.now) / 1000) * 1.25);
   const allotment = Math.min(MAX_ALLOTMENT, Math.max(1, wanted), Math.max(1, Math.floor(headroom / 2)));
@@ -134,7 +139,8 @@ export const leaseLife = (draw: number): number =>
  * its `lastEnd`, nor `MAX_LEASE_MS` from the grant, nor the IST day; and no sooner than it ends now),
  * with enough admissions for that rate over that time, as a grant's (`leaseTerms`). The units added come
  * out of the headroom that the counts (`day`, `month`, `recentAdmissions`: with the whole allotment
- * already in them) leave, at most half of it. Null when the lease may not last longer (its life or the IST day).
+ * already in them) leave, at most half of it. Null when the lease may not last longer (its life or the
+ * IST day).
  */
 export function extensionTerms(opts: {
   caps: Caps;
@@ -163,12 +169,7 @@ export function extensionTerms(opts: {
   // up, and the account's next request waited for its shard.)
   const expiresAt = Math.min(Math.max(now + termMs(leaseMs, rate), opts.expiresAt), latest);
   const wanted = used + Math.ceil(rate * ((expiresAt - now) / 1000) * 1.25);
-  const burst = opts.caps.burst === undefined ? BURST_LIMIT : opts.caps.burst;
-  const headroom = Math.min(
-    opts.caps.daily === null ? Number.POSITIVE_INFINITY : opts.caps.daily - opts.day,
-    opts.caps.monthly === null ? Number.POSITIVE_INFINITY : opts.caps.monthly - opts.month,
-    burst === null ? Number.POSITIVE_INFINITY : burst - opts.recentAdmissions,
-  );
+  const headroom = headroomOf(opts);
   const added = Math.max(0, Math.min(wanted - opts.allotment, Math.floor(headroom / 2)));
   const most = (opts.reported ?? 0) + MAX_ALLOTMENT;
   return { allotment: Math.max(opts.allotment, Math.min(most, opts.allotment + added)), expiresAt };

@@ -562,11 +562,13 @@ export class AccountBook {
 
   /**
    * Its holder would keep a lease it is using (`used` admissions so far) past its expiry or allotment:
-   * it lasts another lease length from `now` (`extensionTerms`: within the life drawn at its grant,
-   * `leaseLife`, and its IST day), and its allotment grows by what the account's rate under it wants, out of the
-   * headroom its whole allotment leaves, the units added counted as the grant's are (against the caps,
-   * and at the new term's end in the burst window, where the units not used yet move too). Only the live lease of that holder, not recalled, on an account
-   * seen on no other stream. Returns the lease's terms now, or null (not extended: it ends as it was).
+   * it lasts another term from `now` (`extensionTerms`: a term for the rate it has been used at, never
+   * shorter than it has left, within the life drawn at its grant, `leaseLife`, and its IST day), and its
+   * allotment grows by what that rate wants, out of the headroom its whole allotment leaves, the units
+   * added counted as the grant's are (against the caps, and at the new term's end in the burst window,
+   * where the units not used yet move too). Only the live lease of that holder, not recalled, on an
+   * account seen on no other stream. Returns the lease's terms now, or null (not extended: it ends as it
+   * was).
    */
   extendLease(
     accountId: string,
