@@ -132,13 +132,25 @@ export function withChildren(pid: number): number[] {
   return pids;
 }
 
+/** Context switches: waits (voluntary) and preemptions (involuntary). */
+export interface Switches {
+  voluntary: number;
+  involuntary: number;
+}
+
+/** The switches between two readings, a request. */
+export const switchesPer = (before: Switches, after: Switches, requests: number): Switches => ({
+  voluntary: (after.voluntary - before.voluntary) / requests,
+  involuntary: (after.involuntary - before.involuntary) / requests,
+});
+
 /**
  * Context switches of all of a process's threads so far (a thread that ended is not counted): waits
  * (voluntary: it blocked, as an idle event loop does) and preemptions (involuntary: the kernel gave its
  * core to another process while it could still run).
  */
-export function contextSwitches(pid: number): { voluntary: number; involuntary: number } {
-  const switches = { voluntary: 0, involuntary: 0 };
+export function contextSwitches(pid: number): Switches {
+  const switches: Switches = { voluntary: 0, involuntary: 0 };
   let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
@@ -158,8 +170,8 @@ export function contextSwitches(pid: number): { voluntary: number; involuntary: 
 }
 
 /** `contextSwitches` summed over processes (the gateways of a row). */
-export function contextSwitchesOf(pids: number[]): { voluntary: number; involuntary: number } {
-  const sum = { voluntary: 0, involuntary: 0 };
+export function contextSwitchesOf(pids: number[]): Switches {
+  const sum: Switches = { voluntary: 0, involuntary: 0 };
   for (const pid of pids) {
     const s = contextSwitches(pid);
     sum.voluntary += s.voluntary;

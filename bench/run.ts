@@ -28,7 +28,9 @@ import {
   cpuBetween,
   listenerPid,
   pidsNamed,
+  type Switches,
   snapshot,
+  switchesPer,
   withChildren,
 } from './cpu.ts';
 import { loadDefaultDataset } from './default-dataset.ts';
@@ -174,6 +176,8 @@ const ROUNDS = envInt('BENCH_ROUNDS', 3);
 const PACED_SECONDS = envInt('BENCH_PACED_SECONDS', 5);
 /** 0: skip the quota ledger's own bench at the end of the run (bench/ledger.ts). */
 const LEDGER_BENCH = envInt('BENCH_LEDGER', 1, 0);
+/** The quota ledger's process group, as the stack names it. */
+const LEDGER = 'quota-ledger';
 /**
  * The goals printed beside the figures (never asserted): issue 49's gateway CPU, req/s and p99 at 50
  * connections; issue 50's CPU of all the processes serving a request.
@@ -231,8 +235,11 @@ interface Figure {
   settlements?: { messages: number; charges: number; compact: number; seconds: number };
   /** The gateway's waits for its shards' admissions over the measured run (`gateway_shard_admission_seconds`), ms. */
   shardWaits?: ShardWaits;
-  /** The front processes' context switches a request over the measured run (`contextSwitches`). */
-  switches: { voluntary: number; involuntary: number };
+  /**
+   * Context switches a request over the measured run (`contextSwitches`): the front processes', and the
+   * quota ledger's where it serves the row (its waits are its wake-ups: a message it is woken for).
+   */
+  switches: { front: Switches; ledger?: Switches };
 }
 
 interface ShardWaits {
@@ -348,8 +355,13 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const leasesBefore = leasesOfRow ?? (opts.leases ? await leaseCounters(opts.leases) : undefined);
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const loopBefore = await loopDelays(probes);
-  const frontPids = () => groups.filter((g) => front.includes(g.name)).flatMap((g) => g.pids());
-  const switchesBefore = contextSwitchesOf(frontPids());
+  const pidsOf = (names: readonly string[]) =>
+    groups.filter((g) => names.includes(g.name) && serving.includes(g.name)).flatMap((g) => g.pids());
+  const switchesNow = () => ({
+    front: contextSwitchesOf(pidsOf(front)),
+    ledger: contextSwitchesOf(pidsOf([LEDGER])),
+  });
+  const switchesBefore = switchesNow();
   const before = snapshot(groups);
   const started = performance.now();
   const result = await run(
@@ -360,7 +372,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const elapsed = (lastResponse - started) / 1000;
   await opts.settle?.(okBefore + result['2xx']);
   const after = snapshot(groups);
-  const switchesAfter = contextSwitchesOf(frontPids());
+  const switchesAfter = switchesNow();
   const loopAfter = await loopDelays(probes);
   const loop = new Map(
     [...loopAfter].map(([name, d]) => [
@@ -438,8 +450,10 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
     maxPerToken: perToken.reduce((a, b) => Math.max(a, b), 0),
     runOk: result['2xx'],
     switches: {
-      voluntary: (switchesAfter.voluntary - switchesBefore.voluntary) / requests,
-      involuntary: (switchesAfter.involuntary - switchesBefore.involuntary) / requests,
+      front: switchesPer(switchesBefore.front, switchesAfter.front, requests),
+      ...(serving.includes(LEDGER)
+        ? { ledger: switchesPer(switchesBefore.ledger, switchesAfter.ledger, requests) }
+        : {}),
     },
     ...(leases ? { leases } : {}),
     ...(settlements ? { settlements } : {}),
@@ -685,11 +699,14 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   // CPU a request counts what a process ran, not what losing its core cost it: each preemption is a
   // request's turn put off and its caches refilled after another process ran on the same core.
   console.log(
-    "\nthe front process's context switches a 1,000 requests over each run: waits (voluntary: its loop went idle) / preemptions (involuntary: its core given to another process)",
+    "\ncontext switches a 1,000 requests over each run, every thread of the front process and of the quota ledger's: waits (voluntary: its loop went idle, then was woken) / preemptions (involuntary: its core given to another process)",
   );
+  console.log(`${' '.repeat(44)}${'front'.padStart(14)}${'quota-ledger'.padStart(16)}`);
+  const perThousand = (s: Switches | undefined) =>
+    s ? `${(s.voluntary * 1000).toFixed(0)} / ${(s.involuntary * 1000).toFixed(0)}` : '-';
   for (const f of figures)
     console.log(
-      `${f.name.padEnd(44)}${(f.switches.voluntary * 1000).toFixed(0).padStart(8)} / ${(f.switches.involuntary * 1000).toFixed(0)}`,
+      `${f.name.padEnd(44)}${perThousand(f.switches.front).padStart(14)}${perThousand(f.switches.ledger).padStart(16)}`,
     );
 
   const probed = [...new Set(figures.flatMap((f) => [...f.loop.keys()]))];

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { contextSwitches, contextSwitchesOf, cpuBetween, type GroupReading } from '../../bench/cpu.ts';
+import {
+  contextSwitches,
+  contextSwitchesOf,
+  cpuBetween,
+  type GroupReading,
+  switchesPer,
+} from '../../bench/cpu.ts';
 
 const reading = (byPid: [number, number][], reaped: number): GroupReading => ({
   byPid: new Map(byPid),
@@ -63,5 +69,11 @@ describe("a process's context switches (make bench's waits and preemptions)", ()
     const both = contextSwitchesOf([process.pid, 4_194_305, process.pid]);
     expect(both.voluntary).toBeGreaterThanOrEqual(2 * own.voluntary);
     expect(both.involuntary).toBeGreaterThanOrEqual(2 * own.involuntary);
+  });
+
+  it("reads a request's share between two readings", () => {
+    const before = { voluntary: 1_000, involuntary: 40 };
+    const after = { voluntary: 1_250, involuntary: 140 };
+    expect(switchesPer(before, after, 1_000)).toEqual({ voluntary: 0.25, involuntary: 0.1 });
   });
 });
