@@ -356,7 +356,7 @@ export async function load(name: string, url: string | string[], opts: LoadOptio
   const batchesBefore = opts.settlements ? await batchEvents(opts.settlements) : undefined;
   const loopBefore = await loopDelays(probes);
   const pidsOf = (names: readonly string[]) =>
-    groups.filter((g) => names.includes(g.name) && serving.includes(g.name)).flatMap((g) => g.pids());
+    groups.filter((g) => names.includes(g.name)).flatMap((g) => g.pids());
   const switchesNow = () => ({
     front: contextSwitchesOf(pidsOf(front)),
     ledger: contextSwitchesOf(pidsOf([LEDGER])),
