@@ -345,11 +345,11 @@ export class LeaseHolder {
    * (a term from now) would still be on when it comes; or a quarter of what it has out is left (its
    * allotment less what the shard has taken in from reports; with a burst cap, which never reports, what
    * was left at the term's start; one admission, of a small one), unless the last extension added none
-   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up first. The
-   * second keeps a steady account that calls less often than once a quarter term (a `business` account
-   * within its burst cap, about once a second) on its lease: asked only in a term's last quarter, its
-   * lease ended between two requests, and every other one was decided by its shard, with a grant and a
-   * return besides.
+   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up
+   * first. The second keeps a steady account that calls less often than once a quarter term (a `business`
+   * account within its burst cap, about once a second) on its lease: asked only in a term's last quarter,
+   * its lease ended between two requests, and every other one was decided by its shard, with a grant and
+   * a return besides.
    */
   endsSoon(now: number): boolean {
     const left = this.ends - now;
