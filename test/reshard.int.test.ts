@@ -101,8 +101,13 @@ function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
  * Shard 0's restart, told from its stop: its old process's hand-over, each shard process's first log of
  * taking accounts over after it, and the new process ready.
  */
-function restartTimes(r: { to: number; ready: number; handedOver: number | null }): string {
-  const handed = r.handedOver === null ? 'no hand-over logged' : `handed over at ${r.handedOver - r.to} ms`;
+function restartTimes(r: Rolled): string {
+  const handed =
+    r.handedOver !== null
+      ? `handed over at ${r.handedOver - r.to} ms`
+      : r.noHandOver !== null
+        ? `no hand-over (${r.noHandOver.err}, after ${r.noHandOver.ms} ms of ${r.noHandOver.budgetMs})`
+        : 'no hand-over logged';
   const taken = [0, 1, 2].flatMap((shard) => {
     const at = loggedAt(stack.procs.get(shardProcess(shard))?.output ?? [], 'taking over', r.to);
     return at === null ? [] : [`shard ${shard} took over at ${at - r.to} ms`];
@@ -113,15 +118,22 @@ function restartTimes(r: { to: number; ready: number; handedOver: number | null 
 /** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
 const MIN_READY_MS = 5_000;
 
+interface Rolled {
+  from: number;
+  to: number;
+  ready: number;
+  handedOver: number | null;
+  /** Why the old process did not hand over, as it logged it. */
+  noHandOver: { err: string; ms: number; budgetMs: number } | null;
+}
+
 /**
  * Restarts shards 1 and 0 with `count`, as the chart's StatefulSet rolls them: highest first, each
  * stopped gracefully and ready for `MIN_READY_MS` before the next. Returns the stretch when shard 1 ran
  * the new count and shard 0 still the old one, when shard 0 was ready again, and when its old process
- * logged its hand-over (null when it did not).
+ * logged its hand-over (null when it did not), or why it did not.
  */
-async function rollShards(
-  count: string,
-): Promise<{ from: number; to: number; ready: number; handedOver: number | null }> {
+async function rollShards(count: string): Promise<Rolled> {
   await stack.stop(shardProcess(1));
   await stack.start(shardProcess(1), { SHARD_COUNT: count });
   const from = Date.now();
@@ -129,25 +141,33 @@ async function rollShards(
   const to = Date.now();
   const stopped = stack.procs.get(shardProcess(0))!.output;
   await stack.stop(shardProcess(0));
-  const handedOver = loggedAt(stopped, 'handed over');
+  const handedOver = loggedAt(stopped, 'handed over', to);
+  const noHandOver = logged(stopped, 'no hand-over', to) as Rolled['noHandOver'];
   await stack.start(shardProcess(0), { SHARD_COUNT: count });
-  return { from, to, ready: Date.now(), handedOver };
+  return { from, to, ready: Date.now(), handedOver, noHandOver };
 }
 
-/** When a process's JSON log first has a message starting with `msg` at `after` or later (ms since the epoch), or null. */
-function loggedAt(output: string[], msg: string, after = 0): number | null {
+/** A process's first JSON log line with a message starting with `msg` at `after` or later (ms since the epoch), or null. */
+function logged(
+  output: string[],
+  msg: string,
+  after = 0,
+): ({ time: string } & Record<string, unknown>) | null {
   for (const line of output.join('').split('\n')) {
     if (!line.includes(`"msg":"${msg}`)) continue;
     // The last line may still be being written: a diagnostic never fails the test.
-    let time: number;
     try {
-      time = Date.parse((JSON.parse(line) as { time: string }).time);
-    } catch {
-      continue;
-    }
-    if (time >= after) return time;
+      const entry = JSON.parse(line) as { time: string } & Record<string, unknown>;
+      if (Date.parse(entry.time) >= after) return entry;
+    } catch {}
   }
   return null;
+}
+
+/** When `logged` found its line (ms since the epoch), or null. */
+function loggedAt(output: string[], msg: string, after = 0): number | null {
+  const entry = logged(output, msg, after);
+  return entry === null ? null : Date.parse(entry.time);
 }
 
 describe('changing the shard count under load', () => {
