@@ -13,10 +13,15 @@ import { usedToday } from './usage-read.ts';
 
 let stack: Stack;
 const CAP = 150;
+const CHART_SHUTDOWN_GRACE_MS = 10_000;
 
 beforeAll(async () => {
-  // Holds that never settle expire sooner than the default, so a move settles in about 10 s.
-  stack = await startStack({ ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000' }, { shards: 3, shardCount: 2 });
+  // Holds that never settle expire sooner than the default, so a move settles in about 10 s. A stop has
+  // the chart's grace (`config.shutdownGraceMs`), half of it to hand over, not the test stacks' 3 s.
+  stack = await startStack(
+    { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: String(CHART_SHUTDOWN_GRACE_MS) },
+    { shards: 3, shardCount: 2 },
+  );
   await createPlan(stack, 'reshard-burst', { burst: 60 });
   await createPlan(stack, 'reshard-steady', {});
   await createPlan(stack, 'reshard-daily', { daily: CAP });
@@ -107,7 +112,7 @@ function restartTimes(r: Rolled): string {
       ? `handed over at ${r.handedOver - r.to} ms`
       : r.noHandOver !== null
         ? `no hand-over (${r.noHandOver.err}, after ${r.noHandOver.ms} ms of ${r.noHandOver.budgetMs})`
-        : 'no hand-over logged';
+        : `no hand-over logged (exit ${r.exit}; its log from its stop: ${r.lastWords.join(' / ')})`;
   const taken = [0, 1, 2].flatMap((shard) => {
     const at = loggedAt(stack.procs.get(shardProcess(shard))?.output ?? [], 'taking over', r.to);
     return at === null ? [] : [`shard ${shard} took over at ${at - r.to} ms`];
@@ -125,6 +130,9 @@ interface Rolled {
   handedOver: number | null;
   /** Why the old process did not hand over, as it logged it. */
   noHandOver: { err: string; ms: number; budgetMs: number } | null;
+  /** The old process's exit code, and the messages it logged from its stop. */
+  exit: number | null;
+  lastWords: string[];
 }
 
 /**
@@ -140,28 +148,32 @@ async function rollShards(count: string): Promise<Rolled> {
   await new Promise((r) => setTimeout(r, MIN_READY_MS));
   const to = Date.now();
   const stopped = stack.procs.get(shardProcess(0))!.output;
-  await stack.stop(shardProcess(0));
+  const exit = await stack.stop(shardProcess(0));
   const handedOver = loggedAt(stopped, 'handed over', to);
   const noHandOver = logged(stopped, 'no hand-over', to) as Rolled['noHandOver'];
+  const lastWords = entries(stopped, to).map((e) => String(e.msg));
   await stack.start(shardProcess(0), { SHARD_COUNT: count });
-  return { from, to, ready: Date.now(), handedOver, noHandOver };
+  return { from, to, ready: Date.now(), handedOver, noHandOver, exit, lastWords };
 }
 
-/** A process's first JSON log line with a message starting with `msg` at `after` or later (ms since the epoch), or null. */
-function logged(
-  output: string[],
-  msg: string,
-  after = 0,
-): ({ time: string } & Record<string, unknown>) | null {
+type LogEntry = { time: string; msg?: unknown } & Record<string, unknown>;
+
+/** A process's JSON log lines from `after` on (ms since the epoch). */
+function entries(output: string[], after: number): LogEntry[] {
+  const found: LogEntry[] = [];
   for (const line of output.join('').split('\n')) {
-    if (!line.includes(`"msg":"${msg}`)) continue;
     // The last line may still be being written: a diagnostic never fails the test.
     try {
-      const entry = JSON.parse(line) as { time: string } & Record<string, unknown>;
-      if (Date.parse(entry.time) >= after) return entry;
+      const entry = JSON.parse(line) as LogEntry;
+      if (Date.parse(entry.time) >= after) found.push(entry);
     } catch {}
   }
-  return null;
+  return found;
+}
+
+/** A process's first JSON log line with a message starting with `msg` at `after` or later, or null. */
+function logged(output: string[], msg: string, after = 0): LogEntry | null {
+  return entries(output, after).find((e) => String(e.msg).startsWith(msg)) ?? null;
 }
 
 /** When `logged` found its line (ms since the epoch), or null. */

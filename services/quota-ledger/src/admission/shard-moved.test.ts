@@ -1,11 +1,6 @@
-import { trace } from '@opentelemetry/api';
-import pino from 'pino';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { Mutex } from '../mutex.ts';
-import type { ProjectionStore } from '../settlement/projections.ts';
-import { AccountBook, noUnits } from './account-book.ts';
-import { LeaseMetrics } from './lease-metrics.ts';
+import { shardDeps } from '../../test/shard-deps.ts';
+import { AccountBook } from './account-book.ts';
 import { createShard, type Outcome } from './shard.ts';
 import type { HandedOver, Ownership } from './shard-map.ts';
 
@@ -19,38 +14,21 @@ const HOLD_TTL_MS = 30_000;
  * it still held, not yet in the log), with a daily cap of 3 and nothing recorded.
  */
 function movedHere() {
-  const book = new AccountBook(HOLD_TTL_MS);
-  const nothing = async () => {};
-  const store = {
-    charged: async (ids: string[]) => new Map(ids.map((id) => [id, { day: noUnits(), month: noUnits() }])),
-    accountAdmittedSince: async () => [],
-    settled: async () => new Set<string>(),
-  } as unknown as ProjectionStore;
   const owner: Ownership = { kind: 'owner', moved: true, from: [FROM] };
-  const registry = new Registry();
-  const shard = createShard({
-    book,
-    store,
-    mutex: new Mutex(),
-    clock: () => T,
-    logger: pino({ level: 'silent' }),
-    tracer: trace.getTracer('test'),
-    registry,
-    caughtUp: () => true,
-    ownership: () => owner,
-    leaseMs: 0,
-    leaseMetrics: new LeaseMetrics(registry, () => 0),
-    recordedPast: nothing,
-    recordedTo: nothing,
-    handoverHolds: async (accountId) =>
-      ['r-1', 'r-2'].map((requestId) => ({
-        accountId,
-        requestId,
-        admittedAt: T - 1_000,
-        via: 'rest',
-        from: FROM,
-      })),
-  });
+  const shard = createShard(
+    shardDeps(null, () => T, {
+      book: new AccountBook(HOLD_TTL_MS),
+      ownership: () => owner,
+      handoverHolds: async (accountId) =>
+        ['r-1', 'r-2'].map((requestId) => ({
+          accountId,
+          requestId,
+          admittedAt: T - 1_000,
+          via: 'rest',
+          from: FROM,
+        })),
+    }),
+  );
   const admit = (requestId: string) =>
     new Promise<Outcome>((resolve) =>
       shard.admit(

@@ -587,7 +587,11 @@ export function createShard(deps: ShardDeps): Shard {
         for (const _ of leaseIds) leaseMetrics.recalled.inc();
         streams.get(holder)?.recall(leaseIds);
       }
-      while (book.leasesOutLive(clock()) > 0 && clock() < until) await new Promise((r) => setTimeout(r, 10));
+      // A lease that expired may still come back (its holder's return crossed the recall, or waits behind
+      // a restore): only one whose stream is gone cannot, and the hand-over needs every lease back.
+      const outstanding = () =>
+        book.leasesOutLive(clock()) > 0 || [...book.leasesByHolder().keys()].some((h) => streams.has(h));
+      while (outstanding() && clock() < until) await new Promise((r) => setTimeout(r, 10));
     },
     restore: (holds) => {
       if (holds.length === 0) return;
