@@ -102,58 +102,75 @@ function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
   };
 }
 
+/** How a stopped process's hand-over went, from its stop: when, or why not. */
+function handOverOf(stop: Stopped): string {
+  if (stop.handedOver !== null) return `handed over at ${stop.handedOver - stop.at} ms`;
+  const no = stop.noHandOver;
+  if (no !== null) return `no hand-over (${no.err}, after ${no.ms} ms of ${no.budgetMs})`;
+  return `no hand-over logged (exit ${stop.exit}; its log from its stop: ${stop.lastWords.join(' / ')})`;
+}
+
 /**
  * Shard 0's restart, told from its stop: its old process's hand-over, each shard process's first log of
- * taking accounts over after it, and the new process ready.
+ * taking accounts over after it, and the new process ready; and shard 1's hand-over before it.
  */
 function restartTimes(r: Rolled): string {
-  const handed =
-    r.handedOver !== null
-      ? `handed over at ${r.handedOver - r.to} ms`
-      : r.noHandOver !== null
-        ? `no hand-over (${r.noHandOver.err}, after ${r.noHandOver.ms} ms of ${r.noHandOver.budgetMs})`
-        : `no hand-over logged (exit ${r.exit}; its log from its stop: ${r.lastWords.join(' / ')})`;
   const taken = [0, 1, 2].flatMap((shard) => {
     const at = loggedAt(stack.procs.get(shardProcess(shard))?.output ?? [], 'taking over', r.to);
     return at === null ? [] : [`shard ${shard} took over at ${at - r.to} ms`];
   });
-  return `shard 0, from its stop: ${[handed, ...taken].join(', ')}, ready again at ${r.ready - r.to} ms`;
+  return `shard 0, from its stop: ${[handOverOf(r.stop0), ...taken].join(', ')}, ready again at ${r.ready - r.to} ms (shard 1 before it: ${handOverOf(r.stop1)})`;
 }
 
 /** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
 const MIN_READY_MS = 5_000;
 
+/** A shard process stopped gracefully (at `at`, ms since the epoch), and what it logged of its hand-over. */
+interface Stopped {
+  at: number;
+  handedOver: number | null;
+  /** Why it did not hand over, as it logged it. */
+  noHandOver: { err: string; ms: number; budgetMs: number } | null;
+  /** Its exit code, and the messages it logged from its stop. */
+  exit: number | null;
+  lastWords: string[];
+}
+
+async function stopShard(shard: number): Promise<Stopped> {
+  const at = Date.now();
+  const output = stack.procs.get(shardProcess(shard))!.output;
+  const exit = await stack.stop(shardProcess(shard));
+  return {
+    at,
+    handedOver: loggedAt(output, 'handed over', at),
+    noHandOver: logged(output, 'no hand-over', at) as Stopped['noHandOver'],
+    exit,
+    lastWords: entries(output, at).map((e) => String(e.msg)),
+  };
+}
+
 interface Rolled {
   from: number;
   to: number;
   ready: number;
-  handedOver: number | null;
-  /** Why the old process did not hand over, as it logged it. */
-  noHandOver: { err: string; ms: number; budgetMs: number } | null;
-  /** The old process's exit code, and the messages it logged from its stop. */
-  exit: number | null;
-  lastWords: string[];
+  stop1: Stopped;
+  stop0: Stopped;
 }
 
 /**
  * Restarts shards 1 and 0 with `count`, as the chart's StatefulSet rolls them: highest first, each
  * stopped gracefully and ready for `MIN_READY_MS` before the next. Returns the stretch when shard 1 ran
- * the new count and shard 0 still the old one, when shard 0 was ready again, and when its old process
- * logged its hand-over (null when it did not), or why it did not.
+ * the new count and shard 0 still the old one, when shard 0 was ready again, and how each stop went.
  */
 async function rollShards(count: string): Promise<Rolled> {
-  await stack.stop(shardProcess(1));
+  const stop1 = await stopShard(1);
   await stack.start(shardProcess(1), { SHARD_COUNT: count });
   const from = Date.now();
   await new Promise((r) => setTimeout(r, MIN_READY_MS));
   const to = Date.now();
-  const stopped = stack.procs.get(shardProcess(0))!.output;
-  const exit = await stack.stop(shardProcess(0));
-  const handedOver = loggedAt(stopped, 'handed over', to);
-  const noHandOver = logged(stopped, 'no hand-over', to) as Rolled['noHandOver'];
-  const lastWords = entries(stopped, to).map((e) => String(e.msg));
+  const stop0 = await stopShard(0);
   await stack.start(shardProcess(0), { SHARD_COUNT: count });
-  return { from, to, ready: Date.now(), handedOver, noHandOver, exit, lastWords };
+  return { from, to, ready: Date.now(), stop1, stop0 };
 }
 
 type LogEntry = { time: string; msg?: unknown } & Record<string, unknown>;
