@@ -2,6 +2,7 @@ import { shardOf } from '@mdp/usage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountWhere, createPlan } from './accounts.ts';
 import { type Answer, call, longestWithout200, outcomes } from './answers.ts';
+import { CHART_SHUTDOWN_GRACE_MS, handOverOf, type Stopped, stopShard } from './shard-stops.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -16,10 +17,10 @@ const CAP = 300;
 const PRE = 50;
 
 beforeAll(async () => {
-  // The chart's shutdown grace (10 s), so a stopping shard has the hand-over budget it has when deployed
-  // (half the grace): without a hand-over there is no relief, only the wait for the restart.
+  // The chart's shutdown grace, so a stopping shard has the hand-over budget it has when deployed (half
+  // the grace): without a hand-over there is no relief, only the wait for the restart.
   stack = await startStack(
-    { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: '10000' },
+    { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: String(CHART_SHUTDOWN_GRACE_MS) },
     { shards: 3, shardCount: 3 },
   );
   await createPlan(stack, 'relief-daily', { daily: CAP });
@@ -63,12 +64,10 @@ describe('a rolling restart of the ledger', () => {
       }
     })();
     const restart = async (shard: number) => {
-      const name = shardProcess(shard);
-      const stopped = stack.procs.get(name)!.output;
-      await stack.stop(name);
+      const stop = await stopShard(stack, shard);
       const down = Date.now();
-      await stack.start(name, { SHARD_COUNT: '3' });
-      return { down, up: Date.now(), stopped };
+      await stack.start(shardProcess(shard), { SHARD_COUNT: '3' });
+      return { down, up: Date.now(), stop };
     };
     // What a failure below needs to be read: the relieving process's and the stopped one's lines about
     // hand-overs, reliefs and their recording (the stopped process's output is not the stack's once it
@@ -80,18 +79,8 @@ describe('a rolling restart of the ledger', () => {
         .filter((line) => /reliev|relief|hand|taking over|registry|settlement consumer/.test(line))
         .slice(-12)
         .join('\n');
-    /** How long the stopped process's hand-over took, as it logged it. */
-    const handOverMs = (w: { stopped: readonly string[] }) => {
-      const line = w.stopped
-        .join('')
-        .split('\n')
-        .find((l) => /"msg":"(handed over|no hand-over)/.test(l));
-      if (!line) return 'not logged';
-      const { msg, ms } = JSON.parse(line) as { msg: string; ms: number };
-      return `${msg.startsWith('no') ? 'none after ' : ''}${ms} ms`;
-    };
-    const explained = (token: string, relief: number, w: { stopped: readonly string[] }) =>
-      `${outcomes(answers.get(token)!)}\n${shardProcess(relief)}:\n${registryLines(stack.procs.get(shardProcess(relief))!.output)}\nthe stopped process:\n${registryLines(w.stopped)}`;
+    const explained = (token: string, relief: number, w: { stop: Stopped }) =>
+      `${outcomes(answers.get(token)!)}\n${shardProcess(relief)}:\n${registryLines(stack.procs.get(shardProcess(relief))!.output)}\nthe stopped process:\n${registryLines(w.stop.output)}`;
     try {
       await new Promise((r) => setTimeout(r, 1_000));
       const shard1 = await restart(1);
@@ -103,7 +92,7 @@ describe('a rolling restart of the ledger', () => {
         answers.get(token)!.filter((a) => a.status === 200 && a.at > w.down && a.at < w.up).length;
       const gaps = [one, zero].map((t) => longestWithout200(answers.get(t)!));
       console.log(
-        `rolling restart: shard 1 away ${shard1.up - shard1.down} ms (hand-over ${handOverMs(shard1)}), ${servedWhileDown(one, shard1)} 200s meanwhile; shard 0 away ${shard0.up - shard0.down} ms (hand-over ${handOverMs(shard0)}), ${servedWhileDown(zero, shard0)} 200s meanwhile; longest without a 200: ${gaps[0]} and ${gaps[1]} ms`,
+        `rolling restart: shard 1 away ${shard1.up - shard1.down} ms (${handOverOf(shard1.stop)}), ${servedWhileDown(one, shard1)} 200s meanwhile; shard 0 away ${shard0.up - shard0.down} ms (${handOverOf(shard0.stop)}), ${servedWhileDown(zero, shard0)} 200s meanwhile; longest without a 200: ${gaps[0]} and ${gaps[1]} ms`,
       );
       expect(servedWhileDown(one, shard1), explained(one, 0, shard1)).toBeGreaterThan(0);
       expect(servedWhileDown(zero, shard0), explained(zero, 1, shard0)).toBeGreaterThan(0);

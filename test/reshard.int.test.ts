@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlan, movingAccount } from './accounts.ts';
 import { type Answer, call, longestStretch, longestWithout200, outcomes, tally } from './answers.ts';
+import { CHART_SHUTDOWN_GRACE_MS, handOverOf, loggedAt, type Stopped, stopShard } from './shard-stops.ts';
 import { PATIENT_DEADLINES, STACK_SHUTDOWN_MS, type Stack, shardProcess, startStack } from './stack.ts';
 import { until } from './until.ts';
 import { usedToday } from './usage-read.ts';
@@ -13,11 +14,10 @@ import { usedToday } from './usage-read.ts';
 
 let stack: Stack;
 const CAP = 150;
-const CHART_SHUTDOWN_GRACE_MS = 10_000;
 
 beforeAll(async () => {
   // Holds that never settle expire sooner than the default, so a move settles in about 10 s. A stop has
-  // the chart's grace (`config.shutdownGraceMs`), half of it to hand over, not the test stacks' 3 s.
+  // the chart's grace, half of it to hand over.
   stack = await startStack(
     { ...PATIENT_DEADLINES, HOLD_TTL_MS: '8000', SHUTDOWN_GRACE_MS: String(CHART_SHUTDOWN_GRACE_MS) },
     { shards: 3, shardCount: 2 },
@@ -102,14 +102,6 @@ function byRestart(answers: Answer[], rolled: { from: number; to: number }) {
   };
 }
 
-/** How a stopped process's hand-over went, from its stop: when, or why not. */
-function handOverOf(stop: Stopped): string {
-  if (stop.handedOver !== null) return `handed over at ${stop.handedOver - stop.at} ms`;
-  const no = stop.noHandOver;
-  if (no !== null) return `no hand-over (${no.err}, after ${no.ms} ms of ${no.budgetMs})`;
-  return `no hand-over logged (exit ${stop.exit}; its log from its stop: ${stop.lastWords.join(' / ')})`;
-}
-
 /**
  * Shard 0's restart, told from its stop: its old process's hand-over, each shard process's first log of
  * taking accounts over after it, and the new process ready; and shard 1's hand-over before it.
@@ -125,30 +117,6 @@ function restartTimes(r: Rolled): string {
 /** The chart's `quotaLedger.minReadySeconds`: how long a restarted shard is ready before the next restarts. */
 const MIN_READY_MS = 5_000;
 
-/** A shard process stopped gracefully (at `at`, ms since the epoch), and what it logged of its hand-over. */
-interface Stopped {
-  at: number;
-  handedOver: number | null;
-  /** Why it did not hand over, as it logged it. */
-  noHandOver: { err: string; ms: number; budgetMs: number } | null;
-  /** Its exit code, and the messages it logged from its stop. */
-  exit: number | null;
-  lastWords: string[];
-}
-
-async function stopShard(shard: number): Promise<Stopped> {
-  const at = Date.now();
-  const output = stack.procs.get(shardProcess(shard))!.output;
-  const exit = await stack.stop(shardProcess(shard));
-  return {
-    at,
-    handedOver: loggedAt(output, 'handed over', at),
-    noHandOver: logged(output, 'no hand-over', at) as Stopped['noHandOver'],
-    exit,
-    lastWords: entries(output, at).map((e) => String(e.msg)),
-  };
-}
-
 interface Rolled {
   from: number;
   to: number;
@@ -163,40 +131,14 @@ interface Rolled {
  * the new count and shard 0 still the old one, when shard 0 was ready again, and how each stop went.
  */
 async function rollShards(count: string): Promise<Rolled> {
-  const stop1 = await stopShard(1);
+  const stop1 = await stopShard(stack, 1);
   await stack.start(shardProcess(1), { SHARD_COUNT: count });
   const from = Date.now();
   await new Promise((r) => setTimeout(r, MIN_READY_MS));
   const to = Date.now();
-  const stop0 = await stopShard(0);
+  const stop0 = await stopShard(stack, 0);
   await stack.start(shardProcess(0), { SHARD_COUNT: count });
   return { from, to, ready: Date.now(), stop1, stop0 };
-}
-
-type LogEntry = { time: string; msg?: unknown } & Record<string, unknown>;
-
-/** A process's JSON log lines from `after` on (ms since the epoch). */
-function entries(output: string[], after: number): LogEntry[] {
-  const found: LogEntry[] = [];
-  for (const line of output.join('').split('\n')) {
-    // The last line may still be being written: a diagnostic never fails the test.
-    try {
-      const entry = JSON.parse(line) as LogEntry;
-      if (Date.parse(entry.time) >= after) found.push(entry);
-    } catch {}
-  }
-  return found;
-}
-
-/** A process's first JSON log line with a message starting with `msg` at `after` or later, or null. */
-function logged(output: string[], msg: string, after = 0): LogEntry | null {
-  return entries(output, after).find((e) => String(e.msg).startsWith(msg)) ?? null;
-}
-
-/** When `logged` found its line (ms since the epoch), or null. */
-function loggedAt(output: string[], msg: string, after = 0): number | null {
-  const entry = logged(output, msg, after);
-  return entry === null ? null : Date.parse(entry.time);
 }
 
 describe('changing the shard count under load', () => {

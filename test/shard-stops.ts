@@ -1,0 +1,69 @@
+import { type Stack, shardProcess } from './stack.ts';
+
+/**
+ * The chart's `config.shutdownGraceMs`: a stopping shard has half of it to hand over, as deployed (the
+ * test stacks give every process 3 s).
+ */
+export const CHART_SHUTDOWN_GRACE_MS = 10_000;
+
+type LogEntry = { time: string; msg?: unknown } & Record<string, unknown>;
+
+/** A process's JSON log lines from `after` on (ms since the epoch). */
+function entries(output: readonly string[], after: number): LogEntry[] {
+  const found: LogEntry[] = [];
+  for (const line of output.join('').split('\n')) {
+    // The last line may still be being written: a diagnostic never fails the test.
+    try {
+      const entry = JSON.parse(line) as LogEntry;
+      if (Date.parse(entry.time) >= after) found.push(entry);
+    } catch {}
+  }
+  return found;
+}
+
+/** A process's first JSON log line with a message starting with `msg` at `after` or later, or null. */
+function logged(output: readonly string[], msg: string, after = 0): LogEntry | null {
+  return entries(output, after).find((e) => String(e.msg).startsWith(msg)) ?? null;
+}
+
+/** When `logged` found its line (ms since the epoch), or null. */
+export function loggedAt(output: readonly string[], msg: string, after = 0): number | null {
+  const entry = logged(output, msg, after);
+  return entry === null ? null : Date.parse(entry.time);
+}
+
+/** A shard process stopped gracefully (at `at`, ms since the epoch), and what it logged of its hand-over. */
+export interface Stopped {
+  at: number;
+  /** Everything the process printed (the stack's output is its successor's once it has restarted). */
+  output: readonly string[];
+  handedOver: number | null;
+  /** Why it did not hand over, as it logged it. */
+  noHandOver: { err: string; ms: number; budgetMs: number } | null;
+  /** Its exit code, and the messages it logged from its stop. */
+  exit: number | null;
+  lastWords: string[];
+}
+
+/** Stops a shard's process gracefully (SIGTERM), as a rolling update does, and reads its hand-over. */
+export async function stopShard(stack: Stack, shard: number): Promise<Stopped> {
+  const at = Date.now();
+  const output = stack.procs.get(shardProcess(shard))!.output;
+  const exit = await stack.stop(shardProcess(shard));
+  return {
+    at,
+    output,
+    handedOver: loggedAt(output, 'handed over', at),
+    noHandOver: logged(output, 'no hand-over', at) as Stopped['noHandOver'],
+    exit,
+    lastWords: entries(output, at).map((e) => String(e.msg)),
+  };
+}
+
+/** How a stopped process's hand-over went, from its stop: when, or why not. */
+export function handOverOf(stop: Stopped): string {
+  if (stop.handedOver !== null) return `handed over at ${stop.handedOver - stop.at} ms`;
+  const no = stop.noHandOver;
+  if (no !== null) return `no hand-over (${no.err}, after ${no.ms} ms of ${no.budgetMs})`;
+  return `no hand-over logged (exit ${stop.exit}; its log from its stop: ${stop.lastWords.join(' / ')})`;
+}
