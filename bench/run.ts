@@ -499,6 +499,9 @@ const fmtUs = (n: number) => (Number.isNaN(n) ? '-' : n >= 1_000 ? n.toFixed(0) 
 const fmtRatio = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '-');
 
 function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
+  // Every table's first column fits the longest row name (the `steady` row's is longer than most).
+  const nameWidth = Math.max(44, ...figures.map((f) => f.name.length + 1));
+  const rowName = (name: string) => name.padEnd(nameWidth);
   const bare = bareReference(figures, 'quote');
   const page = bareReference(figures, 'page');
   const ref = (f: Figure) => (f.shape === 'quote' ? bare : f.shape === 'page' ? page : undefined);
@@ -522,7 +525,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       'req/s÷q always over the quote-shaped bare route). autocannon: the load generator, on the same cores.\n',
   );
   const head = [
-    'scenario'.padEnd(44),
+    rowName('scenario'),
     'req/s'.padStart(7),
     'p50'.padStart(4),
     'p99'.padStart(4),
@@ -552,7 +555,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     };
     const r = ref(f);
     const row = [
-      f.name.padEnd(44),
+      rowName(f.name),
       f.rps.toFixed(0).padStart(7),
       String(f.p50).padStart(4),
       String(f.p99).padStart(4),
@@ -579,11 +582,11 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   // Every process on its own, as the columns above sum some of them.
   const width = (g: CpuGroup) => Math.max(8, g.name.length) + 2;
   console.log(
-    `\nCPU µs a request of each process:\n${' '.repeat(44)}${groups.map((g) => g.name.padStart(width(g))).join('')}`,
+    `\nCPU µs a request of each process:\n${' '.repeat(nameWidth)}${groups.map((g) => g.name.padStart(width(g))).join('')}`,
   );
   for (const f of figures)
     console.log(
-      `${f.name.padEnd(44)}${groups.map((g) => fmtUs(cpuUs(f, g.name)).padStart(width(g))).join('')}`,
+      `${rowName(f.name)}${groups.map((g) => fmtUs(cpuUs(f, g.name)).padStart(width(g))).join('')}`,
     );
   // Each figure of a quote-shaped row over bare fastify's same figure (the issue's "each figure's ratio to
   // bare"): every process's CPU over the bare process's, the p99 over bare's median p99.
@@ -600,7 +603,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
     console.log(
       `\neach figure over bare fastify's (quote-shaped: ${fmtUs(bare.us)} µs a request, ${bare.rps.toFixed(0)} req/s, p99 ${bare.p99} ms), ` +
         'a process not serving the row left out:\n' +
-        `${' '.repeat(44)}${named.map(([n]) => n.padStart(9)).join('')}${'req/s'.padStart(9)}${'p99'.padStart(9)}`,
+        `${' '.repeat(nameWidth)}${named.map(([n]) => n.padStart(9)).join('')}${'req/s'.padStart(9)}${'p99'.padStart(9)}`,
     );
     for (const f of quoteRows) {
       const cpu = named.map(([n, us]) =>
@@ -610,7 +613,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
         ).padStart(9),
       );
       console.log(
-        `${f.name.padEnd(44)}${cpu.join('')}${(f.rps / bare.rps).toFixed(3).padStart(9)}${fmtRatio(f.p99 / bare.p99).padStart(9)}`,
+        `${rowName(f.name)}${cpu.join('')}${(f.rps / bare.rps).toFixed(3).padStart(9)}${fmtRatio(f.p99 / bare.p99).padStart(9)}`,
       );
     }
   }
@@ -619,12 +622,12 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   // cores the run is CPU-bound: its µs a request are that CPU shared out over its req/s, so a process
   // whose CPU a second stays the same shows fewer µs a request in a faster run.
   console.log(
-    `\nCPU in use over each run, in cores (of ${availableParallelism()}):\n${' '.repeat(44)}${groups.map((g) => g.name.padStart(width(g))).join('')}${'all'.padStart(8)}`,
+    `\nCPU in use over each run, in cores (of ${availableParallelism()}):\n${' '.repeat(nameWidth)}${groups.map((g) => g.name.padStart(width(g))).join('')}${'all'.padStart(8)}`,
   );
   for (const f of figures) {
     const cores = groups.map((g) => (cpuUs(f, g.name) * f.rps) / 1e6);
     console.log(
-      `${f.name.padEnd(44)}${groups.map((g, i) => cores[i]!.toFixed(2).padStart(width(g))).join('')}${cores
+      `${rowName(f.name)}${groups.map((g, i) => cores[i]!.toFixed(2).padStart(width(g))).join('')}${cores
         .reduce((a, b) => a + b, 0)
         .toFixed(2)
         .padStart(8)}`,
@@ -645,7 +648,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       const all = totalUs(f) / bare.us;
       const rps = f.rps / bare.rps;
       console.log(
-        `  ${f.name.padEnd(44)} front ${front.toFixed(2)}× (${mark(front <= GOALS.frontOverBare)}), ` +
+        `  ${rowName(f.name)} front ${front.toFixed(2)}× (${mark(front <= GOALS.frontOverBare)}), ` +
           `req/s ${rps.toFixed(3)} (${mark(rps >= GOALS.rpsOverBare)}), p99 ${f.p99} ms (${mark(f.p99 <= GOALS.p99Ms)}); ` +
           `all ${all.toFixed(2)}× (issue 50: ${mark(all <= GOALS.allOverBare)})`,
       );
@@ -661,7 +664,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
           `${(GOALS.frontOverBare - floorOver).toFixed(2)}× bare's CPU a request; spent over it:`,
       );
       for (const f of gateways)
-        console.log(`  ${f.name.padEnd(44)} ${((frontUs(f) - frontUs(floor)) / bare.us).toFixed(2)}× bare`);
+        console.log(`  ${rowName(f.name)} ${((frontUs(f) - frontUs(floor)) / bare.us).toFixed(2)}× bare`);
     }
     // A process's CPU a request falls as its rate rises (more requests share each wake-up of the loop):
     // bare fastify read at the rate it reaches is cheaper a request than at the rate the platform allows.
@@ -675,7 +678,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
         const f = quoteRows.find((r) => r.name === p.pacedAs);
         if (!f) continue;
         console.log(
-          `  ${f.name.padEnd(44)} bare at ${p.rps.toFixed(0)} req/s (asked ${f.rps.toFixed(0)}): ${fmtUs(frontUs(p))} µs a request; ` +
+          `  ${rowName(f.name)} bare at ${p.rps.toFixed(0)} req/s (asked ${f.rps.toFixed(0)}): ${fmtUs(frontUs(p))} µs a request; ` +
             `front ${(frontUs(f) / frontUs(p)).toFixed(2)}× it (${(frontUs(f) / bare.us).toFixed(2)}× bare at ${bare.rps.toFixed(0)} req/s)`,
         );
       }
@@ -691,9 +694,9 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
         'cold, returned): leases granted, extended, returned and recalled a 1,000 requests; shard-decided: ' +
         'ledger_admissions_total{decision="admitted"} over their 200s (the rest admitted by a gateway under a ' +
         'lease); units: admissions the grants and extensions allotted, and those their holders used (and, of them, reported while the lease was out)\n' +
-        `${' '.repeat(44)}${LEASE_HEAD}`,
+        `${' '.repeat(nameWidth)}${LEASE_HEAD}`,
     );
-    for (const f of leased) console.log(`${f.name.padEnd(44)}${leaseCells(f.leases!)}`);
+    for (const f of leased) console.log(`${rowName(f.name)}${leaseCells(f.leases!)}`);
   }
 
   // CPU a request counts what a process ran, not what losing its core cost it: each preemption is a
@@ -701,12 +704,12 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
   console.log(
     "\ncontext switches a 1,000 requests over each run, every thread of the front process and of the quota ledger's: waits (voluntary: its loop went idle, then was woken) / preemptions (involuntary: its core given to another process)",
   );
-  console.log(`${' '.repeat(44)}${'front'.padStart(14)}${'quota-ledger'.padStart(16)}`);
+  console.log(`${' '.repeat(nameWidth)}${'front'.padStart(14)}${'quota-ledger'.padStart(16)}`);
   const perThousand = (s: Switches | undefined) =>
     s ? `${(s.voluntary * 1000).toFixed(0)} / ${(s.involuntary * 1000).toFixed(0)}` : '-';
   for (const f of figures)
     console.log(
-      `${f.name.padEnd(44)}${perThousand(f.switches.front).padStart(14)}${perThousand(f.switches.ledger).padStart(16)}`,
+      `${rowName(f.name)}${perThousand(f.switches.front).padStart(14)}${perThousand(f.switches.ledger).padStart(16)}`,
     );
 
   const probed = [...new Set(figures.flatMap((f) => [...f.loop.keys()]))];
@@ -723,7 +726,7 @@ function print(figures: Figure[], groups: CpuGroup[], columns: Columns) {
       const gc = d ? (100 * d.gcMs) / (f.elapsedS * 1000) : Number.NaN;
       return (d ? `${d.p99Ms.toFixed(1)} / ${d.maxMs.toFixed(1)}, ${gc.toFixed(1)}%` : '-').padStart(26);
     };
-    console.log(`${f.name.padEnd(44)}${probed.map(cell).join('')}`);
+    console.log(`${rowName(f.name)}${probed.map(cell).join('')}`);
   }
 }
 
