@@ -109,3 +109,36 @@ export function longestStretch(answers: Answer[]): { ms: number; from: number; t
 export function longestWithout200(answers: Answer[]): number {
   return longestStretch(answers).ms;
 }
+
+/** A run of refusals: its answers, from the first one's sending to the last one's arrival (ms since the epoch). */
+export interface Refusals {
+  ms: number;
+  from: number;
+  to: number;
+  answers: Answer[];
+}
+
+/**
+ * The longest time `answers` were refused without a 200 between them: the answers in the order they were
+ * sent, each run of ones that are not 200 from its first's sending to its last's arrival. Unlike the
+ * stretch between 200s (`longestStretch`), a 200 that was slow to come does not lengthen it: how long an
+ * account's requests got 503s, not how long an answer took on a loaded machine.
+ */
+export function longestRefusals(answers: Answer[]): Refusals {
+  const bySending = [...answers].sort((a, b) => a.at - a.ms - (b.at - b.ms));
+  let longest: Refusals = { ms: 0, from: 0, to: 0, answers: [] };
+  let run: Answer[] = [];
+  const close = () => {
+    if (run.length === 0) return;
+    const from = run[0]!.at - run[0]!.ms;
+    const to = Math.max(...run.map((a) => a.at));
+    if (to - from > longest.ms) longest = { ms: to - from, from, to, answers: run };
+    run = [];
+  };
+  for (const a of bySending) {
+    if (a.status === 200) close();
+    else run.push(a);
+  }
+  close();
+  return longest;
+}
