@@ -92,8 +92,12 @@ function gapOf(answers: Answer[], rolloutEnded: number): Gap {
 function told(gap: Gap, answers: Answer[], rolled: Rolled): string {
   const r = gap.refused;
   const { shard1, shard0 } = byRestart(answers, rolled);
+  const run =
+    r.answers.length === 0
+      ? 'none'
+      : `${outcomes(r.answers)} from ${r.from - rolled.to} ms after shard 0's stop`;
   return (
-    `its 503s lasted at most ${r.ms} ms (goal: 2 s; ${outcomes(r.answers)} from ${r.from - rolled.to} ms after shard 0's stop), ` +
+    `its 503s lasted at most ${r.ms} ms (goal: ${MOVE_GOAL_MS / 1000} s; ${run}), ` +
     `it went at most ${gap.longest} ms without a 200 (${shard1} ms over shard 1's restart, ${shard0} ms over shard 0's) ` +
     `and got its first 200 ${gap.afterRollout} ms after the rollout ended; ${restartTimes(rolled)}; ` +
     `the longest stretch ${describeStretch(answers, rolled.to, "shard 0's stop")}`
