@@ -61,7 +61,7 @@ function stopping(o: { recall: number; record: number | 'never'; leasesOut?: num
 }
 
 describe('a graceful stop hands over within one budget', () => {
-  it('gives the recording what the recall left of the budget, and says how long it took', async () => {
+  it('gives the recording what the recall left of the budget, and says how long it took and each step', async () => {
     const s = stopping({ recall: 300, record: 4_000 });
     await s.run(5_000);
     expect(s.waits).toEqual({ recall: 2_000, record: 4_700 });
@@ -69,7 +69,7 @@ describe('a graceful stop hands over within one budget', () => {
     expect(s.lines).toEqual([
       {
         level: 'info',
-        fields: { holds: 0, ms: 4_300 },
+        fields: { holds: 0, ms: 4_300, steps: { recalled: 300, registryStopped: 300, recorded: 4_300 } },
         msg: 'handed over: accounts moving elsewhere move now',
       },
     ]);
@@ -83,7 +83,7 @@ describe('a graceful stop hands over within one budget', () => {
     expect(s.handedOver()).toBe(true);
   });
 
-  it('hands nothing over once the budget is spent, and logs why, after how long, of what budget', async () => {
+  it('hands nothing over once the budget is spent, and logs why, after how long, of what budget, and the steps done', async () => {
     const s = stopping({ recall: 0, record: 'never' });
     await s.run(1_500);
     expect(s.waits).toEqual({ recall: 1_500, record: 1_500 });
@@ -91,7 +91,12 @@ describe('a graceful stop hands over within one budget', () => {
     expect(s.lines).toEqual([
       {
         level: 'warn',
-        fields: { err: 'the usage stream is not recorded up to the read yet', ms: 1_500, budgetMs: 1_500 },
+        fields: {
+          err: 'the usage stream is not recorded up to the read yet',
+          ms: 1_500,
+          budgetMs: 1_500,
+          steps: { recalled: 0, registryStopped: 0 },
+        },
         msg: 'no hand-over: accounts moving elsewhere move a hold TTL after this run ends',
       },
     ]);

@@ -31,24 +31,32 @@ export async function handOver(
 ): Promise<void> {
   const began = o.clock();
   const left = () => Math.max(0, began + ms - o.clock());
+  // Each step's end (ms from the stop), logged with the outcome: a slow move says which step it was.
+  const steps: Record<string, number> = {};
+  const done = (step: string) => {
+    steps[step] = o.clock() - began;
+  };
   o.shard.stopAdmitting();
   // A holder that never answers (a lost gateway) must not take the recording's time too.
   await o.shard.recallAll(Math.min(RECALL_MS, left()));
+  done('recalled');
   await o.registry.stopRefreshing();
+  done('registryStopped');
   try {
     const endedAt = await registryNow(o.pool);
     await o.recordedPast(left());
+    done('recorded');
     // A lease not back may still be used until it expires: nothing exact to hand over.
     if (o.book.leasesOut > 0) throw new Error(`${o.book.leasesOut} leases are not back`);
     const holds = o.book.heldRequests();
     await writeHandover(o.pool, o.registry.runs(), endedAt, holds);
     o.logger.info(
-      { holds: holds.length, ms: o.clock() - began },
+      { holds: holds.length, ms: o.clock() - began, steps },
       'handed over: accounts moving elsewhere move now',
     );
   } catch (err) {
     o.logger.warn(
-      { err: (err as Error).message, ms: o.clock() - began, budgetMs: ms },
+      { err: (err as Error).message, ms: o.clock() - began, budgetMs: ms, steps },
       'no hand-over: accounts moving elsewhere move a hold TTL after this run ends',
     );
   }

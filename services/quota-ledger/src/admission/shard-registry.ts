@@ -138,18 +138,23 @@ export function startShardRegistry(o: {
   };
   /** The hand-overs this process has said it takes over, by `handOverKey`: each is logged once. */
   let takenOver = new Set<string>();
-  const tellTakenOver = (runs: readonly HandedOverRun[]) => {
+  /**
+   * The read that found them: how long it waited after it was asked (a notice, the interval, a stop of
+   * the one before), and how long it took. A slow move says which of the two it was.
+   */
+  const tellTakenOver = (runs: readonly HandedOverRun[], read: { waitedMs: number; readMs: number }) => {
     // One run may be earlier to this shard's own map and to its stand-in's or a relief's: listed once.
     const byKey = new Map(runs.map((r) => [handOverKey(r), r]));
     const fresh = [...byKey].filter(([k]) => !takenOver.has(k)).map(([, r]) => r);
     takenOver = new Set(byKey.keys());
     if (fresh.length === 0) return;
     o.logger.info(
-      { from: fresh.map(({ count, shard, subject }) => ({ count, shard, subject })) },
+      { from: fresh.map(({ count, shard, subject }) => ({ count, shard, subject })), ...read },
       'taking over: the accounts these runs handed over are admitted here now',
     );
   };
-  const tick = async () => {
+  /** A read of the registry (and refresh of this shard's runs), asked for at `askedAt`. */
+  const tick = async (askedAt: number) => {
     const began = o.clock();
     try {
       const announce = admitting && !told;
@@ -198,7 +203,7 @@ export function startShardRegistry(o: {
         map = mapOf(view);
       }
       current = map;
-      tellTakenOver(map.takenOver());
+      tellTakenOver(map.takenOver(), { waitedMs: began - askedAt, readMs: o.clock() - began });
       relieving.set(reliefs.length);
       counts.set(
         new Set(view.runs.filter((r) => r.lastSeen > view.now - settings.liveMs).map((r) => r.count)).size,
@@ -213,15 +218,16 @@ export function startShardRegistry(o: {
       failing = true;
     }
   };
-  let running: Promise<void> = tick();
+  let running: Promise<void> = tick(o.clock());
   // One read at a time; a notice while one is queued asks for nothing more.
   let queued = false;
   const readSoon = () => {
     if (queued || stopped) return;
     queued = true;
+    const askedAt = o.clock();
     running = running.then(() => {
       queued = false;
-      return stopped ? undefined : tick();
+      return stopped ? undefined : tick(askedAt);
     });
   };
   const timer = setInterval(readSoon, o.intervalMs ?? 1_000);
