@@ -59,6 +59,9 @@ export async function writeHandover(
   ];
   const client = await pool.connect();
   try {
+    // Each run's holds replace its earlier hand-over's (a separate statement: a CTE's insert could meet
+    // the rows its sibling deletes), then are written with its end; the horizon with the notice. Each
+    // statement a round trip, which a loaded stop waits for while its accounts have no admitter.
     await client.query('BEGIN');
     for (const r of runs.own) {
       const mine = holds.filter((h) => shardOf(h.accountId, r.count) === r.shard);
@@ -67,13 +70,11 @@ export async function writeHandover(
         r.shard,
       ]);
       await client.query(
-        `INSERT INTO ledger_handover_holds (shard_count, shard, account_id, request_id, admitted_at, interface)
-         SELECT $1, $2, a, r, ${at('t')}, v FROM unnest($3::text[], $4::text[], $5::float8[], $6::text[]) AS x(a, r, t, v)`,
-        [r.count, r.shard, ...columns(mine)],
-      );
-      await client.query(
-        `UPDATE ledger_shard_runs SET ended_at = ${at('$3')} WHERE shard_count = $1 AND shard = $2`,
-        [r.count, r.shard, endedAt],
+        `WITH held AS (
+           INSERT INTO ledger_handover_holds (shard_count, shard, account_id, request_id, admitted_at, interface)
+           SELECT $1, $2, a, r, ${at('t')}, v FROM unnest($3::text[], $4::text[], $5::float8[], $6::text[]) AS x(a, r, t, v))
+         UPDATE ledger_shard_runs SET ended_at = ${at('$7')} WHERE shard_count = $1 AND shard = $2`,
+        [r.count, r.shard, ...columns(mine), endedAt],
       );
     }
     for (const r of runs.reliefs) {
@@ -84,21 +85,20 @@ export async function writeHandover(
         key,
       );
       await client.query(
-        `INSERT INTO ledger_relief_holds (shard_count, shard, subject, account_id, request_id, admitted_at, interface)
-         SELECT $1, $2, $3, a, r, ${at('t')}, v FROM unnest($4::text[], $5::text[], $6::float8[], $7::text[]) AS x(a, r, t, v)`,
-        [...key, ...columns(mine)],
-      );
-      await client.query(
-        `UPDATE ledger_shard_reliefs SET ended_at = ${at('$4')} WHERE shard_count = $1 AND shard = $2 AND subject = $3`,
-        [...key, endedAt],
+        `WITH held AS (
+           INSERT INTO ledger_relief_holds (shard_count, shard, subject, account_id, request_id, admitted_at, interface)
+           SELECT $1, $2, $3, a, r, ${at('t')}, v FROM unnest($4::text[], $5::text[], $6::float8[], $7::text[]) AS x(a, r, t, v))
+         UPDATE ledger_shard_reliefs SET ended_at = ${at('$8')} WHERE shard_count = $1 AND shard = $2 AND subject = $3`,
+        [...key, ...columns(mine), endedAt],
       );
     }
     await client.query(
-      `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through) VALUES ($1, ${at('$2')})
-       ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
-      [subject, endedAt],
+      `WITH horizon AS (
+         INSERT INTO ledger_subject_horizons AS h (subject, recorded_through) VALUES ($1, ${at('$2')})
+         ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through))
+       SELECT pg_notify($3, current_schema())`,
+      [subject, endedAt, RUNS_CHANNEL],
     );
-    await client.query('SELECT pg_notify($1, current_schema())', [RUNS_CHANNEL]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
@@ -145,7 +145,8 @@ export async function handoverHolds(
 
 /**
  * Refreshes this process's runs (its own, its stand-in's, its reliefs') and its subjects' horizons, then
- * reads every run of the last day.
+ * reads every run of the last day; with `housekeep`, first deletes the rows of runs not seen for a day
+ * (they are read by no map: a refresh reads the last day's only).
  */
 export async function refresh(
   pool: Pool,
@@ -153,6 +154,7 @@ export async function refresh(
   runs: { standIn: number | null; reliefs: readonly Relief[]; admitting: boolean; announce: boolean },
   horizons: ReadonlyMap<number, number>,
   liveMs: number,
+  housekeep = true,
 ): Promise<RegistryView> {
   const { standIn, reliefs } = runs;
   const counts = standIn === null ? [me.count] : [me.count, standIn];
@@ -188,7 +190,11 @@ export async function refresh(
          SELECT c, s, $2, $3, $9, now() FROM unnest($7::int[], $8::int[]) AS x(c, s)
          ON CONFLICT (shard_count, shard, subject) DO UPDATE
             SET active_since = ${since('r')}, last_seen = now(), holder = EXCLUDED.holder, ended_at = NULL
-         RETURNING active_since = $9 AS began)
+         RETURNING active_since = $9 AS began),
+       horizon AS (
+         INSERT INTO ledger_subject_horizons AS h (subject, recorded_through)
+         SELECT s, timestamptz 'epoch' + t * interval '1 millisecond' FROM unnest($12::int[], $13::float8[]) AS x(s, t)
+         ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through))
        SELECT pg_notify($6, current_schema())
          FROM (SELECT began FROM up UNION ALL SELECT began FROM relieved UNION ALL SELECT $11::boolean) b WHERE began LIMIT 1`,
       [
@@ -203,25 +209,22 @@ export async function refresh(
         locked[0]!.ts,
         runs.admitting,
         runs.announce,
+        [...horizons.keys()],
+        [...horizons.values()],
       ],
     );
-    await client.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
-    await client.query(`DELETE FROM ledger_shard_reliefs WHERE last_seen < now() - interval '1 day'`);
-    await client.query(
-      `DELETE FROM ledger_handover_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_runs r
-         WHERE r.shard_count = h.shard_count AND r.shard = h.shard)`,
-    );
-    await client.query(
-      `DELETE FROM ledger_relief_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_reliefs r
-         WHERE r.shard_count = h.shard_count AND r.shard = h.shard AND r.subject = h.subject)`,
-    );
-    if (horizons.size > 0)
+    if (housekeep) {
+      await client.query(`DELETE FROM ledger_shard_runs WHERE last_seen < now() - interval '1 day'`);
+      await client.query(`DELETE FROM ledger_shard_reliefs WHERE last_seen < now() - interval '1 day'`);
       await client.query(
-        `INSERT INTO ledger_subject_horizons AS h (subject, recorded_through)
-         SELECT s, timestamptz 'epoch' + t * interval '1 millisecond' FROM unnest($1::int[], $2::float8[]) AS x(s, t)
-         ON CONFLICT (subject) DO UPDATE SET recorded_through = greatest(h.recorded_through, EXCLUDED.recorded_through)`,
-        [[...horizons.keys()], [...horizons.values()]],
+        `DELETE FROM ledger_handover_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_runs r
+           WHERE r.shard_count = h.shard_count AND r.shard = h.shard)`,
       );
+      await client.query(
+        `DELETE FROM ledger_relief_holds h WHERE NOT EXISTS (SELECT 1 FROM ledger_shard_reliefs r
+           WHERE r.shard_count = h.shard_count AND r.shard = h.shard AND r.subject = h.subject)`,
+      );
+    }
     const run = (subject: string, standIn: string, admitting: string) =>
       `json_build_object('count', shard_count, 'shard', shard, 'subject', ${subject},
          'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,

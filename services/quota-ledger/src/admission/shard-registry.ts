@@ -29,6 +29,11 @@ const REGISTRY_LIVE_MS = 5_000;
 const REGISTRY_SKEW_MS = 1_000;
 /** How long an ending relief waits for its subject to be recorded before it hands over (else it lapses). */
 const RELIEF_HANDOVER_MS = 5_000;
+/**
+ * How often a refresh also deletes the registry's day-old rows. Not every refresh: it is four statements
+ * more inside the registry's lock, and a move waits for the reads that queue behind it.
+ */
+const HOUSEKEEPING_MS = 60_000;
 
 export interface ShardRegistry {
   /** The map as last read (null before the first read). */
@@ -154,11 +159,15 @@ export function startShardRegistry(o: {
     );
   };
   /** A read of the registry (and refresh of this shard's runs), asked for at `askedAt`. */
+  /** When a refresh last deleted the day-old rows (never yet). */
+  let housekeptAt = Number.NEGATIVE_INFINITY;
   const tick = async (askedAt: number) => {
     const began = o.clock();
     try {
       const announce = admitting && !told;
-      let view = await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs);
+      const housekeep = began - housekeptAt >= HOUSEKEEPING_MS;
+      let view = await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs, housekeep);
+      if (housekeep) housekeptAt = began;
       told ||= announce;
       let map = mapOf(view);
       let register = false;
@@ -199,7 +208,7 @@ export function startShardRegistry(o: {
       }
       // Registered at once: an account handed over to this index under that count is admitted now.
       if (register) {
-        view = await refresh(o.pool, runner, runsNow(false), o.horizons(), settings.liveMs);
+        view = await refresh(o.pool, runner, runsNow(false), o.horizons(), settings.liveMs, false);
         map = mapOf(view);
       }
       current = map;
