@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../test/until.ts';
-import { registryNow, writeHandover } from '../src/admission/registry-tables.ts';
+import { REGISTRY_LOCK, registryNow, writeHandover } from '../src/admission/registry-tables.ts';
+import type { ShardRegistry } from '../src/admission/shard-registry.ts';
 import { registriesOnOwnSchema } from './registries.ts';
 
 // A shard reads the registry every second; a run that begins, or ends with a hand-over, is told to the
@@ -9,15 +10,16 @@ import { registriesOnOwnSchema } from './registries.ts';
 
 const MINUTE = 60_000;
 const registries = registriesOnOwnSchema('ledger_notices', 4);
+const locked = registriesOnOwnSchema('ledger_notices_locked', 6);
 
-const start = (shard: number, count: number, notices = true) =>
-  registries.start({
+const start = (shard: number, count: number, notices = true, on = registries) =>
+  on.start({
     shard,
     count,
     holder: `test-${shard}-of-${count}`,
     holdTtlMs: 8_000,
     intervalMs: MINUTE,
-    ...(notices ? { notices: registries.notices } : {}),
+    ...(notices ? { notices: on.notices } : {}),
   });
 
 describe('the shard registry, told of changes', () => {
@@ -38,5 +40,41 @@ describe('the shard registry, told of changes', () => {
     await writeHandover(registries.pool(), one.runs(), endedAt, []);
     await until('shard 0 to read the hand-over', () => zero.map()!.recordedThrough(1) >= endedAt, 10_000, 20);
     expect(deaf.map()!.recordedThrough(1)).toBe(0);
+  });
+
+  it('reads a hand-over told by its notice while the registry lock is held (a refresh stuck)', async () => {
+    // Shard 2's hand-over asks shard 1 to relieve it (a refresh, which waits), shard 0 for nothing.
+    const [zero, one, two] = [0, 1, 2].map((shard) => start(shard, 3, true, locked)) as [
+      ShardRegistry,
+      ShardRegistry,
+      ShardRegistry,
+    ];
+    await Promise.all([zero.ready, one.ready, two.ready]);
+    // Taken as a refresh takes it: every refresh now waits, and a notice's read must not.
+    const holder = await locked.pool().connect();
+    await holder.query('BEGIN');
+    await holder.query(`SELECT ${REGISTRY_LOCK}`);
+    try {
+      await two.stopRefreshing();
+      const endedAt = await registryNow(locked.pool());
+      await writeHandover(locked.pool(), two.runs(), endedAt, []);
+      await until(
+        'shard 0 to read the hand-over',
+        () => zero.map()!.recordedThrough(2) >= endedAt,
+        10_000,
+        20,
+      );
+      // The relief waits for the lock, as it must: it begins a run.
+      expect(one.map()!.recordedThrough(2)).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    await until(
+      'shard 1 to relieve shard 2',
+      () => one.map()!.recordedThrough(2) >= 0 && one.runs().reliefs.length === 1,
+      10_000,
+      20,
+    );
   });
 });

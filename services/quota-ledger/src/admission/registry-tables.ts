@@ -17,6 +17,8 @@ export const RUNS_CHANNEL = 'ledger_shard_runs';
  * ledger of that release is running. The newest migration's number (checked by a test).
  */
 export const CODE_LEVEL = '0017';
+/** Taken by every refresh, for its transaction: refreshes one at a time, each run beginning in order. */
+export const REGISTRY_LOCK = `pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs'))`;
 /** A request a stopping shard still held, as its hand-over records it. */
 export interface HandoverHold {
   accountId: string;
@@ -143,6 +145,41 @@ export async function handoverHolds(
   }));
 }
 
+const runJson = (subject: string, standIn: string, admitting: string) =>
+  `json_build_object('count', shard_count, 'shard', shard, 'subject', ${subject},
+     'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
+     'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', ${standIn}, 'admitting', ${admitting})`;
+/** Every run of the last day and every subject's horizon, on the registry's clock: what a map is made of. */
+const READ_VIEW = `
+SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now,
+       (SELECT json_agg(run) FROM (
+          SELECT ${runJson('shard', 'stand_in', 'admitting')} AS run FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day'
+          UNION ALL
+          SELECT ${runJson('subject', 'false', 'true')} FROM ledger_shard_reliefs WHERE last_seen > now() - interval '1 day') x) AS runs,
+       (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
+          FROM ledger_subject_horizons) AS horizons`;
+interface ViewRow {
+  now: number;
+  runs: ShardRun[] | null;
+  horizons: [number, number][] | null;
+}
+const viewOf = (r: ViewRow): RegistryView => ({
+  now: Number(r.now),
+  runs: r.runs ?? [],
+  horizons: new Map(r.horizons ?? []),
+});
+
+/**
+ * The registry as refreshes have committed it, read in one statement without refreshing this process's
+ * runs or taking the registry's lock. The lock orders runs that begin; a read begins none, and what it
+ * could miss (a run beginning now) begins later than every run it sees, so never takes their accounts.
+ * Enough for a map that begins no run of this process (a hand-over told by its notice).
+ */
+export async function readView(pool: Pool): Promise<RegistryView> {
+  const { rows } = await pool.query<ViewRow>(READ_VIEW);
+  return viewOf(rows[0]!);
+}
+
 /**
  * Refreshes this process's runs (its own, its stand-in's, its reliefs') and its subjects' horizons, then
  * reads every run of the last day; with `housekeep`, first deletes the rows of runs not seen for a day
@@ -172,7 +209,7 @@ export async function refresh(
     // together, the later reads the earlier (and waits for it), and the earlier began first.
     await client.query('BEGIN');
     const { rows: locked } = await client.query<{ ts: string }>(
-      `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':ledger-shard-runs')), clock_timestamp()::text AS ts,
+      `SELECT ${REGISTRY_LOCK}, clock_timestamp()::text AS ts,
               set_config('mdp.ledger_code_level', $1, true)`,
       [CODE_LEVEL],
     );
@@ -225,26 +262,9 @@ export async function refresh(
            WHERE r.shard_count = h.shard_count AND r.shard = h.shard AND r.subject = h.subject)`,
       );
     }
-    const run = (subject: string, standIn: string, admitting: string) =>
-      `json_build_object('count', shard_count, 'shard', shard, 'subject', ${subject},
-         'activeSince', extract(epoch FROM active_since) * 1000, 'lastSeen', extract(epoch FROM last_seen) * 1000,
-         'endedAt', extract(epoch FROM ended_at) * 1000, 'standIn', ${standIn}, 'admitting', ${admitting})`;
-    const { rows } = await client.query<{
-      now: number;
-      runs: ShardRun[] | null;
-      horizons: [number, number][] | null;
-    }>(
-      `SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now,
-              (SELECT json_agg(run) FROM (
-                 SELECT ${run('shard', 'stand_in', 'admitting')} AS run FROM ledger_shard_runs WHERE last_seen > now() - interval '1 day'
-                 UNION ALL
-                 SELECT ${run('subject', 'false', 'true')} FROM ledger_shard_reliefs WHERE last_seen > now() - interval '1 day') x) AS runs,
-              (SELECT json_agg(json_build_array(subject, extract(epoch FROM recorded_through) * 1000))
-                 FROM ledger_subject_horizons) AS horizons`,
-    );
+    const { rows } = await client.query<ViewRow>(READ_VIEW);
     await client.query('COMMIT');
-    const r = rows[0]!;
-    return { now: Number(r.now), runs: r.runs ?? [], horizons: new Map(r.horizons ?? []) };
+    return viewOf(rows[0]!);
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;

@@ -6,6 +6,7 @@ import {
   type HandoverHold,
   type ProcessRuns,
   RUNS_CHANNEL,
+  readView,
   refresh,
   registryNow,
   writeHandover,
@@ -158,10 +159,35 @@ export function startShardRegistry(o: {
       'taking over: the accounts these runs handed over are admitted here now',
     );
   };
-  /** A read of the registry (and refresh of this shard's runs), asked for at `askedAt`. */
+  /**
+   * A notice's read (`readView`: one statement, no lock), kept as the map when that map asks this
+   * process to begin or end no run (no stand-in or relief to change, nothing to announce): so a
+   * hand-over's new owner takes its accounts after one statement, not a refresh queued behind the
+   * other shards' for the lock. False when the full read must run instead.
+   */
+  const noticeRead = async (askedAt: number): Promise<boolean> => {
+    if (admitting && !told) return false;
+    const began = o.clock();
+    const map = mapOf(await readView(o.pool));
+    const relief = nextReliefs(map, reliefs);
+    const changes =
+      nextStandIn(map, stand) !== stand ||
+      relief.ended.length > 0 ||
+      relief.held.some((r) => !reliefs.includes(r));
+    if (changes) return false;
+    current = map;
+    tellTakenOver(map.takenOver(), { waitedMs: began - askedAt, readMs: o.clock() - began });
+    return true;
+  };
   /** When a refresh last deleted the day-old rows (never yet). */
   let housekeptAt = Number.NEGATIVE_INFINITY;
-  const tick = async (askedAt: number) => {
+  /**
+   * A read of the registry asked for at `askedAt`: a notice's alone if it will do, else with a refresh of
+   * this process's runs (and what the map then asks of it: a stand-in, reliefs begun or ended).
+   */
+  const tick = async (askedAt: number, notice: boolean) => {
+    // A notice read that fails leaves it to the full read, which says so.
+    if (notice && (await noticeRead(askedAt).catch(() => false))) return;
     const began = o.clock();
     try {
       const announce = admitting && !told;
@@ -227,19 +253,25 @@ export function startShardRegistry(o: {
       failing = true;
     }
   };
-  let running: Promise<void> = tick(o.clock());
-  // One read at a time; a notice while one is queued asks for nothing more.
-  let queued = false;
-  const readSoon = () => {
-    if (queued || stopped) return;
-    queued = true;
+  let running: Promise<void> = tick(o.clock(), false);
+  // One read at a time; an ask while one is queued joins it, making it a full read if it asks for one
+  // (a notice never takes an interval's refresh away).
+  let queued: { full: boolean } | null = null;
+  const readSoon = (full: boolean) => {
+    if (stopped) return;
+    if (queued !== null) {
+      queued.full ||= full;
+      return;
+    }
+    const ask = { full };
+    queued = ask;
     const askedAt = o.clock();
     running = running.then(() => {
-      queued = false;
-      return stopped ? undefined : tick(askedAt);
+      queued = null;
+      return stopped ? undefined : tick(askedAt, !ask.full);
     });
   };
-  const timer = setInterval(readSoon, o.intervalMs ?? 1_000);
+  const timer = setInterval(() => readSoon(true), o.intervalMs ?? 1_000);
   const notices = o.notices;
   // A notice missed while the connection was down is made up by reading on every (re)connection.
   const listener: Listener | null = notices
@@ -249,9 +281,9 @@ export function startShardRegistry(o: {
         applicationName: 'quota-ledger-registry',
         logger: o.logger,
         onNotify: (schema) => {
-          if (schema === notices.schema) readSoon();
+          if (schema === notices.schema) readSoon(false);
         },
-        onConnected: readSoon,
+        onConnected: () => readSoon(true),
       })
     : null;
   const stop = async () => {
@@ -272,7 +304,7 @@ export function startShardRegistry(o: {
     runs,
     admitting: () => {
       admitting = true;
-      readSoon();
+      readSoon(true);
     },
     stopRefreshing: stop,
     close: stop,
