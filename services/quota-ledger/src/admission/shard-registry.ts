@@ -161,38 +161,46 @@ export function startShardRegistry(o: {
   };
   /**
    * A notice's read (`readView`: one statement, no lock), kept as the map when that map asks this
-   * process to begin or end no run (no stand-in or relief to change, nothing to announce): so a
-   * hand-over's new owner takes its accounts after one statement, not a refresh queued behind the
-   * other shards' for the lock. False when the full read must run instead.
+   * process to begin or end no run (no stand-in or relief to change): so a hand-over's new owner takes
+   * its accounts after one statement, not a refresh queued behind the other shards' for the lock. Null
+   * when kept; else the view, for the full read to go on from.
    */
-  const noticeRead = async (askedAt: number): Promise<boolean> => {
-    if (admitting && !told) return false;
+  const noticeRead = async (askedAt: number): Promise<RegistryView | null> => {
     const began = o.clock();
-    const map = mapOf(await readView(o.pool));
+    const view = await readView(o.pool);
+    const map = mapOf(view);
     const relief = nextReliefs(map, reliefs);
     const changes =
       nextStandIn(map, stand) !== stand ||
       relief.ended.length > 0 ||
       relief.held.some((r) => !reliefs.includes(r));
-    if (changes) return false;
+    if (changes) return view;
     current = map;
     tellTakenOver(map.takenOver(), { waitedMs: began - askedAt, readMs: o.clock() - began });
-    return true;
+    return null;
   };
   /** When a refresh last deleted the day-old rows (never yet). */
   let housekeptAt = Number.NEGATIVE_INFINITY;
   /**
-   * A read of the registry asked for at `askedAt`: a notice's alone if it will do, else with a refresh of
-   * this process's runs (and what the map then asks of it: a stand-in, reliefs begun or ended).
+   * A read of the registry asked for at `askedAt`: a notice's alone if it will do; else this process's
+   * runs refreshed (but after a notice's read, which then serves as the refresh's), and what the map asks
+   * of it done: a stand-in, reliefs begun (registered at once) or ended.
    */
   const tick = async (askedAt: number, notice: boolean) => {
-    // A notice read that fails leaves it to the full read, which says so.
-    if (notice && (await noticeRead(askedAt).catch(() => false))) return;
+    let read: RegistryView | undefined;
+    // Saying this process admits is a write: a refresh. A notice read that fails leaves it to the full
+    // read, which says so.
+    if (notice && !(admitting && !told)) {
+      const got = await noticeRead(askedAt).catch(() => undefined);
+      if (got === null) return;
+      read = got;
+    }
     const began = o.clock();
     try {
       const announce = admitting && !told;
-      const housekeep = began - housekeptAt >= HOUSEKEEPING_MS;
-      let view = await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs, housekeep);
+      const housekeep = read === undefined && began - housekeptAt >= HOUSEKEEPING_MS;
+      let view =
+        read ?? (await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs, housekeep));
       if (housekeep) housekeptAt = began;
       told ||= announce;
       let map = mapOf(view);
@@ -245,7 +253,8 @@ export function startShardRegistry(o: {
       );
       if (failing) o.logger.info('shard registry read again');
       failing = false;
-      readAt = began;
+      // A notice's read that registered nothing refreshed no run: the next refresh is within a second.
+      if (read === undefined || register) readAt = began;
       markReady();
     } catch (err) {
       if (!failing)

@@ -248,6 +248,8 @@ const WORKING_EVERY_MS = 2_000;
  * consumer asks JetStream whether its pull is lost (`PullWatch`) every two pulls' lives.
  */
 const PULL_EXPIRES_MS = 5_000;
+/** How often a wait for recording (a stop's hand-over) looks whether its pull is lost. */
+const WAIT_LOOK_MS = 1_000;
 /**
  * How long the first message of a batch waits for others, unless a batch's worth (`BATCH` messages) has
  * come or something waits for what is in hand to be recorded (a usage read of a leased account, a
@@ -741,6 +743,12 @@ export async function startStreamConsumer(
     stream: spec.stream,
     recordedPast: async (timeoutMs) => {
       const until = clock() + timeoutMs;
+      // The watch above looks every two pulls' lives, longer than a stop's whole hand-over: a waiter
+      // looks at the pull by the same rule every `WAIT_LOOK_MS`, so a lost one is made again in time
+      // (a graceful stop once waited its 5 s with 24 messages undelivered, 6 December 2026).
+      const waitWatch = new PullWatch(MAX_ACK_PENDING);
+      let lookedAt = Number.NEGATIVE_INFINITY;
+      let receivedAtWaitLook = received;
       let target: number;
       for (;;) {
         const info = await jsm.consumers.info(spec.stream, durable);
@@ -752,6 +760,22 @@ export async function startStreamConsumer(
           break;
         }
         timedOut(until, () => `${info.num_pending} messages not delivered to this shard`);
+        if (clock() - lookedAt >= WAIT_LOOK_MS) {
+          lookedAt = clock();
+          const look = {
+            pending: info.num_pending,
+            ackPending: info.num_ack_pending,
+            received: received - receivedAtWaitLook,
+          };
+          receivedAtWaitLook = received;
+          if (waitWatch.lost(look)) {
+            logger.warn(
+              { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
+              'settlement consumer: messages waited a second while recording was awaited and none came; pulling again',
+            );
+            repull('lost');
+          }
+        }
         await new Promise((r) => setTimeout(r, 5));
       }
       await recordedAt(
