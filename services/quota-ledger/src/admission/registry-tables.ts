@@ -173,7 +173,8 @@ const viewOf = (r: ViewRow): RegistryView => ({
  * The registry as refreshes have committed it, read in one statement without refreshing this process's
  * runs or taking the registry's lock. The lock orders runs that begin; a read begins none, and what it
  * could miss (a run beginning now) begins later than every run it sees, so never takes their accounts.
- * Enough for a map that begins no run of this process (a hand-over told by its notice).
+ * Enough for a map that begins no run of this process (a hand-over told by its notice); a run this
+ * process begins is registered by a refresh, under the lock, which reads the registry again.
  */
 export async function readView(pool: Pool): Promise<RegistryView> {
   const { rows } = await pool.query<ViewRow>(READ_VIEW);
