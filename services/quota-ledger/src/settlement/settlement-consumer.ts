@@ -539,7 +539,6 @@ export async function startStreamConsumer(
 
   // Messages a lost pull's iterator held and never gave come again after ack_wait (none are acknowledged
   // unrecorded), so a new pull loses nothing.
-  const pullWatch = new PullWatch(MAX_ACK_PENDING);
   let stopping = false;
   /** Stops pulling and waits until the loop has passed on every message received. */
   const stopPulling = async () => {
@@ -568,6 +567,30 @@ export async function startStreamConsumer(
       .finally(() => {
         repulling = null;
       });
+  };
+
+  /**
+   * Looks at the pull by `PullWatch`'s rule (what JetStream says of the consumer, and what this process
+   * received since the last look) and pulls again when it is lost; `over` names the time between looks in
+   * the log. One for the interval's watch, one for each wait for recording.
+   */
+  const pullLooker = (over: string) => {
+    const watch = new PullWatch(MAX_ACK_PENDING);
+    let receivedAtLook = received;
+    return (info: { num_pending: number; num_ack_pending: number; num_waiting: number }, of = generation) => {
+      const look = {
+        pending: info.num_pending,
+        ackPending: info.num_ack_pending,
+        received: received - receivedAtLook,
+      };
+      receivedAtLook = received;
+      if (!watch.lost(look) || of !== generation) return;
+      logger.warn(
+        { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
+        `settlement consumer: messages waited ${over} and none came; pulling again`,
+      );
+      repull('lost');
+    };
   };
 
   let reopening: Promise<void> | null = null;
@@ -631,26 +654,14 @@ export async function startStreamConsumer(
   let messages = await pull();
   let loop = receive().catch(logStop);
 
-  /** What `received` was at the watch's last look. */
-  let receivedAtLook = 0;
+  const lookAtPull = pullLooker('a whole interval');
   const watch = setInterval(() => {
     void (async () => {
       if (reopening || stopping) return;
       const of = generation;
       const info = await consumerInfo(jsm, spec.stream, durable);
       if (!info) return reopen('not found');
-      const look = {
-        pending: info.num_pending,
-        ackPending: info.num_ack_pending,
-        received: received - receivedAtLook,
-      };
-      receivedAtLook = received;
-      if (!pullWatch.lost(look) || of !== generation) return;
-      logger.warn(
-        { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
-        'settlement consumer: messages waited a whole interval and none came; pulling again',
-      );
-      repull('lost');
+      lookAtPull(info, of);
     })().catch((err) =>
       logger.warn({ err: (err as Error).message }, 'settlement consumer: could not look at its pull'),
     );
@@ -746,9 +757,8 @@ export async function startStreamConsumer(
       // The watch above looks every two pulls' lives, longer than a stop's whole hand-over: a waiter
       // looks at the pull by the same rule every `WAIT_LOOK_MS`, so a lost one is made again in time
       // (a graceful stop once waited its 5 s with 24 messages undelivered, 6 December 2026).
-      const waitWatch = new PullWatch(MAX_ACK_PENDING);
+      const lookAtPull = pullLooker('a second while recording was awaited');
       let lookedAt = Number.NEGATIVE_INFINITY;
-      let receivedAtWaitLook = received;
       let target: number;
       for (;;) {
         const info = await jsm.consumers.info(spec.stream, durable);
@@ -762,19 +772,7 @@ export async function startStreamConsumer(
         timedOut(until, () => `${info.num_pending} messages not delivered to this shard`);
         if (clock() - lookedAt >= WAIT_LOOK_MS) {
           lookedAt = clock();
-          const look = {
-            pending: info.num_pending,
-            ackPending: info.num_ack_pending,
-            received: received - receivedAtWaitLook,
-          };
-          receivedAtWaitLook = received;
-          if (waitWatch.lost(look)) {
-            logger.warn(
-              { stream: spec.stream, durable, pending: look.pending, waitingPulls: info.num_waiting },
-              'settlement consumer: messages waited a second while recording was awaited and none came; pulling again',
-            );
-            repull('lost');
-          }
+          lookAtPull(info);
         }
         await new Promise((r) => setTimeout(r, 5));
       }
