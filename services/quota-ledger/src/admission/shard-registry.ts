@@ -91,6 +91,8 @@ export function startShardRegistry(o: {
   /** Whether this process admits yet (`admitting()`), and whether the registry has been told. */
   let admitting = false;
   let told = false;
+  /** Saying this process admits is a write: it takes a refresh, never a notice's read alone. */
+  const toTell = () => admitting && !told;
   let stopped = false;
   let failing = false;
   let markReady!: () => void;
@@ -188,16 +190,15 @@ export function startShardRegistry(o: {
    */
   const tick = async (askedAt: number, notice: boolean) => {
     let read: RegistryView | undefined;
-    // Saying this process admits is a write: a refresh. A notice read that fails leaves it to the full
-    // read, which says so.
-    if (notice && !(admitting && !told)) {
+    // A notice read that fails leaves it to the full read, which says so.
+    if (notice && !toTell()) {
       const got = await noticeRead(askedAt).catch(() => undefined);
       if (got === null) return;
       read = got;
     }
     const began = o.clock();
     try {
-      const announce = admitting && !told;
+      const announce = toTell();
       const housekeep = read === undefined && began - housekeptAt >= HOUSEKEEPING_MS;
       let view =
         read ?? (await refresh(o.pool, runner, runsNow(announce), o.horizons(), settings.liveMs, housekeep));
