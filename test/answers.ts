@@ -36,10 +36,20 @@ export async function call(base: string, token: string, path = SEARCH): Promise<
   };
 }
 
-/**
- * `n` calls, `concurrency` at a time, the i-th to `bases[i % bases.length]`. A call whose connection
- * failed (a gateway killed under it) is an answer of status 0, for the test's checks to see.
- */
+/** A call whose connection failed (a gateway killed under it) is an answer of status 0, for the test's checks to see. */
+export async function attempt(base: string, token: string): Promise<Answer> {
+  const sent = Date.now();
+  return call(base, token).catch(() => ({
+    status: 0,
+    retryAfter: null,
+    remaining: null,
+    burstRemaining: null,
+    at: Date.now(),
+    ms: Date.now() - sent,
+  }));
+}
+
+/** `n` calls (`attempt`), `concurrency` at a time, the i-th to `bases[i % bases.length]`. */
 export async function hammer(
   bases: string[],
   token: string,
@@ -52,17 +62,7 @@ export async function hammer(
     Array.from({ length: concurrency }, async () => {
       while (next < n) {
         const i = next++;
-        const sent = Date.now();
-        answers.push(
-          await call(bases[i % bases.length]!, token).catch(() => ({
-            status: 0,
-            retryAfter: null,
-            remaining: null,
-            burstRemaining: null,
-            at: Date.now(),
-            ms: Date.now() - sent,
-          })),
-        );
+        answers.push(await attempt(bases[i % bases.length]!, token));
       }
     }),
   );
@@ -111,11 +111,11 @@ export function longestWithout200(answers: Answer[]): number {
 }
 
 /** A run of refusals: its answers, from the first one's sending to the last one's arrival (ms since the epoch). */
-export interface Refusals {
+export interface Refusals<A extends Answer = Answer> {
   ms: number;
   from: number;
   to: number;
-  answers: Answer[];
+  answers: A[];
 }
 
 /**
@@ -124,10 +124,10 @@ export interface Refusals {
  * stretch between 200s (`longestStretch`), a 200 that was slow to come does not lengthen it: how long an
  * account's requests got 503s, not how long an answer took on a loaded machine.
  */
-export function longestRefusals(answers: Answer[]): Refusals {
+export function longestRefusals<A extends Answer>(answers: A[]): Refusals<A> {
   const bySending = [...answers].sort((a, b) => a.at - a.ms - (b.at - b.ms));
-  let longest: Refusals = { ms: 0, from: 0, to: 0, answers: [] };
-  let run: Answer[] = [];
+  let longest: Refusals<A> = { ms: 0, from: 0, to: 0, answers: [] };
+  let run: A[] = [];
   const close = () => {
     if (run.length === 0) return;
     const from = run[0]!.at - run[0]!.ms;

@@ -1,3 +1,4 @@
+import { entries, logged } from './process-logs.ts';
 import { type Stack, shardProcess } from './stack.ts';
 
 /**
@@ -5,26 +6,6 @@ import { type Stack, shardProcess } from './stack.ts';
  * test stacks give every process 3 s).
  */
 export const CHART_SHUTDOWN_GRACE_MS = 10_000;
-
-type LogEntry = { time: string; msg?: unknown } & Record<string, unknown>;
-
-/** A process's JSON log lines from `after` on (ms since the epoch). */
-function entries(output: readonly string[], after: number): LogEntry[] {
-  const found: LogEntry[] = [];
-  for (const line of output.join('').split('\n')) {
-    // The last line may still be being written: a diagnostic never fails the test.
-    try {
-      const entry = JSON.parse(line) as LogEntry;
-      if (Date.parse(entry.time) >= after) found.push(entry);
-    } catch {}
-  }
-  return found;
-}
-
-/** A process's first JSON log line with a message starting with `msg` at `after` or later, or null. */
-function logged(output: readonly string[], msg: string, after = 0): LogEntry | null {
-  return entries(output, after).find((e) => String(e.msg).startsWith(msg)) ?? null;
-}
 
 /**
  * A shard process's first take-over of a handed-over run from `after` on, told from `after`: when, and

@@ -98,11 +98,11 @@ export interface Stack {
   admin(...args: string[]): Promise<string>;
   /**
    * A second gateway process sharing the same services (`env` over the first one's, e.g. another
-   * LEDGER_ADDR); resolves to its base URL and ops port.
+   * LEDGER_ADDR); resolves to its base URL, ops port and what it prints.
    */
   startSecondGateway(
     env?: Record<string, string>,
-  ): Promise<{ baseUrl: string; opsPort: number; stop(): Promise<void> }>;
+  ): Promise<{ baseUrl: string; opsPort: number; output: readonly string[]; stop(): Promise<void> }>;
   /** The environment the stack gives `name` (its ports, schema, stream, shard), for a look-alike process. */
   envOf(name: InstanceName): Record<string, string>;
   /** The data import tool's environment (`make import`) for this stack's data schemas. */
@@ -349,6 +349,7 @@ export async function startStack(
       return {
         baseUrl: `http://127.0.0.1:${port}`,
         opsPort,
+        output,
         stop: () =>
           new Promise<void>((resolve) => {
             child.once('exit', () => {
