@@ -159,9 +159,10 @@ typecheck: install ## Type-check the whole repository (tsc)
 test-unit: install ## Run the unit tests (no infrastructure needed)
 	npx vitest run --project unit
 
-test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the fresh clone's timing alone
+test-int: test-tools install infra ## Run the integration tests against real Postgres and NATS (and the loaded platform), then the cluster's, then the reshard test and the fresh clone's timing alone
 	npx vitest run --project int --project int-own-process --project platform
 	npx vitest run --project int-cluster
+	npx vitest run --project int-quiet
 	npx vitest run --project timed
 
 VITEST_REPORT := .local/vitest-report.json
@@ -169,16 +170,19 @@ VITEST_TIMED_REPORT := .local/vitest-timed-report.json
 # The exactness and chaos tests again on a three-server JetStream cluster: a run of their own after the
 # suite, so their stacks do not crowd the suite's on two cores.
 VITEST_CLUSTER_REPORT := .local/vitest-cluster-report.json
+# The file whose time bound is the platform's, alone (vitest.config.ts, QUIET).
+VITEST_QUIET_REPORT := .local/vitest-quiet-report.json
 
 test-tools: ## Make sure Prometheus, promtool, Chromium and helm are here for the tests: installed as root, else named with how to get them
 	bash scripts/test-tools.sh ensure
 
-test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the fresh clone's timing alone
+test: test-tools install lint typecheck proto-check openapi-check client-check python-client-check openapi-lint infra ## Everything CI runs: checks, then unit and integration tests, then the cluster's, then the reshard test and the fresh clone's timing alone
 	@mkdir -p .local && rm -f .local/test-cpu.jsonl
 	npx vitest run --project unit --project int --project int-own-process --project platform --reporter=default --reporter=json --outputFile.json=$(VITEST_REPORT)
 	npx vitest run --project int-cluster --reporter=default --reporter=json --outputFile.json=$(VITEST_CLUSTER_REPORT)
+	npx vitest run --project int-quiet --reporter=default --reporter=json --outputFile.json=$(VITEST_QUIET_REPORT)
 	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)
-	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_CLUSTER_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
+	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_CLUSTER_REPORT)", "./$(VITEST_QUIET_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
 	@npx tsx test/file-cpu-log.ts 15
 
 ITERATIONS ?= 20

@@ -14,8 +14,9 @@ const resolve = {
 // gRPC servers and child processes, each test on uniquely named schemas, streams and accounts;
 // `platform` shares one whole platform loaded with data (started once per run by its global setup);
 // `timed` holds the fresh clone's minutes to its first 200, a figure printed for the README: `make test`
-// runs it after the others, alone, so the figure is the platform's and not the suite's. Latency limits
-// are never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
+// runs it after the others, alone, so the figure is the platform's and not the suite's; `int-quiet`
+// likewise holds the one time bound asserted (a moving account's 503s). Latency limits are otherwise
+// never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
 // Integration test files that change what the process shares (the port lease folder its other files
 // lease from; OpenTelemetry's process-wide tracer provider, which a file before them in a shared worker
@@ -26,6 +27,11 @@ const OWN_PROCESS = [
   'services/quota-ledger/test/settlement-telemetry.int.test.ts',
   'packages/nats/test/events.int.test.ts',
 ];
+// A file whose time bound is the platform's (issue 49: a moving account's 503s last at most 2 s) runs on
+// single-server NATS after the suite, alone, as the fresh clone's timing does: started first beside every
+// other file, it failed once on one 503 that took 1.9 s to come, the account admitted through the other
+// gateway before and after it (a machine's stall, not a move's). Its run on the cluster stays in `int-cluster`.
+const QUIET = ['test/reshard.int.test.ts'];
 // Files that assert exactness across faults and moves, run a second time on a private three-server
 // JetStream cluster (MDP_TEST_NATS=cluster: test/stack.ts), the deployment production has.
 const ON_CLUSTER = [
@@ -84,9 +90,13 @@ export default defineConfig({
           // restored, servers, pools and tracing shut down in its afterAll.
           isolate: false,
           include: ['{packages,services}/*/{src,test}/**/*.int.test.ts', 'test/**/*.int.test.ts'],
-          exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, '**/node_modules/**'],
+          exclude: ['test/platform/**', ...TIMED, ...OWN_PROCESS, ...QUIET, '**/node_modules/**'],
           ...INTEGRATION,
         },
+      },
+      {
+        resolve,
+        test: { name: 'int-quiet', include: QUIET, ...INTEGRATION },
       },
       {
         resolve,
