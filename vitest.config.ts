@@ -15,8 +15,9 @@ const resolve = {
 // `platform` shares one whole platform loaded with data (started once per run by its global setup);
 // `timed` holds the fresh clone's minutes to its first 200, a figure printed for the README: `make test`
 // runs it after the others, alone, so the figure is the platform's and not the suite's; `int-quiet`
-// likewise holds the one time bound asserted (a moving account's 503s). Latency limits are otherwise
-// never asserted in tests; the chaos files assert what holds on a busy machine and run with the rest.
+// likewise runs the file with the one time bound asserted (a moving account's 503s; its cluster run is
+// in `int-cluster`, beside five files). Latency limits are otherwise never asserted in tests; the chaos
+// files assert what holds on a busy machine and run with the rest.
 const TIMED = ['test/fresh-clone.int.test.ts'];
 // Integration test files that change what the process shares (the port lease folder its other files
 // lease from; OpenTelemetry's process-wide tracer provider, which a file before them in a shared worker
