@@ -4,10 +4,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleEntry } from '../scripts/lib/bundle-options.ts';
 import { ROOT } from '../scripts/lib/services.ts';
 import { freePort } from '../test/ports.ts';
 import { atProcessEnd } from '../test/process-end.ts';
+import { bundleOne } from './bundled.ts';
 
 export interface Floor {
   child: ChildProcess;
@@ -18,7 +18,7 @@ export async function startFloor(natsUrl: string): Promise<Floor> {
   const dir = join(ROOT, '.local', `bench-floor-${process.pid}`);
   atProcessEnd(() => rmSync(dir, { recursive: true, force: true }));
   const outfile = join(dir, 'floor-server.js');
-  await bundleEntry(join(ROOT, 'bench/floor-server.ts'), outfile);
+  await bundleOne(join(ROOT, 'bench/floor-server.ts'), outfile);
   const port = await freePort();
   const child = spawn(process.execPath, [outfile], {
     env: { ...process.env, PORT: String(port), NATS_URL: natsUrl },
