@@ -143,7 +143,9 @@ export function overlapping(
   for (const a of answers) {
     if (met(a)) seen++;
     const waitS = a.ms / 1000;
-    const widened = joined.map(([s, e]) => [Math.max(fromS, s - waitS), Math.min(toS, e)] as const);
+    const widened = joined
+      .map(([s, e]) => [Math.max(fromS, s - waitS), Math.min(toS, e)] as const)
+      .filter(([s, e]) => e > s);
     byChance += length(union(widened)) / (toS - fromS);
   }
   return { seen, byChance };

@@ -115,7 +115,11 @@ async function main(): Promise<void> {
           stdio: 'ignore',
         },
       );
+      const recorded = new Promise<number | null>((r) => perf.once('exit', r));
+      const perfFailed = (code: number | null) =>
+        new Error(`perf sched record exited ${code}: it needs root (or kernel.perf_event_paranoid -1)`);
       await new Promise((r) => setTimeout(r, 300));
+      if (perf.exitCode !== null) throw perfFailed(perf.exitCode);
       const answers: Answer[] = [];
       let others = 0;
       const load = autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
@@ -131,7 +135,8 @@ async function main(): Promise<void> {
       // Postgres backends started during the run (the recorder's new connections) are the postmaster's.
       for (const pid of postmaster ? withChildren(postmaster) : []) named.set(pid, 'postgres');
       const processOf = processesByTid(named);
-      await new Promise((r) => perf.once('exit', r));
+      const code = await recorded;
+      if (code !== 0) throw perfFailed(code);
       if (answers.length === 0) throw new Error(`run ${run}: no 200 (${others} other answers)`);
       const text = execFileSync('perf', ['sched', 'timehist', '-i', data], {
         encoding: 'utf8',

@@ -116,6 +116,19 @@ describe('overlapping and clearOf', () => {
     expect(byChance).toBeCloseTo(expected, 9);
   });
 
+  it('counts no chance for spans outside the run', () => {
+    const { byChance } = overlapping(
+      [{ endS: 5, ms: 10 }],
+      [
+        [-3, -2],
+        [20, 21],
+      ],
+      0,
+      10,
+    );
+    expect(byChance).toBe(0);
+  });
+
   it('keeps the answers that met none', () => {
     expect(clearOf(answers, spans).map((a) => [a.endS, a.ms])).toEqual([
       [1.5, 5],
