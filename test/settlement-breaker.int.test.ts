@@ -111,7 +111,14 @@ describe('the settlement breaker', () => {
       const started = Date.now();
       stalled = await calls(token, 100, 5);
       elapsed = Date.now() - started;
+      // Open, or for a moment half-open (the gauge reads 0 while a probe waits its attempt out, once a
+      // second): looked at until it reads open, for 2 s at most.
+      const lookUntil = Date.now() + 2_000;
       open = await metric(gatewayOps, 'gateway_settlement_breaker_open');
+      while (open !== 1 && Date.now() < lookUntil) {
+        await new Promise((r) => setTimeout(r, 50));
+        open = await metric(gatewayOps, 'gateway_settlement_breaker_open');
+      }
       // Usage reads say the same: at once, and once a probe is due (over a second after the breaker last
       // opened), after their own probe finds JetStream still silent.
       const atOnce = await readUsage(token);
