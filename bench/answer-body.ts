@@ -1,12 +1,22 @@
-// `make bench`, part: what the form of an answer's body costs the process that writes it. One fastify
-// process of its own answers the same JSON, with the gateway's headers for a metered 200, as text (made
-// by concatenation, as the gateway's envelope is) and as bytes (copied into a Buffer, as the envelope
-// was until 4 December), for a quote-sized and a 365-day-page-sized document (bench/documents.ts). Node
-// writes a text body and its headers as one string in one write, bytes as a second part of a writev:
-// services/gateway/src/envelope.ts answers as text for this. Alternated round by round at 50
-// connections; CPU µs a request from /proc. Figures, not assertions.
+// `make bench`, part: what the form of an answer costs the process that writes it. One fastify process of
+// its own answers the same JSON in several forms, alternated round by round at 50 connections; CPU µs a
+// request from /proc. Figures, not assertions.
+// - Its body: as text (made by concatenation, as the gateway's envelope is) and as bytes (copied into a
+//   Buffer, as the envelope was until 4 December), for a quote-sized and a 365-day-page-sized document
+//   (bench/documents.ts), each with a `load-test` account's headers. Node writes a text body and its
+//   headers as one string in one write, bytes as a second part of a writev: services/gateway/src/envelope.ts
+//   answers as text for this.
+// - Its headers: the quote as text with none of the gateway's (as bare fastify answers), with a
+//   `business` account's made and not written, and with a metered 200's for a `load-test` account (no caps: request ids, X-RateLimit-Reset, Cache-Control) and for a
+//   `business` account (daily, monthly and burst caps: every rate-limit header of SPEC 8 and the IETF
+//   draft besides). Made as the gateway makes them (`decide`, `admissionResult`, `rateLimitHeaders`, a
+//   request id a request) and written through fastify as its route does: what the contract's headers cost
+//   a process on Node's HTTP path, within the gateway's front goal (bench/run.ts).
 //   BENCH_BODY_ROUNDS (8), BENCH_BODY_REQUESTS (40,000) a run.
+import { admissionResult, type Caps, decide } from '@mdp/admission';
+import { newRequestId } from '@mdp/usage';
 import autocannon from 'autocannon';
+import { type PolicyHolder, RESET, rateLimitHeaders } from '../services/gateway/src/rate-limit-headers.ts';
 import { start, stop } from '../test/bench/gateway-path-setup.ts';
 import { freePort, release } from '../test/ports.ts';
 import { cpuOf } from './cpu.ts';
@@ -17,27 +27,80 @@ import { median } from './ledger-goals.ts';
 const ROUNDS = envInt('BENCH_BODY_ROUNDS', 8);
 const REQUESTS = envInt('BENCH_BODY_REQUESTS', 40_000);
 
-const FORMS = ['text', 'bytes'] as const;
 const SIZES = { quote: quoteDocument, page: pageDocument } as const;
+/** The shipped plans' caps (services/auth/migrations): what decides which rate-limit headers a 200 has. */
+const PLANS = {
+  'load-test': { daily: null, monthly: null, burst: null },
+  business: { daily: 50_000, monthly: 1_000_000, burst: 60 },
+} as const satisfies Record<string, Caps>;
+type Plan = keyof typeof PLANS;
+/** The forms compared: route, what it answers, and the other form its ratio is read against. */
+const BODY_FORMS = ['text', 'bytes'] as const;
+/** `made`: a `business` account's headers made as for a 200 and not written (what making them costs alone). */
+const HEADER_FORMS = ['none', 'made', 'load-test', 'business'] as const;
+
+/**
+ * A metered 200's headers for an account on `plan`, its `n`th admission today, as the gateway's route
+ * gives them to fastify: its request ids, then its rate-limit headers, then Cache-Control.
+ */
+function meteredHeaders(
+  plan: Plan,
+  n: number,
+  requestId: string,
+  holder: PolicyHolder,
+): Record<string, string> {
+  const caps = PLANS[plan];
+  const now = Date.now();
+  const decision = decide(caps, { burst: [], day: n % 40_000, month: n % 900_000 }, now);
+  const headers = rateLimitHeaders(
+    admissionResult(requestId, decision, now),
+    { dailyCap: caps.daily, monthlyCap: caps.monthly },
+    false,
+    now,
+    holder,
+  );
+  return headers;
+}
 
 async function serve(port: number): Promise<void> {
   const { default: Fastify } = await import('fastify');
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, genReqId: newRequestId });
+  const holders: Record<Plan, PolicyHolder> = { 'load-test': {}, business: {} };
+  let n = 0;
+  const metered = (plan: Plan, id: string) => meteredHeaders(plan, n++, id, holders[plan]);
   for (const [size, document] of Object.entries(SIZES)) {
     const json = JSON.stringify(document());
     const bytes = Buffer.from(json);
     // Two parts, as the envelope joins the document to its meta: a string made per answer, not a constant.
     const cut = json.length >> 1;
     const answers = { text: () => json.slice(0, cut) + json.slice(cut), bytes: () => Buffer.from(bytes) };
-    for (const form of FORMS)
-      app.get(`/${size}/${form}`, async (_req, reply) =>
+    for (const form of BODY_FORMS)
+      app.get(`/${size}/${form}`, async (req, reply) =>
         reply
-          .header('request-id', '01a2410e-8b30-7535-aca2-5f136bacc8ee')
-          .header('x-request-id', '01a2410e-8b30-7535-aca2-5f136bacc8ee')
-          .header('x-ratelimit-reset', '1796409000')
+          .header('request-id', req.id)
+          .header('x-request-id', req.id)
+          .headers(metered('load-test', req.id))
           .header('cache-control', 'no-store')
           .type('application/json; charset=utf-8')
           .send(answers[form]()),
+      );
+    if (size !== 'quote') continue;
+    app.get('/headers/none', async (_req, reply) =>
+      reply.type('application/json; charset=utf-8').send(answers.text()),
+    );
+    app.get('/headers/made', async (req, reply) => {
+      if (metered('business', req.id)[RESET] === undefined) throw new Error('no X-RateLimit-Reset made');
+      return reply.type('application/json; charset=utf-8').send(answers.text());
+    });
+    for (const plan of Object.keys(PLANS) as Plan[])
+      app.get(`/headers/${plan}`, async (req, reply) =>
+        reply
+          .header('request-id', req.id)
+          .header('x-request-id', req.id)
+          .headers(metered(plan, req.id))
+          .header('cache-control', 'no-store')
+          .type('application/json; charset=utf-8')
+          .send(answers.text()),
       );
   }
   await app.listen({ host: '127.0.0.1', port });
@@ -50,29 +113,67 @@ function ask(url: string, amount: number): Promise<autocannon.Result> {
   );
 }
 
+/** CPU µs a request of each path, `ROUNDS` rounds, the order turned round every other round. */
+async function rounds(pid: number, base: string, paths: readonly string[]): Promise<number[][]> {
+  const runs = paths.map(() => [] as number[]);
+  for (const path of paths) await ask(`${base}${path}`, REQUESTS / 2);
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = paths.map((_, i) => i);
+    for (const i of round % 2 === 0 ? order : order.reverse()) {
+      const before = cpuOf(pid)!.own;
+      const result = await ask(`${base}${paths[i]}`, REQUESTS);
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${paths[i]}: answers other than 200`);
+      runs[i]!.push(((cpuOf(pid)!.own - before) * 1e6) / REQUESTS);
+    }
+  }
+  return runs;
+}
+
+/** `over` ÷ `under` round by round: their median and how many rounds read below 1. */
+function ratioLine(over: number[], under: number[]): string {
+  const ratios = over.map((t, i) => t / under[i]!);
+  return (
+    `${median(ratios).toFixed(3)}, lower in ${ratios.filter((r) => r < 1).length} of ${ROUNDS} rounds ` +
+    `[${ratios.map((r) => r.toFixed(2)).join(', ')}]`
+  );
+}
+
 async function main(): Promise<void> {
   const port = await freePort();
   const child = await start(['--import', 'tsx', import.meta.filename, 'serve'], port);
+  const pid = child.pid!;
+  const base = `http://127.0.0.1:${port}`;
   console.log(
-    `answer body: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections, the gateway's headers; CPU µs a request of the answering process`,
+    `answer form: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections; CPU µs a request of the answering process`,
   );
+  console.log("  body, with a load-test account's headers:");
   for (const size of Object.keys(SIZES)) {
-    const runs = { text: [] as number[], bytes: [] as number[] };
-    for (const form of FORMS) await ask(`http://127.0.0.1:${port}/${size}/${form}`, REQUESTS / 2);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const form of round % 2 === 0 ? FORMS : [...FORMS].reverse()) {
-        const before = cpuOf(child.pid!)!.own;
-        const result = await ask(`http://127.0.0.1:${port}/${size}/${form}`, REQUESTS);
-        if (result.non2xx > 0 || result.errors > 0)
-          throw new Error(`${size}/${form}: answers other than 200`);
-        runs[form].push(((cpuOf(child.pid!)!.own - before) * 1e6) / REQUESTS);
-      }
-    }
-    const ratios = runs.text.map((t, i) => t / runs.bytes[i]!);
+    const [text, bytes] = await rounds(
+      pid,
+      base,
+      BODY_FORMS.map((form) => `/${size}/${form}`),
+    );
     console.log(
-      `  ${size.padEnd(6)} text ${median(runs.text).toFixed(1)} µs, bytes ${median(runs.bytes).toFixed(1)} µs; ` +
-        `text over bytes ${median(ratios).toFixed(3)}, lower in ${ratios.filter((r) => r < 1).length} of ${ROUNDS} rounds ` +
-        `[${ratios.map((r) => r.toFixed(2)).join(', ')}]`,
+      `    ${size.padEnd(6)} text ${median(text!).toFixed(1)} µs, bytes ${median(bytes!).toFixed(1)} µs; ` +
+        `text over bytes ${ratioLine(text!, bytes!)}`,
+    );
+  }
+  console.log(
+    "  headers, the quote as text: none of the gateway's; a business account's made, not written; a metered 200's of each plan:",
+  );
+  const runs = await rounds(
+    pid,
+    base,
+    HEADER_FORMS.map((form) => `/headers/${form}`),
+  );
+  const none = runs[0]!;
+  console.log(`    none        ${median(none).toFixed(1)} µs`);
+  for (let i = 1; i < HEADER_FORMS.length; i++) {
+    const own = runs[i]!;
+    const more = own.map((us, r) => us - none[r]!);
+    console.log(
+      `    ${HEADER_FORMS[i]!.padEnd(11)} ${median(own).toFixed(1)} µs, ${median(more).toFixed(1)} µs a request more ` +
+        `(round by round ${more.map((us) => us.toFixed(1)).join(', ')}); over none ${ratioLine(own, none)}`,
     );
   }
   await stop(child);
