@@ -7,11 +7,14 @@
 //   headers as one string in one write, bytes as a second part of a writev: services/gateway/src/envelope.ts
 //   answers as text for this.
 // - Its headers: the quote as text with none of the gateway's (as bare fastify answers), with a
-//   `business` account's made and not written, and with a metered 200's for a `load-test` account (no caps: request ids, X-RateLimit-Reset, Cache-Control) and for a
-//   `business` account (daily, monthly and burst caps: every rate-limit header of SPEC 8 and the IETF
-//   draft besides). Made as the gateway makes them (`decide`, `admissionResult`, `rateLimitHeaders`, a
-//   request id a request) and written through fastify as its route does: what the contract's headers cost
-//   a process on Node's HTTP path, within the gateway's front goal (bench/run.ts).
+//   `business` account's made and not written, and with a metered 200's for a `load-test` account (no
+//   caps: request ids, X-RateLimit-Reset, Cache-Control) and for a `business` account (daily, monthly
+//   and burst caps: every rate-limit header of SPEC 8 and the IETF draft besides). Made as the gateway
+//   makes them (`decide`, `admissionResult`, `rateLimitHeaders`, a request id a request) and written
+//   through fastify as its route does: what the contract's headers cost a process on Node's HTTP path,
+//   within the gateway's front goal (bench/run.ts); and what reading them costs the load generator
+//   (autocannon runs in this process: its CPU a request), within the req/s goal, whose two cores the
+//   load generator shares in `make bench`.
 //   BENCH_BODY_ROUNDS (8), BENCH_BODY_REQUESTS (40,000) a run.
 import { admissionResult, type Caps, decide } from '@mdp/admission';
 import { newRequestId } from '@mdp/usage';
@@ -113,17 +116,26 @@ function ask(url: string, amount: number): Promise<autocannon.Result> {
   );
 }
 
-/** CPU µs a request of each path, `ROUNDS` rounds, the order turned round every other round. */
-async function rounds(pid: number, base: string, paths: readonly string[]): Promise<number[][]> {
-  const runs = paths.map(() => [] as number[]);
+/** CPU µs a request of each path: the answering process's, and autocannon's (this process's) reading them. */
+interface PathRuns {
+  server: number[];
+  client: number[];
+}
+
+/** `ROUNDS` rounds of each path, the order turned round every other round. */
+async function rounds(pid: number, base: string, paths: readonly string[]): Promise<PathRuns[]> {
+  const runs = paths.map((): PathRuns => ({ server: [], client: [] }));
   for (const path of paths) await ask(`${base}${path}`, REQUESTS / 2);
   for (let round = 0; round < ROUNDS; round++) {
     const order = paths.map((_, i) => i);
     for (const i of round % 2 === 0 ? order : order.reverse()) {
       const before = cpuOf(pid)!.own;
+      const own = process.cpuUsage();
       const result = await ask(`${base}${paths[i]}`, REQUESTS);
+      const client = process.cpuUsage(own);
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${paths[i]}: answers other than 200`);
-      runs[i]!.push(((cpuOf(pid)!.own - before) * 1e6) / REQUESTS);
+      runs[i]!.server.push(((cpuOf(pid)!.own - before) * 1e6) / REQUESTS);
+      runs[i]!.client.push((client.user + client.system) / REQUESTS);
     }
   }
   return runs;
@@ -146,13 +158,13 @@ async function main(): Promise<void> {
   console.log(
     `answer form: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections; CPU µs a request of the answering process`,
   );
-  console.log("  body, with a load-test account's headers:");
+  console.log("  body, with a load-test account's headers (the answering process):");
   for (const size of Object.keys(SIZES)) {
-    const [text, bytes] = await rounds(
+    const [{ server: text }, { server: bytes }] = (await rounds(
       pid,
       base,
       BODY_FORMS.map((form) => `/${size}/${form}`),
-    );
+    )) as [PathRuns, PathRuns];
     console.log(
       `    ${size.padEnd(6)} text ${median(text!).toFixed(1)} µs, bytes ${median(bytes!).toFixed(1)} µs; ` +
         `text over bytes ${ratioLine(text!, bytes!)}`,
@@ -167,13 +179,18 @@ async function main(): Promise<void> {
     HEADER_FORMS.map((form) => `/headers/${form}`),
   );
   const none = runs[0]!;
-  console.log(`    none        ${median(none).toFixed(1)} µs`);
+  const clientLine = (r: PathRuns) =>
+    `; autocannon reading them ${median(r.client).toFixed(1)} µs (${median(r.client.map((us, i) => us - none.client[i]!)).toFixed(1)} more)`;
+  console.log(
+    `    none        ${median(none.server).toFixed(1)} µs; autocannon reading them ${median(none.client).toFixed(1)} µs`,
+  );
   for (let i = 1; i < HEADER_FORMS.length; i++) {
     const own = runs[i]!;
-    const more = own.map((us, r) => us - none[r]!);
+    const more = own.server.map((us, r) => us - none.server[r]!);
     console.log(
-      `    ${HEADER_FORMS[i]!.padEnd(11)} ${median(own).toFixed(1)} µs, ${median(more).toFixed(1)} µs a request more ` +
-        `(round by round ${more.map((us) => us.toFixed(1)).join(', ')}); over none ${ratioLine(own, none)}`,
+      `    ${HEADER_FORMS[i]!.padEnd(11)} ${median(own.server).toFixed(1)} µs, ${median(more).toFixed(1)} µs a request more ` +
+        `(round by round ${more.map((us) => us.toFixed(1)).join(', ')}); over none ${ratioLine(own.server, none.server)}` +
+        clientLine(own),
     );
   }
   await stop(child);
