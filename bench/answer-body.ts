@@ -19,6 +19,7 @@
 import { admissionResult, type Caps, decide } from '@mdp/admission';
 import { newRequestId } from '@mdp/usage';
 import autocannon from 'autocannon';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type PolicyHolder, RESET, rateLimitHeaders } from '../services/gateway/src/rate-limit-headers.ts';
 import { start, stop } from '../test/bench/gateway-path-setup.ts';
 import { freePort, release } from '../test/ports.ts';
@@ -37,16 +38,13 @@ const PLANS = {
   business: { daily: 50_000, monthly: 1_000_000, burst: 60 },
 } as const satisfies Record<string, Caps>;
 type Plan = keyof typeof PLANS;
-/** The forms compared: route, what it answers, and the other form its ratio is read against. */
+/** The body's forms: text, and bytes, which text's ratio is read against. */
 const BODY_FORMS = ['text', 'bytes'] as const;
 /** `made`: a `business` account's headers made as for a 200 and not written (what making them costs alone). */
 const HEADER_FORMS = ['none', 'made', 'load-test', 'business'] as const;
 
-/**
- * A metered 200's headers for an account on `plan`, its `n`th admission today, as the gateway's route
- * gives them to fastify: its request ids, then its rate-limit headers, then Cache-Control.
- */
-function meteredHeaders(
+/** A metered 200's rate-limit headers for an account on `plan`, its `n`th admission today. */
+function rateLimitsOf(
   plan: Plan,
   n: number,
   requestId: string,
@@ -55,14 +53,13 @@ function meteredHeaders(
   const caps = PLANS[plan];
   const now = Date.now();
   const decision = decide(caps, { burst: [], day: n % 40_000, month: n % 900_000 }, now);
-  const headers = rateLimitHeaders(
+  return rateLimitHeaders(
     admissionResult(requestId, decision, now),
     { dailyCap: caps.daily, monthlyCap: caps.monthly },
     false,
     now,
     holder,
   );
-  return headers;
 }
 
 async function serve(port: number): Promise<void> {
@@ -70,7 +67,16 @@ async function serve(port: number): Promise<void> {
   const app = Fastify({ logger: false, genReqId: newRequestId });
   const holders: Record<Plan, PolicyHolder> = { 'load-test': {}, business: {} };
   let n = 0;
-  const metered = (plan: Plan, id: string) => meteredHeaders(plan, n++, id, holders[plan]);
+  const rateLimits = (plan: Plan, id: string) => rateLimitsOf(plan, n++, id, holders[plan]);
+  /** A metered 200 as the gateway's route answers it: its request ids, rate-limit headers and Cache-Control. */
+  const metered = (req: FastifyRequest, reply: FastifyReply, plan: Plan, body: string | Buffer) =>
+    reply
+      .header('request-id', req.id)
+      .header('x-request-id', req.id)
+      .headers(rateLimits(plan, req.id))
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send(body);
   for (const [size, document] of Object.entries(SIZES)) {
     const json = JSON.stringify(document());
     const bytes = Buffer.from(json);
@@ -78,33 +84,17 @@ async function serve(port: number): Promise<void> {
     const cut = json.length >> 1;
     const answers = { text: () => json.slice(0, cut) + json.slice(cut), bytes: () => Buffer.from(bytes) };
     for (const form of BODY_FORMS)
-      app.get(`/${size}/${form}`, async (req, reply) =>
-        reply
-          .header('request-id', req.id)
-          .header('x-request-id', req.id)
-          .headers(metered('load-test', req.id))
-          .header('cache-control', 'no-store')
-          .type('application/json; charset=utf-8')
-          .send(answers[form]()),
-      );
+      app.get(`/${size}/${form}`, async (req, reply) => metered(req, reply, 'load-test', answers[form]()));
     if (size !== 'quote') continue;
     app.get('/headers/none', async (_req, reply) =>
       reply.type('application/json; charset=utf-8').send(answers.text()),
     );
     app.get('/headers/made', async (req, reply) => {
-      if (metered('business', req.id)[RESET] === undefined) throw new Error('no X-RateLimit-Reset made');
+      if (rateLimits('business', req.id)[RESET] === undefined) throw new Error('no X-RateLimit-Reset made');
       return reply.type('application/json; charset=utf-8').send(answers.text());
     });
     for (const plan of Object.keys(PLANS) as Plan[])
-      app.get(`/headers/${plan}`, async (req, reply) =>
-        reply
-          .header('request-id', req.id)
-          .header('x-request-id', req.id)
-          .headers(metered(plan, req.id))
-          .header('cache-control', 'no-store')
-          .type('application/json; charset=utf-8')
-          .send(answers.text()),
-      );
+      app.get(`/headers/${plan}`, async (req, reply) => metered(req, reply, plan, answers.text()));
   }
   await app.listen({ host: '127.0.0.1', port });
   process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
@@ -156,7 +146,7 @@ async function main(): Promise<void> {
   const pid = child.pid!;
   const base = `http://127.0.0.1:${port}`;
   console.log(
-    `answer form: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections; CPU µs a request of the answering process`,
+    `answer form: ${ROUNDS} alternated rounds of ${REQUESTS} requests a run, 50 connections; CPU µs a request`,
   );
   console.log("  body, with a load-test account's headers (the answering process):");
   for (const size of Object.keys(SIZES)) {
@@ -166,8 +156,8 @@ async function main(): Promise<void> {
       BODY_FORMS.map((form) => `/${size}/${form}`),
     )) as [PathRuns, PathRuns];
     console.log(
-      `    ${size.padEnd(6)} text ${median(text!).toFixed(1)} µs, bytes ${median(bytes!).toFixed(1)} µs; ` +
-        `text over bytes ${ratioLine(text!, bytes!)}`,
+      `    ${size.padEnd(6)} text ${median(text).toFixed(1)} µs, bytes ${median(bytes).toFixed(1)} µs; ` +
+        `text over bytes ${ratioLine(text, bytes)}`,
     );
   }
   console.log(
