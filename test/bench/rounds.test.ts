@@ -25,20 +25,23 @@ describe("issue 49's goals read over rounds", () => {
     expect(quote!.median.p99).toBe(11);
     expect(pool!.median.front).toBeCloseTo(2.5, 10);
     expect(pool!.median.p99).toBe(14);
+    // Bare fastify's own p99, round by round: what the machine gave a route with no metering.
+    expect(quote!.bareP99).toEqual([2, 4, 2]);
+    expect(pool!.median.bareP99).toBe(2);
   });
 
   it('says which goal each median meets, with every round beside it', () => {
     const [line] = roundLines(
       readRounds([
         round(run(20, 40_000, 2), { quote: run(36, 20_000, 9) }),
-        round(run(20, 40_000, 2), { quote: run(46, 16_000, 12) }),
-        round(run(20, 40_000, 2), { quote: run(39, 19_000, 10) }),
+        round(run(20, 40_000, 7), { quote: run(46, 16_000, 12) }),
+        round(run(20, 40_000, 3), { quote: run(39, 19_000, 10) }),
       ]),
       GOALS,
       5,
     );
     expect(line).toBe(
-      'quote front 1.95× (met; 1.80, 2.30, 1.95), req/s 0.475 (met; 0.500, 0.400, 0.475), p99 10 ms (met; 9, 12, 10)',
+      "quote front 1.95× (met; 1.80, 2.30, 1.95), req/s 0.475 (met; 0.500, 0.400, 0.475), p99 10 ms (met; 9, 12, 10; bare fastify's own 3 ms: 2, 7, 3)",
     );
     const [missed] = roundLines(
       readRounds([round(run(20, 40_000, 2), { quote: run(41, 17_000, 11) })]),
@@ -46,7 +49,7 @@ describe("issue 49's goals read over rounds", () => {
       5,
     );
     expect(missed).toBe(
-      'quote front 2.05× (not met; 2.05), req/s 0.425 (not met; 0.425), p99 11 ms (not met; 11)',
+      "quote front 2.05× (not met; 2.05), req/s 0.425 (not met; 0.425), p99 11 ms (not met; 11; bare fastify's own 2 ms: 2)",
     );
   });
 
@@ -56,5 +59,6 @@ describe("issue 49's goals read over rounds", () => {
       round(run(20, 40_000, 2), { q: run(30, 20_000, 5) }),
     ]);
     expect(only!.front).toEqual([1.5]);
+    expect(only!.bareP99).toEqual([2]);
   });
 });
