@@ -423,6 +423,19 @@ describe('admission leases', () => {
         allotment: 200,
       }),
     ).toEqual({ allotment: 200, expiresAt: now + 2_000 });
+    // Granted to a first request, quiet for 1.5 s, then used at 10 a second: extended at 0.75 s with 4
+    // used, and again 0.6 s later with 10 used. Over its life that is 10 in 2.1 s (4.8 a second, 12 more
+    // for a 2 s term: 22); over its present term 6 in 0.6 s (10 a second: 25 more, 35).
+    const quiet = { ...base, now: grantedAt + 2_100, expiresAt: grantedAt + 4_000, used: 10, allotment: 11 };
+    expect(extensionTerms(quiet)?.allotment).toBe(10 + Math.ceil((10 / 2.1) * 2 * 1.25));
+    expect(extensionTerms({ ...quiet, termFrom: grantedAt + 1_500, termUsed: 4 })).toEqual({
+      allotment: 35,
+      expiresAt: grantedAt + 4_100,
+    });
+    // Its present term slower than its life: the life's rate stands.
+    expect(extensionTerms({ ...quiet, termFrom: grantedAt + 1_000, termUsed: 9 })).toEqual(
+      extensionTerms(quiet),
+    );
     // A used count past the allotment, or below none, is not believed.
     expect(extensionTerms({ ...base, used: -5, allotment: 200 })).toEqual(
       extensionTerms({ ...base, used: 0, allotment: 200 }),
@@ -593,6 +606,25 @@ describe('admission leases', () => {
     expect(grown.admit('g37', at + 5_200)).not.toBeNull();
     expect(grown.admit('g38', at + 5_300)).not.toBeNull();
     expect(grown.endsSoon(at + 5_300)).toBe(true); // one left of the term's five
+  });
+
+  it('asks again for a burst after an extension the quiet before it sized, before the lease runs out', () => {
+    const at = Date.parse('2026-12-07T06:00:00Z');
+    // Granted with a first request, then quiet for 2.9 s: the next request asks (the gap), and the
+    // shard, reading a rate of one in 2.9 s, moves the expiry and adds no admissions.
+    const quiet = freshHolder({ allotment: 5, at, lengthMs: 4_000, burst: 60 });
+    expect(quiet.admit('q0', at + 2_900)).not.toBeNull();
+    expect(quiet.endsSoon(at + 2_900)).toBe(true);
+    expect(quiet.extend(5, at + 10_900, at + 2_900)).toBe(true);
+    // Then ten a second: asked again once three of the four left are used, while one is left for the
+    // request that comes while the answer travels.
+    for (const [i, t] of [3_000, 3_100].entries()) {
+      expect(quiet.admit(`b${i}`, at + t)).not.toBeNull();
+      expect(quiet.endsSoon(at + t)).toBe(false);
+    }
+    expect(quiet.admit('b2', at + 3_200)).not.toBeNull();
+    expect(quiet.endsSoon(at + 3_200)).toBe(true);
+    expect(quiet.remaining).toBe(1);
   });
 
   it('report each admission to the shard once, through reports and the return, however the answers to reports fall', () => {

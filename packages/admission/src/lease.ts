@@ -135,7 +135,9 @@ export const leaseLife = (draw: number): number =>
 
 /**
  * An extension's terms, for a lease its holder is using (`used` of `allotment` admitted since
- * `grantedAt`): it may last another term from `now` (`termMs` at the rate it has been used at; not past
+ * `grantedAt`; `termUsed` of them when its present term began at `termFrom`, its last extension): it may
+ * last another term from `now` (`termMs` at the rate it has been used at, over its life or over its
+ * present term, whichever is higher; not past
  * its `lastEnd`, nor `MAX_LEASE_MS` from the grant, nor the IST day; and no sooner than it ends now),
  * with enough admissions for that rate over that time, as a grant's (`leaseTerms`). The units added come
  * out of the headroom that the counts (`day`, `month`, `recentAdmissions`: with the whole allotment
@@ -152,6 +154,13 @@ export function extensionTerms(opts: {
   /** Admissions of the lease its shard has taken in from reports: no longer out on it. */
   reported?: number;
   grantedAt: number;
+  /**
+   * When its present term began (its last extension) and how many it had used then: a lease granted to
+   * an account's first request, then used in a burst after a quiet spell, was extended at its life's
+   * rate, the quiet spell in it, ran out and sent the burst's next request to its shard (7 December 2026).
+   */
+  termFrom?: number;
+  termUsed?: number;
   expiresAt: number;
   /** The latest it may end, drawn at the grant (`leaseLife`); `MAX_LEASE_MS` from the grant if absent. */
   lastEnd?: number;
@@ -160,7 +169,11 @@ export function extensionTerms(opts: {
 }): LeaseTerms | null {
   const { now, leaseMs, grantedAt } = opts;
   const used = Math.min(Math.max(0, opts.used), opts.allotment);
-  const rate = used / Math.max(0.25, (now - grantedAt) / 1000);
+  const rateSince = (from: number, n: number) => n / Math.max(0.25, (now - from) / 1000);
+  const rate = Math.max(
+    rateSince(grantedAt, used),
+    opts.termFrom === undefined ? 0 : rateSince(opts.termFrom, used - Math.min(opts.termUsed ?? 0, used)),
+  );
   const lastEnd = Math.min(opts.lastEnd ?? Number.POSITIVE_INFINITY, grantedAt + MAX_LEASE_MS);
   const latest = Math.min(lastEnd, istNextDayStart(now));
   if (latest <= opts.expiresAt || istDay(now) !== istDay(grantedAt)) return null;
@@ -264,8 +277,16 @@ export class LeaseHolder {
    * shard took in.)
    */
   private termUnits: number;
-  /** The last extension added admissions (or there was none): one may be asked for more. */
-  private unitsAdded = true;
+  /**
+   * The admissions made from which the units rule of `endsSoon` may ask again: 0 after an extension that
+   * added admissions (or before any); after one that added none (the caps, the most a lease has out, or
+   * a rate read while the account was quiet), once three quarters of what was left then are used. So a
+   * capped lease asks a few times more in all, not with every request (asking again would only move its
+   * expiry), and an account that bursts after a quiet spell is asked for at its burst's rate before its
+   * lease runs out (a lease granted to a first request, then extended in the quiet: 0.4 more grants an
+   * account in `make bench`'s pool, each with a request decided by its shard; 7 December 2026).
+   */
+  private askAt = 0;
   /** When the latest admission here was made (the grant's, decided by the shard, before any). */
   private lastAt: number;
   /** The time between the latest two admissions (0 before there were two). */
@@ -344,9 +365,8 @@ export class LeaseHolder {
    * longer of the last two gaps (a quarter more, for jitter), would find the lease over, and an extension
    * (a term from now) would still be on when it comes; or a quarter of what it has out is left (its
    * allotment less what the shard has taken in from reports; with a burst cap, which never reports, what
-   * was left at the term's start; one admission, of a small one), unless the last extension added none
-   * (the caps, or the most a lease has out): asking again would only move its expiry, and it is used up
-   * first. The second keeps a steady account that calls less often than once a quarter term (a `business`
+   * was left at the term's start; one admission, of a small one), once `askAt` admissions are made. The
+   * second keeps a steady account that calls less often than once a quarter term (a `business`
    * account within its burst cap, about once a second) on its lease: asked only in a term's last quarter,
    * its lease ended between two requests, and every other one was decided by its shard, with a grant and
    * a return besides.
@@ -357,7 +377,7 @@ export class LeaseHolder {
     if (left < term / 4) return true;
     if (this.gap < term && left < this.gap * 1.25) return true;
     const out = this.windowed ? this.termUnits : this.allotment - this.taken;
-    return this.unitsAdded && this.remaining <= Math.max(1, out / 4);
+    return this.made >= this.askAt && this.remaining <= Math.max(1, out / 4);
   }
 
   /**
@@ -371,7 +391,8 @@ export class LeaseHolder {
    */
   extend(allotment: number, expiresAt: number, now: number): boolean {
     if (allotment < this.allotment) return false;
-    this.unitsAdded = allotment > this.allotment;
+    this.askAt =
+      allotment > this.allotment ? 0 : this.made + Math.ceil(((this.allotment - this.made) * 3) / 4);
     this.allotment = allotment;
     this.ends = Math.max(this.ends, expiresAt);
     this.termFrom = now;

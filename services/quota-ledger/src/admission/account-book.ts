@@ -113,6 +113,9 @@ interface ShardLease {
   expiresAt: number;
   /** The latest an extension may take it to (`leaseLife`, drawn at the grant). */
   lastEnd: number;
+  /** When its present term began (the grant, or its last extension), and its holder's `used` then. */
+  termFrom: number;
+  termUsed: number;
   day: string;
   month: string;
   /** The plan's caps at the grant: an extension is sized against them. */
@@ -461,6 +464,8 @@ export class AccountBook {
       grantedAt: now,
       expiresAt: terms.expiresAt,
       lastEnd: now + leaseLife(this.draw()),
+      termFrom: now,
+      termUsed: 0,
       day,
       month,
       provisional,
@@ -593,12 +598,16 @@ export class AccountBook {
       allotment: lease.allotment,
       reported: lease.reported,
       grantedAt: lease.grantedAt,
+      termFrom: lease.termFrom,
+      termUsed: lease.termUsed,
       expiresAt: lease.expiresAt,
       lastEnd: lease.lastEnd,
       leaseMs,
       now,
     });
     if (!terms) return null;
+    lease.termFrom = now;
+    lease.termUsed = Math.min(Math.max(0, used), lease.allotment);
     const added = terms.allotment - lease.allotment;
     if (lease.caps.burst !== null) {
       // The units not used yet (the newest entries: units are used oldest first) move to the new term's
