@@ -423,9 +423,9 @@ describe('admission leases', () => {
         allotment: 200,
       }),
     ).toEqual({ allotment: 200, expiresAt: now + 2_000 });
-    // Granted to a first request, quiet for 1.5 s, then used at 10 a second: extended at 0.75 s with 4
-    // used, and again 0.6 s later with 10 used. Over its life that is 10 in 2.1 s (4.8 a second, 12 more
-    // for a 2 s term: 22); over its present term 6 in 0.6 s (10 a second: 25 more, 35).
+    // Granted to a first request, quiet, then used at 10 a second: last extended at 1.5 s with 4 used,
+    // asked again at 2.1 s with 10 used. Over its life that is 10 in 2.1 s (4.8 a second, 12 more for a
+    // 2 s term: 22); over its present term 6 in 0.6 s (10 a second: 25 more, 35).
     const quiet = { ...base, now: grantedAt + 2_100, expiresAt: grantedAt + 4_000, used: 10, allotment: 11 };
     expect(extensionTerms(quiet)?.allotment).toBe(10 + Math.ceil((10 / 2.1) * 2 * 1.25));
     expect(extensionTerms({ ...quiet, termFrom: grantedAt + 1_500, termUsed: 4 })).toEqual({
