@@ -1,4 +1,4 @@
-import { createRegistry } from '@mdp/telemetry';
+import { createRegistry, EVENT_LOOP_RESOLUTION_MS } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import {
   delayMs,
@@ -11,10 +11,11 @@ import {
 
 describe('event-loop delay read from a service metrics page (bench)', () => {
   it("reads a labelled gauge and takes the monitor's sampling interval off", () => {
+    const reading = (delayMs: number) => (EVENT_LOOP_RESOLUTION_MS + delayMs) / 1000;
     const page = [
       '# TYPE nodejs_eventloop_lag_p99_seconds gauge',
-      'nodejs_eventloop_lag_p99_seconds{service="gateway"} 0.0143',
-      'nodejs_eventloop_lag_max_seconds{service="gateway"} 0.0169',
+      `nodejs_eventloop_lag_p99_seconds{service="gateway"} ${reading(4.3)}`,
+      `nodejs_eventloop_lag_max_seconds{service="gateway"} ${reading(6.9)}`,
     ].join('\n');
     expect(delayMs(page, 'nodejs_eventloop_lag_p99_seconds')).toBeCloseTo(4.3, 6);
     expect(delayMs(page, 'nodejs_eventloop_lag_max_seconds')).toBeCloseTo(6.9, 6);

@@ -4,6 +4,7 @@
  * deploy/grafana/dashboards/ pass those that need no metrics (test/ops/dashboards.int.test.ts adds the
  * labels each metric really has, and what each query really draws).
  */
+import { EVENT_LOOP_RESOLUTION_MS } from '@mdp/telemetry';
 import { describe, expect, it } from 'vitest';
 import {
   filterFailures,
@@ -218,5 +219,14 @@ describe('the dashboards of deploy/grafana/dashboards', () => {
       ...quantileFailures(d),
     ]);
     expect(failures).toEqual([]);
+  });
+
+  it("take the event-loop monitor's sampling interval off every lag they draw", () => {
+    const lags = all
+      .flatMap((d) => d.panels)
+      .flatMap((p) => p.targets)
+      .filter((t) => /nodejs_eventloop_lag_(?!seconds)/.test(t.expr));
+    expect(lags.length).toBeGreaterThan(0);
+    for (const t of lags) expect(t.expr).toContain(`) - ${EVENT_LOOP_RESOLUTION_MS / 1000}, 0)`);
   });
 });
