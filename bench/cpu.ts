@@ -81,6 +81,29 @@ export function cpuBetween(before: GroupReading, after: GroupReading): number {
 }
 
 /**
+ * Each group's CPU in ms a second over a spell in which nothing is asked of it (`wait`): its background.
+ * An idle service's timers each wake its process, and on these two cores every wake-up takes a core from
+ * whatever runs there (contributors.md, 7 December: the event-loop monitor's timer). Ticks are 10 ms, so
+ * over 10 s a figure is good to 1 ms a second.
+ */
+export async function cpuOverIdle(
+  groups: CpuGroup[],
+  wait: () => Promise<void>,
+): Promise<{ seconds: number; msPerSecond: Map<string, number> }> {
+  const before = snapshot(groups);
+  const started = performance.now();
+  await wait();
+  const seconds = (performance.now() - started) / 1000;
+  const after = snapshot(groups);
+  return {
+    seconds,
+    msPerSecond: new Map(
+      groups.map((g) => [g.name, (cpuBetween(before.get(g.name)!, after.get(g.name)!) / seconds) * 1000]),
+    ),
+  };
+}
+
+/**
  * The process listening on TCP `port` (IPv4 or IPv6, any address), from /proc/net/tcp and the processes'
  * open sockets, when its executable is `name`; undefined when there is none or it cannot be read (another
  * user's process, another network namespace). Lets the bench count the Postgres and the NATS its stack

@@ -26,6 +26,7 @@ import {
   type CpuGroup,
   contextSwitchesOf,
   cpuBetween,
+  cpuOverIdle,
   listenerPid,
   pidsNamed,
   type Switches,
@@ -86,6 +87,11 @@ const CONNECTIONS = envInt('BENCH_CONNECTIONS', 50);
 const PLATFORM_WARMUP = envInt('BENCH_PLATFORM_WARMUP', 200_000, 0);
 /** The metered quote's platform warm-up is sent in parts of this many, each part's gateway CPU printed. */
 const WARMUP_PART = 30_000;
+/**
+ * Seconds in which the warmed platform is asked nothing, its processes' CPU read before the first run:
+ * their background, which the rows share the cores with (0: not measured).
+ */
+const IDLE_SECONDS = envInt('BENCH_IDLE_SECONDS', 10, 0);
 const POOL_ACCOUNTS = envInt('BENCH_ACCOUNTS', 1_000);
 /**
  * A run over a pool of tokens first sends each token once over this few connections, charged and
@@ -1177,6 +1183,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       unprinted.push(...parts);
       console.log(
         `warm-up, quote: the gateway's CPU µs a request in each ${WARMUP_PART} of it: ${parts.map((f) => fmtUs(frontUs(f))).join(', ')}`,
+      );
+    }
+    if (IDLE_SECONDS > 0) {
+      const idleGroups = groups.filter((g) => meteredServing.includes(g.name));
+      const idle = await cpuOverIdle(
+        idleGroups,
+        () => new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000)),
+      );
+      const each = [...idle.msPerSecond].map(([name, ms]) => `${name} ${ms.toFixed(1)}`).join(', ');
+      const all = [...idle.msPerSecond.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `the platform idle (BENCH_IDLE_SECONDS: ${idle.seconds.toFixed(1)} s, nothing asked of it), CPU ms a second: ${each}; all ${all.toFixed(1)} of ${availableParallelism() * 1000}`,
       );
     }
     figures.push(await load('bare fastify (quote-shaped)', bareQuote, bareRun()));

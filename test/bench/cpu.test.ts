@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import {
   contextSwitches,
   contextSwitchesOf,
   cpuBetween,
+  cpuOverIdle,
   type GroupReading,
   switchesPer,
 } from '../../bench/cpu.ts';
@@ -75,5 +77,29 @@ describe("a process's context switches (make bench's waits and preemptions)", ()
     const before = { voluntary: 1_000, involuntary: 40 };
     const after = { voluntary: 1_250, involuntary: 140 };
     expect(switchesPer(before, after, 1_000)).toEqual({ voluntary: 0.25, involuntary: 0.1 });
+  });
+});
+
+describe("a platform's CPU while nothing is asked of it (make bench's idle line)", () => {
+  it('reads each group in ms a second over the spell: a busy process some, a sleeping one none', async () => {
+    const sleeper = spawn('sleep', ['30']);
+    try {
+      const spinMs = 300;
+      const idle = await cpuOverIdle(
+        [
+          { name: 'busy', pids: () => [process.pid] },
+          { name: 'sleeping', pids: () => [sleeper.pid!] },
+        ],
+        async () => {
+          const until = performance.now() + spinMs;
+          while (performance.now() < until);
+        },
+      );
+      expect(idle.seconds).toBeGreaterThanOrEqual(spinMs / 1000);
+      expect(idle.msPerSecond.get('busy')).toBeGreaterThan(0);
+      expect(idle.msPerSecond.get('sleeping')).toBe(0);
+    } finally {
+      sleeper.kill();
+    }
   });
 });
