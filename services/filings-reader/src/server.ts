@@ -26,12 +26,7 @@ await runGrpcService({
       url: config.NATS_URL,
       service: 'filings',
       logger: rt.logger,
-      probe: async () => {
-        const { rows } = await pool.query<{ v: string }>(
-          "SELECT count(*) || ':' || coalesce(max(doc_id), 0) AS v FROM documents",
-        );
-        return rows[0]?.v ?? '';
-      },
+      probe: () => store.version(),
     });
     return {
       server: buildApp({

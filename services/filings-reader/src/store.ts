@@ -91,6 +91,12 @@ export class FilingsStore {
     private readonly digester: Digester = extractiveDigester,
   ) {}
 
+  /** Moves with every change to the documents, whoever makes it (migration 0002); one row to read. */
+  async version(): Promise<string> {
+    const { rows } = await this.pool.query<{ version: string }>('SELECT version FROM documents_version');
+    return rows[0]?.version ?? '';
+  }
+
   /**
    * Extracts, digests and stores a filing in one transaction-free statement: everything is computed
    * before the single INSERT, so a rejected or failed document leaves nothing behind. The same bytes
