@@ -26,11 +26,11 @@ describe('the shard registry, told of changes', () => {
   it('reads a run of another count that begins, and a hand-over, at once rather than at its next refresh', async () => {
     const zero = start(0, 3);
     const deaf = start(2, 3, false);
-    await Promise.all([zero.ready, deaf.ready]);
+    await Promise.all([zero.ready, zero.listening, deaf.ready]);
     expect(zero.map()!.standInCount).toBeNull();
     // Shard 1 runs a count of 2: shard 0 of 3 stands in for its index under it, told within the minute.
     const one = start(1, 2);
-    await one.ready;
+    await Promise.all([one.ready, one.listening]);
     await until('shard 0 to see the count of 2', () => zero.map()!.standInCount === 2, 10_000, 20);
     // The shard that does not listen still has its first read's map: nothing else moved it.
     expect(deaf.map()!.standInCount).toBeNull();
@@ -49,7 +49,8 @@ describe('the shard registry, told of changes', () => {
       ShardRegistry,
       ShardRegistry,
     ];
-    await Promise.all([zero.ready, one.ready, two.ready]);
+    // Listening, and the read each connection asked for over: none is left to wait for the lock below.
+    await Promise.all([zero, one, two].flatMap((r) => [r.ready, r.listening]));
     // Taken as a refresh takes it: every refresh now waits, and a notice's read must not.
     const holder = await locked.pool().connect();
     await holder.query('BEGIN');

@@ -46,6 +46,12 @@ export interface ShardRegistry {
   ownership(accountId: string): Ownership;
   /** Resolves once the registry has been read (this shard's run recorded) for the first time. */
   ready: Promise<void>;
+  /**
+   * Resolves once notices are heard (LISTEN taken) and the read that connection asked for is done, so
+   * a change made after it is told rather than left to the next refresh; at once without notices.
+   * Not a condition of admitting: without notices a shard still reads every interval.
+   */
+  listening: Promise<void>;
   /** The runs this process refreshes now (a stopping shard's hand-over ends them). */
   runs(): ProcessRuns;
   /** This process admits from now (its consumer has caught up): told at once, a relief of it then ends. */
@@ -266,23 +272,30 @@ export function startShardRegistry(o: {
   let running: Promise<void> = tick(o.clock(), false);
   // One read at a time; an ask while one is queued joins it, making it a full read if it asks for one
   // (a notice never takes an interval's refresh away).
-  let queued: { full: boolean } | null = null;
-  const readSoon = (full: boolean) => {
-    if (stopped) return;
+  let queued: { full: boolean; done: Promise<void> } | null = null;
+  /** Resolves when the read this ask made or joined is over (at once once stopped). */
+  const readSoon = (full: boolean): Promise<void> => {
+    if (stopped) return Promise.resolve();
     if (queued !== null) {
       queued.full ||= full;
-      return;
+      return queued.done;
     }
-    const ask = { full };
-    queued = ask;
     const askedAt = o.clock();
+    const ask = { full, done: Promise.resolve() };
+    queued = ask;
     running = running.then(() => {
       queued = null;
       return stopped ? undefined : tick(askedAt, !ask.full);
     });
+    ask.done = running;
+    return running;
   };
-  const timer = setInterval(() => readSoon(true), o.intervalMs ?? 1_000);
+  const timer = setInterval(() => void readSoon(true), o.intervalMs ?? 1_000);
   const notices = o.notices;
+  let heard!: () => void;
+  const listening = new Promise<void>((r) => {
+    heard = r;
+  });
   // A notice missed while the connection was down is made up by reading on every (re)connection.
   const listener: Listener | null = notices
     ? listen({
@@ -293,9 +306,10 @@ export function startShardRegistry(o: {
         onNotify: (schema) => {
           if (schema === notices.schema) readSoon(false);
         },
-        onConnected: () => readSoon(true),
+        onConnected: () => void readSoon(true).then(heard),
       })
     : null;
+  if (listener === null) heard();
   const stop = async () => {
     stopped = true;
     clearInterval(timer);
@@ -311,10 +325,11 @@ export function startShardRegistry(o: {
         ? { kind: 'handoff', why: 'the shard registry is not read yet' }
         : { kind: 'not_owner' }),
     ready,
+    listening,
     runs,
     admitting: () => {
       admitting = true;
-      readSoon(true);
+      void readSoon(true);
     },
     stopRefreshing: stop,
     close: stop,
