@@ -272,22 +272,24 @@ export function startShardRegistry(o: {
   let running: Promise<void> = tick(o.clock(), false);
   // One read at a time; an ask while one is queued joins it, making it a full read if it asks for one
   // (a notice never takes an interval's refresh away).
-  let queued: { full: boolean; done: Promise<void> } | null = null;
-  /** Resolves when the read this ask made or joined is over (at once once stopped). */
+  let queued: { full: boolean } | null = null;
+  /**
+   * Resolves when the read this ask made or joined is over (at once once stopped). A queued read is the
+   * last link of `running` until it begins, so joining it is waiting for `running`.
+   */
   const readSoon = (full: boolean): Promise<void> => {
     if (stopped) return Promise.resolve();
     if (queued !== null) {
       queued.full ||= full;
-      return queued.done;
+      return running;
     }
-    const askedAt = o.clock();
-    const ask = { full, done: Promise.resolve() };
+    const ask = { full };
     queued = ask;
+    const askedAt = o.clock();
     running = running.then(() => {
       queued = null;
       return stopped ? undefined : tick(askedAt, !ask.full);
     });
-    ask.done = running;
     return running;
   };
   const timer = setInterval(() => void readSoon(true), o.intervalMs ?? 1_000);
