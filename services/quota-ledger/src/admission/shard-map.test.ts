@@ -271,6 +271,12 @@ describe('ShardMap: a relief while a shard restarts', () => {
     const v = view(T + 10_000, stopped, horizons);
     const zero = new ShardMap({ shard: 0, count: 3 }, v, settings);
     expect(zero.reliefsDue()).toEqual([{ count: 3, shard: 1 }]);
+    expect(nextReliefs(zero, [])).toEqual({
+      held: [{ count: 3, shard: 1 }],
+      ended: [],
+      begun: [{ count: 3, shard: 1 }],
+      changed: true,
+    });
     expect(new ShardMap({ shard: 2, count: 3 }, v, settings).reliefsDue()).toEqual([]);
     // Not before it is in the registry: the other shards would not know to wait for it.
     expect(
@@ -310,11 +316,15 @@ describe('ShardMap: a relief while a shard restarts', () => {
     );
     const before = new ShardMap({ shard: 0, count: 3 }, catchingUp, settings, null, [{ count: 3, shard: 1 }]);
     expect(before.reliefOver({ count: 3, shard: 1 })).toBe(false);
+    // Held and neither over nor due again: reading the map begins and ends nothing.
+    const held = [{ count: 3, shard: 1 }];
+    expect(nextReliefs(before, held)).toEqual({ held, ended: [], begun: [], changed: false });
     expect(before.ownership(x)).toMatchObject({ kind: 'owner', relief: true });
     const v = view(T + 13_000, [stopped[0]!, back, stopped[2]!, relief], horizons);
     const zero = new ShardMap({ shard: 0, count: 3 }, v, settings, null, [{ count: 3, shard: 1 }]);
     expect(zero.reliefOver({ count: 3, shard: 1 })).toBe(true);
     expect(zero.reliefsDue()).toEqual([]);
+    expect(nextReliefs(zero, held)).toEqual({ held: [], ended: held, begun: [], changed: true });
     expect(new ShardMap({ shard: 1, count: 3 }, v, settings).ownership(x)).toMatchObject({ kind: 'handoff' });
     const ended = { ...relief, endedAt: T + 13_200 };
     const unrecorded = view(T + 13_300, [stopped[0]!, back, stopped[2]!, ended], horizons);
@@ -458,10 +468,9 @@ function rollout(
         const r = nextReliefs(map, p.reliefs);
         for (const e of r.ended) end(key(e.count, e.shard, shard), now);
         if (r.ended.length > 0) handedOver.set(p.id, at);
-        const begun = r.held.filter((h) => !p.reliefs.includes(h));
         p.reliefs = r.held;
         // Registered one at a time (the registry serialises refreshes), each after those before it.
-        for (const b of begun)
+        for (const b of r.begun)
           registered.set(
             key(b.count, b.shard, shard),
             refresh(b.count, b.shard, now + registered.size, false, p.id, shard),

@@ -343,13 +343,22 @@ export function nextStandIn(map: ShardMap, state: StandInState): StandInState {
   return { standIn: map.standInCount, ended: false };
 }
 
-/**
- * The process's reliefs after reading `map` (made with `held`): those over end (each then hands over
- * what it holds), those due begin.
- */
-export function nextReliefs(map: ShardMap, held: readonly Relief[]): { held: Relief[]; ended: Relief[] } {
+/** What reading a map does to a process's reliefs (`nextReliefs`). */
+export interface NextReliefs {
+  /** The reliefs it runs from now: those kept, then those begun. */
+  held: Relief[];
+  /** Those over: each hands over what it holds. */
+  ended: Relief[];
+  /** Those due that it did not run: each is registered at once. */
+  begun: Relief[];
+  /** Whether any ended or began: the process has a relief to begin or end. */
+  changed: boolean;
+}
+
+/** The process's reliefs after reading `map` (made with `held`): those over end, those due begin. */
+export function nextReliefs(map: ShardMap, held: readonly Relief[]): NextReliefs {
   const ended = held.filter((r) => map.reliefOver(r));
   const kept = held.filter((r) => !ended.includes(r));
   const begun = map.reliefsDue().filter((r) => !kept.some((k) => k.count === r.count && k.shard === r.shard));
-  return { held: [...kept, ...begun], ended };
+  return { held: [...kept, ...begun], ended, begun, changed: ended.length > 0 || begun.length > 0 };
 }

@@ -177,12 +177,7 @@ export function startShardRegistry(o: {
     const began = o.clock();
     const view = await readView(o.pool);
     const map = mapOf(view);
-    const relief = nextReliefs(map, reliefs);
-    const changes =
-      nextStandIn(map, stand) !== stand ||
-      relief.ended.length > 0 ||
-      relief.held.some((r) => !reliefs.includes(r));
-    if (changes) return view;
+    if (nextStandIn(map, stand) !== stand || nextReliefs(map, reliefs).changed) return view;
     current = map;
     tellTakenOver(map.takenOver(), { waitedMs: began - askedAt, readMs: o.clock() - began });
     return null;
@@ -232,8 +227,7 @@ export function startShardRegistry(o: {
         map = mapOf(view);
       }
       const relief = nextReliefs(map, reliefs);
-      const begun = relief.held.filter((r) => !reliefs.includes(r));
-      if (relief.ended.length > 0 || begun.length > 0) {
+      if (relief.changed) {
         reliefs = relief.held;
         map = mapOf(view);
         if (relief.ended.length > 0) {
@@ -242,8 +236,11 @@ export function startShardRegistry(o: {
           const ended = relief.ended;
           ending = ending.then(() => endReliefs(ended));
         }
-        if (begun.length > 0) {
-          o.logger.info({ reliefs: begun }, 'relieving a shard that handed over while its process restarts');
+        if (relief.begun.length > 0) {
+          o.logger.info(
+            { reliefs: relief.begun },
+            'relieving a shard that handed over while its process restarts',
+          );
           register = true;
         }
       }
