@@ -81,3 +81,24 @@ export function roundLines(readings: readonly RowReading[], goals: RoundGoals, w
     ].join(', '),
   );
 }
+
+/**
+ * A round's bare run this many times as dear a request as the run's reference (the median of all its
+ * bare runs) was spoiled by the machine slowing within it: every row of that round is read against it,
+ * and reads better than it was (7 December 2026: a third round's bare run at 59.5 µs against a reference
+ * of 28.5 put the pool at 0.92× bare's CPU and 0.866 of its req/s).
+ */
+export const SLOWED_BARE = 1.5;
+
+/** One line for each round whose bare run was spoiled (`SLOWED_BARE`), numbered from 1; none if none was. */
+export function slowedRounds(rounds: readonly Round[], referenceUs: number): string[] {
+  return rounds.flatMap(({ bare }, i) =>
+    bare.frontUs > SLOWED_BARE * referenceUs
+      ? [
+          `round ${i + 1}: bare fastify read ${bare.frontUs.toFixed(1)} µs a request against the run's reference of ` +
+            `${referenceUs.toFixed(1)} (the median of its bare runs): the machine slowed within the round, and each ` +
+            "row's figures in it are read against a slow bare run, better than they were",
+        ]
+      : [],
+  );
+}

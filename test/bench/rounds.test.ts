@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Round, readRounds, roundLines } from '../../bench/rounds.ts';
+import { type Round, readRounds, roundLines, slowedRounds } from '../../bench/rounds.ts';
 
 const GOALS = { frontOverBare: 2.0, rpsOverBare: 0.45, p99Ms: 10 };
 const run = (frontUs: number, rps: number, p99: number) => ({ frontUs, rps, p99 });
@@ -60,5 +60,22 @@ describe("issue 49's goals read over rounds", () => {
     ]);
     expect(only!.front).toEqual([1.5]);
     expect(only!.bareP99).toEqual([2]);
+  });
+
+  it("names a round whose bare run the machine slowed, against the run's reference", () => {
+    const rounds = [
+      round(run(28, 28_000, 4), { quote: run(56, 13_600, 11) }),
+      round(run(33.5, 21_000, 7), { quote: run(56, 13_300, 9) }),
+      round(run(59.5, 15_500, 8), { quote: run(74, 10_500, 15) }),
+    ];
+    const lines = slowedRounds(rounds, 28.5);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^round 3: bare fastify read 59\.5 µs a request against the run's reference of 28\.5 /,
+    );
+    // A round within half again of the reference is not named, nor is any when none slowed so far.
+    expect(slowedRounds(rounds.slice(0, 2), 28.5)).toEqual([]);
+    expect(slowedRounds([round(run(42.7, 20_000, 5), {})], 28.5)).toEqual([]);
+    expect(slowedRounds([round(run(42.8, 20_000, 5), {})], 28.5)).toHaveLength(1);
   });
 });
