@@ -10,6 +10,8 @@ export interface RoundRun {
   frontUs: number;
   rps: number;
   p99: number;
+  /** A metered row's: bare fastify's µs a request held to the row's req/s just after it (`pacedAs`). */
+  pacedUs?: number;
 }
 
 /** One round: bare fastify's run, then each metered row's, by the row's name. */
@@ -83,22 +85,35 @@ export function roundLines(readings: readonly RowReading[], goals: RoundGoals, w
 }
 
 /**
- * A round's bare run this many times as dear a request as the run's reference (the median of all its
- * bare runs) was spoiled by the machine slowing within it: every row of that round is read against it,
- * and reads better than it was (7 December 2026: a third round's bare run at 59.5 µs against a reference
- * of 28.5 put the pool at 0.92× bare's CPU and 0.866 of its req/s).
+ * A bare run this many times as dear a request as the run's reference (the median of all its full-rate
+ * bare runs) ran while the machine slowed. A round's own bare run so spoiled flatters every row of that
+ * round, which is read against it (7 December 2026: a third round's bare run at 59.5 µs against a
+ * reference of 28.5 put the pool at 0.92× bare's CPU and 0.866 of its req/s); a row whose bare run held
+ * to its rate just after it is so slow ran on a slow machine itself, and reads worse than it was.
  */
 export const SLOWED_BARE = 1.5;
 
-/** One line for each round whose bare run was spoiled (`SLOWED_BARE`), numbered from 1; none if none was. */
+/**
+ * One line for each round whose bare run, and each row whose paced bare run, the machine slowed
+ * (`SLOWED_BARE`), rounds numbered from 1; none if none was.
+ */
 export function slowedRounds(rounds: readonly Round[], referenceUs: number): string[] {
-  return rounds.flatMap(({ bare }, i) =>
-    bare.frontUs > SLOWED_BARE * referenceUs
+  const slow = (us: number | undefined) => us !== undefined && us > SLOWED_BARE * referenceUs;
+  const against = (us: number) =>
+    `read ${us.toFixed(1)} µs a request against the run's reference of ${referenceUs.toFixed(1)} (the median of its bare runs)`;
+  return rounds.flatMap(({ bare, rows }, i) => [
+    ...(slow(bare.frontUs)
       ? [
-          `round ${i + 1}: bare fastify read ${bare.frontUs.toFixed(1)} µs a request against the run's reference of ` +
-            `${referenceUs.toFixed(1)} (the median of its bare runs): the machine slowed within the round, and each ` +
+          `round ${i + 1}: bare fastify ${against(bare.frontUs)}: the machine slowed within the round, and each ` +
             "row's figures in it are read against a slow bare run, better than they were",
         ]
-      : [],
-  );
+      : []),
+    ...[...rows]
+      .filter(([, run]) => slow(run.pacedUs))
+      .map(
+        ([row, run]) =>
+          `round ${i + 1}, ${row}: bare fastify held to its rate just after it ${against(run.pacedUs!)}: the ` +
+          "machine slowed around the row's run, which reads worse than it was",
+      ),
+  ]);
 }

@@ -1222,8 +1222,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const rows = new Map<string, RoundRun>();
         const measure = async (row: string, tokens: string[]) => {
           const f = await metered(`${row}${tag}`, `${base}${QUOTE}`, meteredBy(tokens));
-          figures.push(f, await pacedBare(f));
-          rows.set(row, roundRun(f));
+          const paced = await pacedBare(f);
+          figures.push(f, paced);
+          rows.set(row, { ...roundRun(f), pacedUs: frontUs(paced) });
           return f;
         };
         if (runs('quote')) await measure('quote, one account (load-test)', [hot]);

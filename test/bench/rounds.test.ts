@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type Round, readRounds, roundLines, slowedRounds } from '../../bench/rounds.ts';
+import { type Round, type RoundRun, readRounds, roundLines, slowedRounds } from '../../bench/rounds.ts';
 
 const GOALS = { frontOverBare: 2.0, rpsOverBare: 0.45, p99Ms: 10 };
 const run = (frontUs: number, rps: number, p99: number) => ({ frontUs, rps, p99 });
-const round = (bare: ReturnType<typeof run>, rows: Record<string, ReturnType<typeof run>>): Round => ({
+const round = (bare: RoundRun, rows: Record<string, RoundRun>): Round => ({
   bare,
   rows: new Map(Object.entries(rows)),
 });
@@ -77,5 +77,23 @@ describe("issue 49's goals read over rounds", () => {
     expect(slowedRounds(rounds.slice(0, 2), 28.5)).toEqual([]);
     expect(slowedRounds([round(run(42.7, 20_000, 5), {})], 28.5)).toEqual([]);
     expect(slowedRounds([round(run(42.8, 20_000, 5), {})], 28.5)).toHaveLength(1);
+  });
+
+  it('names a row whose bare run held to its rate the machine slowed', () => {
+    const lines = slowedRounds(
+      [
+        round(run(29, 25_000, 7), {
+          quote: { ...run(48, 14_800, 10), pacedUs: 35.8 },
+          pool: { ...run(91.5, 8_700, 24), pacedUs: 46 },
+        }),
+        round(run(32, 29_000, 6), { pool: { ...run(54.5, 13_400, 12), pacedUs: 30.4 } }),
+      ],
+      30,
+    );
+    expect(lines).toEqual([
+      "round 1, pool: bare fastify held to its rate just after it read 46.0 µs a request against the run's " +
+        "reference of 30.0 (the median of its bare runs): the machine slowed around the row's run, which reads " +
+        'worse than it was',
+    ]);
   });
 });
