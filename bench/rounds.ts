@@ -94,10 +94,10 @@ export function roundLines(readings: readonly RowReading[], goals: RoundGoals, w
 export const SLOWED_BARE = 1.5;
 
 /**
- * One line for each round whose bare run, and each row whose paced bare run, the machine slowed
- * (`SLOWED_BARE`), rounds numbered from 1; none if none was.
+ * The runs the machine slowed (`SLOWED_BARE`), a line each: a round's own bare run, or a row's bare run
+ * held to its rate; rounds numbered from 1. None if none was.
  */
-export function slowedRounds(rounds: readonly Round[], referenceUs: number): string[] {
+export function slowedRuns(rounds: readonly Round[], referenceUs: number): string[] {
   const slow = (us: number | undefined) => us !== undefined && us > SLOWED_BARE * referenceUs;
   const against = (us: number) =>
     `read ${us.toFixed(1)} µs a request against the run's reference of ${referenceUs.toFixed(1)} (the median of its bare runs)`;

@@ -62,7 +62,7 @@ import {
 } from './ops-metrics.ts';
 import { createOpenPlan } from './plans.ts';
 import { type BenchRedis, startRedis } from './redis.ts';
-import { type Round, type RoundRun, readRounds, roundLines, slowedRounds } from './rounds.ts';
+import { type Round, type RoundRun, readRounds, roundLines, slowedRuns } from './rounds.ts';
 
 /** Requests per scenario: a fixed count (not a duration), so every response is seen and counted. */
 const REQUESTS = envInt('BENCH_REQUESTS', 20_000);
@@ -1447,7 +1447,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           `the median round, then each round's figure (front ≤ ${GOALS.frontOverBare}× bare, req/s ≥ ${GOALS.rpsOverBare} of bare, p99 ≤ ${GOALS.p99Ms} ms)`,
       );
       for (const line of roundLines(readRounds(rounds), GOALS)) console.log(`  ${line}`);
-      for (const line of slowedRounds(rounds, bareReference(figures, 'quote').us)) console.log(`  ${line}`);
+      for (const line of slowedRuns(rounds, bareReference(figures, 'quote').us)) console.log(`  ${line}`);
     }
     if (cappedLine) console.log(`\n${cappedLine}`);
     if (compareSummary) console.log(`\n${compareSummary}`);
