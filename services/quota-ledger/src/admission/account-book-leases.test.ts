@@ -219,10 +219,11 @@ describe('AccountBook leases', () => {
   /**
    * A `business` account calling for three minutes, `gap(i)` ms after its request `i`, the gateway's side
    * as it runs: a lease given back at its expiry, an extension asked when the holder says (answered at
-   * once here), anything the lease cannot answer asked of the shard.
+   * once here), anything the lease cannot answer asked of the shard. Every grant draws its life with
+   * `draw` (`leaseLife`).
    */
-  function playSteady(gap: (i: number) => number) {
-    const book = new AccountBook(TTL);
+  function playSteady(gap: (i: number) => number, draw: number) {
+    const book = new AccountBook(TTL, () => draw);
     book.loaded('a', chargedCounts(T), T);
     const steady = { daily: 1_000, monthly: null, burst: 60 };
     let holder: LeaseHolder | null = null;
@@ -267,18 +268,22 @@ describe('AccountBook leases', () => {
   ])(
     'keep a steady account on its lease: one calling %s within its burst cap has its shard decide a request once every half minute to a minute, not every other one, and extend it every few requests, not with each',
     (_, gap, requests) => {
-      const seen = playSteady(gap);
-      // Of 120 requests (125), the first and one as each lease reaches its life, half a minute to a
-      // minute (asked only in a term's last quarter, half of them were the shard’s; with leases of four
-      // lease lengths, one in six; 1 s and 2 s apart, the next request guessed from the last gap alone, 20).
-      expect(seen.requests).toBe(requests);
-      expect(seen.byShard).toBeLessThanOrEqual(7);
-      expect(seen.grants).toBe(seen.byShard);
-      // And asks its shard to extend it about once every third request (every other one while the
-      // rate since the grant still counts a burst): a term lasts about four of its requests (`termMs`),
-      // and the allotment's quarter is of what the term began with (with a term of a lease length, every
-      // request asked: 115 of 120; with a quarter of the whole allotment, 88).
-      expect(seen.extensions).toBeLessThanOrEqual(requests / 2.5);
+      // Whatever life each lease draws at its grant (the draws every twentieth of the range).
+      for (const draw of [...Array.from({ length: 20 }, (_, k) => k / 20), 0.999]) {
+        const seen = playSteady(gap, draw);
+        // Of 120 requests (125), the first and one as each lease reaches its life, half a minute to a
+        // minute (asked only in a term's last quarter, half of them were the shard’s; with leases of four
+        // lease lengths, one in six; 1 s and 2 s apart, the next request guessed from the last gap alone, 20).
+        expect(seen.requests, `draw ${draw}`).toBe(requests);
+        expect(seen.byShard, `draw ${draw}`).toBeLessThanOrEqual(7);
+        expect(seen.grants, `draw ${draw}`).toBe(seen.byShard);
+        // And asks its shard to extend it about once every third request, more often while the rate
+        // since the grant still counts a burst, and fewer than nine in twenty (40 to 51 of 120 or 125 over
+        // these draws): a term lasts about four of its requests (`termMs`), and the allotment's quarter
+        // is of what the term began with (with a term of a lease length, every request asked: 115 of 120;
+        // with a quarter of the whole allotment, 88).
+        expect(seen.extensions, `draw ${draw}`).toBeLessThanOrEqual(requests * 0.45);
+      }
     },
   );
 
