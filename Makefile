@@ -25,10 +25,12 @@ BIN := node_modules/.bin
 INSTALL_STAMP := node_modules/.package-lock.json
 # When this make started, and how long install and build took (.local/timings/): make run's banner says.
 STARTED_MS := $(shell date +%s%3N)
-# The benches run in one process with tsx's loader: `npx tsx` leaves npm's and tsx's own processes
-# beside it, idle but collecting their heaps, on the cores the figures are measured on (contributors.md,
-# "What holds the cores in a stall").
-BENCH_TS := node --import tsx
+# TypeScript runs in one process with tsx's loader, never under `npx tsx`: that leaves npm's and tsx's
+# own processes beside it, idle but collecting their heaps, on the cores a bench measures (contributors.md,
+# "What holds the cores in a stall"); and tsx's CLI, given Ctrl-C, SIGKILLs its child unless the child
+# says within 60 ms that it heard the signal, which a busy `make run` supervisor did not, leaving its
+# services running (contributors.md, "Ctrl-C under load").
+TS := node --import tsx
 TIMED = s=$$(date +%s%3N); $(1); mkdir -p .local/timings; echo $$(( $$(date +%s%3N) - s )) > .local/timings/$(2)-ms
 
 .PHONY: help node install build run import mcp-inspect client client-check python-client python-client-check proto proto-check openapi openapi-check openapi-lint lint format typecheck \
@@ -64,28 +66,28 @@ lock-check: ## Fail when package-lock.json is not what `npm install` makes of pa
 	echo "lock-check: package-lock.json matches package.json"
 
 build: install ## Bundle every service into services/<svc>/dist/server.js
-	@$(call TIMED,npx tsx scripts/build.ts,build)
+	@$(call TIMED,$(TS) scripts/build.ts,build)
 
 run: install build ## Build, then run everything in the foreground (Ctrl-C stops); DATA=<folder> serves real exchange files; SHARDS=n GATEWAYS=m run n ledger shards and m gateways
-	DATA="$(DATA)" SHARDS="$(SHARDS)" GATEWAYS="$(GATEWAYS)" MAKE_STARTED_MS=$(STARTED_MS) npx tsx scripts/run.ts
+	DATA="$(DATA)" SHARDS="$(SHARDS)" GATEWAYS="$(GATEWAYS)" MAKE_STARTED_MS=$(STARTED_MS) $(TS) scripts/run.ts
 
 import: install infra ## Import a folder of exchange files: make import DIR=<folder> [ARGS=--json|--day-folder]
 	@test -n "$(DIR)" || { echo "make import: give the folder, e.g. make import DIR=~/Downloads/nse" >&2; exit 2; }
-	@npx tsx services/data-import/src/cli.ts "$(DIR)" $(ARGS)
+	@$(TS) services/data-import/src/cli.ts "$(DIR)" $(ARGS)
 
 PLAN ?= free
 token: install infra ## Print a token for a new account on PLAN (default free) on the last line
-	@npx tsx services/auth/src/cli.ts demo-token --plan $(PLAN)
+	@$(TS) services/auth/src/cli.ts demo-token --plan $(PLAN)
 
 MCP_ARGS ?= --method tools/list
 mcp-inspect: ## Run the MCP Inspector CLI against make run's /mcp (needs TOKEN; MCP_ARGS for other methods)
 	@bash scripts/mcp-inspect.sh $(MCP_ARGS)
 
 admin: install infra ## Run the auth admin tool: make admin ARGS="token list <account-id>"
-	@npx tsx services/auth/src/cli.ts $(ARGS)
+	@$(TS) services/auth/src/cli.ts $(ARGS)
 
 ledger-rebuild: install infra ## Replay the usage event log into fresh projections and report any difference
-	@npx tsx services/quota-ledger/src/cli.ts rebuild
+	@$(TS) services/quota-ledger/src/cli.ts rebuild
 
 IMAGE_REGISTRY ?= mdp
 IMAGE_TAG ?= dev
@@ -129,22 +131,22 @@ proto-check: install ## Lint the protos and fail if packages/proto/src/gen is no
 	echo "proto-check: generated code matches the protos"
 
 openapi: install ## Regenerate the gateway's OpenAPI document
-	npx tsx services/gateway/scripts/openapi.ts
+	$(TS) services/gateway/scripts/openapi.ts
 
 openapi-check: install ## Fail if the committed OpenAPI document is out of date
-	npx tsx services/gateway/scripts/openapi.ts --check
+	$(TS) services/gateway/scripts/openapi.ts --check
 
 client: install ## Regenerate the typed client's types and operation table from the OpenAPI document, its error codes from @mdp/errors
-	npx tsx packages/client/scripts/generate.ts
+	$(TS) packages/client/scripts/generate.ts
 
 client-check: install ## Fail if the typed client's generated code is out of date with the OpenAPI document or @mdp/errors
-	npx tsx packages/client/scripts/generate.ts --check
+	$(TS) packages/client/scripts/generate.ts --check
 
 python-client: install ## Regenerate the Python client's models, operation table and route methods from the OpenAPI document
-	npx tsx clients/python/scripts/generate.ts
+	$(TS) clients/python/scripts/generate.ts
 
 python-client-check: install ## Fail if the Python client's generated code is out of date with the OpenAPI document
-	npx tsx clients/python/scripts/generate.ts --check
+	$(TS) clients/python/scripts/generate.ts --check
 
 openapi-lint: install ## Lint the OpenAPI document with Redocly (redocly.yaml) and Spectral (.spectral.yaml); any warning fails
 	npx redocly lint --format=stylish services/gateway/openapi.json
@@ -187,7 +189,7 @@ test: test-tools install lint typecheck proto-check openapi-check client-check p
 	npx vitest run --project int-quiet --reporter=default --reporter=json --outputFile.json=$(VITEST_QUIET_REPORT)
 	npx vitest run --project timed --reporter=default --reporter=json --outputFile.json=$(VITEST_TIMED_REPORT)
 	@node -e 'const rs = ["./$(VITEST_REPORT)", "./$(VITEST_CLUSTER_REPORT)", "./$(VITEST_QUIET_REPORT)", "./$(VITEST_TIMED_REPORT)"].map((f) => require(f)); const n = (k) => rs.reduce((s, r) => s + r[k], 0); console.log(`$${n("numPassedTests")} passed, $${n("numFailedTests")} failed, $${n("numPendingTests") + n("numTodoTests")} skipped`)'
-	@npx tsx test/file-cpu-log.ts 15
+	@$(TS) test/file-cpu-log.ts 15
 
 ITERATIONS ?= 20
 SUITE_RUNS ?= 0
@@ -195,26 +197,26 @@ test-stress: test-tools install infra ## The stack and chaos test files ITERATIO
 	ITERATIONS=$(ITERATIONS) SUITE_RUNS=$(SUITE_RUNS) bash scripts/stress-stack.sh
 
 bench: install infra ## CPU per request, req/s and p99 of the platform as real processes beside bare fastify and a Redis rate-limit peer, at 1, 2 and 4 ledger shards (BENCH_SHARDS), then each service's own
-	$(BENCH_TS) bench/run.ts
-	$(BENCH_TS) bench/settlement-publish.ts
-	$(BENCH_TS) bench/nats-messages.ts
-	$(BENCH_TS) bench/record-batch.ts
-	$(BENCH_TS) bench/metric-updates.ts
-	$(BENCH_TS) test/bench/gateway-path.ts
-	$(BENCH_TS) bench/answer-body.ts
-	$(BENCH_TS) bench/admission-book.ts
-	$(BENCH_TS) bench/shards.ts
-	$(BENCH_TS) services/equities-data/bench/run.ts
-	$(BENCH_TS) services/options-analytics/bench/run.ts
-	$(BENCH_TS) services/filings-reader/bench/read.ts
-	$(BENCH_TS) clients/python/scripts/bench.ts
-	$(BENCH_TS) bench/chaos.ts
+	$(TS) bench/run.ts
+	$(TS) bench/settlement-publish.ts
+	$(TS) bench/nats-messages.ts
+	$(TS) bench/record-batch.ts
+	$(TS) bench/metric-updates.ts
+	$(TS) test/bench/gateway-path.ts
+	$(TS) bench/answer-body.ts
+	$(TS) bench/admission-book.ts
+	$(TS) bench/shards.ts
+	$(TS) services/equities-data/bench/run.ts
+	$(TS) services/options-analytics/bench/run.ts
+	$(TS) services/filings-reader/bench/read.ts
+	$(TS) clients/python/scripts/bench.ts
+	$(TS) bench/chaos.ts
 
 bench-ledger: install infra ## The metered quote as the usage log grows (0, 10M, 50M events; BENCH_LEDGER_SIZES): req/s, p99, Postgres CPU and disk per event, ledger start-up
-	$(BENCH_TS) bench/ledger-volume.ts
+	$(TS) bench/ledger-volume.ts
 
 chaos: install ## SIGKILL each process, NATS and a private Postgres in turn under load; fails on a broken invariant
-	$(BENCH_TS) bench/chaos.ts
+	$(TS) bench/chaos.ts
 
 clean: ## Stop the private instances, remove dist/ bundles and .local/
 	bash scripts/infra.sh stop
