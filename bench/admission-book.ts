@@ -13,7 +13,7 @@ const ACCOUNTS = envInt('BENCH_BOOK_ACCOUNTS', 1_000);
 const CAPS = { daily: 50_000, monthly: 1_000_000, burst: 60 };
 const HOLD_TTL_MS = 30_000;
 
-const book = new AccountBook(HOLD_TTL_MS);
+const book = new AccountBook(HOLD_TTL_MS, Math.random);
 const accounts = Array.from({ length: ACCOUNTS }, () => randomUUID());
 const requestIds = Array.from({ length: ADMISSIONS }, () => randomUUID());
 let clock = Date.now();

@@ -10,7 +10,7 @@ const logger = createLogger('test', 'silent');
 
 /** A book with `charged[i]` requests charged today (and this month) for account `acct-<i>`. */
 function bookWith(charged: number[]): AccountBook {
-  const book = new AccountBook(30_000);
+  const book = new AccountBook(30_000, () => 0);
   for (const [i, n] of charged.entries())
     book.loaded(
       `acct-${i}`,

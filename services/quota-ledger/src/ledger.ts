@@ -88,7 +88,7 @@ export interface Ledger {
  */
 export async function assembleLedger(o: LedgerOptions): Promise<Ledger> {
   const { pool, clock, logger, tracer, registry } = o;
-  const book = new AccountBook(o.holdTtlMs);
+  const book = new AccountBook(o.holdTtlMs, Math.random);
   const { store, apply } = settlementRecording({ pool, recorder: o.recorder, book, clock, logger, registry });
   const leaseMetrics = new LeaseMetrics(registry, () => book.leasesOut);
   const mutex = new Mutex();

@@ -23,7 +23,7 @@ export function nothingRecorded(): ProjectionStore {
 export function shardDeps(pool: Pool | null, clock: Clock, o: Partial<ShardDeps> = {}): ShardDeps {
   const registry = o.registry ?? createRegistry('shard');
   return {
-    book: new AccountBook(30_000),
+    book: new AccountBook(30_000, () => 0),
     store: pool === null ? nothingRecorded() : new ProjectionStore(pool),
     mutex: new Mutex(),
     clock,

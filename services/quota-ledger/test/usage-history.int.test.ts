@@ -234,7 +234,7 @@ describe('GetUsage of a leased account', () => {
   const caps = { daily: 100, monthly: 1000, burst: 60 };
   /** A book with `leased` admitted once by the shard (held), then leased to stream 1. */
   function leasedBook(leased: string) {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     book.loaded(leased, chargedCounts(NOW), NOW);
     book.askedOn(leased, 1, NOW, 2_000);
     book.admit(`${tag}-${leased}-1`, leased, caps, NOW);

@@ -9,7 +9,7 @@ const counts = (day: number) => chargedCounts(T, day);
 
 describe('AccountBook hand-overs', () => {
   it('a stopping shard lists every request it holds, with its admission time and front door', () => {
-    const book = new AccountBook(TTL);
+    const book = new AccountBook(TTL, () => 0);
     book.loaded('a', counts(0), T);
     book.admit('r1', 'a', caps, T, 'rest');
     book.admit('r2', 'a', caps, T + 5, 'mcp');
@@ -18,7 +18,7 @@ describe('AccountBook hand-overs', () => {
   });
 
   it('the new owner holds what was handed over until the old subject is recorded past each hold, then reads the counts again', () => {
-    const book = new AccountBook(TTL);
+    const book = new AccountBook(TTL, () => 0);
     // Two charged in the log, two in flight at the old owner's stop.
     book.loaded('a', counts(2), T);
     expect(

@@ -10,7 +10,7 @@ const loaded = (book: AccountBook, account: string, at = T) => book.loaded(accou
 
 describe('AccountBook', () => {
   it('counts requests in flight against the cap until they settle or expire', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     expect(book.admit('r1', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
     expect(book.admit('r2', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
@@ -27,7 +27,7 @@ describe('AccountBook', () => {
   });
 
   it('holds expire only once the settlements published before their expiry are recorded', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     book.admit('r2', 'a', caps, T);
@@ -47,7 +47,7 @@ describe('AccountBook', () => {
   });
 
   it('expiry follows the recorded horizon, never ahead of the clock', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     // A horizon ahead of the ledger's clock (JetStream's clock runs a little ahead) changes nothing.
@@ -57,7 +57,7 @@ describe('AccountBook', () => {
   });
 
   it('a charge replaces the hold: the count stays exact', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     book.charge({ accountId: 'a', day: '2026-03-14', month: '2026-03', via: 'rest', delta: 1 });
@@ -68,7 +68,7 @@ describe('AccountBook', () => {
   });
 
   it('counts every interface against the caps and reports units by interface', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     book.loaded(
       'a',
       {
@@ -100,7 +100,7 @@ describe('AccountBook', () => {
   });
 
   it('treats a repeated request id as a duplicate, not a second request', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     book.admit('r1', 'a', caps, T);
     expect(book.admit('r1', 'a', caps, T)).toBe('duplicate');
@@ -108,7 +108,7 @@ describe('AccountBook', () => {
   });
 
   it('keys a request by its account too: the same id in another account is another request', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a');
     loaded(book, 'b');
     expect(book.admit('r1', 'a', caps, T)).toMatchObject({ kind: 'admitted' });
@@ -124,7 +124,7 @@ describe('AccountBook', () => {
   });
 
   it('expires holds of several accounts in one sweep, each account keeping what has not expired', () => {
-    const book = new AccountBook(1_000);
+    const book = new AccountBook(1_000, () => 0);
     for (const account of ['a', 'b', 'c']) loaded(book, account);
     book.admit('r1', 'a', caps, T);
     book.admit('r2', 'a', caps, T + 500);
@@ -147,7 +147,7 @@ describe('AccountBook', () => {
   });
 
   it('needs the new day loaded after the IST day turns, and forgets idle accounts', () => {
-    const book = new AccountBook(1_000);
+    const book = new AccountBook(1_000, () => 0);
     loaded(book, 'a');
     expect(book.missingPeriods('a', T)).toBeNull();
     expect(book.missingPeriods('a', Date.parse('2026-03-14T18:30:00Z'))).toEqual({
@@ -159,7 +159,7 @@ describe('AccountBook', () => {
   });
 
   it('forgets idle accounts a bounded number a sweep, each later sweep carrying on where the last stopped', () => {
-    const book = new AccountBook(1_000);
+    const book = new AccountBook(1_000, () => 0);
     const idle = 2 * TIDY_PER_SWEEP + 7;
     for (let i = 0; i < idle; i++) loaded(book, `idle-${i}`);
     const later = T + 11 * 60_000;
@@ -174,7 +174,7 @@ describe('AccountBook', () => {
   });
 
   it('restores holds a restarted shard lost: they count against the caps until they settle or expire', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a', T + 5_000);
     expect(book.restore('r1', 'a', T, T + 5_000)).toBe(true);
     // Idempotent: a second restore (or an id already admitted) changes nothing.
@@ -188,7 +188,7 @@ describe('AccountBook', () => {
     expect(book.release('r1', 'a')).toBe(true);
     expect(book.admit('r4', 'a', caps, T + 6_000)).toMatchObject({ kind: 'admitted' });
     // It expires holdTtl after its admission, not after the restore.
-    const book2 = new AccountBook(30_000);
+    const book2 = new AccountBook(30_000, () => 0);
     loaded(book2, 'a', T + 20_000);
     book2.restore('r1', 'a', T, T + 20_000);
     expect(book2.sweep(T + 29_999).expired).toBe(0);
@@ -199,7 +199,7 @@ describe('AccountBook', () => {
   });
 
   it('a restored hold counts against the period and the burst window of its admission', () => {
-    const book = new AccountBook(60_000);
+    const book = new AccountBook(60_000, () => 0);
     const now = Date.parse('2026-03-14T18:30:10Z'); // 00:00:10 IST on 15 March
     book.loaded('a', chargedCounts(now), now);
     // Admitted 20 s earlier, on the 14th (IST): not the new day's quota, but the month's and the burst's.
@@ -220,7 +220,7 @@ describe('AccountBook', () => {
   describe('the burst window after a restart', () => {
     const burst = { daily: null, monthly: null, burst: 5 };
     it('counts the earlier admissions of the minute once each, however they are learnt of', () => {
-      const book = new AccountBook(60_000);
+      const book = new AccountBook(60_000, () => 0);
       loaded(book, 'a');
       // Before admitting: a gateway restores r1 (unsettled); the consumer then records r1 and r2.
       expect(book.restore('r1', 'a', T - 30_000, T - 5_000)).toBe(true);
@@ -250,7 +250,7 @@ describe('AccountBook', () => {
     });
 
     it('never counts the admissions of this process twice', () => {
-      const book = new AccountBook(60_000);
+      const book = new AccountBook(60_000, () => 0);
       loaded(book, 'a');
       book.startAdmitting(T);
       for (let i = 0; i < 3; i++)
@@ -269,7 +269,7 @@ describe('AccountBook', () => {
   });
 
   it('an account that moved here brings the last minute of its previous owner, each request once', () => {
-    const book = new AccountBook(60_000);
+    const book = new AccountBook(60_000, () => 0);
     const burst = { daily: null, monthly: null, burst: 5 };
     book.startAdmitting(T - 15_000);
     // A late settlement of a retired shard's subject, recorded here before the move completed.
@@ -291,7 +291,7 @@ describe('AccountBook', () => {
   });
 
   it('keeps no burst window for an account without a burst cap', () => {
-    const book = new AccountBook(30_000);
+    const book = new AccountBook(30_000, () => 0);
     loaded(book, 'a', T);
     for (let i = 0; i < 1_000; i++)
       expect(book.admit(`r${i}`, 'a', { daily: null, monthly: null, burst: null }, T)).toMatchObject({
@@ -304,7 +304,7 @@ describe('AccountBook', () => {
   });
 
   it('a huge burst cap stays exact: 200,000 admissions within a minute on one account', () => {
-    const book = new AccountBook(3_600_000);
+    const book = new AccountBook(3_600_000, () => 0);
     loaded(book, 'a');
     const huge = { daily: null, monthly: null, burst: 10_000_000 };
     const n = 200_000;
@@ -363,7 +363,7 @@ describe('AccountBook', () => {
       fc.property(fc.array(step, { maxLength: 300 }), (steps) => {
         // One IST day (06:00Z to at most ~13:30Z), holds that outlive the run: usage = admitted + restored.
         const start = Date.parse('2026-03-20T06:00:00Z');
-        const book = new AccountBook(24 * 3_600_000);
+        const book = new AccountBook(24 * 3_600_000, () => 0);
         book.loaded('a', chargedCounts(start), start);
         // The model: the window as the array it was (shift to evict, splice to restore).
         const model: number[] = [];
@@ -414,7 +414,7 @@ describe('AccountBook: a charge its gateway is voiding (no acknowledgement in ti
    * statement's delta). `gatewayVoids` is the gateway's word on the admission stream.
    */
   function shard(holdTtlMs = 30_000) {
-    const book = new AccountBook(holdTtlMs);
+    const book = new AccountBook(holdTtlMs, () => 0);
     loaded(book, 'a');
     const log = new Map<string, Set<Kind>>();
     const standing = (id: string) => !!log.get(id)?.has('charged') && !log.get(id)?.has('voided');

@@ -256,10 +256,14 @@ export class AccountBook {
   /** True once a minute has passed since `admittingSince`: nothing admitted earlier is in any window. */
   private earlierGone = false;
 
-  /** `draw`: a number in [0, 1) each grant draws its life with (`leaseLife`); random unless a test sets it. */
+  /**
+   * `draw`: a number in [0, 1) each grant draws its life with (`leaseLife`): `Math.random` in a shard, a
+   * fixed one in a test, so that no test's outcome rests on chance (one did, and failed a CI run once in
+   * about 170: contributors.md, "Ctrl-C under load, and two tests that read chance as a failure").
+   */
   constructor(
     private readonly holdTtlMs: number,
-    private readonly draw: () => number = Math.random,
+    private readonly draw: () => number,
   ) {}
 
   private state(accountId: string, now: number): AccountState {

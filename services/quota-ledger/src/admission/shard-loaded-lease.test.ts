@@ -31,7 +31,7 @@ function coldShard() {
     await loading;
     return read(...args);
   };
-  const book = new AccountBook(30_000);
+  const book = new AccountBook(30_000, () => 0);
   const shard = createShard(shardDeps(null, () => T, { book, store, leaseMs: LEASE_MS }));
   const stream = shard.openStream(() => {});
   const messages: Outcome[][] = [];

@@ -17,7 +17,7 @@ function movedHere() {
   const owner: Ownership = { kind: 'owner', moved: true, from: [FROM] };
   const shard = createShard(
     shardDeps(null, () => T, {
-      book: new AccountBook(HOLD_TTL_MS),
+      book: new AccountBook(HOLD_TTL_MS, () => 0),
       ownership: () => owner,
       handoverHolds: async (accountId) =>
         ['r-1', 'r-2'].map((requestId) => ({

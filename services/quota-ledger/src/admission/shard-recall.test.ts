@@ -13,7 +13,7 @@ const LEASE_MS = 2_000;
  */
 async function leasedOut(giveBack: (back: () => void) => void) {
   let ahead = 0;
-  const book = new AccountBook(30_000);
+  const book = new AccountBook(30_000, () => 0);
   const shard = createShard(shardDeps(null, () => Date.now() + ahead, { book, leaseMs: LEASE_MS }));
   let lease: LeaseGrant | undefined;
   const stream = shard.openStream(() => giveBack(back));

@@ -12,7 +12,7 @@ const none = { rest: 0, mcp: 0 };
 
 /** A book with account `a`'s day and month loaded, nothing charged yet. */
 function bookWithA(): AccountBook {
-  const book = new AccountBook(30_000);
+  const book = new AccountBook(30_000, () => 0);
   book.loaded('a', { day: '2026-03-14', dayCharged: none, month: '2026-03', monthCharged: none }, T);
   return book;
 }
