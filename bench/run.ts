@@ -477,12 +477,16 @@ const roundRun = (f: Figure): RoundRun => ({ frontUs: frontUs(f), rps: f.rps, p9
 /** CPU µs a request of the processes that served a run. */
 const totalUs = (f: Figure) => f.serving.reduce((sum, g) => sum + cpuUs(f, g), 0);
 
+/** The bare runs of one shape at full rate (none held to a row's rate). */
+const fullRateBare = (figures: Figure[], shape: Shape) =>
+  figures.filter((f) => f.bare && f.shape === shape && f.pacedAs === undefined);
+
 /** The bare runs of one shape: the median req/s, p99 and CPU µs a request of the bare process. */
 function bareReference(
   figures: Figure[],
   shape: Shape,
 ): { rps: number; p99: number; us: number; runs: number } {
-  const runs = figures.filter((f) => f.bare && f.shape === shape && f.pacedAs === undefined);
+  const runs = fullRateBare(figures, shape);
   return {
     rps: median(runs.map((f) => f.rps)),
     p99: median(runs.map((f) => f.p99)),
@@ -1447,7 +1451,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
           `the median round, then each round's figure (front ≤ ${GOALS.frontOverBare}× bare, req/s ≥ ${GOALS.rpsOverBare} of bare, p99 ≤ ${GOALS.p99Ms} ms)`,
       );
       for (const line of roundLines(readRounds(rounds), GOALS)) console.log(`  ${line}`);
-      for (const line of slowedRuns(rounds, bareReference(figures, 'quote').us)) console.log(`  ${line}`);
+      for (const line of slowedRuns(rounds, fullRateBare(figures, 'quote').map(frontUs)))
+        console.log(`  ${line}`);
     }
     if (cappedLine) console.log(`\n${cappedLine}`);
     if (compareSummary) console.log(`\n${compareSummary}`);
