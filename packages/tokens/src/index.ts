@@ -176,3 +176,4 @@ export function tokenFingerprint(token: string): string {
   return hash('sha256', token, 'base64url');
 }
 export { ACCOUNT_BOUNDS } from './account-bounds.ts';
+export { MAX_TOKEN_USES_PER_CALL } from './token-use.ts';

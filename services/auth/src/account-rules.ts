@@ -9,8 +9,6 @@ import { ACCOUNT_BOUNDS as B } from '@mdp/tokens';
 
 export const SESSION_LIFETIME_MS = 30 * DAY_MS;
 export const INVITE_LIFETIME_MS = 7 * DAY_MS;
-/** Most token uses one RecordTokenUse call may carry. */
-export const MAX_TOKEN_USES_PER_CALL = 10_000;
 
 type RateScope = 'sign_in_address' | 'sign_in_email' | 'sign_up_address';
 export interface RateLimit {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '@mdp/nse-calendar';
+import { MAX_TOKEN_USES_PER_CALL } from '@mdp/tokens';
 import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import type pg from 'pg';
 import {
@@ -10,7 +11,6 @@ import {
   checkTokenName,
   INVITE_LIFETIME_MS,
   isSecretShaped,
-  MAX_TOKEN_USES_PER_CALL,
   normaliseEmail,
   normalisePassword,
   RATE_LIMITS,
