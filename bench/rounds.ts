@@ -95,7 +95,7 @@ export function roundLines(readings: readonly RowReading[], goals: RoundGoals, w
  * machine gave it unhindered, and a run whose bare runs were mostly slow (8 December 2026, 00:00 UTC:
  * 32.5, 44.5 and 52.0 µs) made a median that named none of them. A bare run held to a row's rate is read
  * against it too: held to 13,000 to 21,000 req/s, such runs read from 0.99 to 1.57 times the fastest
- * full-rate run in one run (8 December 2026, 01:13 UTC), with no order by their rates, so what sets them
+ * full-rate run in one run (8 December 2026, 01:16 UTC), with no order by their rates, so what sets them
  * apart is the machine, not the rate.
  */
 export const SLOWED_BARE = 1.5;
@@ -103,7 +103,7 @@ export const SLOWED_BARE = 1.5;
 /**
  * The runs the machine slowed (`SLOWED_BARE`), a line each: a round's own bare run, or a row's bare run
  * held to its rate; rounds numbered from 1. `fullRateUs`: the µs a request of the run's full-rate bare
- * runs outside the rounds (its first and last); the rounds' own are added here. None if none was slowed.
+ * runs (the rounds' own are read from `rounds` whether or not they are among them). None if none was slowed.
  */
 export function slowedRuns(rounds: readonly Round[], fullRateUs: readonly number[]): string[] {
   const referenceUs = Math.min(...fullRateUs, ...rounds.map((r) => r.bare.frontUs));

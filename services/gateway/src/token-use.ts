@@ -5,8 +5,9 @@ import { MAX_TOKEN_USES_PER_CALL as MAX_REPORT } from '@mdp/tokens';
 
 /**
  * "Last used" for the tokens page without a write per request: the gateway remembers the latest moment
- * each token was presented and reports them to the auth service every few seconds (in calls of at most
- * `MAX_TOKEN_USES_PER_CALL`). A failed report is kept and merged into the next, so a slow or absent auth service loses nothing but freshness.
+ * each token was presented and reports them to the auth service every few seconds, in calls of at most
+ * `MAX_TOKEN_USES_PER_CALL`. A failed report is kept and merged into the next, so a slow or absent auth
+ * service loses nothing but freshness.
  */
 export class TokenUseReporter {
   private pending = new Map<string, number>();
@@ -57,7 +58,7 @@ export class TokenUseReporter {
     }
   }
 
-  /** The oldest `n` pending uses, no longer pending. */
+  /** The first `n` pending uses (in the order their tokens were first noted), no longer pending. */
   private take(n: number): [string, number][] {
     const batch: [string, number][] = [];
     for (const use of this.pending) {
